@@ -1,0 +1,59 @@
+//! Reading an algorithm's parameters from a scenario, with errors that name the parameter.
+
+use crate::scenario::error::{from_value, join_path, ScenarioError};
+use serde::de::DeserializeOwned;
+
+/// The parameters given for one queue's AQM (everything in its table except `kind`), and
+/// where in the scenario they are, for error messages.
+#[derive(Debug, Clone)]
+pub struct AqmParams {
+    pub values: serde_json::Value,
+    pub path: String,
+}
+
+impl AqmParams {
+    pub fn new(values: serde_json::Value, path: impl Into<String>) -> Self {
+        AqmParams {
+            values,
+            path: path.into(),
+        }
+    }
+
+    /// Deserializes the parameter struct `T` (which should deny unknown fields).
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ScenarioError> {
+        from_value(&self.values, &self.path)
+    }
+
+    /// An error about parameter `name`.
+    pub fn error(&self, name: &str, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::new(join_path(&self.path, name), message)
+    }
+
+    /// Fails with a message about `name` unless `ok`.
+    pub fn require(
+        &self,
+        ok: bool,
+        name: &str,
+        message: impl FnOnce() -> String,
+    ) -> Result<(), ScenarioError> {
+        if ok {
+            Ok(())
+        } else {
+            Err(self.error(name, message()))
+        }
+    }
+
+    /// Checks that a probability-like parameter lies in [lo, hi].
+    pub fn in_range(&self, name: &str, v: f64, lo: f64, hi: f64) -> Result<(), ScenarioError> {
+        self.require(v.is_finite() && v >= lo && v <= hi, name, || {
+            format!("must be in [{lo}, {hi}], got {v}")
+        })
+    }
+
+    /// Checks that a parameter is finite and strictly positive.
+    pub fn positive(&self, name: &str, v: f64) -> Result<(), ScenarioError> {
+        self.require(v.is_finite() && v > 0.0, name, || {
+            format!("must be > 0, got {v}")
+        })
+    }
+}

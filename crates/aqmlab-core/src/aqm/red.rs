@@ -1,0 +1,558 @@
+//! RED and gentle RED with ns-2 semantics.
+//!
+//! Sources: S. Floyd, V. Jacobson, "Random Early Detection Gateways for Congestion
+//! Avoidance", IEEE/ACM ToN 1(4), 1993 (sections 4 and 7); gentle RED: S. Floyd, "Recommendation
+//! on using the gentle variant of RED", 2000; behaviour of ns-2 `queue/red.cc` as recorded in
+//! ../shared/specs/baselines.md (idle correction, `wait`, the `old` first-arrival rule, forced
+//! drops, byte mode, ECN marking with `mark_p`).
+//!
+//! Parameters (defaults are ns-2.27's, the version of the seed papers):
+//! - `min_th`, `max_th` (packets; unset: min_th = max(5, target_delay * ptc / 2),
+//!   max_th = 3 * min_th)
+//! - `max_p` (probability at max_th, 0.1)
+//! - `w_q` (EWMA weight, 0.002; "auto" = 1 - exp(-1/ptc); "auto_rtt" = ns-2's later rule)
+//! - `gentle` (true), `wait` (true), `bytes` (byte mode, false)
+//! - `mean_pkt_size` (bytes, 500: ns-2 uses it, not the real size, for ptc and byte mode)
+//! - `ecn` (mark ECT packets instead of dropping, false), `mark_p` (0.1: mark only while
+//!   p_b < mark_p, drop above)
+//! - `target_delay` (for automatic thresholds, 5 ms)
+//!
+//! Where aqmlab's reading departs from later ns-2 code: a forced drop happens when avg >= max_th
+//! (non-gentle) or avg >= 2 max_th (gentle), as the 2002-2004 code does; later versions with
+//! `use_mark_p` reach the same drop through p = 1 but count it as unforced.
+
+use super::ewma::EwmaQueueAverage;
+use super::params::AqmParams;
+use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueView, StateSink};
+use crate::net::Packet;
+use crate::scenario::units::Duration;
+use crate::scenario::ScenarioError;
+use crate::sim::{time, RngStream, Time};
+use serde::Deserialize;
+
+/// How w_q is chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WeightSetting {
+    Fixed(f64),
+    /// 1 - exp(-1/ptc): ns-2 `q_weight_ = 0`.
+    Auto,
+    /// 1 - exp(-1/(10 rtt ptc)), rtt = max(0.1, 3 (delay + 1/ptc)): ns-2 `q_weight_ = -1`.
+    AutoRtt,
+}
+
+impl<'de> Deserialize<'de> for WeightSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Num(f64),
+            Str(String),
+        }
+        match Raw::deserialize(d).map_err(|_| {
+            serde::de::Error::custom("expected a number in (0, 1], \"auto\" or \"auto_rtt\"")
+        })? {
+            Raw::Num(w) => Ok(WeightSetting::Fixed(w)),
+            Raw::Str(s) if s == "auto" => Ok(WeightSetting::Auto),
+            Raw::Str(s) if s == "auto_rtt" => Ok(WeightSetting::AutoRtt),
+            Raw::Str(s) => Err(serde::de::Error::custom(format!(
+                "expected a number in (0, 1], \"auto\" or \"auto_rtt\", got \"{s}\""
+            ))),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RedParams {
+    pub min_th: Option<f64>,
+    pub max_th: Option<f64>,
+    pub max_p: f64,
+    pub w_q: WeightSetting,
+    pub gentle: bool,
+    pub wait: bool,
+    pub bytes: bool,
+    pub mean_pkt_size: u32,
+    pub ecn: bool,
+    pub mark_p: f64,
+    pub target_delay: Duration,
+}
+
+impl Default for RedParams {
+    fn default() -> Self {
+        RedParams {
+            min_th: None,
+            max_th: None,
+            max_p: 0.1,
+            w_q: WeightSetting::Fixed(0.002),
+            gentle: true,
+            wait: true,
+            bytes: false,
+            mean_pkt_size: 500,
+            ecn: false,
+            mark_p: 0.1,
+            target_delay: Duration(5_000_000),
+        }
+    }
+}
+
+/// RED's parameters with every automatic value resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RedConfig {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: f64,
+    pub gentle: bool,
+    pub wait: bool,
+    pub bytes: bool,
+    pub mean_pkt_size: u32,
+    pub ecn: bool,
+    pub mark_p: f64,
+    /// Mean-size packets per second the link can send.
+    pub ptc: f64,
+}
+
+impl RedParams {
+    /// Resolves automatic settings against the link and validates every parameter.
+    pub fn resolve(&self, env: &QueueEnv, p: &AqmParams) -> Result<RedConfig, ScenarioError> {
+        p.require(self.mean_pkt_size > 0, "mean_pkt_size", || {
+            "must be > 0".into()
+        })?;
+        let ptc = env.link_rate_bps as f64 / (8.0 * self.mean_pkt_size as f64);
+        let min_th = match self.min_th {
+            Some(v) => v,
+            None => 5f64.max(self.target_delay.secs() * ptc / 2.0),
+        };
+        let max_th = self.max_th.unwrap_or(3.0 * min_th);
+        let w_q = match self.w_q {
+            WeightSetting::Fixed(w) => w,
+            WeightSetting::Auto => 1.0 - (-1.0 / ptc).exp(),
+            WeightSetting::AutoRtt => {
+                let rtt = 0.1f64.max(3.0 * (time::to_secs_f64(env.link_delay) + 1.0 / ptc));
+                1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
+            }
+        };
+        p.require(min_th.is_finite() && min_th >= 0.0, "min_th", || {
+            format!("must be >= 0, got {min_th}")
+        })?;
+        p.require(max_th.is_finite() && max_th > min_th, "max_th", || {
+            format!("must be greater than min_th ({min_th}), got {max_th}")
+        })?;
+        p.in_range("max_p", self.max_p, 0.0, 1.0)?;
+        p.require(w_q.is_finite() && w_q > 0.0 && w_q <= 1.0, "w_q", || {
+            format!("must be in (0, 1], got {w_q}")
+        })?;
+        p.in_range("mark_p", self.mark_p, 0.0, 1.0)?;
+        Ok(RedConfig {
+            min_th,
+            max_th,
+            max_p: self.max_p,
+            w_q,
+            gentle: self.gentle,
+            wait: self.wait,
+            bytes: self.bytes,
+            mean_pkt_size: self.mean_pkt_size,
+            ecn: self.ecn,
+            mark_p: self.mark_p,
+            ptc,
+        })
+    }
+}
+
+impl RedConfig {
+    /// The drop probability before count correction, p_b, as a function of avg, with avg in
+    /// [min_th, upper) where upper is max_th (non-gentle) or 2 max_th (gentle).
+    pub fn p_b(&self, avg: f64) -> f64 {
+        let p = if avg < self.min_th {
+            0.0
+        } else if avg < self.max_th {
+            self.max_p * (avg - self.min_th) / (self.max_th - self.min_th)
+        } else if self.gentle {
+            self.max_p + (1.0 - self.max_p) * (avg - self.max_th) / self.max_th
+        } else {
+            1.0
+        };
+        p.min(1.0)
+    }
+
+    /// avg at or above which every arrival is a forced drop.
+    pub fn forced_drop_avg(&self) -> f64 {
+        if self.gentle {
+            2.0 * self.max_th
+        } else {
+            self.max_th
+        }
+    }
+}
+
+/// ns-2's `modify_p`: spreads drops evenly between drops, given `count` arrivals since the
+/// last one.
+pub fn count_corrected(p_b: f64, count: f64, wait: bool) -> f64 {
+    let cp = count * p_b;
+    let p = if wait {
+        if cp < 1.0 {
+            0.0
+        } else if cp < 2.0 {
+            p_b / (2.0 - cp)
+        } else {
+            1.0
+        }
+    } else if cp < 1.0 {
+        p_b / (1.0 - cp)
+    } else {
+        1.0
+    };
+    p.min(1.0)
+}
+
+/// RED's per-arrival state beyond the average: the count since the last drop and the
+/// `old` flag that spares the first arrival of each congestion epoch.
+#[derive(Debug, Clone)]
+pub struct Red {
+    pub cfg: RedConfig,
+    pub ewma: EwmaQueueAverage,
+    pub count: u64,
+    pub count_bytes: u64,
+    pub old: bool,
+    /// Last p_b and p_a computed (for the time series).
+    pub p_b: f64,
+    pub p_a: f64,
+}
+
+impl Red {
+    pub fn new(cfg: RedConfig) -> Self {
+        let ewma = EwmaQueueAverage::new(cfg.w_q, cfg.ptc);
+        Red {
+            cfg,
+            ewma,
+            count: 0,
+            count_bytes: 0,
+            old: false,
+            p_b: 0.0,
+            p_a: 0.0,
+        }
+    }
+
+    /// The instantaneous queue in RED's unit: packets, or mean-size packets in byte mode.
+    #[inline]
+    pub fn q(&self, q: &QueueView) -> f64 {
+        if self.cfg.bytes {
+            q.len_bytes as f64 / self.cfg.mean_pkt_size as f64
+        } else {
+            q.len_packets as f64
+        }
+    }
+
+    /// RED's decision once avg is known and p_b has been computed by the caller's curve.
+    /// `forced` says that avg is past the curve's hard limit. Counts, the `old` flag, the
+    /// buffer limit and ECN follow ns-2's `enque` and `drop_early`.
+    pub fn decide(
+        &mut self,
+        q: &QueueView,
+        pkt: &Packet,
+        rng: &mut RngStream,
+        avg: f64,
+        p_b: f64,
+        forced: bool,
+    ) -> ArrivalVerdict {
+        self.count += 1;
+        self.count_bytes += pkt.size as u64;
+        let mut verdict = ArrivalVerdict::Enqueue;
+        self.p_a = 0.0;
+        if avg >= self.cfg.min_th && q.len_packets > 1 {
+            if forced {
+                verdict = ArrivalVerdict::Drop(DropKind::Forced);
+            } else if !self.old {
+                // First arrival above min_th of a congestion epoch: start counting from 1.
+                self.count = 1;
+                self.count_bytes = pkt.size as u64;
+                self.old = true;
+            } else {
+                self.p_b = p_b;
+                let count = if self.cfg.bytes {
+                    (self.count_bytes / self.cfg.mean_pkt_size as u64) as f64
+                } else {
+                    self.count as f64
+                };
+                let mut p_a = count_corrected(p_b, count, self.cfg.wait);
+                if self.cfg.bytes && p_a < 1.0 {
+                    p_a = (p_a * pkt.size as f64 / self.cfg.mean_pkt_size as f64).min(1.0);
+                }
+                self.p_a = p_a;
+                if rng.uniform() <= p_a && p_a > 0.0 {
+                    self.count = 0;
+                    self.count_bytes = 0;
+                    verdict = if self.cfg.ecn && pkt.ecn.ect && p_b < self.cfg.mark_p {
+                        ArrivalVerdict::Mark
+                    } else {
+                        ArrivalVerdict::Drop(DropKind::Early)
+                    };
+                }
+            }
+        } else {
+            self.p_b = 0.0;
+            self.old = false;
+        }
+        if q.is_full_for(pkt.size) {
+            verdict = ArrivalVerdict::Drop(DropKind::Forced);
+        }
+        if verdict == ArrivalVerdict::Drop(DropKind::Forced) {
+            self.count = 0;
+            self.count_bytes = 0;
+        }
+        verdict
+    }
+
+    pub fn report(&self, out: &mut StateSink) {
+        out("avg", self.ewma.avg);
+        out("p_b", self.p_b);
+        out("p_a", self.p_a);
+        out("count", self.count as f64);
+        out("max_p", self.cfg.max_p);
+    }
+}
+
+impl Aqm for Red {
+    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, rng: &mut RngStream) -> ArrivalVerdict {
+        let avg = self.ewma.update(q.now, self.q(q));
+        let p_b = self.cfg.p_b(avg);
+        let forced = avg >= self.cfg.forced_drop_avg();
+        self.decide(q, pkt, rng, avg, p_b, forced)
+    }
+
+    fn on_link_idle(&mut self, now: Time) {
+        self.ewma.on_link_idle(now);
+    }
+
+    fn state(&self, out: &mut StateSink) {
+        self.report(out);
+    }
+}
+
+pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
+    let params: RedParams = p.parse()?;
+    Ok(Box::new(Red::new(params.resolve(env, p)?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::QueueLimit;
+    use crate::net::PacketKind;
+    use crate::sim::StreamKind;
+
+    fn cfg(gentle: bool) -> RedConfig {
+        RedConfig {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle,
+            wait: true,
+            bytes: false,
+            mean_pkt_size: 500,
+            ecn: false,
+            mark_p: 0.1,
+            ptc: 1250.0,
+        }
+    }
+
+    #[test]
+    fn p_b_at_and_around_the_breakpoints() {
+        let c = cfg(true);
+        assert_eq!(c.p_b(4.999), 0.0);
+        assert_eq!(c.p_b(5.0), 0.0);
+        assert!((c.p_b(10.0) - 0.05).abs() < 1e-15);
+        assert!((c.p_b(14.999) - 0.1 * 9.999 / 10.0).abs() < 1e-12);
+        assert!((c.p_b(15.0) - 0.1).abs() < 1e-15); // gentle starts at max_p
+        assert!((c.p_b(22.5) - (0.1 + 0.9 * 0.5)).abs() < 1e-12);
+        assert_eq!(c.p_b(30.0), 1.0);
+        let n = cfg(false);
+        assert_eq!(n.p_b(15.0), 1.0); // non-gentle jumps to 1 at max_th
+        assert_eq!(n.forced_drop_avg(), 15.0);
+        assert_eq!(c.forced_drop_avg(), 30.0);
+    }
+
+    #[test]
+    fn count_correction_with_and_without_wait() {
+        // wait: 0 while count*p < 1; p/(2 - count*p) until 2; then 1
+        assert_eq!(count_corrected(0.1, 9.0, true), 0.0);
+        assert!((count_corrected(0.1, 10.0, true) - 0.1).abs() < 1e-12);
+        assert!((count_corrected(0.1, 15.0, true) - 0.1 / 0.5).abs() < 1e-12);
+        assert_eq!(count_corrected(0.1, 20.0, true), 1.0);
+        // no wait: p/(1 - count*p), 1 once count*p >= 1
+        assert!((count_corrected(0.1, 0.0, false) - 0.1).abs() < 1e-12);
+        assert!((count_corrected(0.1, 5.0, false) - 0.2).abs() < 1e-12);
+        assert_eq!(count_corrected(0.1, 10.0, false), 1.0);
+    }
+
+    fn view(now: Time, len: u32) -> QueueView {
+        QueueView {
+            now,
+            len_packets: len,
+            len_bytes: len as u64 * 1000,
+            limit: QueueLimit::Packets(100),
+            link_rate_bps: 10_000_000,
+            idle_since: None,
+        }
+    }
+
+    #[test]
+    fn first_arrival_above_min_th_is_spared_and_count_restarts() {
+        // w = 1 makes avg equal the instantaneous queue, so the sequence is easy to follow.
+        let mut r = Red::new(RedConfig {
+            w_q: 1.0,
+            ..cfg(true)
+        });
+        r.ewma.on_link_idle(0);
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        // below min_th: enqueue, old cleared
+        assert_eq!(
+            r.on_arrival(&view(1, 3), &pkt, &mut rng),
+            ArrivalVerdict::Enqueue
+        );
+        assert!(!r.old);
+        // avg = 10 >= min_th: first such arrival sets old, count = 1, never drops
+        assert_eq!(
+            r.on_arrival(&view(2, 10), &pkt, &mut rng),
+            ArrivalVerdict::Enqueue
+        );
+        assert!(r.old);
+        assert_eq!(r.count, 1);
+        // p_b = 0.05; with wait, count*p_b < 1 until count = 20: no drop for counts 2..19
+        for k in 2..20 {
+            assert_eq!(
+                r.on_arrival(&view(2 + k, 10), &pkt, &mut rng),
+                ArrivalVerdict::Enqueue,
+                "count {k}"
+            );
+            assert_eq!(r.p_a, 0.0);
+        }
+        // count = 20: count*p_b = 1 -> p_a = 0.05/(2-1) = 0.05
+        r.on_arrival(&view(30, 10), &pkt, &mut rng);
+        assert!((r.p_a - 0.05).abs() < 1e-12, "p_a {}", r.p_a);
+    }
+
+    #[test]
+    fn count_reaching_two_over_p_forces_a_drop_and_resets() {
+        let mut r = Red::new(RedConfig {
+            w_q: 1.0,
+            ..cfg(true)
+        });
+        r.ewma.on_link_idle(0);
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        r.old = true;
+        r.count = 39; // next arrival makes count = 40, count*p_b = 2 -> p_a = 1
+        assert_eq!(
+            r.on_arrival(&view(1, 10), &pkt, &mut rng),
+            ArrivalVerdict::Drop(DropKind::Early)
+        );
+        assert_eq!(r.count, 0);
+    }
+
+    #[test]
+    fn avg_above_twice_max_th_is_a_forced_drop_in_gentle_mode() {
+        let mut r = Red::new(RedConfig {
+            w_q: 1.0,
+            ..cfg(true)
+        });
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        assert_eq!(
+            r.on_arrival(&view(1, 30), &pkt, &mut rng),
+            ArrivalVerdict::Drop(DropKind::Forced)
+        );
+        assert_eq!(r.count, 0);
+    }
+
+    #[test]
+    fn full_buffer_is_a_forced_drop() {
+        let mut r = Red::new(cfg(true));
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        assert_eq!(
+            r.on_arrival(&view(1, 100), &pkt, &mut rng),
+            ArrivalVerdict::Drop(DropKind::Forced)
+        );
+    }
+
+    #[test]
+    fn ecn_marks_below_max_th_and_drops_above() {
+        let mut r = Red::new(RedConfig {
+            w_q: 1.0,
+            ecn: true,
+            ..cfg(true)
+        });
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        pkt.ecn.ect = true;
+        r.old = true;
+        r.count = 100; // count*p_b >= 2 -> p_a = 1
+        assert_eq!(
+            r.on_arrival(&view(1, 10), &pkt, &mut rng),
+            ArrivalVerdict::Mark
+        );
+        r.count = 100;
+        // avg = 20 in the gentle region: p_b = 0.1 + 0.9*5/15 = 0.4 >= mark_p -> drop
+        assert_eq!(
+            r.on_arrival(&view(2, 20), &pkt, &mut rng),
+            ArrivalVerdict::Drop(DropKind::Early)
+        );
+        // a non-ECT packet is dropped even below max_th
+        pkt.ecn.ect = false;
+        r.count = 100;
+        assert_eq!(
+            r.on_arrival(&view(3, 10), &pkt, &mut rng),
+            ArrivalVerdict::Drop(DropKind::Early)
+        );
+    }
+
+    #[test]
+    fn automatic_thresholds_and_weight_follow_ns2() {
+        let env = QueueEnv {
+            link_rate_bps: 10_000_000,
+            link_delay: 5_000_000,
+            limit: QueueLimit::Packets(50),
+        };
+        let p = AqmParams::new(serde_json::json!({"w_q": "auto"}), "q");
+        let c = RedParams::default().resolve(&env, &p).unwrap();
+        // ptc = 10e6 / (8 * 500) = 2500; min_th = max(5, 0.005 * 2500 / 2 = 6.25)
+        assert_eq!(c.ptc, 2500.0);
+        assert_eq!(c.min_th, 6.25);
+        assert_eq!(c.max_th, 18.75);
+        let params: RedParams = p.parse().unwrap();
+        let c = params.resolve(&env, &p).unwrap();
+        assert!((c.w_q - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-15);
+    }
+
+    #[test]
+    fn invalid_parameters_name_the_field() {
+        let env = QueueEnv {
+            link_rate_bps: 10_000_000,
+            link_delay: 0,
+            limit: QueueLimit::Packets(50),
+        };
+        let p = AqmParams::new(
+            serde_json::json!({"min_th": 20, "max_th": 10}),
+            "bottleneck.queue.aqm",
+        );
+        let e = p
+            .parse::<RedParams>()
+            .unwrap()
+            .resolve(&env, &p)
+            .unwrap_err();
+        assert_eq!(e.path, "bottleneck.queue.aqm.max_th");
+        let p = AqmParams::new(serde_json::json!({"max_pp": 0.1}), "q.aqm");
+        let e = p.parse::<RedParams>().unwrap_err();
+        assert!(e.message.contains("unknown field"), "{e}");
+        let p = AqmParams::new(serde_json::json!({"max_p": 1.5}), "q.aqm");
+        let e = p
+            .parse::<RedParams>()
+            .unwrap()
+            .resolve(&env, &p)
+            .unwrap_err();
+        assert_eq!(e.path, "q.aqm.max_p");
+    }
+}

@@ -1,0 +1,217 @@
+//! Every queue discipline aqmlab knows, by name, with its source and parameters; the one
+//! place a scenario's `aqm = "..."` is turned into a running discipline.
+
+use super::params::AqmParams;
+use super::{droptail, red, Aqm, FifoQueue, QueueDiscipline, QueueLimit};
+use crate::scenario::ScenarioError;
+use crate::sim::Time;
+
+/// What a discipline may know about the link it serves when it is built.
+#[derive(Debug, Clone, Copy)]
+pub struct QueueEnv {
+    pub link_rate_bps: u64,
+    pub link_delay: Time,
+    pub limit: QueueLimit,
+}
+
+/// One documented parameter: name, default (as text), unit, meaning.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamDoc {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub unit: &'static str,
+    pub meaning: &'static str,
+}
+
+const fn param(
+    name: &'static str,
+    default: &'static str,
+    unit: &'static str,
+    meaning: &'static str,
+) -> ParamDoc {
+    ParamDoc {
+        name,
+        default,
+        unit,
+        meaning,
+    }
+}
+
+/// How an algorithm is built: most are an [`Aqm`] in a [`FifoQueue`]; schedulers such as
+/// FQ-CoDel build a whole [`QueueDiscipline`].
+#[derive(Clone, Copy)]
+pub enum Builder {
+    Fifo(fn(&AqmParams, &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError>),
+    Discipline(fn(&AqmParams, &QueueEnv) -> Result<Box<dyn QueueDiscipline>, ScenarioError>),
+}
+
+#[derive(Clone, Copy)]
+pub struct AqmInfo {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub source: &'static str,
+    pub ecn: bool,
+    pub params: &'static [ParamDoc],
+    pub builder: Builder,
+}
+
+fn build_droptail(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
+    let _: droptail::DropTailParams = p.parse()?;
+    Ok(Box::new(droptail::DropTail))
+}
+
+const RED_PARAMS: &[ParamDoc] = &[
+    param(
+        "min_th",
+        "max(5, target_delay*ptc/2)",
+        "packets",
+        "minimum threshold of avg",
+    ),
+    param("max_th", "3*min_th", "packets", "maximum threshold of avg"),
+    param("max_p", "0.1", "probability", "drop probability at max_th"),
+    param(
+        "w_q",
+        "0.002",
+        "weight",
+        "EWMA weight; \"auto\" = 1-exp(-1/ptc), \"auto_rtt\" = ns-2's later rule",
+    ),
+    param(
+        "gentle",
+        "true",
+        "bool",
+        "p rises from max_p to 1 between max_th and 2*max_th",
+    ),
+    param(
+        "wait",
+        "true",
+        "bool",
+        "ns-2 `wait`: spread drops (p_a = p_b/(2-count*p_b))",
+    ),
+    param(
+        "bytes",
+        "false",
+        "bool",
+        "byte mode: queue in mean-size packets, p scaled by size",
+    ),
+    param(
+        "mean_pkt_size",
+        "500",
+        "bytes",
+        "packet size for ptc and byte mode (ns-2 default)",
+    ),
+    param(
+        "ecn",
+        "false",
+        "bool",
+        "mark ECT packets instead of dropping them",
+    ),
+    param(
+        "mark_p",
+        "0.1",
+        "probability",
+        "mark only while p_b < mark_p; drop above",
+    ),
+    param(
+        "target_delay",
+        "5ms",
+        "time",
+        "target delay for the automatic min_th",
+    ),
+];
+
+/// Every built-in discipline, in the order `aqmlab compare` shows them.
+pub static REGISTRY: &[AqmInfo] = &[
+    AqmInfo {
+        name: "droptail",
+        title: "DropTail (tail drop FIFO)",
+        source: "ns-2 queue/drop-tail.cc",
+        ecn: false,
+        params: &[],
+        builder: Builder::Fifo(build_droptail),
+    },
+    AqmInfo {
+        name: "red",
+        title: "Random Early Detection (gentle by default)",
+        source: "Floyd & Jacobson, IEEE/ACM ToN 1993; ns-2 queue/red.cc",
+        ecn: true,
+        params: RED_PARAMS,
+        builder: Builder::Fifo(red::build),
+    },
+];
+
+/// Builds algorithms the core does not know, e.g. ones prototyped in Python. Returns None for
+/// names it does not know either.
+pub trait CustomAqmFactory: Send + Sync {
+    fn build(
+        &self,
+        name: &str,
+        params: &AqmParams,
+        env: &QueueEnv,
+    ) -> Option<Result<Box<dyn Aqm>, ScenarioError>>;
+}
+
+pub fn lookup(name: &str) -> Option<&'static AqmInfo> {
+    REGISTRY.iter().find(|i| i.name == name)
+}
+
+/// Builds the discipline a queue spec names. `aqm` is either a name ("red") or a table with
+/// `kind` and the parameters; `path` locates it in the scenario for error messages.
+pub fn build_queue(
+    aqm: &serde_json::Value,
+    env: &QueueEnv,
+    custom: Option<&dyn CustomAqmFactory>,
+    path: &str,
+) -> Result<Box<dyn QueueDiscipline>, ScenarioError> {
+    let (name, params) = match aqm {
+        serde_json::Value::String(s) => (s.clone(), serde_json::Value::Object(Default::default())),
+        serde_json::Value::Object(map) => {
+            let kind = map.get("kind").ok_or_else(|| {
+                ScenarioError::new(
+                    format!("{path}.kind"),
+                    "missing: name the algorithm, e.g. kind = \"red\"",
+                )
+            })?;
+            let kind = kind
+                .as_str()
+                .ok_or_else(|| ScenarioError::new(format!("{path}.kind"), "must be a string"))?;
+            let mut rest = map.clone();
+            rest.remove("kind");
+            (kind.to_string(), serde_json::Value::Object(rest))
+        }
+        _ => {
+            return Err(ScenarioError::new(
+                path,
+                "expected an algorithm name such as \"red\" or a table with `kind`",
+            ))
+        }
+    };
+    let params = AqmParams::new(params, path);
+    if let Some(info) = lookup(&name) {
+        return match info.builder {
+            Builder::Fifo(f) => Ok(Box::new(FifoQueue::new(
+                f(&params, env)?,
+                env.limit,
+                env.link_rate_bps,
+            ))),
+            Builder::Discipline(f) => f(&params, env),
+        };
+    }
+    if let Some(factory) = custom {
+        if let Some(result) = factory.build(&name, &params, env) {
+            return Ok(Box::new(FifoQueue::new(
+                result?,
+                env.limit,
+                env.link_rate_bps,
+            )));
+        }
+    }
+    let known: Vec<&str> = REGISTRY.iter().map(|i| i.name).collect();
+    Err(ScenarioError::new(
+        if matches!(aqm, serde_json::Value::Object(_)) {
+            format!("{path}.kind")
+        } else {
+            path.to_string()
+        },
+        format!("unknown AQM '{name}'; known: {}", known.join(", ")),
+    ))
+}

@@ -1,0 +1,62 @@
+//! aqmlab-core: a packet-level network simulator for active queue management research.
+//!
+//! Pure Rust, no Python. A run is a pure function of (scenario, seed): time is integer
+//! nanoseconds, events are ordered by (time, insertion sequence), and every component draws
+//! from its own random stream.
+//!
+//! ```no_run
+//! let scenario = aqmlab_core::Scenario::from_toml(&std::fs::read_to_string("s.toml").unwrap()).unwrap();
+//! let result = aqmlab_core::run(&scenario, 1).unwrap();
+//! println!("{:?}", result.queue("bottleneck"));
+//! ```
+
+pub mod aqm;
+pub mod metrics;
+pub mod net;
+pub mod result;
+pub mod scenario;
+pub mod sim;
+pub mod simulator;
+pub mod transport;
+
+pub use result::RunResult;
+pub use scenario::{Scenario, ScenarioError};
+pub use simulator::{RunError, Simulator};
+
+/// The engine's version, part of every result's identity in a results store.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Any reason a run did not produce a result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    Scenario(ScenarioError),
+    Run(RunError),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Scenario(e) => write!(f, "{e}"),
+            Error::Run(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<ScenarioError> for Error {
+    fn from(e: ScenarioError) -> Self {
+        Error::Scenario(e)
+    }
+}
+
+impl From<RunError> for Error {
+    fn from(e: RunError) -> Self {
+        Error::Run(e)
+    }
+}
+
+/// Builds and runs `scenario` with master seed `seed`.
+pub fn run(scenario: &Scenario, seed: u64) -> Result<RunResult, Error> {
+    Ok(scenario::build::build(scenario, seed, None)?.run()?)
+}

@@ -1,0 +1,88 @@
+//! Counters of one flow (a sender and its receiver).
+
+use crate::sim::Time;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Default)]
+pub struct FlowStats {
+    /// Data packets the sender emitted (first transmissions and retransmissions).
+    pub packets_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    /// Fast retransmits / recoveries entered.
+    pub fast_recoveries: u64,
+    /// Window reductions caused by ECN echoes.
+    pub ecn_reductions: u64,
+    /// Packets of this flow dropped anywhere (data and ACKs).
+    pub drops: u64,
+    pub data_drops: u64,
+    /// Data packets that arrived at the receiver marked CE.
+    pub marks_received: u64,
+    /// Data packets / bytes arriving at the receiver, duplicates included.
+    pub packets_received: u64,
+    pub bytes_received: u64,
+    /// New in-order payload bytes delivered to the application.
+    pub goodput_bytes: u64,
+    pub rtt_sum_ns: f64,
+    pub rtt_samples: u64,
+    pub delay_sum_ns: f64,
+    pub delay_samples: u64,
+    pub start: Time,
+    /// When a finite transfer completed, if it did.
+    pub completed_at: Option<Time>,
+}
+
+impl FlowStats {
+    #[inline]
+    pub fn on_rtt_sample(&mut self, rtt: Time) {
+        self.rtt_sum_ns += rtt as f64;
+        self.rtt_samples += 1;
+    }
+
+    /// A data packet reached the receiver; `delay` is its end-to-end delay.
+    #[inline]
+    pub fn on_data_received(&mut self, bytes: u32, delay: Time, ce: bool) {
+        self.packets_received += 1;
+        self.bytes_received += bytes as u64;
+        self.delay_sum_ns += delay as f64;
+        self.delay_samples += 1;
+        if ce {
+            self.marks_received += 1;
+        }
+    }
+
+    pub fn restart(&mut self, now: Time) {
+        *self = FlowStats {
+            start: now,
+            completed_at: self.completed_at,
+            ..Default::default()
+        };
+    }
+}
+
+/// One row of the flow table.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FlowSummary {
+    pub flow: u32,
+    pub group: String,
+    pub kind: String,
+    pub src: String,
+    pub dst: String,
+    pub packets_sent: u64,
+    pub packets_received: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_reductions: u64,
+    pub drops: u64,
+    pub marks_received: u64,
+    /// New in-order payload delivered, bits per second over the measurement period.
+    pub goodput_bps: f64,
+    /// Bits per second of data packets arriving at the receiver (headers, duplicates included).
+    pub throughput_bps: f64,
+    /// Drops of this flow's data packets / data packets sent.
+    pub loss_rate: f64,
+    pub mean_rtt_ms: f64,
+    pub mean_delay_ms: f64,
+    pub completion_time_s: f64,
+}

@@ -1,0 +1,174 @@
+//! Counters of one queue (one link's buffer).
+//!
+//! Conservation, checked at the end of every run: arrivals + backlog at the start of the
+//! measurement = departures + drops + backlog at the end.
+
+use super::{DelayHistogram, TimeAverage};
+use crate::aqm::DropKind;
+use crate::net::Packet;
+use crate::sim::Time;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Default)]
+pub struct QueueStats {
+    pub arrivals: u64,
+    pub arrival_bytes: u64,
+    pub departures: u64,
+    pub departure_bytes: u64,
+    pub early_drops: u64,
+    pub forced_drops: u64,
+    pub marks: u64,
+    /// Drops on the link itself (Bernoulli loss), after the queue.
+    pub link_losses: u64,
+    pub backlog_at_start: u64,
+    pub len_packets: TimeAverage,
+    pub len_bytes: TimeAverage,
+    /// From arrival at the queue until the last bit is on the wire.
+    pub sojourn: DelayHistogram,
+    /// From arrival at the queue until transmission starts.
+    pub wait_sum_ns: f64,
+    /// Time the link spent transmitting.
+    pub busy_ns: u64,
+    pub start: Time,
+}
+
+impl QueueStats {
+    #[inline]
+    pub fn on_arrival(&mut self, pkt: &Packet) {
+        self.arrivals += 1;
+        self.arrival_bytes += pkt.size as u64;
+    }
+
+    #[inline]
+    pub fn on_drop(&mut self, _now: Time, _pkt: &Packet, kind: DropKind) {
+        match kind {
+            DropKind::Early => self.early_drops += 1,
+            DropKind::Forced => self.forced_drops += 1,
+        }
+    }
+
+    #[inline]
+    pub fn on_mark(&mut self) {
+        self.marks += 1;
+    }
+
+    /// Transmission of `pkt` starts at `now`.
+    #[inline]
+    pub fn on_departure(&mut self, now: Time, pkt: &Packet) {
+        self.departures += 1;
+        self.departure_bytes += pkt.size as u64;
+        self.wait_sum_ns += now.saturating_sub(pkt.enqueued_at.max(self.start)) as f64;
+    }
+
+    /// Transmission of `pkt` ends at `now`.
+    #[inline]
+    pub fn on_transmitted(&mut self, now: Time, pkt: &Packet, tx_time: Time) {
+        if pkt.enqueued_at >= self.start {
+            self.sojourn.record(now - pkt.enqueued_at);
+        }
+        self.busy_ns += tx_time.min(now - self.start);
+    }
+
+    #[inline]
+    pub fn on_length_change(&mut self, now: Time, packets: u32, bytes: u64) {
+        self.len_packets.set(now, packets as f64);
+        self.len_bytes.set(now, bytes as f64);
+    }
+
+    /// Starts the measurement period at `now`, with `backlog` packets waiting.
+    pub fn restart(&mut self, now: Time, backlog: u64) {
+        let (lp, lb) = (
+            std::mem::take(&mut self.len_packets),
+            std::mem::take(&mut self.len_bytes),
+        );
+        *self = QueueStats {
+            len_packets: lp,
+            len_bytes: lb,
+            backlog_at_start: backlog,
+            start: now,
+            ..Default::default()
+        };
+        self.len_packets.restart(now);
+        self.len_bytes.restart(now);
+    }
+
+    pub fn drops(&self) -> u64 {
+        self.early_drops + self.forced_drops
+    }
+
+    pub fn summary(&self, now: Time, name: &str, backlog_at_end: u64) -> QueueSummary {
+        let span = now.saturating_sub(self.start).max(1) as f64;
+        let d = &self.sojourn;
+        let ms = |ns: f64| ns / 1e6;
+        QueueSummary {
+            name: name.to_string(),
+            arrivals: self.arrivals,
+            departures: self.departures,
+            early_drops: self.early_drops,
+            forced_drops: self.forced_drops,
+            drops: self.drops(),
+            marks: self.marks,
+            link_losses: self.link_losses,
+            backlog_at_start: self.backlog_at_start,
+            backlog_at_end,
+            loss_rate: if self.arrivals > 0 {
+                self.drops() as f64 / self.arrivals as f64
+            } else {
+                0.0
+            },
+            mean_queue_packets: self.len_packets.mean(now),
+            mean_queue_bytes: self.len_bytes.mean(now),
+            mean_delay_ms: ms(d.mean()),
+            mean_wait_ms: if self.departures > 0 {
+                ms(self.wait_sum_ns / self.departures as f64)
+            } else {
+                f64::NAN
+            },
+            p50_delay_ms: ms(d.quantile(0.5)),
+            p95_delay_ms: ms(d.quantile(0.95)),
+            p99_delay_ms: ms(d.quantile(0.99)),
+            max_delay_ms: if d.count() > 0 {
+                ms(d.max() as f64)
+            } else {
+                f64::NAN
+            },
+            utilization: self.busy_ns as f64 / span,
+            throughput_bps: self.departure_bytes as f64 * 8.0 / (span / 1e9),
+        }
+    }
+}
+
+/// One row of the queue table.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct QueueSummary {
+    pub name: String,
+    pub arrivals: u64,
+    pub departures: u64,
+    pub early_drops: u64,
+    pub forced_drops: u64,
+    pub drops: u64,
+    pub marks: u64,
+    pub link_losses: u64,
+    pub backlog_at_start: u64,
+    pub backlog_at_end: u64,
+    pub loss_rate: f64,
+    pub mean_queue_packets: f64,
+    pub mean_queue_bytes: f64,
+    /// Sojourn: arrival until the last bit is sent.
+    pub mean_delay_ms: f64,
+    /// Arrival until transmission starts.
+    pub mean_wait_ms: f64,
+    pub p50_delay_ms: f64,
+    pub p95_delay_ms: f64,
+    pub p99_delay_ms: f64,
+    pub max_delay_ms: f64,
+    pub utilization: f64,
+    pub throughput_bps: f64,
+}
+
+impl QueueSummary {
+    /// arrivals + backlog at start == departures + drops + backlog at end.
+    pub fn is_conserved(&self) -> bool {
+        self.arrivals + self.backlog_at_start == self.departures + self.drops + self.backlog_at_end
+    }
+}

@@ -1,0 +1,189 @@
+//! A one-way link: a queue discipline, a transmitter of fixed rate, and a propagation pipe.
+//!
+//! Only the head of the pipe has an event scheduled (as in htsim's pipes): since the delay is
+//! constant and transmissions end in order, packets leave the pipe in the order they entered.
+
+use super::{NodeId, PacketArena, PacketId};
+use crate::aqm::{QueueCtx, QueueDiscipline};
+use crate::metrics::QueueStats;
+use crate::sim::{time::transmission_time, EventKind, EventQueue, RngStream, Time};
+use std::collections::VecDeque;
+
+pub struct Link {
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate_bps: u64,
+    pub delay: Time,
+    /// Probability that a transmitted packet is lost on the wire (Bernoulli).
+    pub loss: f64,
+    pub queue: Box<dyn QueueDiscipline>,
+    pub stats: QueueStats,
+    /// Record this link's queue in the time series.
+    pub monitor: bool,
+    queue_rng: RngStream,
+    loss_rng: RngStream,
+    in_service: Option<(PacketId, Time)>,
+    pipe: VecDeque<(Time, PacketId)>,
+    idle_since: Option<Time>,
+}
+
+/// Everything a link touches outside itself while handling one event.
+pub struct LinkCtx<'a> {
+    pub id: u32,
+    pub events: &'a mut EventQueue,
+    pub packets: &'a mut PacketArena,
+    pub dropped: &'a mut Vec<PacketId>,
+}
+
+impl Link {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        from: NodeId,
+        to: NodeId,
+        rate_bps: u64,
+        delay: Time,
+        loss: f64,
+        queue: Box<dyn QueueDiscipline>,
+        queue_rng: RngStream,
+        loss_rng: RngStream,
+    ) -> Self {
+        Link {
+            name,
+            from,
+            to,
+            rate_bps,
+            delay,
+            loss,
+            queue,
+            stats: QueueStats::default(),
+            monitor: false,
+            queue_rng,
+            loss_rng,
+            in_service: None,
+            pipe: VecDeque::new(),
+            idle_since: Some(0),
+        }
+    }
+
+    /// A packet arrives at this link's queue.
+    #[inline]
+    pub fn arrive(&mut self, pkt: PacketId, cx: &mut LinkCtx) {
+        let now = cx.events.now();
+        self.stats.on_arrival(cx.packets.get(pkt));
+        let mut qcx = QueueCtx {
+            now,
+            packets: cx.packets,
+            rng: &mut self.queue_rng,
+            stats: &mut self.stats,
+            dropped: cx.dropped,
+        };
+        self.queue.enqueue(pkt, &mut qcx, self.idle_since);
+        if self.in_service.is_none() {
+            self.start_next(cx);
+        } else {
+            self.stats
+                .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
+        }
+    }
+
+    /// Starts sending the next packet, or marks the link idle.
+    fn start_next(&mut self, cx: &mut LinkCtx) {
+        let now = cx.events.now();
+        let mut qcx = QueueCtx {
+            now,
+            packets: cx.packets,
+            rng: &mut self.queue_rng,
+            stats: &mut self.stats,
+            dropped: cx.dropped,
+        };
+        let next = self.queue.dequeue(&mut qcx);
+        match next {
+            Some(pkt) => {
+                let p = cx.packets.get(pkt);
+                let tx = transmission_time(p.size, self.rate_bps);
+                self.stats.on_departure(now, p);
+                self.in_service = Some((pkt, tx));
+                self.idle_since = None;
+                cx.events.schedule(now + tx, EventKind::LinkTxDone(cx.id));
+            }
+            None => {
+                if self.idle_since.is_none() {
+                    self.idle_since = Some(now);
+                    self.queue.on_link_idle(now);
+                }
+            }
+        }
+        self.stats
+            .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
+    }
+
+    /// The transmitter finished the packet in service.
+    #[inline]
+    pub fn tx_done(&mut self, cx: &mut LinkCtx) {
+        let now = cx.events.now();
+        let (pkt, tx) = self
+            .in_service
+            .take()
+            .expect("LinkTxDone without a packet in service");
+        self.stats.on_transmitted(now, cx.packets.get(pkt), tx);
+        if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
+            self.stats.link_losses += 1;
+            cx.dropped.push(pkt);
+        } else {
+            if self.pipe.is_empty() {
+                cx.events
+                    .schedule(now + self.delay, EventKind::LinkDeliver(cx.id));
+            }
+            self.pipe.push_back((now + self.delay, pkt));
+        }
+        self.start_next(cx);
+    }
+
+    /// The head of the pipe reaches the far node; returns it.
+    #[inline]
+    pub fn deliver(&mut self, events: &mut EventQueue, id: u32) -> PacketId {
+        let (_, pkt) = self
+            .pipe
+            .pop_front()
+            .expect("LinkDeliver with an empty pipe");
+        if let Some(&(at, _)) = self.pipe.front() {
+            events.schedule(at, EventKind::LinkDeliver(id));
+        }
+        pkt
+    }
+
+    /// The queue discipline's periodic timer.
+    pub fn queue_timer(&mut self, cx: &mut LinkCtx) {
+        let now = cx.events.now();
+        let mut qcx = QueueCtx {
+            now,
+            packets: cx.packets,
+            rng: &mut self.queue_rng,
+            stats: &mut self.stats,
+            dropped: cx.dropped,
+        };
+        self.queue.on_timer(&mut qcx, self.idle_since);
+        self.stats
+            .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
+        if let Some(iv) = self.queue.timer_interval() {
+            cx.events
+                .schedule(now + iv.max(1), EventKind::QueueTimer(cx.id));
+        }
+    }
+
+    /// Packets waiting in the queue (excluding the one in service).
+    pub fn backlog(&self) -> u64 {
+        self.queue.len_packets() as u64
+    }
+
+    /// Packets held anywhere in this link: queue, transmitter, pipe.
+    pub fn packets_held(&self) -> usize {
+        self.queue.len_packets() as usize + self.in_service.is_some() as usize + self.pipe.len()
+    }
+
+    pub fn is_busy(&self) -> bool {
+        self.in_service.is_some()
+    }
+}

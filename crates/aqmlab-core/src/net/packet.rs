@@ -1,0 +1,179 @@
+//! Packets and the arena that recycles them.
+//!
+//! Packets live in one `Vec` and are named by index; freed slots are reused, so the steady
+//! state allocates nothing however many packets a run sends.
+
+use super::{AgentId, FlowId, NodeId};
+use crate::sim::Time;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketKind {
+    TcpData,
+    TcpAck,
+    Udp,
+}
+
+/// ECN bits of RFC 3168 as ns-2 models them: ECT and CE in the IP header, ECE and CWR in TCP.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ecn {
+    /// ECN-capable transport: a router may mark instead of dropping.
+    pub ect: bool,
+    /// Congestion experienced: set by a router.
+    pub ce: bool,
+    /// ECN-echo: receiver tells the sender it saw CE.
+    pub ece: bool,
+    /// Congestion window reduced: sender tells the receiver it reacted.
+    pub cwr: bool,
+}
+
+/// A SACK block: packets [start, end) received out of order (ns-2 counts packets, not bytes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    pub start: i64,
+    pub end: i64,
+}
+
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+#[derive(Debug, Clone)]
+pub struct Packet {
+    /// Unique over the run, for tracing and as a tie-breaker nobody relies on.
+    pub uid: u64,
+    pub kind: PacketKind,
+    pub flow: FlowId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// The agent at `dst` that receives this packet.
+    pub dst_agent: AgentId,
+    /// Size on the wire in bytes (payload plus headers).
+    pub size: u32,
+    /// Data: sequence number of this packet (ns-2 numbers packets from 0).
+    pub seq: i64,
+    /// ACK: highest in-order sequence number received (cumulative).
+    pub ack: i64,
+    pub ecn: Ecn,
+    /// When the sending agent emitted it (end-to-end delay).
+    pub sent_at: Time,
+    /// When it arrived at the queue it is in now (queueing delay).
+    pub enqueued_at: Time,
+    /// ACK: the `sent_at` of the data packet that triggered it (RTT samples, ns-2 timestamps).
+    pub echo_sent_at: Time,
+    pub retransmission: bool,
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    pub sack_len: u8,
+}
+
+impl Packet {
+    pub fn new(
+        kind: PacketKind,
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        dst_agent: AgentId,
+        size: u32,
+    ) -> Self {
+        Packet {
+            uid: 0,
+            kind,
+            flow,
+            src,
+            dst,
+            dst_agent,
+            size,
+            seq: 0,
+            ack: -1,
+            ecn: Ecn::default(),
+            sent_at: 0,
+            enqueued_at: 0,
+            echo_sent_at: 0,
+            retransmission: false,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            sack_len: 0,
+        }
+    }
+
+    pub fn sack_blocks(&self) -> &[SackBlock] {
+        &self.sack[..self.sack_len as usize]
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PacketId(pub u32);
+
+#[derive(Debug, Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+    next_uid: u64,
+    live: usize,
+}
+
+impl PacketArena {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stores a packet and returns its id; assigns its uid.
+    #[inline]
+    pub fn alloc(&mut self, mut p: Packet) -> PacketId {
+        p.uid = self.next_uid;
+        self.next_uid += 1;
+        self.live += 1;
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = p;
+                PacketId(i)
+            }
+            None => {
+                self.slots.push(p);
+                PacketId((self.slots.len() - 1) as u32)
+            }
+        }
+    }
+
+    #[inline]
+    pub fn free(&mut self, id: PacketId) {
+        debug_assert!(!self.free.contains(&id.0), "double free of packet {}", id.0);
+        self.live -= 1;
+        self.free.push(id.0);
+    }
+
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id.0 as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id.0 as usize]
+    }
+
+    /// Packets allocated and not yet freed.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Slots ever allocated (the arena's high-water mark).
+    pub fn capacity_used(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn freed_slots_are_reused() {
+        let mut a = PacketArena::new();
+        let p = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 100);
+        let x = a.alloc(p.clone());
+        let _y = a.alloc(p.clone());
+        a.free(x);
+        let z = a.alloc(p);
+        assert_eq!(z, x);
+        assert_eq!(a.capacity_used(), 2);
+        assert_eq!(a.live(), 2);
+        assert_eq!(a.get(z).uid, 2);
+    }
+}

@@ -1,0 +1,437 @@
+//! Turns a validated [`Scenario`] into a ready-to-run [`Simulator`]: nodes, links with their
+//! queue disciplines, routes, agents and their start and stop events.
+
+use super::schema::{
+    AccessSpec, Endpoints, FlowSpec, LimitSpec, LinkSpec, QueueSpec, Scenario, StartSpec, Topology,
+};
+use super::ScenarioError;
+use crate::aqm::{build_queue, CustomAqmFactory, QueueEnv, QueueLimit};
+use crate::net::{Link, NodeId, RoutingTable};
+use crate::sim::{time, EventKind, RngStream, StreamKind, Time};
+use crate::simulator::{FlowInfo, Simulator};
+use crate::transport::tcp::{TcpSender, TcpSink};
+use crate::transport::udp::{SizeDistribution, UdpPattern, UdpSink, UdpSource};
+use crate::transport::{Agent, Endpoint};
+
+struct NetworkBuilder<'a> {
+    seed: u64,
+    nodes: Vec<String>,
+    links: Vec<Link>,
+    custom: Option<&'a dyn CustomAqmFactory>,
+}
+
+impl NetworkBuilder<'_> {
+    fn node(&mut self, name: &str) -> NodeId {
+        self.nodes.push(name.to_string());
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    fn find(&self, name: &str) -> Option<NodeId> {
+        self.nodes
+            .iter()
+            .position(|n| n == name)
+            .map(|i| i as NodeId)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn link(
+        &mut self,
+        name: String,
+        from: NodeId,
+        to: NodeId,
+        rate: u64,
+        delay: Time,
+        loss: f64,
+        queue: &QueueSpec,
+        path: &str,
+    ) -> Result<usize, ScenarioError> {
+        let limit = match queue.limit {
+            LimitSpec::Packets(n) => QueueLimit::Packets(n),
+            LimitSpec::Bytes(b) => QueueLimit::Bytes(b),
+        };
+        let env = QueueEnv {
+            link_rate_bps: rate,
+            link_delay: delay,
+            limit,
+        };
+        let disc = build_queue(&queue.aqm, &env, self.custom, &format!("{path}.aqm"))?;
+        let i = self.links.len() as u64;
+        let link = Link::new(
+            name,
+            from,
+            to,
+            rate,
+            delay,
+            loss,
+            disc,
+            RngStream::new(self.seed, StreamKind::Queue, i),
+            RngStream::new(self.seed, StreamKind::LinkLoss, i),
+        );
+        self.links.push(link);
+        Ok(self.links.len() - 1)
+    }
+
+    fn duplex(
+        &mut self,
+        a: NodeId,
+        b: NodeId,
+        spec: &LinkSpec,
+        path: &str,
+        forward_name: Option<String>,
+    ) -> Result<usize, ScenarioError> {
+        let (na, nb) = (
+            self.nodes[a as usize].clone(),
+            self.nodes[b as usize].clone(),
+        );
+        let fwd = self.link(
+            forward_name.unwrap_or(format!("{na}->{nb}")),
+            a,
+            b,
+            spec.rate.0,
+            spec.delay.0,
+            spec.loss,
+            &spec.queue,
+            &format!("{path}.queue"),
+        )?;
+        let reverse = spec.reverse_queue.clone().unwrap_or(QueueSpec {
+            limit: spec.queue.limit,
+            ..QueueSpec::default()
+        });
+        self.link(
+            format!("{nb}->{na}"),
+            b,
+            a,
+            spec.rate.0,
+            spec.delay.0,
+            spec.loss,
+            &reverse,
+            &format!("{path}.reverse_queue"),
+        )?;
+        Ok(fwd)
+    }
+
+    fn access(
+        &mut self,
+        host: NodeId,
+        router: NodeId,
+        a: &AccessSpec,
+        i: usize,
+        path: &str,
+    ) -> Result<(), ScenarioError> {
+        let spec = LinkSpec {
+            rate: a.rate.get(i),
+            delay: a.delay.get(i),
+            loss: 0.0,
+            queue: a.queue.clone(),
+            reverse_queue: Some(a.queue.clone()),
+        };
+        self.duplex(host, router, &spec, path, None)?;
+        Ok(())
+    }
+}
+
+/// Which node names a flow's `from`/`to` denote.
+fn resolve_endpoints(
+    e: &Endpoints,
+    b: &NetworkBuilder,
+    groups: &[(&str, Vec<NodeId>)],
+    path: &str,
+) -> Result<Vec<NodeId>, ScenarioError> {
+    let names: Vec<&String> = match e {
+        Endpoints::One(n) => vec![n],
+        Endpoints::Many(v) => v.iter().collect(),
+    };
+    if names.is_empty() {
+        return Err(ScenarioError::new(path, "must name at least one node"));
+    }
+    let mut out = vec![];
+    for (i, n) in names.iter().enumerate() {
+        if let Some((_, g)) = groups.iter().find(|(gn, _)| gn == n) {
+            out.extend(g);
+        } else if let Some(id) = b.find(n) {
+            out.push(id);
+        } else {
+            let p = if matches!(e, Endpoints::Many(_)) {
+                format!("{path}[{i}]")
+            } else {
+                path.to_string()
+            };
+            return Err(ScenarioError::new(p, format!("unknown node '{n}'")));
+        }
+    }
+    Ok(out)
+}
+
+/// Builds the simulator for `scenario` with master seed `seed`.
+pub fn build(
+    scenario: &Scenario,
+    seed: u64,
+    custom: Option<&dyn CustomAqmFactory>,
+) -> Result<Simulator, ScenarioError> {
+    let mut b = NetworkBuilder {
+        seed,
+        nodes: vec![],
+        links: vec![],
+        custom,
+    };
+    let mut groups: Vec<(&str, Vec<NodeId>)> = vec![];
+    match &scenario.topology {
+        Topology::Dumbbell(d) => {
+            let senders: Vec<NodeId> = (0..d.senders).map(|i| b.node(&format!("s{i}"))).collect();
+            let r0 = b.node("r0");
+            let r1 = b.node("r1");
+            let receivers: Vec<NodeId> = (0..d.receivers.unwrap_or(d.senders))
+                .map(|i| b.node(&format!("d{i}")))
+                .collect();
+            let bottleneck = b.duplex(
+                r0,
+                r1,
+                &d.bottleneck,
+                "topology.bottleneck",
+                Some("bottleneck".into()),
+            )?;
+            b.links[bottleneck].monitor = true;
+            b.links[bottleneck + 1].name = "bottleneck_reverse".into();
+            for (i, &s) in senders.iter().enumerate() {
+                b.access(s, r0, &d.access, i, "topology.access")?;
+            }
+            let ra = d.receiver_access.as_ref().unwrap_or(&d.access);
+            for (i, &r) in receivers.iter().enumerate() {
+                b.access(r1, r, ra, i, "topology.receiver_access")?;
+            }
+            groups.push(("senders", senders));
+            groups.push(("receivers", receivers));
+        }
+        Topology::Graph(g) => {
+            for n in &g.nodes {
+                b.node(n);
+            }
+            for (i, l) in g.links.iter().enumerate() {
+                let path = format!("topology.links[{i}]");
+                let (from, to) = (
+                    b.find(&l.from).expect("validated"),
+                    b.find(&l.to).expect("validated"),
+                );
+                let spec = LinkSpec {
+                    rate: l.rate,
+                    delay: l.delay,
+                    loss: l.loss,
+                    queue: l.queue.clone(),
+                    reverse_queue: l.reverse_queue.clone(),
+                };
+                let idx = if l.duplex {
+                    b.duplex(from, to, &spec, &path, l.name.clone())?
+                } else {
+                    let name = l.name.clone().unwrap_or(format!("{}->{}", l.from, l.to));
+                    b.link(
+                        name,
+                        from,
+                        to,
+                        l.rate.0,
+                        l.delay.0,
+                        l.loss,
+                        &l.queue,
+                        &format!("{path}.queue"),
+                    )?
+                };
+                b.links[idx].monitor = l.monitor;
+            }
+            // A graph with no monitored link records every queue.
+            if !b.links.iter().any(|l| l.monitor) {
+                b.links.iter_mut().for_each(|l| l.monitor = true);
+            }
+        }
+    }
+    for (i, l) in b.links.iter().enumerate() {
+        if b.links[..i].iter().any(|o| o.name == l.name) {
+            return Err(ScenarioError::new(
+                "topology.links",
+                format!("two links are named '{}'", l.name),
+            ));
+        }
+    }
+
+    // Agents: each flow has a sender (agent 2k) and a receiver (agent 2k+1).
+    let mut agents: Vec<Agent> = vec![];
+    let mut agent_node: Vec<NodeId> = vec![];
+    let mut flows: Vec<FlowInfo> = vec![];
+    let mut starts: Vec<(Time, EventKind)> = vec![];
+    for (fi, spec) in scenario.flows.iter().enumerate() {
+        let path = format!("flows[{fi}]");
+        let c = spec.common();
+        let from = resolve_endpoints(&c.from, &b, &groups, &format!("{path}.from"))?;
+        let to = resolve_endpoints(&c.to, &b, &groups, &format!("{path}.to"))?;
+        let pairs: Vec<(NodeId, NodeId)> =
+            match (from.len(), to.len()) {
+                (n, m) if n == m => from.iter().copied().zip(to.iter().copied()).collect(),
+                (1, _) => to.iter().map(|&t| (from[0], t)).collect(),
+                (_, 1) => from.iter().map(|&f| (f, to[0])).collect(),
+                (n, m) => return Err(ScenarioError::new(
+                    format!("{path}.to"),
+                    format!(
+                        "{n} sources and {m} destinations: give equal numbers, or one of either"
+                    ),
+                )),
+            };
+        let group = c.group.clone().unwrap_or(path.clone());
+        let mut k = 0usize;
+        for &(src, dst) in &pairs {
+            if src == dst {
+                return Err(ScenarioError::new(
+                    format!("{path}.to"),
+                    format!("a flow from '{}' to itself", b.nodes[src as usize]),
+                ));
+            }
+            for _ in 0..c.count {
+                let flow = flows.len() as u32;
+                let (sa, ra) = (agents.len() as u32, agents.len() as u32 + 1);
+                let send_ep = Endpoint {
+                    flow,
+                    agent: sa,
+                    node: src,
+                    peer_node: dst,
+                    peer_agent: ra,
+                };
+                let recv_ep = Endpoint {
+                    flow,
+                    agent: ra,
+                    node: dst,
+                    peer_node: src,
+                    peer_agent: sa,
+                };
+                let rng = RngStream::new(seed, StreamKind::Agent, sa as u64);
+                match spec {
+                    FlowSpec::Tcp { tcp, size, .. } => {
+                        let limit = size.map(|s| s.0.div_ceil(tcp.packet_size as u64));
+                        agents.push(Agent::TcpSender(TcpSender::new(
+                            tcp.clone(),
+                            send_ep,
+                            limit,
+                        )));
+                        agents.push(Agent::TcpSink(TcpSink::new(tcp, recv_ep)));
+                    }
+                    FlowSpec::Cbr {
+                        rate, packet_size, ..
+                    } => {
+                        let interval = time::transmission_time(packet_size.0 as u32, rate.0);
+                        agents.push(Agent::UdpSource(UdpSource::new(
+                            send_ep,
+                            UdpPattern::Cbr { interval },
+                            packet_size.0 as u32,
+                            rng,
+                        )));
+                        agents.push(Agent::UdpSink(UdpSink));
+                    }
+                    FlowSpec::Poisson {
+                        packets_per_second,
+                        packet_size,
+                        exponential_sizes,
+                        ..
+                    } => {
+                        let sizes = if *exponential_sizes {
+                            SizeDistribution::Exponential
+                        } else {
+                            SizeDistribution::Constant
+                        };
+                        agents.push(Agent::UdpSource(UdpSource::new(
+                            send_ep,
+                            UdpPattern::Poisson {
+                                mean_interval_s: 1.0 / packets_per_second,
+                                sizes,
+                            },
+                            packet_size.0 as u32,
+                            rng,
+                        )));
+                        agents.push(Agent::UdpSink(UdpSink));
+                    }
+                    FlowSpec::OnOff {
+                        rate,
+                        packet_size,
+                        on_time,
+                        off_time,
+                        ..
+                    } => {
+                        let interval = time::transmission_time(packet_size.0 as u32, rate.0);
+                        let pattern = UdpPattern::OnOff {
+                            interval,
+                            on_mean_s: on_time.secs(),
+                            off_mean_s: off_time.secs(),
+                        };
+                        agents.push(Agent::UdpSource(UdpSource::new(
+                            send_ep,
+                            pattern,
+                            packet_size.0 as u32,
+                            rng,
+                        )));
+                        agents.push(Agent::UdpSink(UdpSink));
+                    }
+                }
+                agent_node.push(src);
+                agent_node.push(dst);
+                let start = match &c.start {
+                    StartSpec::At(t) => t.0,
+                    StartSpec::Each(ts) => ts[k % ts.len()].0,
+                    StartSpec::Random { uniform: [lo, hi] } => {
+                        let mut r = RngStream::new(seed, StreamKind::FlowStart, flow as u64);
+                        lo.0 + ((hi.0 - lo.0) as f64 * r.uniform()) as Time
+                    }
+                };
+                if start >= scenario.duration.0 {
+                    return Err(ScenarioError::new(
+                        format!("{path}.start"),
+                        format!(
+                            "flow starts at {}s, at or after the end of the run",
+                            time::to_secs_f64(start)
+                        ),
+                    ));
+                }
+                starts.push((start, EventKind::AgentStart(sa)));
+                if let Some(stop) = c.stop {
+                    if stop.0 <= start {
+                        return Err(ScenarioError::new(
+                            format!("{path}.stop"),
+                            "must be later than the flow's start",
+                        ));
+                    }
+                    starts.push((stop.0, EventKind::AgentStop(sa)));
+                }
+                flows.push(FlowInfo {
+                    group: group.clone(),
+                    kind: spec.kind_name(),
+                    src: b.nodes[src as usize].clone(),
+                    dst: b.nodes[dst as usize].clone(),
+                    sender: sa,
+                    start,
+                });
+                k += 1;
+            }
+        }
+    }
+
+    let link_ends: Vec<(NodeId, NodeId)> = b.links.iter().map(|l| (l.from, l.to)).collect();
+    let mut dests: Vec<NodeId> = agent_node.clone();
+    dests.sort_unstable();
+    dests.dedup();
+    let routing = RoutingTable::compute(b.nodes.len(), &link_ends, &dests);
+    for (fi, f) in flows.iter().enumerate() {
+        let (s, d) = (
+            agent_node[f.sender as usize],
+            agent_node[f.sender as usize + 1],
+        );
+        for (a, z) in [(s, d), (d, s)] {
+            if routing.next_hop(a, z).is_none() {
+                return Err(ScenarioError::new(
+                    "flows",
+                    format!(
+                        "flow {fi} ({}): no route from '{}' to '{}'",
+                        f.group, b.nodes[a as usize], b.nodes[z as usize]
+                    ),
+                ));
+            }
+        }
+    }
+
+    Ok(Simulator::new(
+        scenario, seed, b.nodes, b.links, routing, agents, agent_node, flows, starts,
+    ))
+}

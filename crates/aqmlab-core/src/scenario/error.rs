@@ -1,0 +1,72 @@
+//! The one error type of scenario handling: which field, and why.
+
+use std::fmt;
+
+/// A problem with a scenario, naming the field by its path (`topology.bottleneck.rate`,
+/// `flows[2].window`) and the reason in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The same error, seen from one level up (`field` is the parent's name).
+    pub fn within(mut self, parent: &str) -> Self {
+        self.path = join_path(parent, &self.path);
+        self
+    }
+}
+
+/// Joins path segments: `a` + `b` = `a.b`; `a` + `[2].b` = `a[2].b`; empty sides vanish.
+pub fn join_path(parent: &str, child: &str) -> String {
+    match (parent.is_empty(), child.is_empty()) {
+        (true, _) => child.to_string(),
+        (_, true) => parent.to_string(),
+        _ if child.starts_with('[') => format!("{parent}{child}"),
+        _ => format!("{parent}.{child}"),
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Deserializes `T` from a JSON value, reporting errors with the full field path.
+pub fn from_value<T: serde::de::DeserializeOwned>(
+    value: &serde_json::Value,
+    path: &str,
+) -> Result<T, ScenarioError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.path().to_string();
+        let inner = if inner == "." { String::new() } else { inner };
+        ScenarioError::new(join_path(path, &inner), e.inner().to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_join_with_dots_and_brackets() {
+        assert_eq!(join_path("flows", "[2].window"), "flows[2].window");
+        assert_eq!(join_path("topology", "rate"), "topology.rate");
+        assert_eq!(join_path("", "rate"), "rate");
+    }
+}

@@ -1,0 +1,10 @@
+//! Scenarios: the configuration schema (one schema for TOML files and Python dicts), unit
+//! parsing, validation with field paths, and building a runnable network from a scenario.
+
+pub mod build;
+pub mod error;
+pub mod schema;
+pub mod units;
+
+pub use error::ScenarioError;
+pub use schema::Scenario;

@@ -1,0 +1,751 @@
+//! The scenario schema. A scenario is data (a TOML file or a Python dict, the same fields):
+//!
+//! ```toml
+//! name = "dumbbell-red"
+//! duration = "100s"
+//! warmup = "20s"
+//! sample_interval = "100ms"     # optional: record time series
+//!
+//! [topology]
+//! kind = "dumbbell"             # or "graph"
+//! senders = 10
+//! bottleneck = { rate = "10Mbps", delay = "5ms", queue = { limit = 50, aqm = "red" } }
+//! access = { rate = "100Mbps", delay = "1ms" }
+//!
+//! [tcp]                         # defaults for every TCP flow
+//! variant = "reno"
+//!
+//! [[flows]]
+//! kind = "tcp"                  # or "cbr", "poisson", "onoff"
+//! from = "senders"              # node names, lists, or the dumbbell's "senders"/"receivers"
+//! to = "receivers"
+//! ```
+//!
+//! Polymorphic parts (`topology`, `flows`, `aqm`) are read in two steps: the `kind` first,
+//! then the matching struct, so every error names the full field path.
+
+use super::error::{from_value, ScenarioError};
+use super::units::{Bytes, Duration, Rate};
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    #[serde(default)]
+    pub name: String,
+    pub duration: Duration,
+    #[serde(default)]
+    pub warmup: Duration,
+    /// Master seed; the `seed` argument of a run overrides it.
+    pub seed: Option<u64>,
+    /// Interval of the sampled time series; none are recorded when unset.
+    pub sample_interval: Option<Duration>,
+    /// Sample TCP senders' state (cwnd, ssthresh, srtt) too, not just queues.
+    #[serde(default = "yes")]
+    pub sample_flows: bool,
+    pub topology: Value,
+    /// Defaults for every TCP flow's `tcp` table.
+    #[serde(default)]
+    pub tcp: serde_json::Map<String, Value>,
+    #[serde(default)]
+    pub flows: Vec<Value>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A parsed, validated scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub name: String,
+    pub duration: Duration,
+    pub warmup: Duration,
+    pub seed: Option<u64>,
+    pub sample_interval: Option<Duration>,
+    pub sample_flows: bool,
+    pub topology: Topology,
+    pub flows: Vec<FlowSpec>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Topology {
+    Dumbbell(DumbbellSpec),
+    Graph(GraphSpec),
+}
+
+/// How many packets or bytes a queue may hold waiting: a number of packets, or a string with
+/// a unit ("50p", "64KB", "60000B").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LimitSpec {
+    Packets(u32),
+    Bytes(u64),
+}
+
+impl<'de> Deserialize<'de> for LimitSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = Value::deserialize(d)?;
+        let bad = || {
+            D::Error::custom(format!(
+                "expected a number of packets (e.g. 50) or a size such as \"64KB\", got {v}"
+            ))
+        };
+        match &v {
+            Value::Number(n) => {
+                let k = n.as_u64().ok_or_else(bad)?;
+                if k == 0 || k > u32::MAX as u64 {
+                    return Err(D::Error::custom(format!(
+                        "must be between 1 and {} packets, got {k}",
+                        u32::MAX
+                    )));
+                }
+                Ok(LimitSpec::Packets(k as u32))
+            }
+            Value::String(s) => {
+                let t = s.trim();
+                for suffix in ["packets", "pkts", "p"] {
+                    if let Some(num) = t.strip_suffix(suffix) {
+                        let k: u32 = num.trim().parse().map_err(|_| bad())?;
+                        if k == 0 {
+                            return Err(D::Error::custom("must be at least 1 packet"));
+                        }
+                        return Ok(LimitSpec::Packets(k));
+                    }
+                }
+                let b = super::units::parse_bytes(t).map_err(D::Error::custom)?;
+                if b == 0 {
+                    return Err(D::Error::custom("must be at least 1 byte"));
+                }
+                Ok(LimitSpec::Bytes(b))
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    /// Waiting packets (or bytes) the buffer holds, excluding the packet in service.
+    #[serde(default = "default_limit")]
+    pub limit: LimitSpec,
+    /// The algorithm: a name ("red") or a table with `kind` and its parameters.
+    #[serde(default = "default_aqm")]
+    pub aqm: Value,
+}
+
+fn default_limit() -> LimitSpec {
+    LimitSpec::Packets(50)
+}
+
+fn default_aqm() -> Value {
+    Value::String("droptail".into())
+}
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec {
+            limit: default_limit(),
+            aqm: default_aqm(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub rate: Rate,
+    #[serde(default)]
+    pub delay: Duration,
+    /// Bernoulli loss probability of each transmitted packet.
+    #[serde(default)]
+    pub loss: f64,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Queue of the opposite direction (default: DropTail with `queue`'s limit).
+    pub reverse_queue: Option<QueueSpec>,
+}
+
+/// One value for all, or one per item (cycled if shorter).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T: Clone> OneOrMany<T> {
+    pub fn get(&self, i: usize) -> T {
+        match self {
+            OneOrMany::One(v) => v.clone(),
+            OneOrMany::Many(vs) => vs[i % vs.len()].clone(),
+        }
+    }
+    pub fn len(&self) -> usize {
+        match self {
+            OneOrMany::One(_) => 1,
+            OneOrMany::Many(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessSpec {
+    /// Rate of each access link (one for all, or a list per host).
+    pub rate: OneOrMany<Rate>,
+    /// One-way delay of each access link (one for all, or a list per host).
+    #[serde(default = "zero_delay")]
+    pub delay: OneOrMany<Duration>,
+    /// Queue of each access link, both directions (default DropTail, 1000 packets, so that
+    /// access links do not drop in a bottleneck study).
+    #[serde(default = "access_queue")]
+    pub queue: QueueSpec,
+}
+
+fn zero_delay() -> OneOrMany<Duration> {
+    OneOrMany::One(Duration(0))
+}
+
+fn access_queue() -> QueueSpec {
+    QueueSpec {
+        limit: LimitSpec::Packets(1000),
+        aqm: default_aqm(),
+    }
+}
+
+/// Senders s0..s(N-1) attached to router r0, receivers d0..d(M-1) attached to router r1,
+/// and the bottleneck r0 -> r1 (link name "bottleneck"; the reverse is "bottleneck_reverse").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    pub senders: u32,
+    /// Number of receivers (default: one per sender).
+    pub receivers: Option<u32>,
+    pub bottleneck: LinkSpec,
+    pub access: AccessSpec,
+    /// Links between r1 and the receivers (default: the same as `access`).
+    pub receiver_access: Option<AccessSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLinkSpec {
+    pub from: String,
+    pub to: String,
+    pub rate: Rate,
+    #[serde(default)]
+    pub delay: Duration,
+    #[serde(default)]
+    pub loss: f64,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    pub reverse_queue: Option<QueueSpec>,
+    /// Create the opposite direction too (default true, as ns-2's duplex-link).
+    #[serde(default = "yes")]
+    pub duplex: bool,
+    /// Name of the forward direction (default "from->to").
+    pub name: Option<String>,
+    /// Record this link's queue in the time series.
+    #[serde(default)]
+    pub monitor: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphSpec {
+    pub nodes: Vec<String>,
+    pub links: Vec<GraphLinkSpec>,
+}
+
+/// When flows start: a time, a list cycled over the flows of the entry, or uniform at random.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum StartSpec {
+    At(Duration),
+    Each(Vec<Duration>),
+    Random { uniform: [Duration; 2] },
+}
+
+impl Default for StartSpec {
+    fn default() -> Self {
+        StartSpec::At(Duration(0))
+    }
+}
+
+/// Node names: one, a list, or the dumbbell's "senders" / "receivers".
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Endpoints {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowCommon {
+    pub from: Endpoints,
+    pub to: Endpoints,
+    /// Flows per (from, to) pair.
+    #[serde(default = "one")]
+    pub count: u32,
+    #[serde(default)]
+    pub start: StartSpec,
+    pub stop: Option<Duration>,
+    /// Label in the flow table (default "flows[i]").
+    pub group: Option<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Debug, Clone)]
+pub enum FlowSpec {
+    Tcp {
+        common: FlowCommon,
+        tcp: crate::transport::tcp::TcpConfig,
+        size: Option<Bytes>,
+    },
+    Cbr {
+        common: FlowCommon,
+        rate: Rate,
+        packet_size: Bytes,
+    },
+    Poisson {
+        common: FlowCommon,
+        packets_per_second: f64,
+        packet_size: Bytes,
+        exponential_sizes: bool,
+    },
+    OnOff {
+        common: FlowCommon,
+        rate: Rate,
+        packet_size: Bytes,
+        on_time: Duration,
+        off_time: Duration,
+    },
+}
+
+impl FlowSpec {
+    pub fn common(&self) -> &FlowCommon {
+        match self {
+            FlowSpec::Tcp { common, .. }
+            | FlowSpec::Cbr { common, .. }
+            | FlowSpec::Poisson { common, .. }
+            | FlowSpec::OnOff { common, .. } => common,
+        }
+    }
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            FlowSpec::Tcp { .. } => "tcp",
+            FlowSpec::Cbr { .. } => "cbr",
+            FlowSpec::Poisson { .. } => "poisson",
+            FlowSpec::OnOff { .. } => "onoff",
+        }
+    }
+}
+
+// The per-kind flow tables, read after `kind`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TcpFlowFile {
+    #[serde(rename = "kind")]
+    _kind: String,
+    from: Endpoints,
+    to: Endpoints,
+    #[serde(default = "one")]
+    count: u32,
+    #[serde(default)]
+    start: StartSpec,
+    stop: Option<Duration>,
+    group: Option<String>,
+    /// Payload bytes to transfer (a finite transfer); unset: an infinite FTP source.
+    size: Option<Bytes>,
+    #[serde(default)]
+    tcp: serde_json::Map<String, Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UdpFlowFile {
+    #[serde(rename = "kind")]
+    _kind: String,
+    from: Endpoints,
+    to: Endpoints,
+    #[serde(default = "one")]
+    count: u32,
+    #[serde(default)]
+    start: StartSpec,
+    stop: Option<Duration>,
+    group: Option<String>,
+    rate: Option<Rate>,
+    packets_per_second: Option<f64>,
+    packet_size: Option<Bytes>,
+    /// Poisson only: "constant" (default) or "exponential" packet sizes.
+    sizes: Option<String>,
+    on_time: Option<Duration>,
+    off_time: Option<Duration>,
+}
+
+impl Scenario {
+    /// Parses a TOML document.
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let value: Value = toml::from_str(text).map_err(|e| {
+            let msg = e.message().to_string();
+            let loc = e.span().map(|s| {
+                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                format!("line {line}")
+            });
+            ScenarioError::new(loc.unwrap_or_default(), format!("invalid TOML: {msg}"))
+        })?;
+        Scenario::from_value(&value)
+    }
+
+    /// Parses a JSON document (what the Python bindings send).
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| ScenarioError::new("", format!("invalid JSON: {e}")))?;
+        Scenario::from_value(&value)
+    }
+
+    pub fn from_value(value: &Value) -> Result<Scenario, ScenarioError> {
+        if !value.is_object() {
+            return Err(ScenarioError::new("", "a scenario must be a table/dict"));
+        }
+        let file: ScenarioFile = from_value(value, "")?;
+        let topology = parse_topology(&file.topology)?;
+        let flows = file
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| parse_flow(f, &file.tcp, &format!("flows[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let s = Scenario {
+            name: file.name,
+            duration: file.duration,
+            warmup: file.warmup,
+            seed: file.seed,
+            sample_interval: file.sample_interval,
+            sample_flows: file.sample_flows,
+            topology,
+            flows,
+        };
+        s.validate()?;
+        Ok(s)
+    }
+
+    fn validate(&self) -> Result<(), ScenarioError> {
+        if self.duration.0 == 0 {
+            return Err(ScenarioError::new("duration", "must be > 0"));
+        }
+        if self.warmup.0 >= self.duration.0 {
+            return Err(ScenarioError::new(
+                "warmup",
+                format!(
+                    "must be shorter than duration ({}s), got {}s",
+                    self.duration.secs(),
+                    self.warmup.secs()
+                ),
+            ));
+        }
+        if let Some(iv) = self.sample_interval {
+            if iv.0 == 0 {
+                return Err(ScenarioError::new("sample_interval", "must be > 0"));
+            }
+            let samples = self.duration.0 / iv.0;
+            if samples > 10_000_000 {
+                return Err(ScenarioError::new(
+                    "sample_interval",
+                    format!("would record {samples} samples per series; use a longer interval"),
+                ));
+            }
+        }
+        if self.flows.is_empty() {
+            return Err(ScenarioError::new(
+                "flows",
+                "a scenario needs at least one flow",
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn kind_of<'a>(v: &'a Value, path: &str) -> Result<&'a str, ScenarioError> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| ScenarioError::new(path, "expected a table"))?;
+    let k = obj
+        .get("kind")
+        .ok_or_else(|| ScenarioError::new(format!("{path}.kind"), "missing"))?;
+    k.as_str()
+        .ok_or_else(|| ScenarioError::new(format!("{path}.kind"), "must be a string"))
+}
+
+fn check_link(l: &LinkSpec, path: &str) -> Result<(), ScenarioError> {
+    check_loss(l.loss, &format!("{path}.loss"))
+}
+
+fn check_loss(p: f64, path: &str) -> Result<(), ScenarioError> {
+    if !(0.0..=1.0).contains(&p) || !p.is_finite() {
+        return Err(ScenarioError::new(
+            path,
+            format!("must be a probability in [0, 1], got {p}"),
+        ));
+    }
+    Ok(())
+}
+
+fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
+    match kind_of(v, "topology")? {
+        "dumbbell" => {
+            let mut obj = v.as_object().cloned().unwrap_or_default();
+            obj.remove("kind");
+            let d: DumbbellSpec = from_value(&Value::Object(obj), "topology")?;
+            if d.senders == 0 {
+                return Err(ScenarioError::new("topology.senders", "must be at least 1"));
+            }
+            if d.receivers == Some(0) {
+                return Err(ScenarioError::new(
+                    "topology.receivers",
+                    "must be at least 1",
+                ));
+            }
+            check_link(&d.bottleneck, "topology.bottleneck")?;
+            for (name, a) in [
+                ("access", Some(&d.access)),
+                ("receiver_access", d.receiver_access.as_ref()),
+            ] {
+                if let Some(a) = a {
+                    if a.rate.is_empty() {
+                        return Err(ScenarioError::new(
+                            format!("topology.{name}.rate"),
+                            "must not be an empty list",
+                        ));
+                    }
+                    if a.delay.is_empty() {
+                        return Err(ScenarioError::new(
+                            format!("topology.{name}.delay"),
+                            "must not be an empty list",
+                        ));
+                    }
+                }
+            }
+            Ok(Topology::Dumbbell(d))
+        }
+        "graph" => {
+            let mut obj = v.as_object().cloned().unwrap_or_default();
+            obj.remove("kind");
+            let g: GraphSpec = from_value(&Value::Object(obj), "topology")?;
+            for (i, n) in g.nodes.iter().enumerate() {
+                if g.nodes[..i].contains(n) {
+                    return Err(ScenarioError::new(
+                        format!("topology.nodes[{i}]"),
+                        format!("duplicate node name '{n}'"),
+                    ));
+                }
+            }
+            for (i, l) in g.links.iter().enumerate() {
+                let p = format!("topology.links[{i}]");
+                for (f, n) in [("from", &l.from), ("to", &l.to)] {
+                    if !g.nodes.contains(n) {
+                        return Err(ScenarioError::new(
+                            format!("{p}.{f}"),
+                            format!("unknown node '{n}'"),
+                        ));
+                    }
+                }
+                if l.from == l.to {
+                    return Err(ScenarioError::new(
+                        format!("{p}.to"),
+                        "a link must join two different nodes",
+                    ));
+                }
+                check_loss(l.loss, &format!("{p}.loss"))?;
+            }
+            Ok(Topology::Graph(g))
+        }
+        other => Err(ScenarioError::new(
+            "topology.kind",
+            format!("unknown topology '{other}'; known: dumbbell, graph"),
+        )),
+    }
+}
+
+fn parse_flow(
+    v: &Value,
+    tcp_defaults: &serde_json::Map<String, Value>,
+    path: &str,
+) -> Result<FlowSpec, ScenarioError> {
+    let kind = kind_of(v, path)?;
+    let flow = match kind {
+        "tcp" => {
+            let f: TcpFlowFile = from_value(v, path)?;
+            let mut merged = tcp_defaults.clone();
+            merged.extend(f.tcp);
+            // Errors in the merged table may come from the scenario's [tcp] defaults too.
+            let tcp: crate::transport::tcp::TcpConfig =
+                from_value(&Value::Object(merged), &format!("{path}.tcp"))?;
+            tcp.validate(&format!("{path}.tcp"))?;
+            if f.size.is_some_and(|s| s.0 == 0) {
+                return Err(ScenarioError::new(
+                    format!("{path}.size"),
+                    "must be > 0 bytes",
+                ));
+            }
+            FlowSpec::Tcp {
+                common: FlowCommon {
+                    from: f.from,
+                    to: f.to,
+                    count: f.count,
+                    start: f.start,
+                    stop: f.stop,
+                    group: f.group,
+                },
+                tcp,
+                size: f.size,
+            }
+        }
+        "cbr" | "poisson" | "onoff" => {
+            let f: UdpFlowFile = from_value(v, path)?;
+            let common = FlowCommon {
+                from: f.from,
+                to: f.to,
+                count: f.count,
+                start: f.start,
+                stop: f.stop,
+                group: f.group,
+            };
+            let need = |field: &str| {
+                ScenarioError::new(
+                    format!("{path}.{field}"),
+                    format!("required for kind = \"{kind}\""),
+                )
+            };
+            let not_for = |field: &str| {
+                ScenarioError::new(
+                    format!("{path}.{field}"),
+                    format!("not a parameter of kind = \"{kind}\""),
+                )
+            };
+            let packet_size = f.packet_size.unwrap_or(Bytes(1000));
+            if packet_size.0 == 0 || packet_size.0 > u32::MAX as u64 {
+                return Err(ScenarioError::new(
+                    format!("{path}.packet_size"),
+                    "must be between 1 byte and 4 GB",
+                ));
+            }
+            match kind {
+                "cbr" => {
+                    for (name, given) in [
+                        ("packets_per_second", f.packets_per_second.is_some()),
+                        ("sizes", f.sizes.is_some()),
+                        ("on_time", f.on_time.is_some()),
+                        ("off_time", f.off_time.is_some()),
+                    ] {
+                        if given {
+                            return Err(not_for(name));
+                        }
+                    }
+                    FlowSpec::Cbr {
+                        common,
+                        rate: f.rate.ok_or_else(|| need("rate"))?,
+                        packet_size,
+                    }
+                }
+                "poisson" => {
+                    for (name, given) in [
+                        ("rate", f.rate.is_some()),
+                        ("on_time", f.on_time.is_some()),
+                        ("off_time", f.off_time.is_some()),
+                    ] {
+                        if given {
+                            return Err(not_for(name));
+                        }
+                    }
+                    let pps = f
+                        .packets_per_second
+                        .ok_or_else(|| need("packets_per_second"))?;
+                    if !(pps.is_finite() && pps > 0.0) {
+                        return Err(ScenarioError::new(
+                            format!("{path}.packets_per_second"),
+                            format!("must be > 0, got {pps}"),
+                        ));
+                    }
+                    let exponential_sizes = match f.sizes.as_deref() {
+                        None | Some("constant") => false,
+                        Some("exponential") => true,
+                        Some(o) => {
+                            return Err(ScenarioError::new(
+                                format!("{path}.sizes"),
+                                format!("expected \"constant\" or \"exponential\", got \"{o}\""),
+                            ))
+                        }
+                    };
+                    FlowSpec::Poisson {
+                        common,
+                        packets_per_second: pps,
+                        packet_size,
+                        exponential_sizes,
+                    }
+                }
+                _ => {
+                    for (name, given) in [
+                        ("packets_per_second", f.packets_per_second.is_some()),
+                        ("sizes", f.sizes.is_some()),
+                    ] {
+                        if given {
+                            return Err(not_for(name));
+                        }
+                    }
+                    let on = f.on_time.ok_or_else(|| need("on_time"))?;
+                    let off = f.off_time.ok_or_else(|| need("off_time"))?;
+                    if on.0 == 0 {
+                        return Err(ScenarioError::new(format!("{path}.on_time"), "must be > 0"));
+                    }
+                    FlowSpec::OnOff {
+                        common,
+                        rate: f.rate.ok_or_else(|| need("rate"))?,
+                        packet_size,
+                        on_time: on,
+                        off_time: off,
+                    }
+                }
+            }
+        }
+        other => {
+            return Err(ScenarioError::new(
+                format!("{path}.kind"),
+                format!("unknown flow kind '{other}'; known: tcp, cbr, poisson, onoff"),
+            ))
+        }
+    };
+    if flow.common().count == 0 {
+        return Err(ScenarioError::new(
+            format!("{path}.count"),
+            "must be at least 1",
+        ));
+    }
+    if let StartSpec::Each(v) = &flow.common().start {
+        if v.is_empty() {
+            return Err(ScenarioError::new(
+                format!("{path}.start"),
+                "must not be an empty list",
+            ));
+        }
+    }
+    if let StartSpec::Random { uniform: [a, b] } = &flow.common().start {
+        if a.0 > b.0 {
+            return Err(ScenarioError::new(
+                format!("{path}.start.uniform"),
+                "the lower bound exceeds the upper bound",
+            ));
+        }
+    }
+    Ok(flow)
+}

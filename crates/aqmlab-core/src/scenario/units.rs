@@ -1,0 +1,238 @@
+//! Quantities with units, parsed from strings such as "10Mbps", "5ms", "1040B".
+//!
+//! A bare number means the base unit: seconds for durations (as in ns-2 scripts), bits per
+//! second for rates, bytes for sizes. Parsing is strict: an unknown unit, a negative or
+//! non-finite value is an error that names what was expected.
+
+use crate::sim::{time, Time};
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use std::fmt;
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|&(i, c)| {
+            !(c.is_ascii_digit()
+                || c == '.'
+                || c == '-'
+                || c == '+'
+                || ((c == 'e' || c == 'E')
+                    && i > 0
+                    && s[i + 1..]
+                        .starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+')))
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    let v: f64 = s[..end].parse().ok()?;
+    Some((v, s[end..].trim()))
+}
+
+fn check_value(v: f64, what: &str, original: &str) -> Result<f64, String> {
+    if !v.is_finite() {
+        return Err(format!("{what} must be finite, got '{original}'"));
+    }
+    if v < 0.0 {
+        return Err(format!("{what} must not be negative, got '{original}'"));
+    }
+    Ok(v)
+}
+
+/// Parses a duration; returns nanoseconds.
+pub fn parse_duration(s: &str) -> Result<Time, String> {
+    let (v, unit) = split_number(s)
+        .ok_or_else(|| format!("expected a duration like '5ms' or '1.5s', got '{s}'"))?;
+    let scale = match unit {
+        "" | "s" | "sec" => 1.0,
+        "ms" => 1e-3,
+        "us" | "µs" => 1e-6,
+        "ns" => 1e-9,
+        "min" => 60.0,
+        _ => {
+            return Err(format!(
+                "unknown time unit '{unit}' in '{s}' (use s, ms, us, ns or min)"
+            ))
+        }
+    };
+    let secs = check_value(v * scale, "a duration", s)?;
+    if secs > 1e9 {
+        return Err(format!("duration '{s}' is too long"));
+    }
+    Ok(time::from_secs_f64(secs))
+}
+
+/// Parses a bit rate; returns bits per second.
+pub fn parse_rate(s: &str) -> Result<u64, String> {
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("expected a rate like '10Mbps', got '{s}'"))?;
+    let scale = match unit {
+        "" | "bps" | "b/s" => 1.0,
+        "kbps" | "Kbps" | "kb/s" | "Kb/s" => 1e3,
+        "Mbps" | "mbps" | "Mb/s" => 1e6,
+        "Gbps" | "gbps" | "Gb/s" => 1e9,
+        "Bps" | "B/s" => 8.0,
+        "KBps" | "kBps" | "KB/s" | "kB/s" => 8e3,
+        "MBps" | "MB/s" => 8e6,
+        _ => {
+            return Err(format!(
+                "unknown rate unit '{unit}' in '{s}' (use bps, kbps, Mbps, Gbps)"
+            ))
+        }
+    };
+    let bps = check_value(v * scale, "a rate", s)?;
+    if bps < 1.0 {
+        return Err(format!("a rate must be at least 1 bps, got '{s}'"));
+    }
+    Ok(bps.round() as u64)
+}
+
+/// Parses a size; returns bytes.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (v, unit) = split_number(s)
+        .ok_or_else(|| format!("expected a size like '1040B' or '64KB', got '{s}'"))?;
+    let scale = match unit {
+        "" | "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "b" | "bit" | "bits" => 0.125,
+        _ => {
+            return Err(format!(
+                "unknown size unit '{unit}' in '{s}' (use B, KB, MB, KiB, MiB)"
+            ))
+        }
+    };
+    let b = check_value(v * scale, "a size", s)?;
+    if b.fract() != 0.0 {
+        return Err(format!("a size must be a whole number of bytes, got '{s}'"));
+    }
+    Ok(b as u64)
+}
+
+macro_rules! unit_type {
+    ($name:ident, $inner:ty, $parse:ident, $expect:literal, $from_num:expr, $fmt:expr) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub struct $name(pub $inner);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($expect)
+                    }
+                    fn visit_str<E: de::Error>(self, s: &str) -> Result<$name, E> {
+                        $parse(s).map($name).map_err(E::custom)
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
+                        $parse(&v.to_string()).map($name).map_err(E::custom)
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$name, E> {
+                        let f: fn(u64) -> Result<$inner, String> = $from_num;
+                        f(v).map($name).map_err(E::custom)
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
+                        if v < 0 {
+                            return Err(E::custom(format!("must not be negative, got {v}")));
+                        }
+                        self.visit_u64(v as u64)
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let f: fn($inner) -> String = $fmt;
+                s.serialize_str(&f(self.0))
+            }
+        }
+    };
+}
+
+unit_type!(
+    Duration,
+    Time,
+    parse_duration,
+    "a duration such as \"5ms\" or a number of seconds",
+    |v| parse_duration(&v.to_string()),
+    |t| format!("{}s", time::to_secs_f64(t))
+);
+unit_type!(
+    Rate,
+    u64,
+    parse_rate,
+    "a rate such as \"10Mbps\" or a number of bits per second",
+    |v| if v == 0 {
+        Err("a rate must be at least 1 bps, got 0".into())
+    } else {
+        Ok(v)
+    },
+    |r| format!("{r}bps")
+);
+unit_type!(
+    Bytes,
+    u64,
+    parse_bytes,
+    "a size such as \"1040B\" or a number of bytes",
+    Ok,
+    |b| format!("{b}B")
+);
+
+impl Duration {
+    pub fn secs(&self) -> f64 {
+        time::to_secs_f64(self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("5ms"), Ok(5_000_000));
+        assert_eq!(parse_duration("1.5s"), Ok(1_500_000_000));
+        assert_eq!(parse_duration("2"), Ok(2_000_000_000));
+        assert_eq!(parse_duration("100us"), Ok(100_000));
+        assert!(parse_duration("-1ms").unwrap_err().contains("negative"));
+        assert!(parse_duration("5 parsecs")
+            .unwrap_err()
+            .contains("unknown time unit"));
+        assert!(parse_duration("fast").is_err());
+    }
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("10Mbps"), Ok(10_000_000));
+        assert_eq!(parse_rate("1.5Mbps"), Ok(1_500_000));
+        assert_eq!(parse_rate("100 Mb/s"), Ok(100_000_000));
+        assert_eq!(parse_rate("1e6"), Ok(1_000_000));
+        assert!(parse_rate("-10Mbps").unwrap_err().contains("negative"));
+        assert!(parse_rate("0bps").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_bytes("1040B"), Ok(1040));
+        assert_eq!(parse_bytes("64KB"), Ok(64_000));
+        assert_eq!(parse_bytes("1KiB"), Ok(1024));
+        assert!(parse_bytes("1.5B").is_err());
+    }
+
+    #[test]
+    fn deserialize_from_json_numbers_and_strings() {
+        let d: Duration = serde_json::from_str("\"20ms\"").unwrap();
+        assert_eq!(d.0, 20_000_000);
+        let d: Duration = serde_json::from_str("0.5").unwrap();
+        assert_eq!(d.0, 500_000_000);
+        let r: Rate = serde_json::from_str("1000000").unwrap();
+        assert_eq!(r.0, 1_000_000);
+        assert!(serde_json::from_str::<Rate>("-5").is_err());
+    }
+}

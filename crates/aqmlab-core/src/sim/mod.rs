@@ -1,0 +1,12 @@
+//! The discrete-event kernel: integer time, the event queue, per-component random streams and
+//! lazily cancelled timers. Nothing here knows about packets or networks.
+
+pub mod event_queue;
+pub mod rng;
+pub mod time;
+pub mod timer;
+
+pub use event_queue::{Event, EventKind, EventQueue};
+pub use rng::{RngStream, StreamKind};
+pub use time::{Time, NANOS_PER_SEC};
+pub use timer::LazyTimer;

@@ -1,0 +1,373 @@
+//! The run loop: pops events in (time, sequence) order and hands each to the link or agent it
+//! names. Entities live in arenas (`Vec`s) and are addressed by index; packets are recycled.
+
+use crate::metrics::flow_stats::FlowSummary;
+use crate::metrics::{jain_index, FlowStats, TimeSeries};
+use crate::net::link::LinkCtx;
+use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, PacketKind, RoutingTable};
+use crate::result::RunResult;
+use crate::scenario::Scenario;
+use crate::sim::{time, EventKind, EventQueue, Time};
+use crate::transport::{Agent, AgentCtx};
+
+/// What the flow table says about a flow besides its counters.
+#[derive(Debug, Clone)]
+pub struct FlowInfo {
+    pub group: String,
+    pub kind: &'static str,
+    pub src: String,
+    pub dst: String,
+    /// The sending agent; the receiver is `sender + 1`.
+    pub sender: AgentId,
+    pub start: Time,
+}
+
+/// Why a run stopped early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunError {
+    /// The progress callback asked to stop (e.g. Ctrl-C).
+    Interrupted,
+    /// An internal invariant failed; this is a bug in aqmlab.
+    Invariant(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Interrupted => write!(f, "run interrupted"),
+            RunError::Invariant(m) => write!(f, "internal error (please report): {m}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+pub struct Simulator {
+    pub(crate) name: String,
+    pub(crate) seed: u64,
+    pub(crate) duration: Time,
+    pub(crate) warmup: Time,
+    sample_interval: Option<Time>,
+    sample_flows: bool,
+    events: EventQueue,
+    packets: PacketArena,
+    pub(crate) nodes: Vec<String>,
+    pub(crate) links: Vec<Link>,
+    routing: RoutingTable,
+    agents: Vec<Agent>,
+    agent_node: Vec<NodeId>,
+    pub(crate) flows: Vec<FlowInfo>,
+    pub(crate) flow_stats: Vec<FlowStats>,
+    outbox: Vec<PacketId>,
+    dropped: Vec<PacketId>,
+    pub(crate) series: TimeSeries,
+}
+
+/// How often (in events) the progress callback is called.
+const PROGRESS_EVERY: u64 = 1 << 16;
+
+impl Simulator {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        scenario: &Scenario,
+        seed: u64,
+        nodes: Vec<String>,
+        links: Vec<Link>,
+        routing: RoutingTable,
+        agents: Vec<Agent>,
+        agent_node: Vec<NodeId>,
+        flows: Vec<FlowInfo>,
+        starts: Vec<(Time, EventKind)>,
+    ) -> Self {
+        let mut events = EventQueue::with_capacity(4 * links.len() + 2 * agents.len() + 16);
+        for (t, k) in starts {
+            events.schedule(t, k);
+        }
+        for (i, l) in links.iter().enumerate() {
+            if let Some(iv) = l.queue.timer_interval() {
+                events.schedule(iv.max(1), EventKind::QueueTimer(i as u32));
+            }
+        }
+        if scenario.warmup.0 > 0 {
+            events.schedule(scenario.warmup.0, EventKind::WarmupEnd);
+        }
+        if scenario.sample_interval.is_some() {
+            events.schedule(0, EventKind::Sample);
+        }
+        let n_flows = flows.len();
+        Simulator {
+            name: scenario.name.clone(),
+            seed,
+            duration: scenario.duration.0,
+            warmup: scenario.warmup.0,
+            sample_interval: scenario.sample_interval.map(|d| d.0),
+            sample_flows: scenario.sample_flows,
+            events,
+            packets: PacketArena::new(),
+            nodes,
+            links,
+            routing,
+            agents,
+            agent_node,
+            flows,
+            flow_stats: vec![FlowStats::default(); n_flows],
+            outbox: Vec::with_capacity(64),
+            dropped: Vec::with_capacity(64),
+            series: TimeSeries::default(),
+        }
+    }
+
+    /// Runs to the end.
+    pub fn run(self) -> Result<RunResult, RunError> {
+        self.run_with_progress(&mut |_| true)
+    }
+
+    /// Runs to the end, calling `progress(fraction done)` now and then; the run stops with
+    /// [`RunError::Interrupted`] when it returns false.
+    pub fn run_with_progress(
+        mut self,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<RunResult, RunError> {
+        let started = std::time::Instant::now();
+        let end = self.duration;
+        while let Some(ev) = self.events.pop_until(end) {
+            self.dispatch(ev.kind);
+            if self.events.processed() % PROGRESS_EVERY == 0
+                && !progress(ev.time as f64 / end as f64)
+            {
+                return Err(RunError::Interrupted);
+            }
+        }
+        self.events.advance_to(end);
+        progress(1.0);
+        let wall = started.elapsed().as_secs_f64();
+        self.check_packet_accounting()?;
+        Ok(RunResult::collect(&self, self.events.processed(), wall))
+    }
+
+    #[inline]
+    fn dispatch(&mut self, kind: EventKind) {
+        match kind {
+            EventKind::LinkTxDone(l) => {
+                let mut cx = LinkCtx {
+                    id: l,
+                    events: &mut self.events,
+                    packets: &mut self.packets,
+                    dropped: &mut self.dropped,
+                };
+                self.links[l as usize].tx_done(&mut cx);
+                self.settle_drops();
+            }
+            EventKind::LinkDeliver(l) => {
+                let link = &mut self.links[l as usize];
+                let pkt = link.deliver(&mut self.events, l);
+                let at = link.to;
+                self.arrive_at_node(at, pkt);
+            }
+            EventKind::QueueTimer(l) => {
+                let mut cx = LinkCtx {
+                    id: l,
+                    events: &mut self.events,
+                    packets: &mut self.packets,
+                    dropped: &mut self.dropped,
+                };
+                self.links[l as usize].queue_timer(&mut cx);
+                self.settle_drops();
+            }
+            EventKind::AgentStart(a) => self.with_agent(a, |ag, cx| ag.start(cx)),
+            EventKind::AgentStop(a) => self.with_agent(a, |ag, cx| ag.stop(cx)),
+            EventKind::AgentTimer { agent, timer } => {
+                self.with_agent(agent, |ag, cx| ag.timer(cx, timer))
+            }
+            EventKind::Sample => self.sample(),
+            EventKind::WarmupEnd => self.restart_measurement(),
+        }
+    }
+
+    /// Lets agent `a` act, then forwards whatever it sent.
+    #[inline]
+    fn with_agent(&mut self, a: AgentId, f: impl FnOnce(&mut Agent, &mut AgentCtx)) {
+        let flow = (a / 2) as usize;
+        let mut cx = AgentCtx {
+            now: self.events.now(),
+            agent: a,
+            events: &mut self.events,
+            packets: &mut self.packets,
+            stats: &mut self.flow_stats[flow],
+            outbox: &mut self.outbox,
+        };
+        f(&mut self.agents[a as usize], &mut cx);
+        self.flush_outbox(self.agent_node[a as usize]);
+    }
+
+    fn flush_outbox(&mut self, node: NodeId) {
+        // Agents rarely send more than a window at once; take the buffer to iterate freely.
+        let mut out = std::mem::take(&mut self.outbox);
+        for pkt in out.drain(..) {
+            self.forward(node, pkt);
+        }
+        self.outbox = out;
+    }
+
+    #[inline]
+    fn arrive_at_node(&mut self, node: NodeId, pkt: PacketId) {
+        let p = self.packets.get(pkt);
+        if p.dst == node {
+            let agent = p.dst_agent;
+            self.with_agent(agent, |ag, cx| ag.receive(cx, pkt));
+        } else {
+            self.forward(node, pkt);
+        }
+    }
+
+    /// Puts a packet on the next link towards its destination.
+    #[inline]
+    fn forward(&mut self, node: NodeId, pkt: PacketId) {
+        let dst = self.packets.get(pkt).dst;
+        match self.routing.next_hop(node, dst) {
+            Some(l) => {
+                let mut cx = LinkCtx {
+                    id: l,
+                    events: &mut self.events,
+                    packets: &mut self.packets,
+                    dropped: &mut self.dropped,
+                };
+                self.links[l as usize].arrive(pkt, &mut cx);
+                self.settle_drops();
+            }
+            None => {
+                // Routes were checked when the scenario was built, so this is unreachable;
+                // count it rather than lose the packet silently.
+                debug_assert!(false, "no route from {node} to {dst}");
+                self.dropped.push(pkt);
+                self.settle_drops();
+            }
+        }
+    }
+
+    /// Charges dropped packets to their flows and frees them.
+    #[inline]
+    fn settle_drops(&mut self) {
+        for id in self.dropped.drain(..) {
+            let p = self.packets.get(id);
+            let s = &mut self.flow_stats[p.flow as usize];
+            s.drops += 1;
+            if p.kind != PacketKind::TcpAck {
+                s.data_drops += 1;
+            }
+            self.packets.free(id);
+        }
+    }
+
+    fn restart_measurement(&mut self) {
+        let now = self.events.now();
+        for l in &mut self.links {
+            let backlog = l.backlog();
+            l.stats.restart(now, backlog);
+        }
+        for s in &mut self.flow_stats {
+            s.restart(now);
+        }
+    }
+
+    fn sample(&mut self) {
+        let now = self.events.now();
+        for l in self.links.iter().filter(|l| l.monitor) {
+            let src = self.series.source_id(&l.name);
+            let series = &mut self.series;
+            series.push(now, src, "queue_packets", l.queue.len_packets() as f64);
+            series.push(now, src, "queue_bytes", l.queue.len_bytes() as f64);
+            l.queue.state(&mut |name, v| series.push(now, src, name, v));
+        }
+        if self.sample_flows {
+            for (fi, f) in self.flows.iter().enumerate() {
+                let agent = &self.agents[f.sender as usize];
+                if !matches!(agent, Agent::TcpSender(_)) {
+                    continue;
+                }
+                let src = self.series.source_id(&format!("flow{fi}"));
+                let series = &mut self.series;
+                agent.state(&mut |name, v| series.push(now, src, name, v));
+            }
+        }
+        if let Some(iv) = self.sample_interval {
+            let next = now + iv;
+            if next <= self.duration {
+                self.events.schedule(next, EventKind::Sample);
+            }
+        }
+    }
+
+    /// Every live packet must be somewhere: in a queue, on a transmitter or in a pipe.
+    fn check_packet_accounting(&self) -> Result<(), RunError> {
+        let held: usize = self.links.iter().map(|l| l.packets_held()).sum();
+        if held != self.packets.live() {
+            return Err(RunError::Invariant(format!(
+                "{} packets allocated but {} held by links",
+                self.packets.live(),
+                held
+            )));
+        }
+        Ok(())
+    }
+
+    /// Node names, indexed by node id.
+    pub fn node_names(&self) -> &[String] {
+        &self.nodes
+    }
+
+    pub(crate) fn now(&self) -> Time {
+        self.events.now()
+    }
+
+    pub(crate) fn flow_summaries(&self) -> Vec<FlowSummary> {
+        let end = self.now();
+        let span_s = time::to_secs_f64(end - self.warmup.min(end)).max(1e-12);
+        self.flows
+            .iter()
+            .zip(&self.flow_stats)
+            .enumerate()
+            .map(|(i, (f, s))| FlowSummary {
+                flow: i as u32,
+                group: f.group.clone(),
+                kind: f.kind.to_string(),
+                src: f.src.clone(),
+                dst: f.dst.clone(),
+                packets_sent: s.packets_sent,
+                packets_received: s.packets_received,
+                retransmissions: s.retransmissions,
+                timeouts: s.timeouts,
+                fast_recoveries: s.fast_recoveries,
+                ecn_reductions: s.ecn_reductions,
+                drops: s.drops,
+                marks_received: s.marks_received,
+                goodput_bps: s.goodput_bytes as f64 * 8.0 / span_s,
+                throughput_bps: s.bytes_received as f64 * 8.0 / span_s,
+                loss_rate: if s.packets_sent > 0 {
+                    s.data_drops as f64 / s.packets_sent as f64
+                } else {
+                    0.0
+                },
+                mean_rtt_ms: if s.rtt_samples > 0 {
+                    s.rtt_sum_ns / s.rtt_samples as f64 / 1e6
+                } else {
+                    f64::NAN
+                },
+                mean_delay_ms: if s.delay_samples > 0 {
+                    s.delay_sum_ns / s.delay_samples as f64 / 1e6
+                } else {
+                    f64::NAN
+                },
+                completion_time_s: s
+                    .completed_at
+                    .map(|t| time::to_secs_f64(t - f.start))
+                    .unwrap_or(f64::NAN),
+            })
+            .collect()
+    }
+
+    pub(crate) fn jain(&self, flows: &[FlowSummary]) -> f64 {
+        let xs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        jain_index(&xs)
+    }
+}

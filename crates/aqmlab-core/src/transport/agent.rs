@@ -1,0 +1,65 @@
+//! The closed set of agent kinds, dispatched by `match` (no virtual call per packet).
+
+use super::tcp::{TcpSender, TcpSink};
+use super::udp::{UdpSink, UdpSource};
+use super::AgentCtx;
+use crate::aqm::StateSink;
+use crate::net::PacketId;
+
+pub enum Agent {
+    TcpSender(TcpSender),
+    TcpSink(TcpSink),
+    UdpSource(UdpSource),
+    UdpSink(UdpSink),
+}
+
+impl Agent {
+    pub fn start(&mut self, cx: &mut AgentCtx) {
+        match self {
+            Agent::TcpSender(a) => a.start(cx),
+            Agent::UdpSource(a) => a.start(cx),
+            Agent::TcpSink(_) | Agent::UdpSink(_) => {}
+        }
+    }
+
+    pub fn stop(&mut self, cx: &mut AgentCtx) {
+        match self {
+            Agent::TcpSender(a) => a.stop(cx),
+            Agent::UdpSource(a) => a.stop(cx),
+            Agent::TcpSink(_) | Agent::UdpSink(_) => {}
+        }
+    }
+
+    /// A packet addressed to this agent arrived; the agent owns it and must free it.
+    #[inline]
+    pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
+        match self {
+            Agent::TcpSender(a) => a.receive(cx, pkt),
+            Agent::TcpSink(a) => a.receive(cx, pkt),
+            Agent::UdpSource(_) => cx.free(pkt),
+            Agent::UdpSink(a) => a.receive(cx, pkt),
+        }
+    }
+
+    #[inline]
+    pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
+        match self {
+            Agent::TcpSender(a) => a.timer(cx, which),
+            Agent::TcpSink(a) => a.timer(cx, which),
+            Agent::UdpSource(a) => a.timer(cx, which),
+            Agent::UdpSink(_) => {}
+        }
+    }
+
+    /// Reports the agent's state (cwnd, ssthresh, srtt ...) for the time series.
+    pub fn state(&self, out: &mut StateSink) {
+        if let Agent::TcpSender(a) = self {
+            a.state(out)
+        }
+    }
+
+    /// Whether this agent originates a flow (and so owns the flow's row).
+    pub fn is_sender(&self) -> bool {
+        matches!(self, Agent::TcpSender(_) | Agent::UdpSource(_))
+    }
+}

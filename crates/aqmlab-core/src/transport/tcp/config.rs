@@ -1,0 +1,119 @@
+//! TCP parameters, with ns-2's names in the docs and its defaults (tcl/lib/ns-default.tcl).
+
+use crate::scenario::units::Duration;
+use crate::scenario::ScenarioError;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpVariant {
+    /// ns-2 Agent/TCP/Reno.
+    Reno,
+    /// ns-2 Agent/TCP/Newreno (RFC 6582 partial ACKs).
+    NewReno,
+    /// ns-2 Agent/TCP/Sack1 (RFC 6675-style pipe, with the receiver's SACK blocks).
+    Sack,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    pub variant: TcpVariant,
+    /// ECN-capable (ns-2 `ecn_`): data packets carry ECT, the sender reacts to ECE.
+    pub ecn: bool,
+    /// Payload bytes per data packet (ns-2 `packetSize_`, 1000).
+    pub packet_size: u32,
+    /// TCP/IP header bytes added to each data packet (40).
+    pub header_size: u32,
+    /// Bytes of an ACK on the wire (40).
+    pub ack_size: u32,
+    /// Receiver's advertised window cap in packets (ns-2 `window_`, 20).
+    pub window: u32,
+    /// Initial congestion window in packets (ns-2 `windowInit_`, 2).
+    pub window_init: u32,
+    /// Initial slow-start threshold in packets; unset = `window`.
+    pub ssthresh_init: Option<u32>,
+    /// Lower bound of the RTO (ns-2 `minrto_`: 0.2 s; 1 s in the 2001-2004 versions).
+    pub min_rto: Duration,
+    /// Upper bound of the RTO (ns-2 `maxrto_`, 60 s).
+    pub max_rto: Duration,
+    /// RTO before any RTT sample (ns-2 `rtxcur_init_`, 3 s).
+    pub initial_rto: Duration,
+    /// Granularity of RTT measurement (ns-2 `tcpTick_`, 10 ms).
+    pub tick: Duration,
+    /// Largest exponential backoff multiplier (ns-2 `maxbackoff_` behaviour, 64).
+    pub max_backoff: u32,
+    /// Duplicate ACKs that trigger fast retransmit (ns-2 `numdupacks_`, 3).
+    pub dupack_threshold: u32,
+    /// Receiver ACKs every second packet, or after `delayed_ack_timeout` (ns-2 DelAck sink).
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout: Duration,
+    /// Most packets sent in reply to one ACK; 0 = unlimited (ns-2 `maxburst_`).
+    pub max_burst: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            variant: TcpVariant::NewReno,
+            ecn: false,
+            packet_size: 1000,
+            header_size: 40,
+            ack_size: 40,
+            window: 20,
+            window_init: 2,
+            ssthresh_init: None,
+            min_rto: Duration(200_000_000),
+            max_rto: Duration(60_000_000_000),
+            initial_rto: Duration(3_000_000_000),
+            tick: Duration(10_000_000),
+            max_backoff: 64,
+            dupack_threshold: 3,
+            delayed_ack: false,
+            delayed_ack_timeout: Duration(100_000_000),
+            max_burst: 0,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Bytes of a data packet on the wire.
+    pub fn data_size(&self) -> u32 {
+        self.packet_size + self.header_size
+    }
+
+    pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+        let err = |f: &str, m: String| Err(ScenarioError::new(format!("{path}.{f}"), m));
+        if self.packet_size == 0 {
+            return err("packet_size", "must be > 0".into());
+        }
+        if self.window == 0 {
+            return err("window", "must be at least 1 packet".into());
+        }
+        if self.window_init == 0 {
+            return err("window_init", "must be at least 1 packet".into());
+        }
+        if self.ssthresh_init == Some(0) {
+            return err("ssthresh_init", "must be at least 1 packet".into());
+        }
+        if self.tick.0 == 0 {
+            return err("tick", "must be > 0".into());
+        }
+        if self.min_rto.0 > self.max_rto.0 {
+            return err(
+                "min_rto",
+                format!("must not exceed max_rto ({}s)", self.max_rto.secs()),
+            );
+        }
+        if self.initial_rto.0 == 0 {
+            return err("initial_rto", "must be > 0".into());
+        }
+        if self.max_backoff == 0 {
+            return err("max_backoff", "must be at least 1".into());
+        }
+        if self.dupack_threshold == 0 {
+            return err("dupack_threshold", "must be at least 1".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,217 @@
+"""Command-line glue: ``aqmlab sweep`` and ``aqmlab results``.
+
+Plain functions with typed parameters that print with rich and return a
+process exit code, so the typer app only has to forward options::
+
+    @app.command()
+    def sweep(sweepfile: Path, workers: int | None = None, scheduler: str | None = None,
+              out: Path | None = None, backend: str = "process", retry_failed: bool = False):
+        raise typer.Exit(sweep_command(sweepfile, workers, scheduler, out, backend, retry_failed))
+
+Exit codes: 0 every job stored successfully; 1 some runs failed or the sweep
+stopped early; 2 invalid input; 130 interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from .definition import Sweep, SweepDefinitionError
+from .execute import SweepInterrupted, SweepProgress, SweepReport, run_sweep
+from .store import ResultStore
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def default_store_dir(sweep: Sweep) -> Path:
+    """``store`` from the sweep file, else ``results/<sweep name>``."""
+    return sweep.store if sweep.store is not None else Path("results") / sweep.name
+
+
+def _fmt(value: Any) -> str:
+    if value is None or value is pd.NA:
+        return ""
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.6g}"
+    return str(value)
+
+
+def _df_table(df: pd.DataFrame, title: str, max_rows: int) -> Table:
+    table = Table(title=title, show_lines=False)
+    for c in df.columns:
+        table.add_column(str(c), justify="right" if pd.api.types.is_numeric_dtype(df[c]) else "left")
+    for row in df.head(max_rows).itertuples(index=False):
+        table.add_row(*(_fmt(v) for v in row))
+    if len(df) > max_rows:
+        table.caption = f"{max_rows} of {len(df)} rows shown"
+    return table
+
+
+def _print_failures(console: Console, failures: Sequence[tuple[dict, int, str | None]], limit: int = 10) -> None:
+    if not failures:
+        return
+    table = Table(title=f"Failed runs ({len(failures)})", title_style="bold red")
+    table.add_column("point")
+    table.add_column("rep", justify="right")
+    table.add_column("error", overflow="fold")
+    for point, rep, error in list(failures)[:limit]:
+        table.add_row(", ".join(f"{k}={v}" for k, v in point.items()) or "-", str(rep), error or "")
+    if len(failures) > limit:
+        table.caption = f"{limit} of {len(failures)} shown; see `aqmlab results`"
+    console.print(table)
+
+
+def _print_report(console: Console, report: SweepReport) -> None:
+    skipped = report.skipped_ok + report.skipped_failed
+    console.print(
+        f"[bold]{report.name}[/]: {report.total} jobs — [green]{report.ok} ok[/], "
+        f"[red]{report.failed} failed[/], {skipped} already stored"
+        + (f" ({report.skipped_failed} failed, use --retry-failed)" if report.skipped_failed else "")
+        + (f", {report.not_run} not run" if report.not_run else "")
+        + f" in {report.elapsed_s:.1f}s"
+    )
+    if report.stopped_reason and report.stopped_reason != "interrupted":
+        console.print(f"[yellow]stopped: {report.stopped_reason}[/]")
+    _print_failures(console, [(f.point, f.replication, f.error) for f in report.failures])
+
+
+def sweep_command(
+    sweepfile: Path,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    out: Path | None = None,
+    backend: str = "process",
+    retry_failed: bool = False,
+    *,
+    console: Console | None = None,
+) -> int:
+    """Run a sweep file into a results store with a live progress bar.
+
+    After the sweep the aggregate table is written to ``STORE/aggregate.parquet``
+    and ``STORE/aggregate.csv``.
+    """
+    console = console or Console()
+    try:
+        sweep = Sweep.from_toml(sweepfile)
+    except FileNotFoundError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        return EXIT_USAGE
+    except SweepDefinitionError as exc:
+        console.print(f"[red]invalid sweep file {sweepfile}:[/] {exc}")
+        return EXIT_USAGE
+    store_dir = Path(out) if out is not None else default_store_dir(sweep)
+    console.print(f"{sweep!r}\nstore: {store_dir}")
+
+    columns = (
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("[green]{task.fields[ok]} ok[/] [red]{task.fields[failed]} failed[/] {task.fields[running]} running"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(sweep.name, total=None, ok=0, failed=0, running=0)
+
+        def on_progress(p: SweepProgress) -> None:
+            bar.update(task, total=p.total, completed=p.done, ok=p.ok, failed=p.failed, running=p.running)
+
+        try:
+            report = run_sweep(
+                sweep,
+                store_dir,
+                workers=workers,
+                backend=backend,
+                scheduler=scheduler,
+                progress=on_progress,
+                retry_failed=retry_failed,
+            )
+        except SweepInterrupted as exc:
+            bar.stop()
+            _print_report(console, exc.report)
+            console.print("[yellow]interrupted[/]: finished runs are stored; run the same command to resume.")
+            return EXIT_INTERRUPTED
+        except ValueError as exc:  # bad backend / workers
+            bar.stop()
+            console.print(f"[red]error:[/] {exc}")
+            return EXIT_USAGE
+
+    _print_report(console, report)
+    table = report.table()
+    if len(table):
+        report.store.export(store_dir / "aggregate.parquet")
+        report.store.export(store_dir / "aggregate.csv")
+        console.print(f"aggregate: {store_dir / 'aggregate.parquet'} (+ .csv)")
+    if report.metrics:
+        seen = set(table.loc[table["n"] > 0, "metric"]) if len(table) else set()
+        missing = [m for m in report.metrics if m not in seen]
+        if missing and report.ok + report.skipped_ok:
+            console.print(f"[yellow]warning:[/] metrics never found in run summaries: {', '.join(missing)}")
+    return EXIT_OK if report.complete else EXIT_FAILED
+
+
+def results_command(
+    dir: Path,  # noqa: A002 - mirrors the CLI argument name
+    export: Path | None = None,
+    format: str | None = None,  # noqa: A002
+    *,
+    wide: bool = False,
+    metrics: Sequence[str] | None = None,
+    max_rows: int = 40,
+    console: Console | None = None,
+) -> int:
+    """Summarise a results store; optionally export the aggregate table.
+
+    ``format`` is ``"parquet"`` or ``"csv"`` (default: from the export path's
+    suffix, else Parquet); ``wide=True`` exports one row per point.
+    """
+    console = console or Console()
+    try:
+        store = ResultStore(dir, create=False)
+    except FileNotFoundError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        return EXIT_USAGE
+    manifest = store.manifest()
+    meta = store.load_sweep_meta() or {}
+    counts = manifest["status"].value_counts().to_dict() if len(manifest) else {}
+    sweep_keys = meta.get("keys")
+    line = f"[bold]{dir}[/]: {len(manifest)} runs stored — [green]{counts.get('ok', 0)} ok[/], [red]{counts.get('failed', 0)} failed[/]"
+    if sweep_keys is not None:
+        stored = set(manifest["key"]) if len(manifest) else set()
+        missing = sum(1 for k in sweep_keys if k not in stored)
+        line += f"; last sweep [bold]{meta.get('name', '?')}[/]: {len(sweep_keys)} jobs, {missing} missing"
+    console.print(line)
+    if len(manifest):
+        failed = manifest[manifest["status"] == "failed"]
+        _print_failures(console, [(r.point, r.replication, r.error) for r in failed.itertuples()])
+    table = store.aggregate(metrics)
+    if len(table):
+        console.print(_df_table(table, "Aggregate (mean, std, 95% CI over replications)", max_rows))
+    else:
+        console.print("no successful runs to aggregate")
+    if export is not None:
+        try:
+            path = store.export(export, format, wide=wide, metrics=metrics)
+        except ValueError as exc:
+            console.print(f"[red]error:[/] {exc}")
+            return EXIT_USAGE
+        console.print(f"exported {path}")
+    return EXIT_OK

@@ -1,0 +1,605 @@
+"""Run a sweep's missing jobs on an executor, storing each result as it lands.
+
+The driver keeps at most ``capacity`` jobs in flight (the worker count for
+local pools, twice the thread count of a Dask cluster, re-read as the
+cluster grows) and submits the longest jobs first.  Bounding the queue keeps
+three properties cheap: longest-first ordering is honoured exactly, the
+jobs "in flight" when a worker process dies are known precisely, and Ctrl-C
+has little to cancel.
+
+Failure policy:
+
+* the run function raises -> the run is stored with ``status="failed"``,
+  message and traceback; the sweep continues; ``retry_failed=True`` re-runs
+  only those;
+* a local worker process dies (``BrokenProcessPool``) -> every job in flight
+  at that moment is stored as failed with an error starting ``"worker
+  died"`` (any of them may have been the culprit), runs that had already
+  finished are kept, a fresh pool is started and the sweep continues.  After
+  ``max_pool_restarts`` breakages the sweep stops cleanly, leaving the
+  remaining jobs missing for the next invocation;
+* a Dask worker dies -> Dask reschedules its tasks itself; a task that kills
+  several workers ends in ``KilledWorker`` and is stored as failed;
+* Ctrl-C -> in-flight jobs are abandoned (not recorded, so they run next
+  time), worker processes are terminated, and :class:`SweepInterrupted` (a
+  ``KeyboardInterrupt`` carrying the partial report) is raised.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    CancelledError,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
+from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures.thread import BrokenThreadPool
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .definition import Job, RunFnSpec, Sweep
+from .keys import canonical_json, point_id, run_key, scenario_id
+from . import runfn
+from .runfn import _default_run_fn, engine_version, execute_job
+from .store import ResultStore, RunRecord
+
+__all__ = [
+    "BACKENDS",
+    "FailedRun",
+    "PlannedJob",
+    "SweepInterrupted",
+    "SweepProgress",
+    "SweepReport",
+    "SerialExecutor",
+    "_default_run_fn",
+    "engine_version",
+    "order_longest_first",
+    "plan_jobs",
+    "run_sweep",
+]
+
+BACKENDS = ("process", "thread", "serial", "dask")
+WORKER_DIED = "worker died"
+_BROKEN = (BrokenProcessPool, BrokenThreadPool)
+
+
+# --------------------------------------------------------------------- planning
+@dataclass
+class PlannedJob:
+    """A job with its store identity, computed once on the driver."""
+
+    job: Job
+    key: str
+    scenario_id: str
+    point_id: str
+    scenario_json: str
+    cost: float | None = None
+
+
+def plan_jobs(sweep: Sweep, version: str) -> list[PlannedJob]:
+    """All jobs of ``sweep`` with their store keys for engine ``version``."""
+    out = []
+    for job in sweep.jobs():
+        out.append(
+            PlannedJob(
+                job=job,
+                key=run_key(job.scenario, job.seed, version),
+                scenario_id=scenario_id(job.scenario),
+                point_id=point_id(job.point),
+                scenario_json=canonical_json(job.scenario),
+                cost=sweep.cost_of(job.scenario),
+            )
+        )
+    return out
+
+
+def order_longest_first(jobs: Sequence[PlannedJob], known_times: Mapping[str, float]) -> list[PlannedJob]:
+    """Sort jobs by estimated run time, longest first (stable for ties).
+
+    Estimates, in order of preference: the mean stored run time of the same
+    scenario at other seeds; the user's cost value scaled to seconds by the
+    jobs that have both; the raw cost value; the median of the other
+    estimates.  With no information at all the definition order is kept.
+    """
+    est: list[float | None] = []
+    pairs = [(known_times[j.scenario_id], j.cost) for j in jobs if j.scenario_id in known_times and j.cost]
+    scale = sum(t for t, _ in pairs) / sum(c for _, c in pairs) if pairs else 1.0  # type: ignore[misc]
+    for j in jobs:
+        if j.scenario_id in known_times:
+            est.append(known_times[j.scenario_id])
+        elif j.cost is not None:
+            est.append(j.cost * scale)
+        else:
+            est.append(None)
+    known = [e for e in est if e is not None]
+    if not known:
+        return list(jobs)
+    fill = statistics.median(known)
+    ranked = sorted(range(len(jobs)), key=lambda i: -(est[i] if est[i] is not None else fill))
+    return [jobs[i] for i in ranked]
+
+
+# ---------------------------------------------------------------------- reports
+@dataclass
+class SweepProgress:
+    """Snapshot passed to the ``progress`` callback after every finished run."""
+
+    total: int  # jobs to execute in this invocation
+    done: int
+    ok: int
+    failed: int
+    skipped: int  # jobs already in the store
+    running: int
+    elapsed_s: float
+    eta_s: float | None
+    last: RunRecord | None = None
+
+
+@dataclass
+class FailedRun:
+    key: str
+    point: dict[str, Any]
+    replication: int
+    seed: int
+    error: str | None
+
+
+@dataclass
+class SweepReport:
+    """What one :func:`run_sweep` invocation did, and access to its results."""
+
+    name: str
+    store: ResultStore
+    engine_version: str
+    total: int
+    skipped_ok: int = 0
+    skipped_failed: int = 0
+    executed_keys: list[str] = field(default_factory=list, repr=False)
+    ok: int = 0
+    failed: int = 0
+    failures: list[FailedRun] = field(default_factory=list)
+    not_run: int = 0
+    stopped_reason: str | None = None
+    elapsed_s: float = 0.0
+    keys: list[str] = field(default_factory=list, repr=False)
+    axes: list[str] = field(default_factory=list)
+    metrics: list[str] | None = None
+    point_order: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def executed(self) -> int:
+        return len(self.executed_keys)
+
+    @property
+    def complete(self) -> bool:
+        """True when every job of the sweep is stored as successful."""
+        return self.not_run == 0 and self.failed == 0 and self.skipped_failed == 0 and not self.stopped_reason
+
+    def table(self, metrics: Sequence[str] | None = None, confidence: float = 0.95) -> pd.DataFrame:
+        """Tidy aggregate of this sweep's successful runs (see :mod:`.aggregate`)."""
+        return self.store.aggregate(
+            metrics if metrics is not None else self.metrics,
+            keys=self.keys,
+            axes=self.axes,
+            point_order=self.point_order,
+            confidence=confidence,
+        )
+
+    def runs(self, status: str | None = None) -> pd.DataFrame:
+        """Stored runs of this sweep (all statuses by default)."""
+        return self.store.runs(status=status, keys=self.keys)
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a sweep; ``report`` describes what was stored before it."""
+
+    def __init__(self, report: SweepReport) -> None:
+        super().__init__("sweep interrupted")
+        self.report = report
+
+
+# -------------------------------------------------------------------- executors
+class SerialExecutor(Executor):
+    """Runs each job in the calling process at submit time (``workers=1``).
+
+    No pickling and no subprocesses: the easiest mode to debug a run function in.
+    """
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        fut: Future = Future()
+        fut.set_running_or_notify_cancel()
+        try:
+            fut.set_result(fn(*args, **kwargs))
+        except Exception as exc:
+            fut.set_exception(exc)
+        return fut
+
+
+@dataclass
+class _Backend:
+    executor: Executor
+    capacity: Callable[[], int]
+    restart: Callable[[], Executor] | None = None  # only for pools we own
+    close: Callable[[bool], None] = lambda interrupted: None
+
+
+def _terminate_pool(pool: ProcessPoolExecutor) -> None:
+    """Kill a pool's workers so Ctrl-C does not wait for in-flight runs."""
+    procs = getattr(pool, "_processes", None) or {}
+    for proc in list(procs.values()):
+        try:
+            proc.terminate()
+        except Exception:
+            pass
+
+
+def _close_executor(ex: Executor, interrupted: bool) -> None:
+    if interrupted:
+        if isinstance(ex, ProcessPoolExecutor):
+            _terminate_pool(ex)
+        ex.shutdown(wait=False, cancel_futures=True)
+    else:
+        ex.shutdown(wait=True)
+
+
+def _dask_capacity(client: Any) -> Callable[[], int]:
+    """2x the cluster's thread count, re-read every 2 s (clusters scale)."""
+    state = {"t": -1e9, "cap": 1}
+
+    def capacity() -> int:
+        now = time.monotonic()
+        if now - state["t"] > 2.0:
+            try:
+                state["cap"] = max(1, 2 * sum(client.nthreads().values()))
+            except Exception:
+                pass
+            state["t"] = now
+        return state["cap"]
+
+    return capacity
+
+
+def _open_dask(workers: int | None, scheduler: Any, cluster_kwargs: Mapping[str, Any] | None) -> _Backend:
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("backend='dask' needs dask[distributed]: pip install 'aqmlab[dask]'") from exc
+    owned_client = owned_cluster = None
+    if scheduler is None:
+        kw = {"n_workers": workers or os.cpu_count() or 1, "threads_per_worker": 1, "dashboard_address": ":0"}
+        kw.update(cluster_kwargs or {})
+        owned_cluster = LocalCluster(**kw)
+        client = owned_client = Client(owned_cluster)
+    elif isinstance(scheduler, str):
+        client = owned_client = Client(scheduler)
+    else:
+        client = scheduler  # a distributed.Client supplied by the caller
+    executor = client.get_executor(pure=False)
+
+    def close(interrupted: bool) -> None:
+        if owned_client is not None:
+            owned_client.close()
+        if owned_cluster is not None:
+            owned_cluster.close()
+
+    return _Backend(executor, _dask_capacity(client), None, close)
+
+
+def _open_backend(
+    backend: str,
+    executor: Executor | None,
+    workers: int | None,
+    scheduler: Any,
+    max_in_flight: int | None,
+    cluster_kwargs: Mapping[str, Any] | None,
+    mp_context: Any,
+) -> _Backend:
+    if executor is not None:
+        client = getattr(executor, "_client", None)
+        if max_in_flight:
+            cap = int(max_in_flight)
+            return _Backend(executor, lambda: cap)
+        if client is not None and hasattr(client, "nthreads"):
+            return _Backend(executor, _dask_capacity(client))
+        cap = int(getattr(executor, "_max_workers", 0) or os.cpu_count() or 1)
+        return _Backend(executor, lambda: cap)
+    if scheduler is not None:
+        backend = "dask"
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    if backend == "dask":
+        b = _open_dask(workers, scheduler, cluster_kwargs)
+        if max_in_flight:
+            b.capacity = lambda: int(max_in_flight)
+        return b
+    n = workers or os.cpu_count() or 1
+    if backend == "serial" or n == 1:
+        return _Backend(SerialExecutor(), lambda: 1)
+    cap = int(max_in_flight or n)
+    if backend == "thread":
+        pool: Executor = ThreadPoolExecutor(max_workers=n)
+        return _Backend(pool, lambda: cap, close=lambda i: _close_executor(pool, i))
+
+    def make_pool() -> Executor:
+        return ProcessPoolExecutor(max_workers=n, mp_context=mp_context)
+
+    holder = {"pool": make_pool()}
+
+    def restart() -> Executor:
+        _close_executor(holder["pool"], True)
+        holder["pool"] = make_pool()
+        return holder["pool"]
+
+    return _Backend(holder["pool"], lambda: cap, restart, lambda i: _close_executor(holder["pool"], i))
+
+
+# ------------------------------------------------------------------------ driver
+class _Driver:
+    """The submit/collect loop of one invocation."""
+
+    def __init__(
+        self,
+        store: ResultStore,
+        report: SweepReport,
+        todo: Sequence[PlannedJob],
+        backend: _Backend,
+        run_fn: RunFnSpec,
+        search_path: Sequence[str],
+        progress: Callable[[SweepProgress], None] | None,
+        max_pool_restarts: int,
+    ) -> None:
+        self.store = store
+        self.report = report
+        self.pending: deque[PlannedJob] = deque(todo)
+        self.total = len(todo)
+        self.inflight: dict[Future, PlannedJob] = {}
+        self.backend = backend
+        self.run_fn = run_fn
+        self.search_path = list(search_path)
+        self.progress = progress
+        self.restarts_left = max_pool_restarts
+        self.start = time.monotonic()
+        self.done = 0
+
+    def _notify(self, last: RunRecord | None) -> None:
+        if self.progress is None:
+            return
+        elapsed = time.monotonic() - self.start
+        eta = elapsed / self.done * (self.total - self.done) if self.done else None
+        r = self.report
+        self.progress(
+            SweepProgress(self.total, self.done, r.ok, r.failed, r.skipped_ok + r.skipped_failed,
+                          len(self.inflight), elapsed, eta, last)
+        )
+
+    def _record(self, p: PlannedJob, outcome: Mapping[str, Any]) -> None:
+        rec = RunRecord(
+            key=p.key,
+            point_id=p.point_id,
+            point=p.job.point,
+            replication=p.job.replication,
+            seed=p.job.seed,
+            status=str(outcome.get("status", "failed")),
+            engine_version=self.report.engine_version,
+            scenario_id=p.scenario_id,
+            scenario_json=p.scenario_json,
+            run_time_s=outcome.get("run_time_s"),
+            error=outcome.get("error"),
+            traceback=outcome.get("traceback"),
+            host=outcome.get("host"),
+            pid=outcome.get("pid"),
+            finished_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            metrics=dict(outcome.get("metrics") or {}),
+        )
+        self.store.write_run(rec)
+        r = self.report
+        r.executed_keys.append(p.key)
+        if rec.status == "ok":
+            r.ok += 1
+        else:
+            r.failed += 1
+            r.failures.append(FailedRun(p.key, dict(p.job.point), p.job.replication, p.job.seed, rec.error))
+        self.done += 1
+        self._notify(rec)
+
+    @staticmethod
+    def _lost(exc: BaseException) -> dict[str, Any]:
+        if isinstance(exc, _BROKEN):
+            msg = (f"{WORKER_DIED}: {type(exc).__name__}: {exc} -- this run was in flight when a worker "
+                   "process terminated abruptly (it may or may not be the cause); retry with retry_failed")
+        elif type(exc).__name__ == "KilledWorker":
+            msg = f"{WORKER_DIED}: {type(exc).__name__}: {exc}"
+        else:
+            msg = f"run lost: {type(exc).__name__}: {exc}"
+        return {"status": "failed", "error": msg, "traceback": None, "metrics": {}}
+
+    def _collect(self, fut: Future, p: PlannedJob) -> bool:
+        """Record a finished future; False if it reports a broken pool."""
+        try:
+            outcome = fut.result()
+        except _BROKEN:
+            return False
+        except CancelledError:
+            self.report.not_run += 1  # cancelled by someone else: leave it missing
+            return True
+        except Exception as exc:  # KilledWorker, unpicklable result, ...
+            outcome = self._lost(exc)
+        self._record(p, outcome)
+        return True
+
+    def _handle_broken(self) -> bool:
+        """Record in-flight jobs of a broken pool as failed; True to continue."""
+        for fut, p in list(self.inflight.items()):
+            try:
+                outcome = fut.result(timeout=60)
+            except Exception as exc:
+                outcome = self._lost(exc)
+            self._record(p, outcome)
+        self.inflight.clear()
+        if self.backend.restart is None or self.restarts_left <= 0:
+            self.report.stopped_reason = "a worker process died and the pool could not be restarted"
+            if self.backend.restart is not None:
+                self.report.stopped_reason = "worker processes died too often; stopped"
+            self.report.not_run += len(self.pending)
+            self.pending.clear()
+            return False
+        self.restarts_left -= 1
+        self.backend.executor = self.backend.restart()
+        return True
+
+    def run(self) -> None:
+        self._notify(None)
+        while self.pending or self.inflight:
+            broken = False
+            capacity = max(1, self.backend.capacity())
+            while self.pending and len(self.inflight) < capacity:
+                p = self.pending.popleft()
+                try:
+                    fut = self.backend.executor.submit(
+                        execute_job, p.job.scenario, p.job.seed, self.run_fn, self.search_path
+                    )
+                except _BROKEN:
+                    self.pending.appendleft(p)
+                    broken = True
+                    break
+                self.inflight[fut] = p
+            if not broken and self.inflight:
+                done, _ = wait(list(self.inflight), timeout=1.0, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    p = self.inflight[fut]
+                    if not self._collect(fut, p):
+                        broken = True
+                        break
+                    del self.inflight[fut]
+            if broken and not self._handle_broken():
+                return
+
+
+def run_sweep(
+    sweep: Sweep,
+    store_dir: str | Path | ResultStore,
+    *,
+    executor: Executor | None = None,
+    workers: int | None = None,
+    backend: str = "process",
+    scheduler: Any = None,
+    progress: Callable[[SweepProgress], None] | None = None,
+    retry_failed: bool = False,
+    run_fn: RunFnSpec = None,
+    engine_version: str | None = None,
+    max_in_flight: int | None = None,
+    cluster_kwargs: Mapping[str, Any] | None = None,
+    max_pool_restarts: int = 3,
+    mp_context: Any = None,
+) -> SweepReport:
+    """Run every job of ``sweep`` that is not yet stored in ``store_dir``.
+
+    Parameters
+    ----------
+    executor:
+        Any ``concurrent.futures.Executor`` (including a Dask
+        ``client.get_executor()``); it is used as is and not shut down.
+    workers:
+        Pool size for the built-in backends (default ``os.cpu_count()``);
+        ``workers=1`` runs in-process without a pool.
+    backend:
+        ``"process"`` (default), ``"thread"``, ``"serial"`` or ``"dask"``
+        (an embedded ``LocalCluster`` with ``workers`` single-threaded worker
+        processes, customisable with ``cluster_kwargs``).
+    scheduler:
+        ``"tcp://host:8786"`` or a ``distributed.Client`` to run on an
+        existing Dask cluster (implies ``backend="dask"``).
+    progress:
+        Called with a :class:`SweepProgress` at the start and after each run.
+    retry_failed:
+        Also re-run jobs stored as failed (successful ones never re-run).
+    run_fn:
+        Overrides ``sweep.run_fn``; default ``aqmlab.run(...).summary``.
+        A callable must be picklable for process/Dask backends; a
+        ``"module:function"`` string is imported in the worker.
+    engine_version:
+        Part of every store key (default ``aqmlab.__version__`` or
+        ``"dev"``); pass a distinct value when injecting a different run
+        function into a shared store.
+    """
+    t0 = time.monotonic()
+    store = store_dir if isinstance(store_dir, ResultStore) else ResultStore(store_dir)
+    fn_spec = run_fn if run_fn is not None else sweep.run_fn
+    version = str(engine_version) if engine_version is not None else runfn.engine_version()
+    planned = plan_jobs(sweep, version)
+    index = store.index()
+
+    report = SweepReport(
+        name=sweep.name,
+        store=store,
+        engine_version=version,
+        total=len(planned),
+        keys=[p.key for p in planned],
+        axes=list(sweep.axes),
+        metrics=list(sweep.metrics) if sweep.metrics else None,
+        point_order=[canonical_json(pt) for pt in sweep.expand_points()],
+    )
+    todo = []
+    for p in planned:
+        status = index.get(p.key, {}).get("status")
+        if status == "ok":
+            report.skipped_ok += 1
+        elif status == "failed" and not retry_failed:
+            report.skipped_failed += 1
+        else:
+            todo.append(p)
+    store.save_sweep_meta(
+        {
+            "name": sweep.name,
+            "engine_version": version,
+            "axes": report.axes,
+            "metrics": report.metrics,
+            "point_order": report.point_order,
+            "keys": report.keys,
+            "definition": sweep.to_dict(),
+            "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
+    )
+    todo = order_longest_first(todo, store.cost_estimates(index))
+    search_path = [str(sweep.base_dir.resolve())] if sweep.base_dir is not None else []
+
+    if not todo:
+        if progress is not None:
+            progress(SweepProgress(0, 0, 0, 0, report.skipped_ok + report.skipped_failed, 0, 0.0, 0.0))
+        report.elapsed_s = time.monotonic() - t0
+        return report
+
+    back = _open_backend(backend, executor, workers, scheduler, max_in_flight, cluster_kwargs, mp_context)
+    driver = _Driver(store, report, todo, back, fn_spec, search_path, progress, max_pool_restarts)
+    interrupted = False
+    try:
+        driver.run()
+    except KeyboardInterrupt as exc:
+        interrupted = True
+        for fut in driver.inflight:
+            fut.cancel()
+        report.not_run += len(driver.pending) + len(driver.inflight)
+        report.stopped_reason = "interrupted"
+        report.elapsed_s = time.monotonic() - t0
+        raise SweepInterrupted(report) from exc
+    finally:
+        back.close(interrupted)
+    if not interrupted:
+        store.compact_manifest()
+    report.elapsed_s = time.monotonic() - t0
+    return report
