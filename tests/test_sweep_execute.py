@@ -309,7 +309,7 @@ def test_sigkilled_sweep_resumes_and_matches_clean_run(tmp_path):
             time.sleep(0.01)
         os.killpg(proc.pid, signal.SIGKILL)  # the driver and its worker processes, no cleanup
     finally:
-        proc.wait(timeout=30)
+        proc.communicate(timeout=30)  # reaps the driver and closes its pipes
     assert proc.returncode == -signal.SIGKILL
 
     before = set(ResultStore(store_dir).index())

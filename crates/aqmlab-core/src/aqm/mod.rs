@@ -13,12 +13,28 @@
 //! the packet being transmitted has left it (as in ns-2). A limit of N packets therefore means
 //! N waiting packets plus one in service, i.e. an M/M/1/K system with K = N + 1.
 
-pub mod droptail;
+// Infrastructure
 pub mod ewma;
 pub mod fifo_queue;
 pub mod params;
-pub mod red;
 pub mod registry;
+
+// Algorithms, one module each
+pub mod ared;
+pub mod blue;
+pub mod codel;
+pub mod droptail;
+pub mod dsred;
+pub mod fq_codel;
+pub mod hybrid_red;
+pub mod lpf_oda;
+pub mod newque;
+pub mod orange;
+pub mod pi;
+pub mod pie;
+pub mod qvared;
+pub mod red;
+pub mod rem;
 
 pub use fifo_queue::FifoQueue;
 pub use registry::{build_queue, AqmInfo, CustomAqmFactory, QueueEnv, REGISTRY};

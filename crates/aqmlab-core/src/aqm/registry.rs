@@ -2,7 +2,11 @@
 //! place a scenario's `aqm = "..."` is turned into a running discipline.
 
 use super::params::AqmParams;
-use super::{droptail, red, Aqm, FifoQueue, QueueDiscipline, QueueLimit};
+use super::{
+    ared, blue, codel, droptail, dsred, fq_codel, hybrid_red, lpf_oda, newque, orange, pi, pie,
+    qvared, red, rem,
+};
+use super::{Aqm, FifoQueue, QueueDiscipline, QueueLimit};
 use crate::scenario::ScenarioError;
 use crate::sim::Time;
 
@@ -136,6 +140,110 @@ pub static REGISTRY: &[AqmInfo] = &[
         ecn: true,
         params: RED_PARAMS,
         builder: Builder::Fifo(red::build),
+    },
+    AqmInfo {
+        name: "ared",
+        title: "Adaptive RED",
+        source: "Floyd, Gummadi & Shenker 2001, Adaptive RED: an algorithm for increasing the robustness of RED's active queue management",
+        ecn: true,
+        params: ared::PARAMS,
+        builder: Builder::Fifo(ared::build),
+    },
+    AqmInfo {
+        name: "lpf_oda",
+        title: "LPF/ODA: RED with over-drop avoidance",
+        source: "Zheng & Atiquzzaman 2001/2002; as described by Haider & Harris (Hybrid RED paper, sec. II)",
+        ecn: true,
+        params: lpf_oda::PARAMS,
+        builder: Builder::Fifo(lpf_oda::build),
+    },
+    AqmInfo {
+        name: "hybrid_red",
+        title: "Hybrid RED",
+        source: "Haider & Harris, A Hybrid RED algorithm (seed 002), Algorithm 1, eq. 10",
+        ecn: true,
+        params: hybrid_red::PARAMS,
+        builder: Builder::Fifo(hybrid_red::build),
+    },
+    AqmInfo {
+        name: "qvared",
+        title: "QVARED: queue-variation adaptive RED",
+        source: "Seol & Lee, A study on an adaptive AQM using queue length variation (seed 003)",
+        ecn: true,
+        params: qvared::PARAMS,
+        builder: Builder::Fifo(qvared::build),
+    },
+    AqmInfo {
+        name: "dsred",
+        title: "DSRED: double-slope RED",
+        source: "Zheng & Atiquzzaman, DSRED: a new queue management scheme (seed 004), sec. 3",
+        ecn: true,
+        params: dsred::PARAMS,
+        builder: Builder::Fifo(dsred::build),
+    },
+    AqmInfo {
+        name: "orange",
+        title: "Orange: threshold + exponential drop timer",
+        source: "Catalkaya & Sis, Analysis of Orange AQM (seed 000), sec. 3",
+        ecn: true,
+        params: orange::PARAMS,
+        builder: Builder::Fifo(orange::build),
+    },
+    AqmInfo {
+        name: "newque",
+        title: "NEWQUE: rate-based marking with front marking",
+        source: "Santhi & Natarajan, NEWQUE (seed 001), sec. 3",
+        ecn: true,
+        params: newque::PARAMS,
+        builder: Builder::Fifo(newque::build),
+    },
+    AqmInfo {
+        name: "blue",
+        title: "BLUE",
+        source: "Feng, Kandlur, Saha & Shin 2002, The BLUE active queue management algorithms",
+        ecn: true,
+        params: blue::PARAMS,
+        builder: Builder::Fifo(blue::build),
+    },
+    AqmInfo {
+        name: "pi",
+        title: "PI controller",
+        source: "Hollot, Misra, Towsley & Gong 2001, On designing improved controllers for AQM routers supporting TCP flows",
+        ecn: true,
+        params: pi::PARAMS,
+        builder: Builder::Fifo(pi::build),
+    },
+    AqmInfo {
+        name: "rem",
+        title: "REM: random exponential marking",
+        source: "Athuraliya, Low, Li & Yin 2001, REM: active queue management",
+        ecn: true,
+        params: rem::PARAMS,
+        builder: Builder::Fifo(rem::build),
+    },
+    AqmInfo {
+        name: "codel",
+        title: "CoDel",
+        source: "RFC 8289; Linux include/net/codel_impl.h",
+        ecn: true,
+        params: codel::PARAMS,
+        builder: Builder::Fifo(codel::build),
+    },
+    AqmInfo {
+        name: "pie",
+        title: "PIE",
+        source: "RFC 8033; Linux net/sched/sch_pie.c",
+        ecn: true,
+        params: pie::PARAMS,
+        builder: Builder::Fifo(pie::build),
+    },
+    AqmInfo {
+        name: "fq_codel",
+        title: "FQ-CoDel",
+        source: "RFC 8290; Linux net/sched/sch_fq_codel.c",
+        ecn: true,
+        params: fq_codel::PARAMS,
+        builder: Builder::Discipline(fq_codel::build),
     },
 ];
 

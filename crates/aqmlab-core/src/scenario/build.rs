@@ -261,18 +261,19 @@ pub fn build(
         let c = spec.common();
         let from = resolve_endpoints(&c.from, &b, &groups, &format!("{path}.from"))?;
         let to = resolve_endpoints(&c.to, &b, &groups, &format!("{path}.to"))?;
-        let pairs: Vec<(NodeId, NodeId)> =
-            match (from.len(), to.len()) {
-                (n, m) if n == m => from.iter().copied().zip(to.iter().copied()).collect(),
-                (1, _) => to.iter().map(|&t| (from[0], t)).collect(),
-                (_, 1) => from.iter().map(|&f| (f, to[0])).collect(),
-                (n, m) => return Err(ScenarioError::new(
+        let pairs: Vec<(NodeId, NodeId)> = match (from.len(), to.len()) {
+            (n, m) if n == m => from.iter().copied().zip(to.iter().copied()).collect(),
+            (1, _) => to.iter().map(|&t| (from[0], t)).collect(),
+            (_, 1) => from.iter().map(|&f| (f, to[0])).collect(),
+            (n, m) => {
+                return Err(ScenarioError::new(
                     format!("{path}.to"),
                     format!(
                         "{n} sources and {m} destinations: give equal numbers, or one of either"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         let group = c.group.clone().unwrap_or(path.clone());
         let mut k = 0usize;
         for &(src, dst) in &pairs {
