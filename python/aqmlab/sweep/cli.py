@@ -204,7 +204,8 @@ def results_command(
         _print_failures(console, [(r.point, r.replication, r.error) for r in failed.itertuples()])
     table = store.aggregate(metrics)
     if len(table):
-        console.print(_df_table(table, "Aggregate (mean, std, 95% CI over replications)", max_rows))
+        view = table.drop(columns=["ci95_low", "ci95_high"]).rename(columns={"ci95_half_width": "±ci95"})
+        console.print(_df_table(view, "Aggregate over replications (mean, sample std, n, 95% t-interval half-width)", max_rows))
     else:
         console.print("no successful runs to aggregate")
     if export is not None:

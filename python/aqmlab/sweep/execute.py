@@ -481,11 +481,11 @@ class _Driver:
             if not broken and self.inflight:
                 done, _ = wait(list(self.inflight), timeout=1.0, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    p = self.inflight[fut]
+                    p = self.inflight.pop(fut)
                     if not self._collect(fut, p):
+                        self.inflight[fut] = p  # recorded with the other in-flight jobs below
                         broken = True
                         break
-                    del self.inflight[fut]
             if broken and not self._handle_broken():
                 return
 
