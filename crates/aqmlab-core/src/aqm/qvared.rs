@@ -1,13 +1,451 @@
-//! NOT YET IMPLEMENTED (issue 3): this module is a placeholder so that the registry lists the
-//! algorithm; building it is an error until it is written.
+//! QVARED: Adaptive RED with a three-threshold drop curve scaled by the rate of change of avg.
+//!
+//! Source: J.-H. Seol, K. Y. Lee, "A Study on an Adaptive AQM Using Queue Length Variation"
+//! (seed 003), section III-B, Figs. 3 and 4; reading in ../shared/specs/seed-algorithms.md.
+//!
+//! On each arrival (Fig. 4): avg is updated as RED's EWMA (with ns-2's idle decay), max_p is
+//! adapted as Adaptive RED ([`super::ared::AdaptiveMaxP`], band [min_th + 0.4 D, min_th + 0.6 D]:
+//! [44, 56] with the paper's thresholds), then
+//! - q_t = (avg - avg_prev)/(now - time_prev) in packets per second, q_tmax = max(q_tmax, q_t),
+//!   avg_prev = avg, time_prev = now (both start at 0, as Fig. 4 initialises them). Guard: an
+//!   arrival at the same instant as the previous one leaves q_t, avg_prev and time_prev as they
+//!   were, so the change is measured over the next positive interval instead of being lost.
+//! - min_th < avg < max_th: p_b = max_p (avg - min_th)/(med_th - min_th) below med_th, else
+//!   p_b = max_p (max_th - avg)/(max_th - med_th). This second branch FALLS from max_p at med_th
+//!   to 0 at max_th: it is what Fig. 4 writes and aqmlab implements it as written (Fig. 3 is not
+//!   legible in the source text; a rising curve would be max_p + (1 - max_p)(avg - med_th)/...,
+//!   which the paper never states). Then if q_t < 0: p_b /= 2; if q_tmax > 0:
+//!   p_b += p_b q_t/q_tmax; p_b is clipped to [0, 1] (a fall faster than the fastest rise seen
+//!   would make it negative). p_a = p_b/(1 - count p_b), 1 when the denominator is <= 0 (this
+//!   is RED's [`super::red::count_corrected`] without `wait`).
+//! - avg >= max_th: every arrival is dropped (forced), or CE-marked if `ecn` is on and the
+//!   packet is ECT (the paper's Fig. 1 says "mark the arriving packet"); the spec's reading.
+//! - avg below min_th: enqueue.
+//!   RED's bookkeeping is ns-2's ([`Red::decide`]): count counts arrivals since the last drop,
+//!   the first arrival of a congestion epoch is spared and restarts count at 1, no early drop
+//!   while q <= 1, a full buffer drops.
+//!
+//! Parameters:
+//! - `min_th` (packets, 20), `med_th` (packets, 50), `max_th` (packets, 80):
+//!   min_th < med_th < max_th
+//! - `max_p` (probability, 0.02): initial max_p
+//! - `w_q` (weight, 0.002; "auto" as RED)
+//! - `ecn` (bool, false): mark ECT packets instead of dropping them (early and above max_th)
+//! - `mean_pkt_size` (bytes, 500): ns-2's ptc for the idle decay
+//! - Adaptive RED's `interval` (0.5 s), `alpha` (0.01), `beta` (0.9), `top` (0.5),
+//!   `bottom` (0.01), `adaptive` (true)
 
+use super::ared::{AdaptParams, AdaptiveMaxP, ADAPT_DOCS, ADAPT_KEYS};
 use super::params::AqmParams;
+use super::red::{concat_docs, doc, docs_len, Red, RedConfig, RedParams, WeightSetting};
 use super::registry::ParamDoc;
-use super::{Aqm, QueueEnv};
+use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueView, StateSink};
+use crate::net::Packet;
 use crate::scenario::ScenarioError;
+use crate::sim::{time, RngStream, Time};
+use serde::Deserialize;
 
-pub const PARAMS: &[ParamDoc] = &[];
+const OWN_DOCS: &[ParamDoc] = &[
+    doc("min_th", "20", "packets", "avg below it: no early drop"),
+    doc(
+        "med_th",
+        "50",
+        "packets",
+        "peak of the drop curve (p_b = max_p there)",
+    ),
+    doc(
+        "max_th",
+        "80",
+        "packets",
+        "avg at or above it: every arrival dropped (or marked)",
+    ),
+    doc(
+        "max_p",
+        "0.02",
+        "probability",
+        "initial max_p (then adapted)",
+    ),
+    doc("w_q", "0.002", "weight", "EWMA weight (or \"auto\")"),
+    doc(
+        "ecn",
+        "false",
+        "bool",
+        "mark ECT packets instead of dropping them",
+    ),
+    doc(
+        "mean_pkt_size",
+        "500",
+        "bytes",
+        "packet size for ns-2's idle decay rate",
+    ),
+];
 
-pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
-    Err(p.error("kind", "qvared is not implemented yet"))
+pub const PARAMS: &[ParamDoc] =
+    &concat_docs::<{ docs_len(&[OWN_DOCS, ADAPT_DOCS]) }>(&[OWN_DOCS, ADAPT_DOCS]);
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct QvaredParams {
+    pub min_th: f64,
+    pub med_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: WeightSetting,
+    pub ecn: bool,
+    pub mean_pkt_size: u32,
+}
+
+impl Default for QvaredParams {
+    fn default() -> Self {
+        QvaredParams {
+            min_th: 20.0,
+            med_th: 50.0,
+            max_th: 80.0,
+            max_p: 0.02,
+            w_q: WeightSetting::Fixed(0.002),
+            ecn: false,
+            mean_pkt_size: 500,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Qvared {
+    pub red: Red,
+    pub med_th: f64,
+    pub adapt: AdaptiveMaxP,
+    pub q_t: f64,
+    pub q_tmax: f64,
+    pub avg_prev: f64,
+    pub time_prev: Time,
+}
+
+impl Qvared {
+    /// `cfg` holds min_th, max_th, max_p, w_q, ecn; it must be non-gentle without `wait`.
+    pub fn new(cfg: RedConfig, med_th: f64, adapt: AdaptiveMaxP) -> Self {
+        debug_assert!(!cfg.gentle && !cfg.wait);
+        Qvared {
+            red: Red::new(cfg),
+            med_th,
+            adapt,
+            q_t: 0.0,
+            q_tmax: 0.0,
+            avg_prev: 0.0,
+            time_prev: 0,
+        }
+    }
+
+    /// Fig. 4's curve for min_th < avg < max_th, before the variation terms.
+    pub fn curve(&self, avg: f64) -> f64 {
+        let c = &self.red.cfg;
+        if avg <= c.min_th || avg >= c.max_th {
+            0.0
+        } else if avg < self.med_th {
+            c.max_p * (avg - c.min_th) / (self.med_th - c.min_th)
+        } else {
+            c.max_p * (c.max_th - avg) / (c.max_th - self.med_th)
+        }
+    }
+
+    /// The curve with the queue-variation terms, clipped to [0, 1].
+    pub fn p_b(&self, avg: f64) -> f64 {
+        let mut p = self.curve(avg);
+        if self.q_t < 0.0 {
+            p /= 2.0;
+        }
+        if self.q_tmax > 0.0 {
+            p += p * self.q_t / self.q_tmax;
+        }
+        p.clamp(0.0, 1.0)
+    }
+
+    fn track_variation(&mut self, now: Time, avg: f64) {
+        if now > self.time_prev {
+            self.q_t = (avg - self.avg_prev) / time::to_secs_f64(now - self.time_prev);
+            self.q_tmax = self.q_tmax.max(self.q_t);
+            self.avg_prev = avg;
+            self.time_prev = now;
+        }
+    }
+}
+
+impl Aqm for Qvared {
+    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, rng: &mut RngStream) -> ArrivalVerdict {
+        let avg = self.red.ewma.update(q.now, self.red.q(q));
+        let (min_th, max_th) = (self.red.cfg.min_th, self.red.cfg.max_th);
+        self.adapt
+            .update(q.now, avg, min_th, max_th, &mut self.red.cfg.max_p);
+        self.track_variation(q.now, avg);
+        let p_b = self.p_b(avg);
+        let forced = avg >= max_th;
+        let v = self.red.decide(q, pkt, rng, avg, p_b, forced);
+        if forced
+            && v == ArrivalVerdict::Drop(DropKind::Forced)
+            && self.red.cfg.ecn
+            && pkt.ecn.ect
+            && !q.is_full_for(pkt.size)
+        {
+            return ArrivalVerdict::Mark;
+        }
+        v
+    }
+
+    fn on_link_idle(&mut self, now: Time) {
+        self.red.ewma.on_link_idle(now);
+    }
+
+    fn state(&self, out: &mut StateSink) {
+        self.red.report(out);
+        out("q_t", self.q_t);
+        out("q_tmax", self.q_tmax);
+    }
+}
+
+pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
+    let (adapt, own): (AdaptParams, QvaredParams) = parse_variant_own(p)?;
+    let adapt = adapt.resolve(p)?;
+    p.require(
+        own.min_th.is_finite() && own.min_th >= 0.0,
+        "min_th",
+        || format!("must be >= 0, got {}", own.min_th),
+    )?;
+    p.require(
+        own.med_th.is_finite() && own.med_th > own.min_th,
+        "med_th",
+        || {
+            format!(
+                "must be greater than min_th ({}), got {}",
+                own.min_th, own.med_th
+            )
+        },
+    )?;
+    p.require(
+        own.max_th.is_finite() && own.max_th > own.med_th,
+        "max_th",
+        || {
+            format!(
+                "must be greater than med_th ({}), got {}",
+                own.med_th, own.max_th
+            )
+        },
+    )?;
+    let red = RedParams {
+        min_th: Some(own.min_th),
+        max_th: Some(own.max_th),
+        max_p: own.max_p,
+        w_q: own.w_q,
+        gentle: false,
+        wait: false,
+        ecn: own.ecn,
+        // p_b never exceeds 2 max_p <= 1: mark whenever ECN applies.
+        mark_p: 1.0,
+        mean_pkt_size: own.mean_pkt_size,
+        ..RedParams::default()
+    };
+    let cfg = red.resolve(env, p)?;
+    Ok(Box::new(Qvared::new(cfg, own.med_th, adapt)))
+}
+
+/// Splits the table into Adaptive RED's keys and QVARED's own.
+fn parse_variant_own(p: &AqmParams) -> Result<(AdaptParams, QvaredParams), ScenarioError> {
+    // Like red::parse_variant, but the remainder is QVARED's own struct, not RedParams.
+    let mut adapt = serde_json::Map::new();
+    let mut rest = p.values.as_object().cloned().unwrap_or_default();
+    for k in ADAPT_KEYS {
+        if let Some(v) = rest.remove(*k) {
+            adapt.insert((*k).to_string(), v);
+        }
+    }
+    let a: AdaptParams =
+        AqmParams::new(serde_json::Value::Object(adapt), p.path.clone()).parse()?;
+    let o: QvaredParams =
+        AqmParams::new(serde_json::Value::Object(rest), p.path.clone()).parse()?;
+    Ok((a, o))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::QueueLimit;
+    use crate::net::PacketKind;
+    use crate::sim::StreamKind;
+
+    const S: Time = 1_000_000_000;
+
+    fn env() -> QueueEnv {
+        QueueEnv {
+            link_rate_bps: 10_000_000,
+            link_delay: 0,
+            limit: QueueLimit::Packets(200),
+        }
+    }
+
+    fn qv(w_q: f64, adaptive: bool) -> Qvared {
+        let p = AqmParams::new(serde_json::json!({}), "q");
+        let red = RedParams {
+            min_th: Some(20.0),
+            max_th: Some(80.0),
+            max_p: 0.02,
+            w_q: WeightSetting::Fixed(w_q),
+            gentle: false,
+            wait: false,
+            mark_p: 1.0,
+            ..RedParams::default()
+        };
+        let mut adapt = AdaptParams::default().resolve(&p).unwrap();
+        adapt.enabled = adaptive;
+        Qvared::new(red.resolve(&env(), &p).unwrap(), 50.0, adapt)
+    }
+
+    fn view(now: Time, len: u32) -> QueueView {
+        QueueView {
+            now,
+            len_packets: len,
+            len_bytes: len as u64 * 1000,
+            limit: QueueLimit::Packets(200),
+            link_rate_bps: 10_000_000,
+            idle_since: None,
+        }
+    }
+
+    #[test]
+    fn curve_at_and_around_every_breakpoint() {
+        let q = qv(0.002, false);
+        // max_p = 0.02, min 20, med 50, max 80
+        assert_eq!(q.curve(19.9), 0.0);
+        assert_eq!(q.curve(20.0), 0.0);
+        assert!((q.curve(20.3) - 0.02 * 0.3 / 30.0).abs() < 1e-15); // 0.0002
+        assert!((q.curve(35.0) - 0.01).abs() < 1e-15); // 0.02 * 15/30
+        assert!((q.curve(49.9) - 0.02 * 29.9 / 30.0).abs() < 1e-15);
+        assert!((q.curve(50.0) - 0.02).abs() < 1e-15); // peak: max_p
+        assert!((q.curve(50.1) - 0.02 * 29.9 / 30.0).abs() < 1e-15); // falls as written
+        assert!((q.curve(65.0) - 0.01).abs() < 1e-15); // 0.02 * 15/30
+        assert!((q.curve(79.9) - 0.02 * 0.1 / 30.0).abs() < 1e-15);
+        assert_eq!(q.curve(80.0), 0.0); // forced region: no probabilistic p
+    }
+
+    #[test]
+    fn variation_terms_scale_p_b() {
+        let mut q = qv(0.002, false);
+        // avg 35 -> curve 0.01
+        q.q_t = 5.0;
+        q.q_tmax = 10.0;
+        // rising at half the fastest rate: 0.01 + 0.01 * 0.5 = 0.015
+        assert!((q.p_b(35.0) - 0.015).abs() < 1e-15);
+        q.q_t = 10.0;
+        assert!((q.p_b(35.0) - 0.02).abs() < 1e-15); // the fastest rise doubles it
+        q.q_t = -4.0;
+        // falling: halved to 0.005, then 0.005 + 0.005 * (-4/10) = 0.003
+        assert!((q.p_b(35.0) - 0.003).abs() < 1e-15);
+        q.q_t = -20.0;
+        // 0.005 * (1 - 2) < 0: clipped to 0
+        assert_eq!(q.p_b(35.0), 0.0);
+        q.q_tmax = 0.0;
+        q.q_t = -1.0;
+        // no rise seen yet: only the halving
+        assert!((q.p_b(35.0) - 0.005).abs() < 1e-15);
+    }
+
+    #[test]
+    fn q_t_tracks_the_slope_of_avg() {
+        // w = 1: avg = q. Arrivals: t = 1 s q = 30; t = 1.5 s q = 40; t = 1.5 s again; t = 2 s q = 35
+        let mut q = qv(1.0, false);
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        q.on_arrival(&view(S, 30), &pkt, &mut rng);
+        // (30 - 0)/(1 - 0) = 30 per second
+        assert_eq!((q.q_t, q.q_tmax), (30.0, 30.0));
+        q.on_arrival(&view(S + S / 2, 40), &pkt, &mut rng);
+        // (40 - 30)/0.5 = 20; max stays 30
+        assert_eq!((q.q_t, q.q_tmax), (20.0, 30.0));
+        // same instant: q_t kept, prev kept
+        q.on_arrival(&view(S + S / 2, 45), &pkt, &mut rng);
+        assert_eq!(q.q_t, 20.0);
+        assert_eq!(q.avg_prev, 40.0);
+        q.on_arrival(&view(2 * S, 35), &pkt, &mut rng);
+        // (35 - 40)/0.5 = -10; p_b at avg 35: 0.01/2 = 0.005, + 0.005*(-10/30) = 0.0033333
+        assert_eq!(q.q_t, -10.0);
+        assert!(
+            (q.red.p_b - (0.005 - 0.005 / 3.0)).abs() < 1e-15,
+            "{}",
+            q.red.p_b
+        );
+    }
+
+    #[test]
+    fn count_correction_without_wait_and_forced_region() {
+        let mut q = qv(1.0, false);
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        // avg 50 at t = 1 s: q_t = 50 = q_tmax -> p_b = 0.02 * 2 = 0.04; first arrival of the
+        // epoch is spared (count = 1)
+        assert_eq!(
+            q.on_arrival(&view(S, 50), &pkt, &mut rng),
+            ArrivalVerdict::Enqueue
+        );
+        // t = 2 s, still 50: q_t = 0 -> p_b = 0.02; count 2: p_a = 0.02/(1 - 0.04) = 0.0208333
+        q.on_arrival(&view(2 * S, 50), &pkt, &mut rng);
+        assert!((q.red.p_a - 0.02 / 0.96).abs() < 1e-15, "{}", q.red.p_a);
+        // count*p_b >= 1 -> p_a = 1: count 50 at p_b 0.02
+        q.red.count = 49;
+        assert_eq!(
+            q.on_arrival(&view(3 * S, 50), &pkt, &mut rng),
+            ArrivalVerdict::Drop(DropKind::Early)
+        );
+        // avg >= max_th: forced drop; with ECN and ECT: mark
+        assert_eq!(
+            q.on_arrival(&view(4 * S, 80), &pkt, &mut rng),
+            ArrivalVerdict::Drop(DropKind::Forced)
+        );
+        q.red.cfg.ecn = true;
+        let mut ect = pkt.clone();
+        ect.ecn.ect = true;
+        assert_eq!(
+            q.on_arrival(&view(5 * S, 90), &ect, &mut rng),
+            ArrivalVerdict::Mark
+        );
+        // below min_th: enqueue
+        assert_eq!(
+            q.on_arrival(&view(6 * S, 10), &pkt, &mut rng),
+            ArrivalVerdict::Enqueue
+        );
+    }
+
+    #[test]
+    fn max_p_adapts_toward_the_44_56_band() {
+        let mut q = qv(1.0, true);
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        // avg 60 > 56 at t = 1 s: 0.02 + min(0.01, 0.005) = 0.025
+        q.on_arrival(&view(S, 60), &pkt, &mut rng);
+        assert!((q.red.cfg.max_p - 0.025).abs() < 1e-15);
+        // avg 30 < 44 at t = 2 s: 0.025 * 0.9 = 0.0225
+        q.on_arrival(&view(2 * S, 30), &pkt, &mut rng);
+        assert!((q.red.cfg.max_p - 0.0225).abs() < 1e-15);
+    }
+
+    #[test]
+    fn invalid_thresholds_name_the_parameter() {
+        for (json, path) in [
+            (serde_json::json!({"med_th": 10}), "q.aqm.med_th"),
+            (serde_json::json!({"max_th": 50}), "q.aqm.max_th"),
+            (serde_json::json!({"max_p": 2}), "q.aqm.max_p"),
+            (serde_json::json!({"beta": 0}), "q.aqm.beta"),
+        ] {
+            let e = build(&AqmParams::new(json, "q.aqm"), &env()).err().unwrap();
+            assert_eq!(e.path, path, "{e}");
+        }
+        let e = build(
+            &AqmParams::new(serde_json::json!({"gentle": true}), "q.aqm"),
+            &env(),
+        )
+        .err()
+        .unwrap();
+        assert!(e.message.contains("gentle"), "{e}");
+        assert!(build(
+            &AqmParams::new(serde_json::json!({"interval": "1s"}), "q.aqm"),
+            &env()
+        )
+        .is_ok());
+    }
 }

@@ -23,6 +23,7 @@
 
 use super::ewma::EwmaQueueAverage;
 use super::params::AqmParams;
+use super::registry::ParamDoc;
 use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::units::Duration;
@@ -205,6 +206,172 @@ pub fn count_corrected(p_b: f64, count: f64, wait: bool) -> f64 {
     p.min(1.0)
 }
 
+/// p_a = p_b: no spreading of drops (for [`Red::decide_with`]).
+pub fn no_count_correction(p_b: f64, _count: f64, _wait: bool) -> f64 {
+    p_b.clamp(0.0, 1.0)
+}
+
+/// Reads the parameter table of a RED variant: the variant's own keys (`own`) go to `T`, all
+/// other keys to [`RedParams`]; `red_defaults` gives RED keys the variant defaults
+/// differently (used only when the scenario does not set them). Both parts deny unknown
+/// fields, so a misspelt key is still an error naming it.
+pub fn parse_variant<T: serde::de::DeserializeOwned>(
+    p: &AqmParams,
+    own: &[&str],
+    red_defaults: &[(&str, serde_json::Value)],
+) -> Result<(T, RedParams), ScenarioError> {
+    let mut mine = serde_json::Map::new();
+    let mut rest = match &p.values {
+        serde_json::Value::Object(m) => m.clone(),
+        serde_json::Value::Null => serde_json::Map::new(),
+        _ => {
+            // Not a table: let RED's parser report it.
+            let _: RedParams = p.parse()?;
+            serde_json::Map::new()
+        }
+    };
+    for k in own {
+        if let Some(v) = rest.remove(*k) {
+            mine.insert((*k).to_string(), v);
+        }
+    }
+    for (k, v) in red_defaults {
+        rest.entry((*k).to_string()).or_insert_with(|| v.clone());
+    }
+    let t: T = AqmParams::new(serde_json::Value::Object(mine), p.path.clone()).parse()?;
+    let red: RedParams = AqmParams::new(serde_json::Value::Object(rest), p.path.clone()).parse()?;
+    Ok((t, red))
+}
+
+/// Documentation of RED's parameters in pieces, so that variants can list them with their
+/// own defaults where they differ (see [`concat_docs`]). Same text as the registry's RED entry.
+pub const RED_DOCS_THRESHOLDS: &[ParamDoc] = &[
+    doc(
+        "min_th",
+        "max(5, target_delay*ptc/2)",
+        "packets",
+        "minimum threshold of avg",
+    ),
+    doc("max_th", "3*min_th", "packets", "maximum threshold of avg"),
+];
+pub const RED_DOC_MAX_P: &[ParamDoc] = &[doc(
+    "max_p",
+    "0.1",
+    "probability",
+    "drop probability at max_th",
+)];
+pub const RED_DOC_W_Q: &[ParamDoc] = &[doc(
+    "w_q",
+    "0.002",
+    "weight",
+    "EWMA weight; \"auto\" = 1-exp(-1/ptc), \"auto_rtt\" = ns-2's later rule",
+)];
+pub const RED_DOCS_REST: &[ParamDoc] = &[
+    doc(
+        "gentle",
+        "true",
+        "bool",
+        "p rises from max_p to 1 between max_th and 2*max_th",
+    ),
+    doc(
+        "wait",
+        "true",
+        "bool",
+        "ns-2 `wait`: spread drops (p_a = p_b/(2-count*p_b))",
+    ),
+    doc(
+        "bytes",
+        "false",
+        "bool",
+        "byte mode: queue in mean-size packets, p scaled by size",
+    ),
+    doc(
+        "mean_pkt_size",
+        "500",
+        "bytes",
+        "packet size for ptc and byte mode (ns-2 default)",
+    ),
+    doc(
+        "ecn",
+        "false",
+        "bool",
+        "mark ECT packets instead of dropping them",
+    ),
+    doc(
+        "mark_p",
+        "0.1",
+        "probability",
+        "mark only while p_b < mark_p; drop above",
+    ),
+    doc(
+        "target_delay",
+        "5ms",
+        "time",
+        "target delay for the automatic min_th",
+    ),
+];
+
+/// Every RED parameter, as RED documents them.
+pub const RED_PARAM_DOCS: &[ParamDoc] = &concat_docs::<
+    {
+        docs_len(&[
+            RED_DOCS_THRESHOLDS,
+            RED_DOC_MAX_P,
+            RED_DOC_W_Q,
+            RED_DOCS_REST,
+        ])
+    },
+>(&[
+    RED_DOCS_THRESHOLDS,
+    RED_DOC_MAX_P,
+    RED_DOC_W_Q,
+    RED_DOCS_REST,
+]);
+
+/// A [`ParamDoc`] in a const context.
+pub const fn doc(
+    name: &'static str,
+    default: &'static str,
+    unit: &'static str,
+    meaning: &'static str,
+) -> ParamDoc {
+    ParamDoc {
+        name,
+        default,
+        unit,
+        meaning,
+    }
+}
+
+/// Total length of several doc lists (the `N` of [`concat_docs`]).
+pub const fn docs_len(parts: &[&[ParamDoc]]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < parts.len() {
+        n += parts[i].len();
+        i += 1;
+    }
+    n
+}
+
+/// Joins doc lists at compile time: `concat_docs::<{ docs_len(&[A, B]) }>(&[A, B])`.
+pub const fn concat_docs<const N: usize>(parts: &[&[ParamDoc]]) -> [ParamDoc; N] {
+    let mut out = [doc("", "", "", ""); N];
+    let mut k = 0;
+    let mut i = 0;
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[k] = parts[i][j];
+            k += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(k == N, "concat_docs: N must be the total length");
+    out
+}
+
 /// RED's per-arrival state beyond the average: the count since the last drop and the
 /// `old` flag that spares the first arrival of each congestion epoch.
 #[derive(Debug, Clone)]
@@ -255,6 +422,23 @@ impl Red {
         p_b: f64,
         forced: bool,
     ) -> ArrivalVerdict {
+        self.decide_with(q, pkt, rng, avg, p_b, forced, count_corrected)
+    }
+
+    /// [`Red::decide`] with another rule turning (p_b, count, wait) into p_a, for variants
+    /// that keep RED's structure but not its count correction (DSRED's `count_correction =
+    /// false` uses [`no_count_correction`]). `decide` is this with [`count_corrected`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn decide_with(
+        &mut self,
+        q: &QueueView,
+        pkt: &Packet,
+        rng: &mut RngStream,
+        avg: f64,
+        p_b: f64,
+        forced: bool,
+        correct: fn(f64, f64, bool) -> f64,
+    ) -> ArrivalVerdict {
         self.count += 1;
         self.count_bytes += pkt.size as u64;
         let mut verdict = ArrivalVerdict::Enqueue;
@@ -274,7 +458,7 @@ impl Red {
                 } else {
                     self.count as f64
                 };
-                let mut p_a = count_corrected(p_b, count, self.cfg.wait);
+                let mut p_a = correct(p_b, count, self.cfg.wait);
                 if self.cfg.bytes && p_a < 1.0 {
                     p_a = (p_a * pkt.size as f64 / self.cfg.mean_pkt_size as f64).min(1.0);
                 }
