@@ -25,7 +25,19 @@ fn event_queue(c: &mut Criterion) {
 }
 
 fn red_arrival(c: &mut Criterion) {
-    let cfg = RedConfig { min_th: 5.0, max_th: 15.0, max_p: 0.1, w_q: 0.002, gentle: true, wait: true, bytes: false, mean_pkt_size: 500, ecn: false, mark_p: 0.1, ptc: 2500.0 };
+    let cfg = RedConfig {
+        min_th: 5.0,
+        max_th: 15.0,
+        max_p: 0.1,
+        w_q: 0.002,
+        gentle: true,
+        wait: true,
+        bytes: false,
+        mean_pkt_size: 500,
+        ecn: false,
+        mark_p: 0.1,
+        ptc: 2500.0,
+    };
     c.bench_function("red on_arrival", |b| {
         let mut red = Red::new(cfg.clone());
         let mut rng = RngStream::new(1, StreamKind::Queue, 0);
@@ -33,7 +45,14 @@ fn red_arrival(c: &mut Criterion) {
         let mut t = 0;
         b.iter(|| {
             t += 1000;
-            let q = QueueView { now: t, len_packets: 10, len_bytes: 10_400, limit: QueueLimit::Packets(50), link_rate_bps: 10_000_000, idle_since: None };
+            let q = QueueView {
+                now: t,
+                len_packets: 10,
+                len_bytes: 10_400,
+                limit: QueueLimit::Packets(50),
+                link_rate_bps: 10_000_000,
+                idle_since: None,
+            };
             black_box(red.on_arrival(&q, &pkt, &mut rng))
         })
     });
@@ -57,7 +76,9 @@ fn short_scenario(c: &mut Criterion) {
     .unwrap();
     let mut g = c.benchmark_group("scenario");
     g.sample_size(10);
-    g.bench_function("10 flows x 5 s, 10 Mb/s RED", |b| b.iter(|| black_box(run(&s, 1).unwrap().events)));
+    g.bench_function("10 flows x 5 s, 10 Mb/s RED", |b| {
+        b.iter(|| black_box(run(&s, 1).unwrap().events))
+    });
     g.finish();
 }
 

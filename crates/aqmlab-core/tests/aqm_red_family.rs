@@ -219,3 +219,38 @@ fn registry_documents_every_parameter_each_algorithm_accepts() {
         }
     }
 }
+
+#[test]
+fn each_algorithm_reports_its_state() {
+    let expected: &[(&str, &[&str])] = &[
+        ("ared", &["avg", "p_b", "p_a", "max_p", "count"]),
+        ("lpf_oda", &["avg", "p_b", "p_a", "count", "low_run"]),
+        (
+            "hybrid_red",
+            &["avg", "p_b", "p_a", "count", "low_run", "reductions"],
+        ),
+        (
+            "qvared",
+            &["avg", "p_b", "p_a", "max_p", "count", "q_t", "q_tmax"],
+        ),
+        ("dsred", &["avg", "p_d", "p_a", "count"]),
+        (
+            "orange",
+            &["timer_busy", "timer_busy_until", "timer_last_draw"],
+        ),
+    ];
+    for (kind, names) in expected {
+        let q = build_queue(&serde_json::json!(kind), &env(), None, "q.aqm").unwrap();
+        let mut seen = Vec::new();
+        q.state(&mut |name, v| {
+            assert!(v.is_finite(), "{kind}.{name} = {v}");
+            seen.push(name.to_string());
+        });
+        for n in *names {
+            assert!(
+                seen.iter().any(|s| s == n),
+                "{kind} does not report {n}: {seen:?}"
+            );
+        }
+    }
+}

@@ -84,6 +84,9 @@ pub struct Orange {
     pub last_draw_s: f64,
     /// Early signals (drops or marks) so far.
     pub signals: u64,
+    /// Whether the timer was busy when the last packet arrived (the state series has no
+    /// clock of its own).
+    pub busy_at_last_arrival: bool,
 }
 
 impl Orange {
@@ -95,6 +98,7 @@ impl Orange {
             busy_until: 0,
             last_draw_s: 0.0,
             signals: 0,
+            busy_at_last_arrival: false,
         }
     }
 
@@ -105,10 +109,11 @@ impl Orange {
 
 impl Aqm for Orange {
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, rng: &mut RngStream) -> ArrivalVerdict {
+        self.busy_at_last_arrival = self.timer_busy(q.now);
         if q.is_full_for(pkt.size) {
             return ArrivalVerdict::Drop(DropKind::Forced);
         }
-        if q.len_packets as f64 > self.threshold && !self.timer_busy(q.now) {
+        if q.len_packets as f64 > self.threshold && !self.busy_at_last_arrival {
             let draw = rng.exponential(self.mean_timer_s);
             self.last_draw_s = draw;
             // A huge mean may overflow the nanosecond clock: the timer then never expires.
@@ -120,7 +125,9 @@ impl Aqm for Orange {
     }
 
     fn state(&self, out: &mut StateSink) {
-        // The sampler has no clock here: report the deadline; busy means now < busy_until.
+        // The deadline is exact at any sampling instant t (busy iff t < busy_until);
+        // timer_busy is as the last arrival saw it.
+        out("timer_busy", self.busy_at_last_arrival as u8 as f64);
         out("timer_busy_until", time::to_secs_f64(self.busy_until));
         out("timer_last_draw", self.last_draw_s);
         out("signals", self.signals as f64);
@@ -188,6 +195,7 @@ mod tests {
             o.on_arrival(&view(t_end - 1, 40), &pkt(), &mut rng),
             ArrivalVerdict::Enqueue
         );
+        assert!(o.busy_at_last_arrival);
         // ...but a full buffer still drops
         assert_eq!(
             o.on_arrival(&view(t_end - 1, 50), &pkt(), &mut rng),
