@@ -112,7 +112,15 @@ mod tests {
 
     #[test]
     fn has_no_enqueue_rule_and_no_own_parameters() {
-        assert!(!OPTIONS.enqueue_rule && !OPTIONS.region7);
+        assert_eq!(
+            OPTIONS,
+            HybridOptions {
+                theta: 3,
+                xi: 2.0,
+                enqueue_rule: false,
+                region7: false
+            }
+        );
         let env = QueueEnv {
             link_rate_bps: 10_000_000,
             link_delay: 0,
