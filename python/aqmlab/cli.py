@@ -94,7 +94,7 @@ class _LazyProgress:
     def __init__(self, label: str, delay: float = 0.5, enabled: bool = True):
         self.label = label
         self.delay = delay
-        self.enabled = enabled
+        self.enabled = enabled and err.is_terminal
         self.t0 = time.monotonic()
         self.bar: Progress | None = None
         self.task: TaskID | None = None

@@ -98,3 +98,101 @@ def merged(custom_aqms: Mapping[str, type] | None) -> dict[str, type]:
             _check(name, cls)
             out[name] = cls
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Templates: copy and edit.
+
+
+class DropTail:
+    """Tail drop in Python; gives exactly the results of the built-in ``droptail``."""
+
+    def on_arrival(self, view: QueueView, packet: PacketView) -> str:
+        return "drop_forced" if view.is_full_for(packet.size) else "enqueue"
+
+
+class SimpleRed:
+    """A compact RED (Floyd & Jacobson 1993, gentle, packet mode) for prototyping.
+
+    Not bit-identical to the built-in ``red`` (no ns-2 idle-time details, fixed thresholds),
+    but the same algorithm: an EWMA of the queue length on each arrival, a drop probability
+    rising linearly between ``min_th`` and ``max_th`` and spread by the count since the last
+    drop.
+    """
+
+    def __init__(self, min_th: float = 5, max_th: float = 15, max_p: float = 0.1, w_q: float = 0.002, ecn: bool = False):
+        if not 0 < min_th < max_th:
+            raise ValueError(f"need 0 < min_th < max_th, got min_th={min_th}, max_th={max_th}")
+        self.min_th, self.max_th, self.max_p, self.w_q, self.ecn = float(min_th), float(max_th), float(max_p), float(w_q), ecn
+        self.avg = 0.0
+        self.count = -1
+        self.p_a = 0.0
+
+    def on_arrival(self, view: QueueView, packet: PacketView) -> str:
+        if view.idle_since is not None and view.len_packets == 0:
+            # Decay the average as if small packets had left during the idle time.
+            idle_pkts = (view.now - view.idle_since) * view.link_rate_bps / (8 * 1000)
+            self.avg *= (1 - self.w_q) ** idle_pkts
+        self.avg += self.w_q * (view.len_packets - self.avg)
+        if view.is_full_for(packet.size):
+            self.count = 0
+            return "drop_forced"
+        if self.avg < self.min_th:
+            self.count = -1
+            return "enqueue"
+        if self.avg >= 2 * self.max_th:
+            self.count = 0
+            return "drop_forced"
+        if self.avg < self.max_th:
+            p_b = self.max_p * (self.avg - self.min_th) / (self.max_th - self.min_th)
+        else:
+            p_b = self.max_p + (1 - self.max_p) * (self.avg - self.max_th) / self.max_th
+        self.count += 1
+        denom = 1 - self.count * p_b
+        self.p_a = 1.0 if denom <= 0 else p_b / denom
+        if self.rng.uniform() < self.p_a:
+            self.count = 0
+            return "mark" if self.ecn and packet.ect else "drop"
+        return "enqueue"
+
+    def state(self) -> dict[str, float]:
+        return {"avg": self.avg, "p_a": self.p_a}
+
+
+BENCH_SCENARIO = """
+name = "bench-python-aqm"
+duration = "200s"
+warmup = "10s"
+[topology]
+kind = "dumbbell"
+senders = 4
+bottleneck = { rate = "10Mbps", delay = "10ms", queue = { limit = 100, aqm = "red" } }
+access = { rate = "100Mbps", delay = "1ms" }
+[[flows]]
+kind = "poisson"
+from = "senders"
+to = "receivers"
+packets_per_second = 320
+"""
+
+
+def benchmark(repeat: int = 3) -> dict[str, float]:
+    """Events per second of the built-in RED vs :class:`SimpleRed` in Python, same scenario.
+
+    Run with ``python -c "from aqmlab.custom_aqm import benchmark; benchmark()"``.
+    """
+    from .api import run
+    from .scenario import load_scenario, with_bottleneck_aqm
+
+    base = load_scenario(BENCH_SCENARIO)
+    best: dict[str, float] = {}
+    for label, aqm in (("rust red", "red"), ("python SimpleRed", "py_simple_red")):
+        s = with_bottleneck_aqm(base, {"kind": aqm, "min_th": 5, "max_th": 15} if aqm != "red" else {"kind": "red", "min_th": 5, "max_th": 15})
+        rates = []
+        for _ in range(repeat):
+            r = run(s, seed=1, custom_aqms={"py_simple_red": SimpleRed})
+            rates.append(r.events_per_second)
+        best[label] = max(rates)
+        print(f"{label:>18}: {best[label] / 1e6:7.3f} M events/s  ({r.events:,} events)")
+    print(f"{'slowdown':>18}: {best['rust red'] / best['python SimpleRed']:.1f}x")
+    return best
