@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -35,12 +36,17 @@ app = typer.Typer(
 )
 
 out = Console(highlight=False)
+if not out.is_terminal and "COLUMNS" not in os.environ:
+    # Piped output (files, CI logs) gets room for the wide tables instead of rich's 80.
+    out.width = 120
 err = Console(stderr=True, highlight=False)
 
 
 def _die(message: str, code: int = EXIT_USAGE) -> NoReturn:
     first = message.strip().splitlines()[0] if message.strip() else "failed"
-    err.print(Text(f"error: {first}"))
+    # Plain write: one line, never wrapped or styled.
+    sys.stderr.write(f"error: {first}\n")
+    sys.stderr.flush()
     raise typer.Exit(code)
 
 
@@ -62,7 +68,7 @@ def _user_errors() -> Iterator[None]:
     except SimulationError as e:
         _die(str(e), EXIT_FAILED)
     except KeyboardInterrupt:
-        err.print("interrupted")
+        sys.stderr.write("interrupted\n")
         raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
@@ -146,9 +152,12 @@ def _print_run(r: Any) -> None:
     head.add_row("conserved", _f(r.conserved))
     out.print(head)
 
-    q = Table(title="queues")
+    q = Table(title="queues", box=box.SIMPLE_HEAVY, collapse_padding=True, pad_edge=False)
     for c in ("queue", "arrivals", "drops", "marks", "loss %", "mean queue (pkts)", "mean delay ms", "p99 delay ms", "util %"):
-        q.add_column(c, justify="left" if c == "queue" else "right", no_wrap=c == "queue")
+        if c == "queue":
+            q.add_column(c, no_wrap=True)
+        else:
+            q.add_column(c, justify="right", min_width=max(6, max(len(w) for w in c.split())))
     rows = r.raw["queues"]
     shown = [x for x in rows if "bottleneck" in x["name"] or x["drops"] or x["marks"]]
     for x in shown:
@@ -353,9 +362,13 @@ def compare(
         }
         sys.stdout.write(json.dumps(payload, allow_nan=False) + "\n")
     else:
-        t = Table(title=f"aqmlab compare: {base.get('name') or path}")
+        t = Table(title=f"aqmlab compare: {base.get('name') or path}", box=box.SIMPLE_HEAVY, collapse_padding=True, pad_edge=False)
         for c in COMPARE_COLUMNS:
-            t.add_column(c, justify="left" if c == "AQM" else "right", no_wrap=c == "AQM")
+            width = max(len(w) for w in c.split())
+            if c == "AQM":
+                t.add_column(c, no_wrap=True, min_width=max([3] + [len(r["AQM"]) for r in rows]))
+            else:
+                t.add_column(c, justify="right", min_width=max(width, 6))
         for r in rows:
             t.add_row(
                 r["AQM"],
@@ -374,7 +387,7 @@ def compare(
             out.print(Text(f"skipped (not implemented yet): {', '.join(skipped)}"))
         for n in notes:
             if n["status"] == "failed":
-                out.print(Text(f"failed: {n['aqm']}: {n['reason']}"))
+                sys.stdout.write(f"failed: {n['aqm']}: {n['reason']}\n")
     if not rows and notes:
         raise typer.Exit(EXIT_FAILED)
 
