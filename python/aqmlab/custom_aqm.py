@@ -120,6 +120,8 @@ class SimpleRed:
     drop.
     """
 
+    rng: Rng  # set by the engine before the first call
+
     def __init__(self, min_th: float = 5, max_th: float = 15, max_p: float = 0.1, w_q: float = 0.002, ecn: bool = False):
         if not 0 < min_th < max_th:
             raise ValueError(f"need 0 < min_th < max_th, got min_th={min_th}, max_th={max_th}")

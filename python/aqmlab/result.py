@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from functools import cached_property
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,8 @@ class Result:
     ``seed``, ``name``, ``duration_s``, ``warmup_s``; ``summary`` is a flat dict.
     """
 
-    def __init__(self, raw: dict[str, Any]):
-        self.raw: dict[str, Any] = raw
+    def __init__(self, raw: Mapping[str, Any]):
+        self.raw: dict[str, Any] = dict(raw)
 
     # -- run-level figures ----------------------------------------------------------------
     @property
