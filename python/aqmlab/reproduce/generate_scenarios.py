@@ -579,7 +579,7 @@ queue = {{ limit = 1000 }}
 # 5 ms, buffer 200 packets, 1250 B packets on the wire (mu = 1 ms/packet: 1210 B payload +
 # 40 B header). Load level (the paper does not define it; papers/dsred.toml, gaps): offered
 # load rho = {rho} of the bottleneck, as an FTP request process: {n} transfers of {DSRED_FILE} B per
-# server, start times uniform over the run. Default AQM: DSRED K_l 6, K_m 13, K_h 20,
+# server, start times uniform over 0-99 s (a start at or after the end is an error). Default AQM: DSRED K_l 6, K_m 13, K_h 20,
 # gamma 0.96, w 0.07 (the runner substitutes RED max_p 0.1, and gamma 0.91 / RED max_p 0.2).
 # Time averages are taken from 0 s (the paper's Figs 7-22 plot running time averages); the
 # series are sampled every 1 s.
@@ -616,7 +616,7 @@ from = ["server0", "server1", "server2"]
 to = "destination"
 count = {n}
 size = "{DSRED_FILE}B"
-start = {{ uniform = ["0s", "100s"] }}
+start = {{ uniform = ["0s", "99s"] }}
 """,
             )
 
