@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
@@ -53,7 +52,7 @@ def _raw(points_values: dict[str, list[float]], extra=None) -> pd.DataFrame:
 
 
 def test_aggregate_runs_per_point_and_metric():
-    p1, p2 = json.dumps({"a": 1, "b": "x"}, separators=(",", ":")), json.dumps({"a": 2, "b": "x"}, separators=(",", ":"))
+    p1, p2 = '{"a":1,"b":"x"}', '{"a":2,"b":"x"}'  # canonical point JSON, as stored
     df = _raw({p2: [10.0, 14.0], p1: [1.0, 2.0, 3.0]})
     t = aggregate_runs(df, axes=["a", "b"], point_order=[p1, p2])
     assert list(t.columns) == ["a", "b", "metric", "mean", "std", "n", "ci95_low", "ci95_high", "ci95_half_width"]

@@ -240,3 +240,9 @@ bottleneck.queue.aqm.max_th = 8
     bad.write_text('base = { a = 1 }\n[grid]\nb = [1]\n')
     with pytest.raises(SweepDefinitionError, match=r"grid\['b'\]: unknown path"):
         Sweep.from_toml(bad)
+
+
+def test_cost_values_accept_duration_units():
+    sweep = Sweep({**base_scenario(), "duration": "60s"}, grid={"duration": ["500ms", "2min", 30]}, cost="duration")
+    assert [sweep.cost_of(j.scenario) for j in sweep.jobs()] == [0.5, 120.0, 30.0]
+    assert Sweep(base_scenario(), cost=lambda s: s["duration_s"] * 2).cost_of(base_scenario()) == 20.0

@@ -105,7 +105,7 @@ def test_seeds_independent_of_worker_count(tmp_path):
     for workers in (1, 2):
         run_sweep(make_sweep(), tmp_path / str(workers), run_fn=fake.run, workers=workers, engine_version="t")
         runs = ResultStore(tmp_path / str(workers)).runs()
-        seeds[workers] = sorted(zip(runs["point"], runs["replication"], runs["seed"]))
+        seeds[workers] = sorted(zip(runs["point"], runs["replication"], runs["seed"], strict=True))
     assert seeds[1] == seeds[2]
     assert len({s for _, _, s in seeds[1]}) == 18
 
@@ -179,6 +179,7 @@ def test_keyboard_interrupt_keeps_finished_runs(tmp_path):
     with pytest.raises(SweepInterrupted) as info:
         run_sweep(make_sweep(), d, run_fn=flaky, workers=1, engine_version="test")
     assert info.value.report.ok == 4 and info.value.report.stopped_reason == "interrupted"
+    assert info.value.report.not_run == 14  # the interrupted job counts as not run, not as failed
     assert len(ResultStore(d).index()) == 4
     resumed = run_sweep(make_sweep(), d, run_fn=fake.run, workers=1, engine_version="test")
     assert resumed.executed == 14 and resumed.skipped_ok == 4 and resumed.complete
@@ -246,6 +247,16 @@ def test_run_fn_from_sweep_file_directory(tmp_path):
     report = run_sweep(Sweep.from_toml(f), tmp_path / "store", workers=2)
     assert report.complete, report.failures
     assert report.table()["n"].tolist() == [2, 2, 2]
+
+
+def test_unpicklable_run_fn_is_rejected_up_front(tmp_path):
+    def local_fn(scenario, seed):
+        return fake.run(scenario, seed)
+
+    with pytest.raises(TypeError, match="cannot be sent to worker processes"):
+        run_sweep(make_sweep(), tmp_path / "s", run_fn=local_fn, workers=2)
+    assert not ResultStore(tmp_path / "s").run_files()
+    assert run_sweep(make_sweep(), tmp_path / "s", run_fn=local_fn, backend="thread", workers=2).complete
 
 
 def test_invalid_backend_options(tmp_path):
@@ -326,3 +337,40 @@ def test_sigkilled_sweep_resumes_and_matches_clean_run(tmp_path):
     assert_frame_equal(resumed.table(), clean.table())
     assert_frame_equal(ResultStore(store_dir).aggregate(), ResultStore(tmp_path / "clean").aggregate())
     assert_frame_equal(metrics_by_key(store_dir), metrics_by_key(tmp_path / "clean"))
+
+
+CTRL_C_DRIVER = textwrap.dedent(
+    """
+    import sys
+    from aqmlab.sweep import Sweep, SweepInterrupted, run_sweep
+    try:
+        run_sweep(Sweep.from_toml(sys.argv[1]), sys.argv[2], workers=2, engine_version="test")
+    except SweepInterrupted as exc:
+        print("interrupted", exc.report.ok, exc.report.not_run, flush=True)
+        sys.exit(130)
+    """
+)
+
+
+def test_ctrl_c_stops_promptly_and_resumes(tmp_path):
+    sweep_file = _sweep_file(tmp_path)
+    sweep_file.write_text(sweep_file.read_text().replace("sleep_s = 0.04", "sleep_s = 0.1"))
+    script = tmp_path / "drive.py"
+    script.write_text(CTRL_C_DRIVER)
+    store_dir = tmp_path / "store"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "python"), str(TESTS)])}
+    proc = subprocess.Popen([sys.executable, str(script), str(sweep_file), str(store_dir)], env=env,
+                            start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if store_dir.exists() and len(ResultStore(store_dir).run_files()) >= 4:
+            break
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: driver and workers
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    _, ok, not_run = out.split()
+    stored = set(ResultStore(store_dir).index())
+    assert len(stored) == int(ok) and int(ok) + int(not_run) == 40
+    resumed = run_sweep(Sweep.from_toml(sweep_file), store_dir, workers=2, engine_version="test")
+    assert resumed.executed == 40 - len(stored) and resumed.complete

@@ -90,7 +90,8 @@ def test_manifest_entries_without_files_are_ignored_and_rebuild(tmp_path):
 def test_overwrite_failed_with_ok_and_runs_frame(tmp_path):
     store = ResultStore(tmp_path)
     store.write_run(_record("k1", status="failed"))
-    store.write_run(_record("k1", x=2.0))
+    assert store.runs().loc[0, "status"] == "failed"  # fills the read cache
+    store.write_run(_record("k1", x=2.0))  # a retry replaces the file: the cache must notice
     assert store.index()["k1"]["status"] == "ok"
     store.compact_manifest()
     assert len(store.manifest_path.read_text().splitlines()) == 1
@@ -102,3 +103,19 @@ def test_open_missing_store_without_create(tmp_path):
     with pytest.raises(FileNotFoundError):
         ResultStore(tmp_path / "nope", create=False)
     assert ResultStore(tmp_path / "new").runs().empty
+
+
+def test_read_cache_is_an_accelerator_only(tmp_path):
+    store = ResultStore(tmp_path)
+    for i in range(5):
+        store.write_run(_record(f"k{i}", x=float(i)))
+    first = store.runs()
+    assert (tmp_path / "cache" / "runs.parquet").exists()
+    store.write_run(_record("k9", x=9.0))
+    store.run_file("k0").unlink()
+    again = store.runs()
+    assert sorted(again["key"]) == ["k1", "k2", "k3", "k4", "k9"]
+    (tmp_path / "cache" / "runs.parquet").write_bytes(b"corrupt")
+    assert sorted(store.runs()["key"]) == sorted(again["key"])
+    assert list(first.columns) == list(again.columns)
+    assert "_file_signature" not in again.columns

@@ -1,1 +1,65 @@
-fn main() {}
+//! Micro-benchmarks of the engine's hot paths: the event queue, RED's arrival decision and a
+//! short whole scenario. Whole-scenario speed over long runs is measured with the
+//! `run_scenario` example (see BENCHMARKS.md).
+
+use aqmlab_core::aqm::red::{Red, RedConfig};
+use aqmlab_core::aqm::{Aqm, QueueLimit, QueueView};
+use aqmlab_core::net::{Packet, PacketKind};
+use aqmlab_core::sim::{EventKind, EventQueue, RngStream, StreamKind};
+use aqmlab_core::{run, Scenario};
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+
+fn event_queue(c: &mut Criterion) {
+    // A steady heap of 10k pending events, each pop followed by one push: the engine's pattern.
+    c.bench_function("event_queue pop+push (10k pending)", |b| {
+        let mut q = EventQueue::with_capacity(16_384);
+        let mut rng = RngStream::new(1, StreamKind::Agent, 0);
+        for i in 0..10_000u64 {
+            q.schedule(rng.next_u64() % 1_000_000, EventKind::LinkTxDone(i as u32));
+        }
+        b.iter(|| {
+            let e = q.pop_until(u64::MAX).unwrap();
+            q.schedule(e.time + 1 + rng.next_u64() % 1_000_000, e.kind);
+        })
+    });
+}
+
+fn red_arrival(c: &mut Criterion) {
+    let cfg = RedConfig { min_th: 5.0, max_th: 15.0, max_p: 0.1, w_q: 0.002, gentle: true, wait: true, bytes: false, mean_pkt_size: 500, ecn: false, mark_p: 0.1, ptc: 2500.0 };
+    c.bench_function("red on_arrival", |b| {
+        let mut red = Red::new(cfg.clone());
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1040);
+        let mut t = 0;
+        b.iter(|| {
+            t += 1000;
+            let q = QueueView { now: t, len_packets: 10, len_bytes: 10_400, limit: QueueLimit::Packets(50), link_rate_bps: 10_000_000, idle_since: None };
+            black_box(red.on_arrival(&q, &pkt, &mut rng))
+        })
+    });
+}
+
+fn short_scenario(c: &mut Criterion) {
+    let s = Scenario::from_toml(
+        r#"
+        duration = "5s"
+        [topology]
+        kind = "dumbbell"
+        senders = 10
+        bottleneck = { rate = "10Mbps", delay = "10ms", queue = { limit = 100, aqm = "red" } }
+        access = { rate = "100Mbps", delay = "2ms" }
+        [[flows]]
+        kind = "tcp"
+        from = "senders"
+        to = "receivers"
+        "#,
+    )
+    .unwrap();
+    let mut g = c.benchmark_group("scenario");
+    g.sample_size(10);
+    g.bench_function("10 flows x 5 s, 10 Mb/s RED", |b| b.iter(|| black_box(run(&s, 1).unwrap().events)));
+    g.finish();
+}
+
+criterion_group!(benches, event_queue, red_arrival, short_scenario);
+criterion_main!(benches);

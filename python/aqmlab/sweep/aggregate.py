@@ -136,7 +136,7 @@ def aggregate_runs(
         return _typed_empty(out_axes)
     table["metric"] = table["metric"].astype("string")
     table["n"] = table["n"].astype("int64")
-    for a, name in zip(axes, out_axes):
+    for a, name in zip(axes, out_axes, strict=True):
         table[name] = axis_series(axis_values[a])
     return table[columns].reset_index(drop=True)
 

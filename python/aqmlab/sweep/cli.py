@@ -123,7 +123,9 @@ def sweep_command(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("[green]{task.fields[ok]} ok[/] [red]{task.fields[failed]} failed[/] {task.fields[running]} running"),
+        TextColumn(
+            "[green]{task.fields[ok]} ok[/] [red]{task.fields[failed]} failed[/] {task.fields[running]} running"
+        ),
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
@@ -193,7 +195,10 @@ def results_command(
     meta = store.load_sweep_meta() or {}
     counts = manifest["status"].value_counts().to_dict() if len(manifest) else {}
     sweep_keys = meta.get("keys")
-    line = f"[bold]{dir}[/]: {len(manifest)} runs stored — [green]{counts.get('ok', 0)} ok[/], [red]{counts.get('failed', 0)} failed[/]"
+    line = (
+        f"[bold]{dir}[/]: {len(manifest)} runs stored — "
+        f"[green]{counts.get('ok', 0)} ok[/], [red]{counts.get('failed', 0)} failed[/]"
+    )
     if sweep_keys is not None:
         stored = set(manifest["key"]) if len(manifest) else set()
         missing = sum(1 for k in sweep_keys if k not in stored)
@@ -205,7 +210,8 @@ def results_command(
     table = store.aggregate(metrics)
     if len(table):
         view = table.drop(columns=["ci95_low", "ci95_high"]).rename(columns={"ci95_half_width": "±ci95"})
-        console.print(_df_table(view, "Aggregate over replications (mean, sample std, n, 95% t-interval half-width)", max_rows))
+        title = "Aggregate over replications (mean, sample std, n, 95% t-interval half-width)"
+        console.print(_df_table(view, title, max_rows))
     else:
         console.print("no successful runs to aggregate")
     if export is not None:

@@ -77,6 +77,23 @@ def load_scenario_file(path: Path) -> dict[str, Any]:
     return data
 
 
+_UNIT_RE = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(ns|us|ms|s|min|h)?\s*$")
+_UNIT_SCALE = {None: 1.0, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
+
+
+def _as_number(value: Any) -> float | None:
+    """A cost value as a float; durations written with units ("60s", "500ms") become seconds."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        m = _UNIT_RE.match(value)
+        if m:
+            return float(m.group(1)) * _UNIT_SCALE[m.group(2)]
+    return None
+
+
 def _axis_field(kind: str, path: str) -> str:
     return f"{kind}[{path!r}]"
 
@@ -217,9 +234,9 @@ class Sweep:
             return None
         try:
             value = self.cost(dict(scenario)) if callable(self.cost) else get_path(scenario, self.cost)
-            return float(value)
         except (PathError, TypeError, ValueError):
             return None
+        return _as_number(value)
 
     def __repr__(self) -> str:
         return (
@@ -407,9 +424,10 @@ class Sweep:
         return list(all_fields)
 
     def _expand(self) -> list[dict[str, Any]]:
-        grid_rows = [dict(zip(self.grid, combo)) for combo in itertools.product(*self.grid.values())]
+        grid_rows = [dict(zip(self.grid, combo, strict=True)) for combo in itertools.product(*self.grid.values())]
         zip_rows = [
-            [dict(zip(group, row)) for row in zip(*group.values())] for group in self.zip_groups
+            [dict(zip(group, row, strict=True)) for row in zip(*group.values(), strict=True)]
+            for group in self.zip_groups
         ]
         explicit = self.explicit_points if self.explicit_points is not None else [{}]
         points = []

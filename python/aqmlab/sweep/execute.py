@@ -28,6 +28,7 @@ Failure policy:
 from __future__ import annotations
 
 import os
+import pickle
 import statistics
 import time
 from collections import deque
@@ -477,12 +478,20 @@ class _Driver:
                     self.pending.appendleft(p)
                     broken = True
                     break
+                except KeyboardInterrupt:  # the serial executor runs the job inside submit()
+                    self.pending.appendleft(p)
+                    raise
                 self.inflight[fut] = p
             if not broken and self.inflight:
                 done, _ = wait(list(self.inflight), timeout=1.0, return_when=FIRST_COMPLETED)
                 for fut in done:
                     p = self.inflight.pop(fut)
-                    if not self._collect(fut, p):
+                    try:
+                        collected = self._collect(fut, p)
+                    except KeyboardInterrupt:  # a worker's Ctrl-C: count the job as not run
+                        self.inflight[fut] = p
+                        raise
+                    if not collected:
                         self.inflight[fut] = p  # recorded with the other in-flight jobs below
                         broken = True
                         break
@@ -585,6 +594,15 @@ def run_sweep(
         return report
 
     back = _open_backend(backend, executor, workers, scheduler, max_in_flight, cluster_kwargs, mp_context)
+    if callable(fn_spec) and not isinstance(back.executor, (SerialExecutor, ThreadPoolExecutor)):
+        try:
+            pickle.dumps(fn_spec)
+        except Exception as exc:
+            back.close(False)
+            raise TypeError(
+                f"run_fn {fn_spec!r} cannot be sent to worker processes ({exc}); define it at module level, "
+                "pass it as 'module:function', or run with workers=1 / backend='thread'"
+            ) from exc
     driver = _Driver(store, report, todo, back, fn_spec, search_path, progress, max_pool_restarts)
     interrupted = False
     try:

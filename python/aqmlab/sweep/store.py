@@ -6,6 +6,7 @@ Layout of a store directory::
       runs/ab/ab12...ef.parquet   one row per run (ok or failed), the source of truth
       manifest.jsonl              index of runs (one JSON object per line, last line per key wins)
       sweep.json                  the last sweep run into this store (keys, axes, order)
+      cache/runs.parquet          all run rows consolidated for fast reading (safe to delete)
 
 Durability rules, chosen so that no finished run is ever lost:
 
@@ -46,6 +47,8 @@ from .keys import canonical_json
 RUNS_DIR = "runs"
 MANIFEST = "manifest.jsonl"
 SWEEP_META = "sweep.json"
+CACHE = "cache/runs.parquet"
+_SIG = "_file_signature"
 
 #: Per-run metadata columns, in display order, with their Arrow types.
 META_SCHEMA = pa.schema(
@@ -146,6 +149,12 @@ class RunRecord:
         entry = {k: meta[k] for k in MANIFEST_FIELDS}
         entry["point"] = self.point
         return entry
+
+
+def _signature(path: Path) -> str:
+    """Identity of one version of a run file, for cache validation."""
+    st = os.stat(path)
+    return f"{st.st_ino}:{st.st_mtime_ns}:{st.st_size}"
 
 
 def _entry_from_row(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -330,30 +339,88 @@ class ResultStore:
             return None
 
     # ------------------------------------------------------------------ reading
-    def _read_tables(self, paths: Sequence[Path]) -> pd.DataFrame:
-        if not paths:
-            return pd.DataFrame(columns=list(META_SCHEMA.names))
-        with ThreadPoolExecutor(max_workers=min(16, len(paths))) as pool:
-            tables = list(pool.map(pq.read_table, paths))
+    @staticmethod
+    def _read_one(path: Path) -> pa.Table:
+        sig = _signature(path)  # before reading: a concurrent rewrite can only make the cache miss
+        table = pq.ParquetFile(path).read(use_threads=False)
+        return table.append_column(_SIG, pa.array([sig], pa.string()))
+
+    @staticmethod
+    def _concat(tables: Sequence[pa.Table]) -> pa.Table | pd.DataFrame:
         try:
-            table = pa.concat_tables(tables, promote_options="permissive")
-            return table.to_pandas()
+            return pa.concat_tables(tables, promote_options="permissive")
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
             # A metric with incompatible types across runs (e.g. str and float): fall back to objects.
             return pd.concat([t.to_pandas() for t in tables], ignore_index=True)
 
+    def _load_cache(self) -> pa.Table | None:
+        try:
+            return pq.read_table(self.path / CACHE)
+        except Exception:  # missing or unreadable: the cache is only an accelerator
+            return None
+
     def read_runs(self, keys: Iterable[str] | None = None, status: str | None = None) -> pd.DataFrame:
-        """Raw run rows (metadata + metrics, ``point`` as canonical JSON)."""
+        """Raw run rows (metadata + metrics, ``point`` as canonical JSON).
+
+        Reading thousands of one-row files costs about a millisecond each, so
+        the rows read are also kept in ``STORE/cache/runs.parquet``; a cached
+        row is reused while its run file is unchanged (same inode, mtime and
+        size; a rewrite always makes a new inode via ``os.replace``).  Deleting the
+        cache is always safe.
+        """
         files = self.run_files()
-        if keys is not None:
-            files = {k: files[k] for k in keys if k in files}
+        wanted = files if keys is None else {k: files[k] for k in keys if k in files}
         if status is not None:
             index = self.index()
-            files = {k: p for k, p in files.items() if index.get(k, {}).get("status") == status}
-        df = self._read_tables(list(files.values()))
+            wanted = {k: p for k, p in wanted.items() if index.get(k, {}).get("status") == status}
+        if not wanted:
+            return pd.DataFrame(columns=list(META_SCHEMA.names))
+        sigs = {k: _signature(p) for k, p in wanted.items()}
+        cache = self._load_cache()
+        cached = None
+        if cache is not None and _SIG in cache.column_names and "key" in cache.column_names:
+            ck = cache.column("key").to_pylist()
+            cs = cache.column(_SIG).to_pylist()
+            fresh = [i for i, (k, sig) in enumerate(zip(ck, cs, strict=True)) if k in sigs and sigs[k] == sig]
+            cached = cache.take(pa.array(fresh, pa.int64()))
+            have = {ck[i] for i in fresh}
+        else:
+            have = set()
+        missing = [p for k, p in wanted.items() if k not in have]
+        tables = [cached] if cached is not None and cached.num_rows else []
+        if missing:
+            with ThreadPoolExecutor(max_workers=min(8, len(missing))) as pool:
+                new = list(pool.map(self._read_one, missing))
+            tables.extend(new)
+            self._update_cache(cache, new, files)
+        combined = self._concat(tables)
+        df = combined.to_pandas() if isinstance(combined, pa.Table) else combined
+        df = df.drop(columns=[_SIG], errors="ignore")
         if status is not None and len(df):
             df = df[df["status"] == status].reset_index(drop=True)
         return df
+
+    def _update_cache(self, cache: pa.Table | None, new: Sequence[pa.Table], files: Mapping[str, Path]) -> None:
+        """Merge freshly read rows into the cache (best effort, atomic replace)."""
+        try:
+            new_keys = set()
+            for t in new:
+                new_keys.update(t.column("key").to_pylist())
+            parts = list(new)
+            if cache is not None and "key" in cache.column_names:
+                keep = [i for i, k in enumerate(cache.column("key").to_pylist()) if k in files and k not in new_keys]
+                if keep:
+                    parts.insert(0, cache.take(pa.array(keep, pa.int64())))
+            merged = self._concat(parts)
+            if not isinstance(merged, pa.Table):
+                return  # incompatible metric types: not worth caching
+            target = self.path / CACHE
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+            pq.write_table(merged, tmp)
+            os.replace(tmp, target)
+        except OSError:
+            pass
 
     def runs(self, status: str | None = None, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """One row per stored run: metadata, one column per axis path, then metrics.
@@ -384,10 +451,8 @@ class ResultStore:
         if "replication" in out.columns and len(out):
             # Definition order of the last sweep, then any other points by their JSON.
             rank = {p: i for i, p in enumerate((meta or {}).get("point_order", []))}
-            order = sorted(
-                range(len(out)),
-                key=lambda i: (rank.get(out["point"].iat[i], len(rank)), out["point"].iat[i], out["replication"].iat[i]),
-            )
+            pts, reps = list(df["point"]), list(df["replication"])
+            order = sorted(range(len(out)), key=lambda i: (rank.get(pts[i], len(rank)), pts[i], reps[i]))
             out = out.iloc[order].reset_index(drop=True)
         return out
 

@@ -1,0 +1,27 @@
+# The two commands of the README, and the pieces they are made of.
+PYTHON ?= python3
+
+.PHONY: install compare test test-rust test-python bench
+
+# Builds the Rust engine and installs the Python package with its test dependencies.
+install:
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check ".[test]"
+
+# The main job: every AQM on the default dumbbell, as one table.
+compare: install
+	aqmlab compare
+
+# All tests, Rust and Python.
+test: install test-rust test-python
+
+test-rust:
+	cargo test -p aqmlab-core --all-targets
+
+test-python:
+	$(PYTHON) -m pytest -q
+
+# Whole-scenario speed (see BENCHMARKS.md) and the criterion micro-benchmarks.
+bench:
+	cargo run --release -p aqmlab-core --example run_scenario -- scenarios/bench/dumbbell_100flows_10mbps_red.toml 1 3
+	cargo run --release -p aqmlab-core --example run_scenario -- scenarios/bench/dumbbell_1000flows_100mbps_red.toml 1 1
+	cargo bench -p aqmlab-core --bench engine
