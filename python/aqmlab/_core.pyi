@@ -1,0 +1,118 @@
+"""Type stubs of the compiled engine binding ``aqmlab._core`` (crates/aqmlab-py)."""
+
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, TypedDict
+
+__version__: str
+
+class ScenarioError(ValueError):
+    """A scenario is invalid: ``path`` names the field, ``message`` says why;
+    ``str(e) == f"{path}: {message}"``."""
+
+    path: str
+    message: str
+
+class SimulationError(RuntimeError):
+    """The engine failed on a valid scenario (a bug in aqmlab), including a caught panic."""
+
+class QueueView:
+    """The queue as a Python AQM sees it at the moment of a call."""
+
+    @property
+    def now(self) -> float: ...
+    @property
+    def len_packets(self) -> int: ...
+    @property
+    def len_bytes(self) -> int: ...
+    @property
+    def limit(self) -> int: ...
+    @property
+    def limit_unit(self) -> Literal["packets", "bytes"]: ...
+    @property
+    def link_rate_bps(self) -> int: ...
+    @property
+    def idle_since(self) -> float | None: ...
+    def is_full_for(self, size: int) -> bool: ...
+
+class PacketView:
+    """A read-only copy of the packet a Python AQM decides about."""
+
+    @property
+    def size(self) -> int: ...
+    @property
+    def flow(self) -> int: ...
+    @property
+    def ect(self) -> bool: ...
+    @property
+    def ce(self) -> bool: ...
+    @property
+    def kind(self) -> Literal["tcp_data", "tcp_ack", "udp"]: ...
+
+class Rng:
+    """The queue's random stream, set as ``self.rng`` on a Python AQM."""
+
+    def uniform(self) -> float: ...
+    def random(self) -> float: ...
+    def bernoulli(self, p: float) -> bool: ...
+    def exponential(self, mean: float) -> float: ...
+
+class ParamDoc(TypedDict):
+    name: str
+    default: str
+    unit: str
+    meaning: str
+
+class AqmInfo(TypedDict):
+    name: str
+    title: str
+    source: str
+    ecn: bool
+    kind: Literal["fifo", "discipline"]
+    params: list[ParamDoc]
+    implemented: bool
+    build_error: str | None
+
+class TimeSeriesColumns(TypedDict):
+    time_s: list[float]
+    source: list[str]
+    variable: list[str]
+    value: list[float]
+
+class RawResult(TypedDict):
+    """The engine's RunResult; non-finite floats are None (JSON semantics)."""
+
+    name: str
+    seed: int
+    duration_s: float
+    warmup_s: float
+    events: int
+    wall_time_s: float
+    events_per_second: float | None
+    queues: list[dict[str, Any]]
+    flows: list[dict[str, Any]]
+    jain_index: float | None
+    conserved: bool
+    timeseries: TimeSeriesColumns
+
+def run(
+    scenario_json: str,
+    seed: int,
+    progress: Callable[[float], bool | None] | None = None,
+    custom_aqms: Mapping[str, type] | None = None,
+) -> RawResult:
+    """Runs a scenario (JSON text) with the GIL released; see :func:`aqmlab.run`."""
+
+def validate(scenario_json: str) -> None:
+    """Parses and checks a scenario (JSON text); raises ScenarioError."""
+
+def load_toml(text: str) -> dict[str, Any]:
+    """Parses TOML text; syntax errors raise ScenarioError with path ``"line N"``."""
+
+def aqms() -> list[AqmInfo]:
+    """The built-in AQM registry."""
+
+def version() -> str:
+    """The engine's version."""
+
+def _panic_for_test(message: str) -> None:
+    """Test hook: panics inside the run guard; raises SimulationError."""

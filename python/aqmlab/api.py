@@ -1,0 +1,66 @@
+"""The Python API: run a scenario, list the AQMs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from . import _core
+from .custom_aqm import merged, registered_aqms
+from .result import Result
+from .scenario import ScenarioLike, load_scenario, resolve_seed, to_json
+
+ProgressFn = Callable[[float], "bool | None"]
+
+
+def run(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    progress: ProgressFn | None = None,
+    custom_aqms: Mapping[str, type] | None = None,
+) -> Result:
+    """Runs one simulation and returns its :class:`Result`.
+
+    ``scenario``: a dict, a path to a ``.toml``/``.json`` file, or TOML text (see
+    :func:`aqmlab.load_scenario`). ``seed``: the master seed; None means the scenario's
+    ``seed`` field, or 1 if it has none. ``progress(fraction)`` is called now and then (from
+    the thread running the simulation) with the fraction of simulated time done; returning
+    ``False`` stops the run with KeyboardInterrupt. ``custom_aqms`` maps names to Python AQM
+    classes (see :mod:`aqmlab.custom_aqm`), in addition to those registered with
+    :func:`aqmlab.register_aqm`.
+
+    The GIL is released while the engine runs, so runs on several threads proceed in parallel
+    (unless they call Python AQMs). Raises :class:`aqmlab.ScenarioError` (a ValueError naming
+    the field) for invalid input, KeyboardInterrupt on Ctrl-C, and
+    :class:`aqmlab.SimulationError` for engine failures; an exception raised by a Python AQM or
+    by ``progress`` propagates unchanged.
+    """
+    s = load_scenario(scenario)
+    seed = resolve_seed(s, seed)
+    customs = merged(custom_aqms)
+    raw = _core.run(to_json(s), seed, progress, customs or None)
+    return Result(raw)
+
+
+def aqms() -> pd.DataFrame:
+    """The AQM registry as a DataFrame: name, title, source, ecn, kind ("fifo" or
+    "discipline"), implemented, build_error, params (a list of dicts: name, default, unit,
+    meaning), builtin. Registered Python AQMs are listed last with ``builtin=False``."""
+    rows: list[dict[str, Any]] = [{**a, "builtin": True} for a in _core.aqms()]
+    for name, cls in registered_aqms().items():
+        rows.append(
+            {
+                "name": name,
+                "title": (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else cls.__name__,
+                "source": f"Python: {cls.__module__}.{cls.__qualname__}",
+                "ecn": True,
+                "kind": "python",
+                "params": [],
+                "implemented": True,
+                "build_error": None,
+                "builtin": False,
+            }
+        )
+    return pd.DataFrame.from_records(rows)

@@ -1,0 +1,481 @@
+"""The ``aqmlab`` command line: run, compare, aqms, sweep, results.
+
+Exit codes: 0 success; 1 a run failed; 2 invalid input (the message names the field);
+130 interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import math
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+app = typer.Typer(
+    name="aqmlab",
+    help="Packet-level simulation of Active Queue Management algorithms.",
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    no_args_is_help=True,
+)
+
+out = Console(highlight=False)
+if not out.is_terminal and "COLUMNS" not in os.environ:
+    # Piped output (files, CI logs) gets room for the wide tables instead of rich's 80.
+    out.width = 120
+err = Console(stderr=True, highlight=False)
+
+
+def _die(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    first = message.strip().splitlines()[0] if message.strip() else "failed"
+    # Plain write: one line, never wrapped or styled.
+    sys.stderr.write(f"error: {first}\n")
+    sys.stderr.flush()
+    raise typer.Exit(code)
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Turns bad input and Ctrl-C into a one-line message and an exit code, no traceback."""
+    from .errors import ScenarioError, SimulationError
+
+    try:
+        yield
+    except ScenarioError as e:
+        _die(str(e), EXIT_USAGE)
+    except FileNotFoundError as e:
+        _die(str(e) if e.filename is None else f"no such file: {e.filename}", EXIT_USAGE)
+    except IsADirectoryError as e:
+        _die(f"is a directory, not a scenario file: {e.filename}", EXIT_USAGE)
+    except UnicodeDecodeError as e:
+        _die(f"scenario file is not UTF-8 text: {e}", EXIT_USAGE)
+    except SimulationError as e:
+        _die(str(e), EXIT_FAILED)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# formatting
+
+
+def _f(v: Any, digits: int = 3) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "-"
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+
+
+class _LazyProgress:
+    """A progress callback that shows a rich bar on stderr once a run lasts > ``delay`` s."""
+
+    def __init__(self, label: str, delay: float = 0.5, enabled: bool = True):
+        self.label = label
+        self.delay = delay
+        self.enabled = enabled and err.is_terminal
+        self.t0 = time.monotonic()
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+
+    def __call__(self, fraction: float) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.t0 < self.delay:
+                return
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.percentage:>5.1f}%"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=err,
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=1.0)
+        assert self.task is not None
+        self.bar.update(self.task, completed=fraction)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+# ---------------------------------------------------------------------------------------------
+# run
+
+
+def _print_run(r: Any) -> None:
+    s = r.summary
+    head = Table(title=f"aqmlab run: {r.name or 'scenario'} (seed {r.seed})", show_header=False)
+    head.add_column("", style="bold")
+    head.add_column("")
+    head.add_row("simulated", f"{r.duration_s:g} s (warm-up {r.warmup_s:g} s)")
+    head.add_row("events", f"{r.events:,}")
+    head.add_row("wall time", f"{r.wall_time_s:.3f} s ({r.events_per_second / 1e6:.2f} M events/s)")
+    head.add_row("flows", f"{len(r.raw['flows'])}")
+    head.add_row("goodput (sum)", f"{_f(s.get('flows.goodput_bps.sum', math.nan) / 1e6)} Mb/s")
+    head.add_row("mean RTT", f"{_f(s.get('flows.mean_rtt_ms.mean', math.nan), 2)} ms")
+    head.add_row("retransmissions", _f(s.get("flows.retransmissions.sum")))
+    head.add_row("timeouts", _f(s.get("flows.timeouts.sum")))
+    head.add_row("Jain index", _f(r.jain_index, 4))
+    head.add_row("conserved", _f(r.conserved))
+    out.print(head)
+
+    q = Table(title="queues", box=box.SIMPLE_HEAVY, collapse_padding=True, pad_edge=False)
+    for c in ("queue", "arrivals", "drops", "marks", "loss %", "mean queue (pkts)", "mean delay ms", "p99 delay ms", "util %"):
+        if c == "queue":
+            q.add_column(c, no_wrap=True)
+        else:
+            q.add_column(c, justify="right", min_width=max(6, max(len(w) for w in c.split())))
+    rows = r.raw["queues"]
+    shown = [x for x in rows if "bottleneck" in x["name"] or x["drops"] or x["marks"]]
+    for x in shown:
+        q.add_row(
+            x["name"],
+            _f(x["arrivals"]),
+            _f(x["drops"]),
+            _f(x["marks"]),
+            _f(100 * x["loss_rate"], 2),
+            _f(x["mean_queue_packets"], 2),
+            _f(x["mean_delay_ms"], 2),
+            _f(x["p99_delay_ms"], 2),
+            _f(100 * x["utilization"], 1),
+        )
+    if len(rows) > len(shown):
+        q.caption = f"{len(rows) - len(shown)} other queues without drops or marks not shown (see --out)"
+    out.print(q)
+
+
+@app.command()
+def run(
+    scenario: Annotated[str, typer.Argument(help="Scenario file (.toml or .json).")],
+    seed: Annotated[int | None, typer.Option(help="Master seed (default: the scenario's `seed`, else 1).")] = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Write queues/flows/timeseries as Parquet and CSV, and summary.json, here.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run one scenario and print a summary."""
+    from . import api
+
+    with _user_errors():
+        progress = _LazyProgress("simulating", enabled=not quiet)
+        try:
+            r = api.run(scenario, seed=seed, progress=progress)
+        finally:
+            progress.close()
+        if out_dir is not None:
+            r.to_parquet(out_dir)
+            r.to_csv(out_dir)
+        if as_json:
+            sys.stdout.write(json.dumps(_jsonable(r.summary), allow_nan=False) + "\n")
+        else:
+            _print_run(r)
+            if out_dir is not None:
+                out.print(f"tables written to {out_dir}/ (Parquet and CSV) with summary.json")
+
+
+# ---------------------------------------------------------------------------------------------
+# compare
+
+COMPARE_COLUMNS = (
+    "AQM",
+    "utilization %",
+    "goodput Mb/s",
+    "mean queue (pkts)",
+    "mean delay ms",
+    "p99 delay ms",
+    "loss %",
+    "marks",
+    "Jain",
+)
+
+
+def _compare_row(name: str, r: Any, queue_name: str) -> dict[str, Any]:
+    q = r.queue(queue_name)
+    goodput = r.summary.get("flows.goodput_bps.sum", math.nan)
+    return {
+        "AQM": name,
+        "utilization %": 100.0 * float(q["utilization"]),
+        "goodput Mb/s": float(goodput) / 1e6,
+        "mean queue (pkts)": float(q["mean_queue_packets"]),
+        "mean delay ms": float(q["mean_delay_ms"]),
+        "p99 delay ms": float(q["p99_delay_ms"]),
+        "loss %": 100.0 * float(q["loss_rate"]),
+        "marks": int(q["marks"]),
+        "Jain": float(r.jain_index),
+    }
+
+
+def compare_aqms(
+    scenario: Any,
+    names: list[str],
+    seed: int | None,
+    workers: int,
+    progress: Callable[[float], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """Runs ``scenario`` with its bottleneck under each AQM in ``names``, on threads.
+
+    Returns (rows in the order of ``names``, notes about skipped or failed AQMs).
+    """
+    from . import api
+    from .errors import ScenarioError, SimulationError
+    from .scenario import bottleneck_name, load_scenario, resolve_seed, with_bottleneck_aqm
+
+    base = load_scenario(scenario)
+    seed = resolve_seed(base, seed)
+    queue_name = bottleneck_name(base)
+    jobs = {name: with_bottleneck_aqm(base, name) for name in names}
+    cancel = cancel or threading.Event()
+    fractions = dict.fromkeys(names, 0.0)
+    lock = threading.Lock()
+
+    def one(name: str) -> Any:
+        def cb(f: float) -> bool:
+            with lock:
+                fractions[name] = f
+            return not cancel.is_set()
+
+        return api.run(jobs[name], seed=seed, progress=cb)
+
+    rows: dict[str, dict[str, Any]] = {}
+    notes: list[dict[str, str]] = []
+    with cf.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = {pool.submit(one, n): n for n in names}
+        pending = set(futures)
+        try:
+            while pending:
+                done, pending = cf.wait(pending, timeout=0.1)
+                for fut in done:
+                    name = futures[fut]
+                    with lock:
+                        fractions[name] = 1.0
+                    try:
+                        rows[name] = _compare_row(name, fut.result(), queue_name)
+                    except ScenarioError as e:
+                        msg = str(e)
+                        if "not implemented" in msg:
+                            notes.append({"aqm": name, "status": "skipped", "reason": "not implemented yet"})
+                        else:
+                            notes.append({"aqm": name, "status": "failed", "reason": msg})
+                    except (SimulationError, KeyError) as e:
+                        notes.append({"aqm": name, "status": "failed", "reason": str(e)})
+                if progress is not None:
+                    with lock:
+                        progress(sum(fractions.values()) / max(1, len(fractions)))
+        except KeyboardInterrupt:
+            cancel.set()
+            for fut in futures:
+                fut.cancel()
+            raise
+    order = {n: i for i, n in enumerate(names)}
+    notes.sort(key=lambda n: order[n["aqm"]])
+    return [rows[n] for n in names if n in rows], notes
+
+
+@app.command()
+def compare(
+    scenario: Annotated[
+        str | None, typer.Argument(help="Scenario file (default: the packaged 20-flow dumbbell).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Master seed (default: the scenario's `seed`, else 1).")] = None,
+    aqm: Annotated[
+        list[str] | None, typer.Option("--aqm", help="AQM to include (repeatable; default: every registered AQM).")
+    ] = None,
+    workers: Annotated[int | None, typer.Option(help="Parallel runs (threads; default: CPU count).")] = None,
+    duration: Annotated[
+        float | None, typer.Option(help="Override the duration (seconds); warm-up becomes a sixth of it.")
+    ] = None,
+    warmup: Annotated[float | None, typer.Option(help="Override the warm-up (seconds).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print rows and notes as JSON on stdout.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run one scenario under every AQM (its bottleneck queue replaced) and compare them."""
+    from . import _core
+    from .scenario import default_scenario_path, load_scenario, with_duration
+
+    with _user_errors():
+        path = scenario if scenario is not None else str(default_scenario_path())
+        base = load_scenario(path)
+        if duration is not None or warmup is not None:
+            if duration is not None and not (math.isfinite(duration) and duration > 0):
+                _die(f"--duration: must be > 0 seconds, got {duration}")
+            if warmup is not None and not (math.isfinite(warmup) and warmup >= 0):
+                _die(f"--warmup: must be >= 0 seconds, got {warmup}")
+            d = duration if duration is not None else base.get("duration")
+            if duration is None:
+                base["warmup"] = warmup
+            else:
+                base = with_duration(base, d, warmup)  # type: ignore[arg-type]
+        registry = [a["name"] for a in _core.aqms()]
+        names = list(dict.fromkeys(aqm)) if aqm else registry
+        unknown = [n for n in names if n not in registry]
+        if unknown:
+            _die(f"--aqm: unknown AQM '{unknown[0]}'; known: {', '.join(registry)}")
+        if workers is not None and workers < 1:
+            _die(f"--workers: must be at least 1, got {workers}")
+        n_workers = workers or os.cpu_count() or 1
+        bar = _LazyProgress(f"{len(names)} AQMs", delay=0.3, enabled=not quiet)
+        try:
+            rows, notes = compare_aqms(base, names, seed, n_workers, progress=bar)
+        finally:
+            bar.close()
+
+    if as_json:
+        payload = {
+            "scenario": base.get("name") or path,
+            "rows": [_jsonable(r) for r in rows],
+            "notes": notes,
+        }
+        sys.stdout.write(json.dumps(payload, allow_nan=False) + "\n")
+    else:
+        t = Table(title=f"aqmlab compare: {base.get('name') or path}", box=box.SIMPLE_HEAVY, collapse_padding=True, pad_edge=False)
+        for c in COMPARE_COLUMNS:
+            width = max(len(w) for w in c.split())
+            if c == "AQM":
+                t.add_column(c, no_wrap=True, min_width=max([3] + [len(r["AQM"]) for r in rows]))
+            else:
+                t.add_column(c, justify="right", min_width=max(width, 6))
+        for r in rows:
+            t.add_row(
+                r["AQM"],
+                _f(r["utilization %"], 1),
+                _f(r["goodput Mb/s"], 3),
+                _f(r["mean queue (pkts)"], 2),
+                _f(r["mean delay ms"], 2),
+                _f(r["p99 delay ms"], 2),
+                _f(r["loss %"], 2),
+                _f(r["marks"]),
+                _f(r["Jain"], 4),
+            )
+        out.print(t)
+        skipped = [n["aqm"] for n in notes if n["status"] == "skipped"]
+        if skipped:
+            out.print(Text(f"skipped (not implemented yet): {', '.join(skipped)}"))
+        for n in notes:
+            if n["status"] == "failed":
+                sys.stdout.write(f"failed: {n['aqm']}: {n['reason']}\n")
+    if not rows and notes:
+        raise typer.Exit(EXIT_FAILED)
+
+
+# ---------------------------------------------------------------------------------------------
+# aqms
+
+
+@app.command()
+def aqms(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the registry as JSON.")] = False,
+) -> None:
+    """List the AQM registry: name, title, source, parameters."""
+    from . import _core
+
+    reg = _core.aqms()
+    if as_json:
+        sys.stdout.write(json.dumps(reg) + "\n")
+        return
+    t = Table(title="AQM registry", show_lines=True)
+    t.add_column("name", style="bold")
+    t.add_column("title / source")
+    t.add_column("params (default, unit)")
+    t.add_column("ready")
+    for a in reg:
+        params = "\n".join(f"{p['name']} = {p['default']} ({p['unit']})" for p in a["params"]) or "-"
+        t.add_row(
+            a["name"],
+            Text(f"{a['title']}\n{a['source']}"),
+            Text(params),
+            "yes" if a["implemented"] else "not yet",
+        )
+    out.print(t)
+
+
+# ---------------------------------------------------------------------------------------------
+# sweep / results (implemented in aqmlab.sweep)
+
+
+def _sweep_cli() -> Any:
+    try:
+        from .sweep import cli as sweep_cli
+    except Exception as e:  # noqa: BLE001 - any import failure means the module is unavailable
+        _die(f"the sweep module is not available ({type(e).__name__}: {e})", EXIT_FAILED)
+    return sweep_cli
+
+
+@app.command()
+def sweep(
+    sweepfile: Annotated[Path, typer.Argument(help="Sweep definition file.")],
+    workers: Annotated[int | None, typer.Option(help="Parallel workers.")] = None,
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (with --backend dask).")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Results store directory.")] = None,
+    backend: Annotated[str, typer.Option(help="process, thread or dask.")] = "process",
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Re-run failed runs.")] = False,
+) -> None:
+    """Run a parameter sweep into a results store."""
+    mod = _sweep_cli()
+    with _user_errors():
+        code = mod.sweep_command(sweepfile, workers, scheduler, out_dir, backend, retry_failed)
+    raise typer.Exit(int(code or 0))
+
+
+@app.command()
+def results(
+    directory: Annotated[Path, typer.Argument(help="Results store directory.")],
+    export: Annotated[Path | None, typer.Option(help="Export the aggregate table to this file.")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", help="Export format (parquet, csv, ...).")] = None,
+) -> None:
+    """Summarise a results store."""
+    mod = _sweep_cli()
+    with _user_errors():
+        code = mod.results_command(directory, export, fmt)
+    raise typer.Exit(int(code or 0))
+
+
+@app.command()
+def version() -> None:
+    """Print the engine version."""
+    from . import __version__
+
+    out.print(__version__)
+
+
+def main() -> None:
+    """Entry point of the ``aqmlab`` script."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

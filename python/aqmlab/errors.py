@@ -1,0 +1,16 @@
+"""aqmlab's exceptions (defined by the engine binding, re-exported here)."""
+
+from __future__ import annotations
+
+from ._core import ScenarioError, SimulationError
+
+__all__ = ["ScenarioError", "SimulationError", "scenario_error"]
+
+
+def scenario_error(path: str, message: str) -> ScenarioError:
+    """A ScenarioError raised from Python, shaped like the engine's: ``str(e)`` is
+    ``"path: message"``, with attributes ``path`` and ``message``."""
+    e = ScenarioError(f"{path}: {message}" if path else message)
+    e.path = path  # type: ignore[attr-defined]
+    e.message = message  # type: ignore[attr-defined]
+    return e

@@ -1,0 +1,192 @@
+"""Loading scenarios (TOML/JSON files, TOML text, dicts) and small scenario edits."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any, Union
+
+from . import _core
+from .errors import scenario_error
+
+ScenarioLike = Union[Mapping[str, Any], str, "os.PathLike[str]"]
+
+#: The seed used when neither the caller nor the scenario's ``seed`` field gives one.
+DEFAULT_SEED = 1
+
+
+def default_scenario_path() -> Path:
+    """Path of the packaged default dumbbell (``aqmlab compare`` without arguments)."""
+    return Path(str(resources.files("aqmlab") / "scenarios" / "default_dumbbell.toml"))
+
+
+def _looks_like_path(text: str) -> bool:
+    t = text.strip()
+    return "\n" not in t and (t.endswith((".toml", ".json")) or os.sep in t) and "=" not in t
+
+
+def _parse_text(text: str, origin: str | None = None) -> dict[str, Any]:
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise scenario_error(f"line {e.lineno}", f"invalid JSON: {e.msg}") from None
+    else:
+        value = _core.load_toml(text)
+    if not isinstance(value, dict):
+        raise TypeError(f"{origin or 'scenario'}: a scenario must be a table/dict")
+    return value
+
+
+def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
+    """Returns a scenario as a plain dict (a deep copy when given a dict).
+
+    ``scenario`` is a dict; a path (``str`` or ``Path``) to a ``.toml`` or ``.json`` file; or
+    TOML (or JSON) text. A string is a path if it names an existing file, or if it is a single
+    line ending in ``.toml``/``.json`` (then a missing file raises FileNotFoundError).
+    Syntax errors raise :class:`aqmlab.ScenarioError` naming the line. The schema itself is
+    checked when the scenario is run (or by :func:`validate_scenario`).
+    """
+    if isinstance(scenario, Mapping):
+        return copy.deepcopy(dict(scenario))
+    if isinstance(scenario, os.PathLike):
+        path = Path(scenario)
+    elif isinstance(scenario, str):
+        if _looks_like_path(scenario) or (len(scenario) < 4096 and "\n" not in scenario and Path(scenario).is_file()):
+            path = Path(scenario.strip())
+        else:
+            return _parse_text(scenario)
+    else:
+        raise TypeError(f"a scenario is a dict, a path or TOML text, not {type(scenario).__name__}")
+    if not path.is_file():
+        raise FileNotFoundError(f"scenario file not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise scenario_error(f"line {e.lineno}", f"invalid JSON: {e.msg}") from None
+        if not isinstance(value, dict):
+            raise TypeError(f"{path}: a scenario must be a table/dict")
+        return value
+    return _parse_text(text, str(path))
+
+
+def _json_default(obj: Any) -> Any:
+    try:
+        import numpy as np
+
+        if isinstance(obj, np.generic):
+            return obj.item()
+        if isinstance(obj, np.ndarray):
+            return obj.tolist()
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    if isinstance(obj, tuple):
+        return list(obj)
+    raise TypeError(f"value of type {type(obj).__name__} cannot be part of a scenario")
+
+
+def to_json(scenario: Mapping[str, Any]) -> str:
+    """The scenario as the JSON text the engine reads."""
+    return json.dumps(scenario, default=_json_default)
+
+
+def validate_scenario(scenario: ScenarioLike) -> dict[str, Any]:
+    """Loads and checks a scenario against the schema; raises ScenarioError naming the field.
+
+    AQM names and parameters are only checked when a run builds the queues.
+    """
+    s = load_scenario(scenario)
+    _core.validate(to_json(s))
+    return s
+
+
+def resolve_seed(scenario: Mapping[str, Any], seed: int | None) -> int:
+    """``seed`` if given, else the scenario's ``seed`` field, else :data:`DEFAULT_SEED`."""
+    if seed is None:
+        seed = scenario.get("seed", DEFAULT_SEED)
+        if seed is None:
+            seed = DEFAULT_SEED
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        try:
+            import numpy as np
+
+            if isinstance(seed, np.integer):
+                seed = int(seed)
+        except ImportError:  # pragma: no cover
+            pass
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise scenario_error("seed", f"must be an integer, got {seed!r}")
+    if not 0 <= seed < 2**64:
+        raise scenario_error("seed", f"must be between 0 and 2**64-1, got {seed}")
+    return seed
+
+
+def bottleneck_queue(scenario: dict[str, Any]) -> dict[str, Any]:
+    """The queue table of the scenario's bottleneck, created if absent.
+
+    The bottleneck is the dumbbell's ``topology.bottleneck``, or in a graph the link named
+    ``bottleneck`` (else the only monitored link).
+    """
+    topo = scenario.get("topology")
+    if not isinstance(topo, dict):
+        raise scenario_error("topology", "missing or not a table")
+    if topo.get("kind") == "dumbbell":
+        link = topo.get("bottleneck")
+        if not isinstance(link, dict):
+            raise scenario_error("topology.bottleneck", "missing or not a table")
+    elif topo.get("kind") == "graph":
+        links = [lk for lk in topo.get("links", []) if isinstance(lk, dict)]
+        named = [lk for lk in links if lk.get("name") == "bottleneck"]
+        monitored = [lk for lk in links if lk.get("monitor")]
+        if named:
+            link = named[0]
+        elif len(monitored) == 1:
+            link = monitored[0]
+        else:
+            raise scenario_error(
+                "topology.links", 'name one link "bottleneck" (or monitor exactly one) to compare AQMs on it'
+            )
+    else:
+        raise scenario_error("topology.kind", f"unknown topology {topo.get('kind')!r}; known: dumbbell, graph")
+    queue = link.setdefault("queue", {})
+    if not isinstance(queue, dict):
+        raise scenario_error("topology.bottleneck.queue", "must be a table")
+    return queue
+
+
+def bottleneck_name(scenario: Mapping[str, Any]) -> str:
+    """Name of the bottleneck queue in the result's queue table."""
+    topo = scenario.get("topology", {})
+    if topo.get("kind") == "graph":
+        for lk in topo.get("links", []):
+            if lk.get("name") == "bottleneck":
+                return "bottleneck"
+        for lk in topo.get("links", []):
+            if lk.get("monitor"):
+                return str(lk.get("name") or f"{lk['from']}->{lk['to']}")
+    return "bottleneck"
+
+
+def with_bottleneck_aqm(scenario: Mapping[str, Any], aqm: str | Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``scenario`` whose bottleneck queue runs ``aqm`` (a name or a table)."""
+    s = load_scenario(scenario)
+    bottleneck_queue(s)["aqm"] = copy.deepcopy(aqm) if isinstance(aqm, Mapping) else aqm
+    return s
+
+
+def with_duration(scenario: Mapping[str, Any], duration_s: float, warmup_s: float | None = None) -> dict[str, Any]:
+    """A copy of ``scenario`` lasting ``duration_s`` seconds; warm-up ``warmup_s`` (default:
+    a sixth of the duration)."""
+    s = load_scenario(scenario)
+    s["duration"] = float(duration_s)
+    s["warmup"] = float(duration_s) / 6.0 if warmup_s is None else float(warmup_s)
+    return s
