@@ -64,6 +64,11 @@ pub fn run(scenario: &Scenario, seed: u64) -> Result<RunResult, Error> {
 /// Builds and runs `scenario`, with algorithms the core does not know built by `custom`
 /// (e.g. AQMs prototyped in Python), and `progress(fraction done)` called now and then; the
 /// run stops with [`RunError::Interrupted`] when it returns false.
-pub fn run_with(scenario: &Scenario, seed: u64, custom: Option<&dyn aqm::CustomAqmFactory>, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunResult, Error> {
+pub fn run_with(
+    scenario: &Scenario,
+    seed: u64,
+    custom: Option<&dyn aqm::CustomAqmFactory>,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<RunResult, Error> {
     Ok(scenario::build::build(scenario, seed, custom)?.run_with_progress(progress)?)
 }
