@@ -352,9 +352,10 @@ mod tests {
 
     #[test]
     fn fifo_marks_the_first_unmarked_queued_packet() {
-        let mut cfg = NewqueParams::default();
-        cfg.ecn = true;
-        let mut n = Newque::new(cfg);
+        let mut n = Newque::new(NewqueParams {
+            ecn: true,
+            ..Default::default()
+        });
         n.p = 1.0;
         let mut q = FifoQueue::new(Box::new(n), QueueLimit::Packets(3), 1);
         let mut arena = PacketArena::new();

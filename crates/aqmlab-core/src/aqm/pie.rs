@@ -29,6 +29,7 @@
 //! - "rate" (RFC 8033 appendix B): qdelay = queue bytes * avg_dq_time / dq_threshold at each
 //!   update, avg_dq_time being the time to send dq_threshold (16 KiB) bytes, measured while
 //!   the queue holds at least that much, averaged with weight dq_threshold / 2^16 = 1/4.
+//!
 //! Omitted: Linux's extra +2% step when qdelay > 250 ms (not in RFC 8033) and byte mode.
 //!
 //! Parameters:
