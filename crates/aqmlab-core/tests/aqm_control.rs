@@ -136,32 +136,79 @@ fn poisson_overload_each_controller_holds_its_own_operating_point() {
     }
 }
 
+/// Measured (seed 1, on the `tcp` branch): queue pkts / mean delay ms / loss
+///   newque 296.7 / 240.5 / 0.029   blue 255.8 / 213.7 / 0.032   pi 208.1 / 174.2 / 0.044
+///   rem 76.9 / 64.8 / 0.110        codel 41.6 / 31.2 / 0.124    pie 17.9 / 15.7 / 0.135
+///   fq_codel 53.8 / 36.0 / 0.128; utilization >= 0.996 for all.
+/// 50 flows over a path whose bandwidth-delay product is about 17 packets need p of 10-15%;
+/// PI and REM integrate towards that slowly (see the 200 s test below), NEWQUE's P rises by
+/// 1e-4 per 100 ms but falls by 0.02 whenever the rate estimate dips below C, so with the
+/// paper's parameters it stays near 0 and the buffer works as drop-front tail drop.
 #[test]
 #[ignore = "needs the TCP agents (branch `tcp`): until they land on main TCP flows send nothing"]
 fn tcp_dumbbell_50_flows() {
-    for &(name, aqm, limit) in ALGORITHMS {
-        let q = run_one(name, aqm, limit, TCP_FLOWS);
+    let rows: Vec<_> = ALGORITHMS
+        .iter()
+        .map(|&(name, aqm, limit)| (name, limit, run_one(name, aqm, limit, TCP_FLOWS)))
+        .collect();
+    for (name, limit, q) in rows {
+        // 20 s at 10 Mb/s of 1040 B packets is 24000 departures.
         assert!(
-            q.arrivals > 100_000,
+            q.arrivals > 20_000,
             "{name}: TCP sent {} packets",
             q.arrivals
         );
-        assert!(q.utilization > 0.9, "{name}: utilization {}", q.utilization);
         assert!(
-            q.mean_queue_packets < 0.9 * limit as f64,
-            "{name}: queue at the limit: {}",
+            q.utilization > 0.99,
+            "{name}: utilization {}",
+            q.utilization
+        );
+        assert!(q.mean_queue_packets <= limit as f64);
+        match name {
+            // NEWQUE with the paper's alpha/beta: P ~ 0, overflow front drops only.
+            "newque" => assert!(q.forced_drops > 10 * q.early_drops, "newque: {q:?}"),
+            // BLUE's p, PI's and REM's integrators: early drops only (or nearly), the queue
+            // below the limit (they are still converging, as said above).
+            "blue" | "pi" | "rem" => {
+                assert!(q.early_drops > 10 * q.forced_drops, "{name}: {q:?}");
+                assert!(q.mean_queue_packets < 0.9 * limit as f64, "{name}: {q:?}");
+            }
+            // CoDel: 31 ms, not 5: 50 flows with a window of at least 2 packets keep ~80
+            // packets in flight over a 17-packet pipe; still well below a full buffer (80 ms).
+            "codel" => assert!(q.mean_delay_ms < 45.0, "codel: {q:?}"),
+            "pie" => assert!(
+                q.mean_delay_ms > 10.0 && q.mean_delay_ms < 25.0,
+                "pie: delay {} ms (target 15)",
+                q.mean_delay_ms
+            ),
+            _ => assert!(q.mean_delay_ms < 60.0, "{name}: {q:?}"),
+        }
+    }
+}
+
+/// PI and REM given time to converge (200 s, measuring the last 50 s): PI's queue settles at
+/// q_ref = 50 (measured 62.9: its integrator is still closing in), REM's at b0 = 20
+/// (measured 19.4).
+#[test]
+#[ignore = "needs the TCP agents (branch `tcp`): until they land on main TCP flows send nothing"]
+fn pi_and_rem_settle_at_their_reference_queues() {
+    for (name, reference, tolerance) in [("pi", 50.0, 20.0), ("rem", 20.0, 8.0)] {
+        let mut s = dumbbell(&format!(r#"{{ kind = "{name}" }}"#), 300, TCP_FLOWS);
+        s.duration = aqmlab_core::scenario::units::Duration(200_000_000_000);
+        s.warmup = aqmlab_core::scenario::units::Duration(150_000_000_000);
+        let r = run(&s, 1).unwrap();
+        assert!(r.conserved);
+        let q = r.queue("bottleneck").unwrap();
+        eprintln!(
+            "{name}: queue {:.1} (reference {reference})",
             q.mean_queue_packets
         );
-        if name == "pi" {
-            assert!(
-                (q.mean_queue_packets - 50.0).abs() < 15.0,
-                "pi: mean queue {}",
-                q.mean_queue_packets
-            );
-        }
-        if name == "codel" || name == "pie" {
-            assert!(q.mean_delay_ms < 60.0, "{name}: delay {}", q.mean_delay_ms);
-        }
+        assert!(
+            (q.mean_queue_packets - reference).abs() < tolerance,
+            "{name}: mean queue {} vs {reference}",
+            q.mean_queue_packets
+        );
+        assert!(q.utilization > 0.95);
     }
 }
 
