@@ -145,7 +145,6 @@ fn poisson_overload_each_controller_holds_its_own_operating_point() {
 /// 1e-4 per 100 ms but falls by 0.02 whenever the rate estimate dips below C, so with the
 /// paper's parameters it stays near 0 and the buffer works as drop-front tail drop.
 #[test]
-#[ignore = "needs the TCP agents (branch `tcp`): until they land on main TCP flows send nothing"]
 fn tcp_dumbbell_50_flows() {
     let rows: Vec<_> = ALGORITHMS
         .iter()
@@ -190,7 +189,6 @@ fn tcp_dumbbell_50_flows() {
 /// q_ref = 50 (measured 62.9: its integrator is still closing in), REM's at b0 = 20
 /// (measured 19.4).
 #[test]
-#[ignore = "needs the TCP agents (branch `tcp`): until they land on main TCP flows send nothing"]
 fn pi_and_rem_settle_at_their_reference_queues() {
     for (name, reference, tolerance) in [("pi", 50.0, 20.0), ("rem", 20.0, 8.0)] {
         let mut s = dumbbell(&format!(r#"{{ kind = "{name}" }}"#), 300, TCP_FLOWS);
