@@ -305,7 +305,7 @@ def test_sigkilled_sweep_resumes_and_matches_clean_run(tmp_path):
     script = tmp_path / "drive.py"
     script.write_text(DRIVER)
     store_dir = tmp_path / "killed"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "python"), str(TESTS)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])])}
     proc = subprocess.Popen([sys.executable, str(script), str(sweep_file), str(store_dir)], env=env,
                             start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     total = 40
@@ -358,7 +358,7 @@ def test_ctrl_c_stops_promptly_and_resumes(tmp_path):
     script = tmp_path / "drive.py"
     script.write_text(CTRL_C_DRIVER)
     store_dir = tmp_path / "store"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "python"), str(TESTS)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])])}
     proc = subprocess.Popen([sys.executable, str(script), str(sweep_file), str(store_dir)], env=env,
                             start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120

@@ -1,13 +1,261 @@
-//! NOT YET IMPLEMENTED (issue 3): this module is a placeholder so that the registry lists the
-//! algorithm; building it is an error until it is written.
+//! BLUE: one marking probability driven by buffer overflow and link idleness.
+//!
+//! Source: W. Feng, D. Kandlur, D. Saha, K. Shin, "The BLUE active queue management
+//! algorithms", IEEE/ACM ToN 10(4), 2002, section 4 (Fig. 5); ns-2 BLUE port as recorded in
+//! shared/specs/baselines.md.
+//!
+//! - Arrival: with probability p the packet is marked (ECN on and ECT) or dropped early.
+//!   Otherwise it is enqueued; if it overflows the buffer (a loss event) it is dropped
+//!   (forced) and p += d1.
+//! - Link idle (the link finds nothing to send): p -= d2.
+//! - Each kind of change happens only if `freeze_time` has passed since the last change of
+//!   the same kind (baselines.md); `shared_freeze = true` instead uses one `last_update` for
+//!   both kinds, as the paper's pseudocode does. The first change of a kind is never frozen.
+//! - p is clamped to [0, 1].
+//!
+//! A packet picked for marking that then overflows the buffer is dropped and counts as a loss
+//! event, as in ns-2 (which marks, enqueues, then checks the length).
+//!
+//! Parameters:
+//! - `d1` (0.0025, probability): increment on a loss event
+//! - `d2` (0.00025, probability): decrement on link idle
+//! - `freeze_time` (100 ms, time): least time between two changes of the same kind
+//! - `shared_freeze` (false, bool): one freeze clock for both kinds (paper pseudocode)
+//! - `ecn` (false, bool): mark ECT packets instead of dropping them
 
 use super::params::AqmParams;
 use super::registry::ParamDoc;
-use super::{Aqm, QueueEnv};
+use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueView, StateSink};
+use crate::net::Packet;
+use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
+use crate::sim::{RngStream, Time};
+use serde::Deserialize;
 
-pub const PARAMS: &[ParamDoc] = &[];
+pub const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        name: "d1",
+        default: "0.0025",
+        unit: "probability",
+        meaning: "increment of p on buffer overflow",
+    },
+    ParamDoc {
+        name: "d2",
+        default: "0.00025",
+        unit: "probability",
+        meaning: "decrement of p on link idle",
+    },
+    ParamDoc {
+        name: "freeze_time",
+        default: "100ms",
+        unit: "time",
+        meaning: "least time between two changes of p of the same kind",
+    },
+    ParamDoc {
+        name: "shared_freeze",
+        default: "false",
+        unit: "bool",
+        meaning: "one freeze clock for increases and decreases (paper pseudocode)",
+    },
+    ParamDoc {
+        name: "ecn",
+        default: "false",
+        unit: "bool",
+        meaning: "mark ECT packets instead of dropping them",
+    },
+];
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BlueParams {
+    pub d1: f64,
+    pub d2: f64,
+    pub freeze_time: Duration,
+    pub shared_freeze: bool,
+    pub ecn: bool,
+}
+
+impl Default for BlueParams {
+    fn default() -> Self {
+        BlueParams {
+            d1: 0.0025,
+            d2: 0.00025,
+            freeze_time: Duration(100_000_000),
+            shared_freeze: false,
+            ecn: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Blue {
+    pub cfg: BlueParams,
+    pub p: f64,
+    pub last_increase: Option<Time>,
+    pub last_decrease: Option<Time>,
+}
+
+impl Blue {
+    pub fn new(cfg: BlueParams) -> Self {
+        Blue {
+            cfg,
+            p: 0.0,
+            last_increase: None,
+            last_decrease: None,
+        }
+    }
+
+    fn thawed(&self, now: Time, own: Option<Time>) -> bool {
+        let last = if self.cfg.shared_freeze {
+            self.last_increase.max(self.last_decrease)
+        } else {
+            own
+        };
+        match last {
+            None => true,
+            Some(t) => now.saturating_sub(t) > self.cfg.freeze_time.0,
+        }
+    }
+
+    fn on_loss(&mut self, now: Time) {
+        if self.thawed(now, self.last_increase) {
+            self.p = (self.p + self.cfg.d1).min(1.0);
+            self.last_increase = Some(now);
+        }
+    }
+}
+
+impl Aqm for Blue {
+    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, rng: &mut RngStream) -> ArrivalVerdict {
+        let full = q.is_full_for(pkt.size);
+        if rng.uniform() < self.p {
+            let v = ArrivalVerdict::signal(self.cfg.ecn, pkt);
+            if v == ArrivalVerdict::Mark && full {
+                self.on_loss(q.now);
+                return ArrivalVerdict::Drop(DropKind::Forced);
+            }
+            return v;
+        }
+        if full {
+            self.on_loss(q.now);
+            return ArrivalVerdict::Drop(DropKind::Forced);
+        }
+        ArrivalVerdict::Enqueue
+    }
+
+    fn on_link_idle(&mut self, now: Time) {
+        if self.thawed(now, self.last_decrease) {
+            self.p = (self.p - self.cfg.d2).max(0.0);
+            self.last_decrease = Some(now);
+        }
+    }
+
+    fn state(&self, out: &mut StateSink) {
+        out("p", self.p);
+    }
+}
 
 pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
-    Err(p.error("kind", "blue is not implemented yet"))
+    let cfg: BlueParams = p.parse()?;
+    p.in_range("d1", cfg.d1, 0.0, 1.0)?;
+    p.in_range("d2", cfg.d2, 0.0, 1.0)?;
+    Ok(Box::new(Blue::new(cfg)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::QueueLimit;
+    use crate::net::PacketKind;
+    use crate::sim::StreamKind;
+
+    const MS: Time = 1_000_000;
+
+    fn view(now: Time, len: u32) -> QueueView {
+        QueueView {
+            now,
+            len_packets: len,
+            len_bytes: len as u64 * 1000,
+            limit: QueueLimit::Packets(10),
+            link_rate_bps: 10_000_000,
+            idle_since: None,
+        }
+    }
+
+    #[test]
+    fn increments_and_decrements_with_freeze_gating() {
+        let mut b = Blue::new(BlueParams::default());
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        // overflow at 0: p = 0.0025
+        assert_eq!(
+            b.on_arrival(&view(0, 10), &pkt, &mut rng),
+            ArrivalVerdict::Drop(DropKind::Forced)
+        );
+        assert!((b.p - 0.0025).abs() < 1e-15);
+        // overflow 50 ms later: frozen (still a forced drop)
+        b.on_arrival(&view(50 * MS, 10), &pkt, &mut rng);
+        assert!((b.p - 0.0025).abs() < 1e-15);
+        // link idle at 60 ms: the decrease clock is separate, so p = 0.0025 - 0.00025
+        b.on_link_idle(60 * MS);
+        assert!((b.p - 0.00225).abs() < 1e-15);
+        b.on_link_idle(160 * MS); // exactly freeze_time: frozen
+        assert!((b.p - 0.00225).abs() < 1e-15);
+        // overflow at 101 ms: 101 > 100 since the last increase: p = 0.00475
+        b.on_arrival(&view(101 * MS, 10), &pkt, &mut rng);
+        assert!((b.p - 0.00475).abs() < 1e-15);
+        b.on_link_idle(161 * MS);
+        assert!((b.p - 0.0045).abs() < 1e-15);
+    }
+
+    #[test]
+    fn shared_freeze_uses_one_clock() {
+        let mut b = Blue::new(BlueParams {
+            shared_freeze: true,
+            ..Default::default()
+        });
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        b.on_arrival(&view(0, 10), &pkt, &mut rng);
+        b.on_link_idle(60 * MS); // frozen by the increase at 0
+        assert!((b.p - 0.0025).abs() < 1e-15);
+        b.on_link_idle(101 * MS);
+        assert!((b.p - 0.00225).abs() < 1e-15);
+    }
+
+    #[test]
+    fn p_one_marks_ect_and_drops_others() {
+        let mut b = Blue::new(BlueParams {
+            ecn: true,
+            ..Default::default()
+        });
+        b.p = 1.0;
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        assert_eq!(
+            b.on_arrival(&view(0, 3), &pkt, &mut rng),
+            ArrivalVerdict::Drop(DropKind::Early)
+        );
+        pkt.ecn.ect = true;
+        assert_eq!(
+            b.on_arrival(&view(0, 3), &pkt, &mut rng),
+            ArrivalVerdict::Mark
+        );
+        b.p = 0.0;
+        assert_eq!(
+            b.on_arrival(&view(0, 3), &pkt, &mut rng),
+            ArrivalVerdict::Enqueue
+        );
+    }
+
+    #[test]
+    fn invalid_parameters_name_the_field() {
+        let env = QueueEnv {
+            link_rate_bps: 10_000_000,
+            link_delay: 0,
+            limit: QueueLimit::Packets(300),
+        };
+        let p = AqmParams::new(serde_json::json!({"d1": -0.1}), "q.aqm");
+        assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.d1");
+    }
 }

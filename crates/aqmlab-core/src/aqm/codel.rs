@@ -1,13 +1,495 @@
-//! NOT YET IMPLEMENTED (issue 3): this module is a placeholder so that the registry lists the
-//! algorithm; building it is an error until it is written.
+//! CoDel: controlled delay.
+//!
+//! Sources: RFC 8289 (K. Nichols, V. Jacobson, A. McGregor, J. Iyengar, 2018), section 5
+//! pseudocode; Linux `include/net/codel_impl.h` (`codel_should_drop`, `codel_dequeue`),
+//! whose structure this follows step by step.
+//!
+//! At dequeue, with sojourn = now - enqueued_at of the head packet and backlog the bytes still
+//! queued after it left:
+//! - should_drop: sojourn < target or backlog <= mtu resets first_above_time; otherwise the
+//!   first such packet sets first_above_time = now + interval, and a packet after that time
+//!   says "ok to drop".
+//! - dropping state: leave it when should_drop is false; while now >= drop_next: count += 1,
+//!   drop (or CE-mark, which ends the loop) and schedule drop_next = control_law(drop_next),
+//!   control_law(t) = t + interval / sqrt(count).
+//! - not dropping, should_drop: drop (or mark) this packet, enter dropping; count = count -
+//!   lastcount if that is > 1 and now - drop_next < 16 interval (recently dropping), else 1;
+//!   lastcount = count; drop_next = control_law(now).
+//! - Arrival: forced (tail) drop if the buffer is full; CoDel itself never drops at enqueue.
+//!
+//! Where sources differ: Linux computes 1/sqrt(count) by Newton steps on a 16-bit fixed point
+//! value; aqmlab uses the exact value, as RFC 8289's pseudocode does. Linux's "backlog" is the
+//! qdisc's bytes after the dequeue; RFC 8289 compares the same quantity with maxpacket, and
+//! aqmlab uses the configured `mtu` (Linux's default, the device MTU + header = 1514).
+//!
+//! Parameters:
+//! - `target` (5 ms, time): acceptable standing sojourn time
+//! - `interval` (100 ms, time): window over which sojourn must stay above target
+//! - `mtu` (1514, bytes): no drop while the backlog is at most this
+//! - `ecn` (false, bool): CE-mark ECT packets instead of dropping (Linux sch_codel default
+//!   off)
 
 use super::params::AqmParams;
 use super::registry::ParamDoc;
-use super::{Aqm, QueueEnv};
+use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueEnv, QueueView, StateSink};
+use crate::net::Packet;
+use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
+use crate::sim::{time, RngStream, Time};
+use serde::Deserialize;
 
-pub const PARAMS: &[ParamDoc] = &[];
+pub const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        name: "target",
+        default: "5ms",
+        unit: "time",
+        meaning: "acceptable standing queue delay",
+    },
+    ParamDoc {
+        name: "interval",
+        default: "100ms",
+        unit: "time",
+        meaning: "sliding window; drop spacing starts here",
+    },
+    ParamDoc {
+        name: "mtu",
+        default: "1514",
+        unit: "bytes",
+        meaning: "no drop while the backlog is at most one MTU",
+    },
+    ParamDoc {
+        name: "ecn",
+        default: "false",
+        unit: "bool",
+        meaning: "CE-mark ECT packets instead of dropping",
+    },
+];
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CodelParams {
+    pub target: Duration,
+    pub interval: Duration,
+    pub mtu: u32,
+    pub ecn: bool,
+}
+
+impl Default for CodelParams {
+    fn default() -> Self {
+        CodelParams {
+            target: Duration(5_000_000),
+            interval: Duration(100_000_000),
+            mtu: 1514,
+            ecn: false,
+        }
+    }
+}
+
+impl CodelParams {
+    pub fn validate(&self, p: &AqmParams) -> Result<(), ScenarioError> {
+        p.require(self.interval.0 > 0, "interval", || "must be > 0".into())?;
+        p.require(self.mtu > 0, "mtu", || "must be > 0".into())
+    }
+}
+
+/// Where the state machine is inside Linux's `codel_dequeue` when it asked for the next
+/// packet after a drop (the dequeue loop calls back once per packet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Pending {
+    #[default]
+    None,
+    /// Dropped in the dropping-state loop; the next packet continues the loop.
+    Loop,
+    /// Dropped on entering the dropping state; the next packet is sent.
+    Entry,
+}
+
+/// One queue's CoDel state (Linux `struct codel_vars`); FQ-CoDel keeps one per flow.
+#[derive(Debug, Clone, Default)]
+pub struct CodelVars {
+    pub count: u32,
+    pub lastcount: u32,
+    pub dropping: bool,
+    pub first_above_time: Option<Time>,
+    pub drop_next: Time,
+    /// Sojourn time of the last packet examined.
+    pub ldelay: Time,
+    pending: Pending,
+}
+
+fn control_law(t: Time, interval: Time, count: u32) -> Time {
+    t + (interval as f64 / (count.max(1) as f64).sqrt()) as Time
+}
+
+impl CodelVars {
+    fn should_drop(&mut self, cfg: &CodelParams, now: Time, sojourn: Time, backlog: u64) -> bool {
+        self.ldelay = sojourn;
+        if sojourn < cfg.target.0 || backlog <= cfg.mtu as u64 {
+            self.first_above_time = None;
+            return false;
+        }
+        match self.first_above_time {
+            None => {
+                self.first_above_time = Some(now + cfg.interval.0);
+                false
+            }
+            Some(t) => now > t,
+        }
+    }
+
+    /// The queue found no packet to dequeue (Linux: `codel_dequeue` with an empty queue).
+    pub fn on_empty(&mut self) {
+        self.dropping = false;
+        self.pending = Pending::None;
+    }
+
+    /// One step of the dropping loop, entered with dropping && now >= drop_next.
+    fn drop_step(&mut self, cfg: &CodelParams, ect: bool, more: bool) -> DepartureVerdict {
+        self.count = self.count.wrapping_add(1);
+        if cfg.ecn && ect {
+            self.drop_next = control_law(self.drop_next, cfg.interval.0, self.count);
+            return DepartureVerdict::Mark;
+        }
+        if more {
+            self.pending = Pending::Loop;
+        } else {
+            // Linux dequeues NULL next: should_drop(NULL) clears first_above_time and the
+            // loop leaves the dropping state.
+            self.first_above_time = None;
+            self.dropping = false;
+        }
+        DepartureVerdict::Drop
+    }
+
+    /// Decides about the packet at the head, just removed from its queue. `backlog` is the
+    /// bytes still queued (Linux passes the qdisc backlog after the dequeue); `more` says
+    /// whether another packet follows in this queue. A `Drop` answer must be followed, at the
+    /// same `now`, by a call for the next packet of the same queue if `more` was true.
+    pub fn on_dequeue(
+        &mut self,
+        cfg: &CodelParams,
+        now: Time,
+        enqueued_at: Time,
+        ect: bool,
+        backlog: u64,
+        more: bool,
+    ) -> DepartureVerdict {
+        let drop = self.should_drop(cfg, now, now.saturating_sub(enqueued_at), backlog);
+        match std::mem::take(&mut self.pending) {
+            Pending::Entry => return DepartureVerdict::Send,
+            Pending::Loop => {
+                if !drop {
+                    self.dropping = false;
+                    return DepartureVerdict::Send;
+                }
+                self.drop_next = control_law(self.drop_next, cfg.interval.0, self.count);
+                if now >= self.drop_next {
+                    return self.drop_step(cfg, ect, more);
+                }
+                return DepartureVerdict::Send;
+            }
+            Pending::None => {}
+        }
+        if self.dropping {
+            if !drop {
+                self.dropping = false;
+                DepartureVerdict::Send
+            } else if now >= self.drop_next {
+                self.drop_step(cfg, ect, more)
+            } else {
+                DepartureVerdict::Send
+            }
+        } else if drop {
+            let verdict = if cfg.ecn && ect {
+                DepartureVerdict::Mark
+            } else {
+                if more {
+                    self.pending = Pending::Entry;
+                } else {
+                    self.first_above_time = None;
+                }
+                DepartureVerdict::Drop
+            };
+            self.dropping = true;
+            let delta = self.count.wrapping_sub(self.lastcount);
+            let since = now as i128 - self.drop_next as i128;
+            self.count = if delta > 1 && since < 16 * cfg.interval.0 as i128 {
+                delta
+            } else {
+                1
+            };
+            self.lastcount = self.count;
+            self.drop_next = control_law(now, cfg.interval.0, self.count);
+            verdict
+        } else {
+            DepartureVerdict::Send
+        }
+    }
+
+    pub fn report(&self, out: &mut StateSink) {
+        out("qdelay_ms", time::to_secs_f64(self.ldelay) * 1e3);
+        out("dropping", self.dropping as u8 as f64);
+        out("count", self.count as f64);
+        out("drop_next", time::to_secs_f64(self.drop_next));
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Codel {
+    pub cfg: CodelParams,
+    pub vars: CodelVars,
+}
+
+impl Codel {
+    pub fn new(cfg: CodelParams) -> Self {
+        Codel {
+            cfg,
+            vars: CodelVars::default(),
+        }
+    }
+}
+
+impl Aqm for Codel {
+    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, _rng: &mut RngStream) -> ArrivalVerdict {
+        if q.is_full_for(pkt.size) {
+            ArrivalVerdict::Drop(DropKind::Forced)
+        } else {
+            ArrivalVerdict::Enqueue
+        }
+    }
+
+    fn on_departure(
+        &mut self,
+        q: &QueueView,
+        pkt: &Packet,
+        _rng: &mut RngStream,
+    ) -> DepartureVerdict {
+        self.vars.on_dequeue(
+            &self.cfg,
+            q.now,
+            pkt.enqueued_at,
+            pkt.ecn.ect,
+            q.len_bytes,
+            q.len_packets > 0,
+        )
+    }
+
+    fn on_link_idle(&mut self, _now: Time) {
+        self.vars.on_empty();
+    }
+
+    fn state(&self, out: &mut StateSink) {
+        self.vars.report(out);
+    }
+}
 
 pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
-    Err(p.error("kind", "codel is not implemented yet"))
+    let cfg: CodelParams = p.parse()?;
+    cfg.validate(p)?;
+    Ok(Box::new(Codel::new(cfg)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::{FifoQueue, QueueCtx, QueueDiscipline, QueueLimit};
+    use crate::metrics::QueueStats;
+    use crate::net::{PacketArena, PacketId, PacketKind};
+    use crate::sim::StreamKind;
+
+    const MS: Time = 1_000_000;
+
+    struct Rig {
+        q: FifoQueue,
+        arena: PacketArena,
+        rng: RngStream,
+        stats: QueueStats,
+        dropped: Vec<PacketId>,
+    }
+
+    impl Rig {
+        fn new(cfg: CodelParams) -> Self {
+            Rig {
+                q: FifoQueue::new(
+                    Box::new(Codel::new(cfg)),
+                    QueueLimit::Packets(1000),
+                    10_000_000,
+                ),
+                arena: PacketArena::new(),
+                rng: RngStream::new(1, StreamKind::Queue, 0),
+                stats: QueueStats::default(),
+                dropped: Vec::new(),
+            }
+        }
+        fn enqueue(&mut self, now: Time, ect: bool) -> PacketId {
+            let mut p = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+            p.ecn.ect = ect;
+            let id = self.arena.alloc(p);
+            let mut cx = QueueCtx {
+                now,
+                packets: &mut self.arena,
+                rng: &mut self.rng,
+                stats: &mut self.stats,
+                dropped: &mut self.dropped,
+            };
+            self.q.enqueue(id, &mut cx, None);
+            id
+        }
+        fn dequeue(&mut self, now: Time) -> Option<PacketId> {
+            let mut cx = QueueCtx {
+                now,
+                packets: &mut self.arena,
+                rng: &mut self.rng,
+                stats: &mut self.stats,
+                dropped: &mut self.dropped,
+            };
+            self.q.dequeue(&mut cx)
+        }
+    }
+
+    /// A queue that always holds many old packets (sojourn far above target) and is served
+    /// once per millisecond: the times of CoDel's drops follow the control law.
+    #[test]
+    fn drop_schedule_follows_interval_over_sqrt_count() {
+        let mut r = Rig::new(CodelParams::default());
+        for _ in 0..400 {
+            r.enqueue(0, false);
+        }
+        let mut drop_times = Vec::new();
+        for t in 1..=400u64 {
+            let now = 10 * MS + t * MS;
+            let before = r.dropped.len();
+            r.enqueue(now, false);
+            r.dequeue(now);
+            if r.dropped.len() > before {
+                assert_eq!(r.dropped.len() - before, 1, "one drop per dequeue here");
+                drop_times.push(now);
+            }
+        }
+        // First dequeue at 11 ms: sojourn 11 ms > 5 ms, first_above_time = 111 ms. The first
+        // drop is at the first dequeue after that: 112 ms (strict '>'); count = 1.
+        // Then drop_next = t0 + 100/sqrt(1) = 212 ms; next at t1 + 100/sqrt(2) = 282.71 ms
+        // (served at 283 ms); then 282.71 + 100/sqrt(3) = 340.45 -> 341 ms; then
+        // 340.45 + 50 = 390.45 -> 391 ms; the next, 435.17 ms, is after the last dequeue.
+        let t0 = 112.0;
+        let mut expected = vec![t0];
+        let mut next = t0;
+        for count in 1..=4 {
+            next += 100.0 / (count as f64).sqrt();
+            expected.push(next.ceil());
+        }
+        let got: Vec<f64> = drop_times.iter().map(|&t| (t / MS) as f64).collect();
+        assert_eq!(got, expected);
+        assert_eq!(expected, vec![112.0, 212.0, 283.0, 341.0, 391.0]);
+        assert_eq!(r.stats.early_drops, 5);
+    }
+
+    #[test]
+    fn leaves_dropping_when_sojourn_falls_below_target_and_reenters_with_count_delta() {
+        let cfg = CodelParams::default();
+        let mut v = CodelVars::default();
+        let backlog = 100_000;
+        // Sojourn 10 ms > target at 10 ms: first_above_time = 110 ms.
+        assert_eq!(
+            v.on_dequeue(&cfg, 10 * MS, 0, false, backlog, false),
+            DepartureVerdict::Send
+        );
+        assert_eq!(v.first_above_time, Some(110 * MS));
+        assert_eq!(
+            v.on_dequeue(&cfg, 111 * MS, 0, false, backlog, false),
+            DepartureVerdict::Drop
+        );
+        // The queue was then empty (more = false): first_above_time was cleared.
+        assert_eq!(v.first_above_time, None);
+        assert!(v.dropping);
+        assert_eq!(v.count, 1);
+        assert_eq!(v.drop_next, 211 * MS);
+        // At drop_next: count 2, drop; the next packet continues the loop and schedules
+        // drop_next = 211 + 100/sqrt(2) = 281.710678 ms, which is later: it is sent.
+        v.first_above_time = Some(0);
+        assert_eq!(
+            v.on_dequeue(&cfg, 211 * MS, 0, false, backlog, true),
+            DepartureVerdict::Drop
+        );
+        assert_eq!(v.count, 2);
+        assert_eq!(
+            v.on_dequeue(&cfg, 211 * MS, 0, false, backlog, true),
+            DepartureVerdict::Send
+        );
+        assert_eq!(v.drop_next, 211 * MS + 70_710_678);
+        // Sojourn below target: leave dropping state.
+        assert_eq!(
+            v.on_dequeue(&cfg, 220 * MS, 219 * MS, false, backlog, true),
+            DepartureVerdict::Send
+        );
+        assert!(!v.dropping);
+        // Re-entry soon after: count - lastcount = 2 - 1 = 1 is not > 1 -> count = 1.
+        v.first_above_time = Some(0);
+        assert_eq!(
+            v.on_dequeue(&cfg, 230 * MS, 0, false, backlog, false),
+            DepartureVerdict::Drop
+        );
+        assert_eq!(v.count, 1);
+        assert_eq!(v.drop_next, 330 * MS);
+        // With count 5, lastcount 1 and drop_next recent (300 - 330 < 16*100 ms): count 4.
+        v.dropping = false;
+        v.count = 5;
+        v.lastcount = 1;
+        v.first_above_time = Some(0);
+        v.on_dequeue(&cfg, 300 * MS, 0, false, backlog, false);
+        assert_eq!(v.count, 4);
+        // drop_next = 300 + 100/sqrt(4) = 350 ms
+        assert_eq!(v.drop_next, 350 * MS);
+        // Long after (now - drop_next >= 16 intervals): count = 1.
+        v.dropping = false;
+        v.count = 9;
+        v.lastcount = 4;
+        v.first_above_time = Some(0);
+        v.on_dequeue(&cfg, 350 * MS + 1600 * MS, 0, false, backlog, false);
+        assert_eq!(v.count, 1);
+    }
+
+    #[test]
+    fn small_backlog_never_drops_and_ecn_marks() {
+        let cfg = CodelParams {
+            ecn: true,
+            ..Default::default()
+        };
+        let mut v = CodelVars::default();
+        // backlog of one MTU: never ok to drop, however old the packet
+        v.on_dequeue(&cfg, 0, 0, true, 1514, true);
+        assert_eq!(
+            v.on_dequeue(&cfg, 500 * MS, 0, true, 1514, true),
+            DepartureVerdict::Send
+        );
+        assert_eq!(v.first_above_time, None);
+        v.on_dequeue(&cfg, 500 * MS, 0, true, 1515, true);
+        assert_eq!(
+            v.on_dequeue(&cfg, 601 * MS, 0, true, 1515, true),
+            DepartureVerdict::Mark
+        );
+        assert!(v.dropping);
+        // non-ECT is dropped even with ecn on
+        assert_eq!(
+            v.on_dequeue(&cfg, 701 * MS, 0, false, 1515, false),
+            DepartureVerdict::Drop
+        );
+    }
+
+    #[test]
+    fn invalid_parameters_name_the_field() {
+        let env = QueueEnv {
+            link_rate_bps: 10_000_000,
+            link_delay: 0,
+            limit: QueueLimit::Packets(100),
+        };
+        let p = AqmParams::new(serde_json::json!({"interval": 0}), "q.aqm");
+        assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.interval");
+        let p = AqmParams::new(serde_json::json!({"target": "fast"}), "q.aqm");
+        assert!(build(&p, &env)
+            .err()
+            .unwrap()
+            .path
+            .starts_with("q.aqm.target"));
+    }
 }

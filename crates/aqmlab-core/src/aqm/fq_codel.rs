@@ -1,13 +1,574 @@
-//! NOT YET IMPLEMENTED (issue 3): this module is a placeholder so that the registry lists the
-//! algorithm; building it is an error until it is written.
+//! FQ-CoDel: flow queueing with CoDel in each queue.
+//!
+//! Sources: RFC 8290 (T. Hoeiland-Joergensen et al., 2018), sections 4.1-4.4; Linux
+//! `net/sched/sch_fq_codel.c` (`fq_codel_enqueue`, `fq_codel_drop`, `fq_codel_dequeue`),
+//! which this follows.
+//!
+//! - Classification: packets are hashed by flow id into `flows` (1024) queues. Linux hashes
+//!   the 5-tuple with a random perturbation; aqmlab uses splitmix64(flow ^ `perturbation`)
+//!   mod flows, a fixed, seed-independent hash, so collisions are the same in every run of a
+//!   scenario (change `perturbation` to draw another hash).
+//! - Enqueue: the packet is stamped and appended to its queue. A queue not on either list
+//!   joins the tail of new_flows with deficit = quantum. If the discipline then holds more
+//!   than its limit, the fattest queue (most bytes) loses packets from its head: Linux's batch
+//!   drop, up to `drop_batch` (64) packets until half of that queue's bytes are gone, and the
+//!   queue's CoDel count grows by the number dropped. These are forced drops.
+//! - Dequeue (DRR): take the first queue of new_flows, else of old_flows. If its deficit is
+//!   <= 0, add quantum and move it to the tail of old_flows; try again. Otherwise run CoDel's
+//!   dequeue on it ([`super::codel::CodelVars`], early drops or CE marks); if it yields no
+//!   packet, a queue from new_flows moves to old_flows if that is non-empty (so old flows are
+//!   not starved), else it leaves the lists. A packet sent costs its size from the deficit.
+//! - CoDel's backlog test uses the whole discipline's bytes, as Linux passes
+//!   `sch->qstats.backlog`.
+//!
+//! Limit: the effective packet limit is the smaller of `limit` (10240, Linux's default) and
+//! the scenario's queue limit, so a scenario's `limit = 100` is honoured. A byte limit in the
+//! scenario is enforced as well (Linux's `memory_limit` plays that role), dropping batches
+//! from the fattest queue until the discipline fits.
+//!
+//! Parameters:
+//! - `flows` (1024): number of queues
+//! - `quantum` (1514, bytes): DRR quantum
+//! - `limit` (10240, packets): upper bound on the packets held
+//! - `drop_batch` (64, packets): most packets one overflow drops
+//! - `target` (5 ms), `interval` (100 ms), `mtu` (1514 B): CoDel's, per queue
+//! - `ecn` (true, bool): CE-mark ECT packets instead of dropping (Linux and RFC 8290 default)
+//! - `perturbation` (0): hash perturbation
 
+use super::codel::{CodelParams, CodelVars};
 use super::params::AqmParams;
 use super::registry::ParamDoc;
-use super::{QueueDiscipline, QueueEnv};
+use super::{
+    DepartureVerdict, DropKind, QueueCtx, QueueDiscipline, QueueEnv, QueueLimit, StateSink,
+};
+use crate::net::PacketId;
+use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
+use crate::sim::Time;
+use serde::Deserialize;
+use std::collections::VecDeque;
 
-pub const PARAMS: &[ParamDoc] = &[];
+pub const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        name: "flows",
+        default: "1024",
+        unit: "queues",
+        meaning: "number of flow queues",
+    },
+    ParamDoc {
+        name: "quantum",
+        default: "1514",
+        unit: "bytes",
+        meaning: "DRR quantum",
+    },
+    ParamDoc {
+        name: "limit",
+        default: "10240",
+        unit: "packets",
+        meaning: "packets held at most (the scenario's queue limit also applies)",
+    },
+    ParamDoc {
+        name: "drop_batch",
+        default: "64",
+        unit: "packets",
+        meaning: "most packets dropped from the fattest queue per overflow",
+    },
+    ParamDoc {
+        name: "target",
+        default: "5ms",
+        unit: "time",
+        meaning: "CoDel target, per queue",
+    },
+    ParamDoc {
+        name: "interval",
+        default: "100ms",
+        unit: "time",
+        meaning: "CoDel interval, per queue",
+    },
+    ParamDoc {
+        name: "mtu",
+        default: "1514",
+        unit: "bytes",
+        meaning: "CoDel does not drop while the backlog is at most this",
+    },
+    ParamDoc {
+        name: "ecn",
+        default: "true",
+        unit: "bool",
+        meaning: "CE-mark ECT packets instead of dropping",
+    },
+    ParamDoc {
+        name: "perturbation",
+        default: "0",
+        unit: "integer",
+        meaning: "flow hash perturbation",
+    },
+];
 
-pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, ScenarioError> {
-    Err(p.error("kind", "fq_codel is not implemented yet"))
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FqCodelParams {
+    pub flows: u32,
+    pub quantum: u32,
+    pub limit: u32,
+    pub drop_batch: u32,
+    pub target: Duration,
+    pub interval: Duration,
+    pub mtu: u32,
+    pub ecn: bool,
+    pub perturbation: u64,
+}
+
+impl Default for FqCodelParams {
+    fn default() -> Self {
+        FqCodelParams {
+            flows: 1024,
+            quantum: 1514,
+            limit: 10240,
+            drop_batch: 64,
+            target: Duration(5_000_000),
+            interval: Duration(100_000_000),
+            mtu: 1514,
+            ecn: true,
+            perturbation: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum List {
+    None,
+    New,
+    Old,
+}
+
+#[derive(Debug, Clone)]
+struct Flow {
+    q: VecDeque<PacketId>,
+    backlog: u64,
+    deficit: i64,
+    vars: CodelVars,
+    list: List,
+}
+
+pub struct FqCodel {
+    cfg: FqCodelParams,
+    codel: CodelParams,
+    limit_packets: u32,
+    limit_bytes: Option<u64>,
+    flows: Vec<Flow>,
+    new_flows: VecDeque<u32>,
+    old_flows: VecDeque<u32>,
+    packets: u32,
+    bytes: u64,
+}
+
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl FqCodel {
+    pub fn new(cfg: FqCodelParams, limit: QueueLimit) -> Self {
+        let (limit_packets, limit_bytes) = match limit {
+            QueueLimit::Packets(n) => (cfg.limit.min(n), None),
+            QueueLimit::Bytes(b) => (cfg.limit, Some(b)),
+        };
+        let codel = CodelParams {
+            target: cfg.target,
+            interval: cfg.interval,
+            mtu: cfg.mtu,
+            ecn: cfg.ecn,
+        };
+        let flows = (0..cfg.flows)
+            .map(|_| Flow {
+                q: VecDeque::new(),
+                backlog: 0,
+                deficit: 0,
+                vars: CodelVars::default(),
+                list: List::None,
+            })
+            .collect();
+        FqCodel {
+            cfg,
+            codel,
+            limit_packets,
+            limit_bytes,
+            flows,
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
+            packets: 0,
+            bytes: 0,
+        }
+    }
+
+    /// The queue a flow id maps to.
+    pub fn bucket(&self, flow: u32) -> u32 {
+        (splitmix64(flow as u64 ^ self.cfg.perturbation) % self.cfg.flows as u64) as u32
+    }
+
+    fn over_limit(&self) -> bool {
+        self.packets > self.limit_packets || self.limit_bytes.is_some_and(|b| self.bytes > b)
+    }
+
+    /// Linux `fq_codel_drop`: drop from the head of the fattest queue until half of its bytes
+    /// are gone or `drop_batch` packets are dropped.
+    fn drop_from_fattest(&mut self, cx: &mut QueueCtx) {
+        let mut idx = 0;
+        let mut max = 0;
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.backlog > max {
+                max = f.backlog;
+                idx = i;
+            }
+        }
+        let threshold = max / 2;
+        let flow = &mut self.flows[idx];
+        let mut len = 0u64;
+        let mut n = 0u32;
+        while let Some(id) = flow.q.pop_front() {
+            let size = cx.packets.get(id).size as u64;
+            len += size;
+            n += 1;
+            cx.drop_packet(id, DropKind::Forced);
+            if n >= self.cfg.drop_batch || len >= threshold {
+                break;
+            }
+        }
+        flow.vars.count = flow.vars.count.wrapping_add(n);
+        flow.backlog -= len;
+        self.bytes -= len;
+        self.packets -= n;
+    }
+
+    fn list_of(&mut self, from_new: bool) -> &mut VecDeque<u32> {
+        if from_new {
+            &mut self.new_flows
+        } else {
+            &mut self.old_flows
+        }
+    }
+}
+
+impl QueueDiscipline for FqCodel {
+    fn enqueue(&mut self, id: PacketId, cx: &mut QueueCtx, _idle: Option<Time>) {
+        let pkt = cx.packets.get_mut(id);
+        pkt.enqueued_at = cx.now;
+        let size = pkt.size as u64;
+        let idx = self.bucket(pkt.flow) as usize;
+        let quantum = self.cfg.quantum as i64;
+        let flow = &mut self.flows[idx];
+        flow.q.push_back(id);
+        flow.backlog += size;
+        if flow.list == List::None {
+            flow.list = List::New;
+            flow.deficit = quantum;
+            self.new_flows.push_back(idx as u32);
+        }
+        self.packets += 1;
+        self.bytes += size;
+        while self.over_limit() && self.packets > 0 {
+            self.drop_from_fattest(cx);
+        }
+    }
+
+    fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<PacketId> {
+        loop {
+            let (idx, from_new) = if let Some(&i) = self.new_flows.front() {
+                (i as usize, true)
+            } else if let Some(&i) = self.old_flows.front() {
+                (i as usize, false)
+            } else {
+                return None;
+            };
+            if self.flows[idx].deficit <= 0 {
+                self.flows[idx].deficit += self.cfg.quantum as i64;
+                self.list_of(from_new).pop_front();
+                self.old_flows.push_back(idx as u32);
+                self.flows[idx].list = List::Old;
+                continue;
+            }
+            let codel = self.codel;
+            let mut out = None;
+            let flow = &mut self.flows[idx];
+            if flow.q.is_empty() {
+                flow.vars.on_empty();
+            }
+            while let Some(id) = flow.q.pop_front() {
+                let p = cx.packets.get(id);
+                let size = p.size as u64;
+                flow.backlog -= size;
+                self.bytes -= size;
+                self.packets -= 1;
+                let verdict = flow.vars.on_dequeue(
+                    &codel,
+                    cx.now,
+                    p.enqueued_at,
+                    p.ecn.ect,
+                    self.bytes,
+                    !flow.q.is_empty(),
+                );
+                match verdict {
+                    DepartureVerdict::Send => {
+                        out = Some(id);
+                        break;
+                    }
+                    DepartureVerdict::Mark => {
+                        if cx.packets.get(id).ecn.ect {
+                            cx.mark(id);
+                        }
+                        out = Some(id);
+                        break;
+                    }
+                    DepartureVerdict::Drop => cx.drop_packet(id, DropKind::Early),
+                }
+            }
+            match out {
+                Some(id) => {
+                    self.flows[idx].deficit -= cx.packets.get(id).size as i64;
+                    return Some(id);
+                }
+                None => {
+                    self.list_of(from_new).pop_front();
+                    if from_new && !self.old_flows.is_empty() {
+                        self.old_flows.push_back(idx as u32);
+                        self.flows[idx].list = List::Old;
+                    } else {
+                        self.flows[idx].list = List::None;
+                    }
+                }
+            }
+        }
+    }
+
+    fn len_packets(&self) -> u32 {
+        self.packets
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn state(&self, out: &mut StateSink) {
+        let active = self.flows.iter().filter(|f| !f.q.is_empty()).count();
+        out("active_flows", active as f64);
+        out("new_flows", self.new_flows.len() as f64);
+        out("old_flows", self.old_flows.len() as f64);
+        out("backlog_packets", self.packets as f64);
+        out("backlog_bytes", self.bytes as f64);
+        let dropping = self.flows.iter().filter(|f| f.vars.dropping).count();
+        out("dropping_flows", dropping as f64);
+    }
+}
+
+pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, ScenarioError> {
+    let cfg: FqCodelParams = p.parse()?;
+    p.require(cfg.flows > 0, "flows", || "must be > 0".into())?;
+    p.require(cfg.quantum > 0, "quantum", || "must be > 0".into())?;
+    p.require(cfg.limit > 0, "limit", || "must be > 0".into())?;
+    p.require(cfg.drop_batch > 0, "drop_batch", || "must be > 0".into())?;
+    CodelParams {
+        target: cfg.target,
+        interval: cfg.interval,
+        mtu: cfg.mtu,
+        ecn: cfg.ecn,
+    }
+    .validate(p)?;
+    Ok(Box::new(FqCodel::new(cfg, env.limit)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::QueueStats;
+    use crate::net::{Packet, PacketArena, PacketKind};
+    use crate::sim::{RngStream, StreamKind};
+
+    const MS: Time = 1_000_000;
+
+    struct Rig {
+        q: FqCodel,
+        arena: PacketArena,
+        rng: RngStream,
+        stats: QueueStats,
+        dropped: Vec<PacketId>,
+    }
+
+    impl Rig {
+        fn new(cfg: FqCodelParams, limit: u32) -> Self {
+            Rig {
+                q: FqCodel::new(cfg, QueueLimit::Packets(limit)),
+                arena: PacketArena::new(),
+                rng: RngStream::new(1, StreamKind::Queue, 0),
+                stats: QueueStats::default(),
+                dropped: Vec::new(),
+            }
+        }
+        fn enqueue(&mut self, now: Time, flow: u32, size: u32) -> PacketId {
+            let id = self
+                .arena
+                .alloc(Packet::new(PacketKind::Udp, flow, 0, 1, 0, size));
+            let mut cx = QueueCtx {
+                now,
+                packets: &mut self.arena,
+                rng: &mut self.rng,
+                stats: &mut self.stats,
+                dropped: &mut self.dropped,
+            };
+            self.q.enqueue(id, &mut cx, None);
+            id
+        }
+        fn dequeue(&mut self, now: Time) -> Option<PacketId> {
+            let mut cx = QueueCtx {
+                now,
+                packets: &mut self.arena,
+                rng: &mut self.rng,
+                stats: &mut self.stats,
+                dropped: &mut self.dropped,
+            };
+            self.q.dequeue(&mut cx)
+        }
+        fn flow_of(&self, id: PacketId) -> u32 {
+            self.arena.get(id).flow
+        }
+        fn next_flow(&mut self, now: Time) -> u32 {
+            let id = self.dequeue(now).unwrap();
+            self.flow_of(id)
+        }
+    }
+
+    /// Three flow ids that land in different queues.
+    fn three_flows(q: &FqCodel) -> (u32, u32, u32) {
+        let a = 0;
+        let b = (1..).find(|&f| q.bucket(f) != q.bucket(a)).unwrap();
+        let c = (1..)
+            .find(|&f| q.bucket(f) != q.bucket(a) && q.bucket(f) != q.bucket(b))
+            .unwrap();
+        (a, b, c)
+    }
+
+    #[test]
+    fn two_backlogged_flows_alternate() {
+        let mut r = Rig::new(FqCodelParams::default(), 1000);
+        let (a, b, _) = three_flows(&r.q);
+        for _ in 0..4 {
+            r.enqueue(0, a, 1514);
+        }
+        for _ in 0..4 {
+            r.enqueue(0, b, 1514);
+        }
+        // quantum = packet size: each visit sends one packet, then the flow goes to the tail
+        // of old_flows with its deficit refilled.
+        let order: Vec<u32> = (0..8)
+            .map(|_| {
+                let id = r.dequeue(0).unwrap();
+                r.flow_of(id)
+            })
+            .collect();
+        assert_eq!(order, vec![a, b, a, b, a, b, a, b]);
+        assert_eq!(r.dequeue(0), None);
+        assert_eq!(r.q.len_packets(), 0);
+    }
+
+    #[test]
+    fn byte_deficits_share_bytes_not_packets() {
+        let mut r = Rig::new(FqCodelParams::default(), 1000);
+        let (a, b, _) = three_flows(&r.q);
+        // a sends 500 B packets, b 1500 B ones: per round a gets ceil(1514/500) = 4 packets
+        // (deficit 1514 -> 1014 -> 514 -> 14 -> -486), b one (1514 -> 14), then b again
+        // while its deficit is positive (14 > 0 -> -1486).
+        for _ in 0..12 {
+            r.enqueue(0, a, 500);
+        }
+        for _ in 0..6 {
+            r.enqueue(0, b, 1500);
+        }
+        let order: Vec<u32> = (0..8).map(|_| r.next_flow(0)).collect();
+        assert_eq!(order, vec![a, a, a, a, b, b, a, a]);
+    }
+
+    #[test]
+    fn a_new_flow_is_served_before_old_ones() {
+        let mut r = Rig::new(FqCodelParams::default(), 1000);
+        let (a, _, c) = three_flows(&r.q);
+        for _ in 0..5 {
+            r.enqueue(0, a, 1514);
+        }
+        assert_eq!(r.next_flow(0), a); // a from new_flows, deficit -> 0
+        assert_eq!(r.next_flow(0), a); // a moved to old_flows, refilled
+        r.enqueue(0, c, 1514);
+        assert_eq!(r.next_flow(0), c); // c is new: served first
+        assert_eq!(r.next_flow(0), a);
+    }
+
+    #[test]
+    fn overflow_drops_half_of_the_fattest_flow_from_its_head() {
+        let mut r = Rig::new(FqCodelParams::default(), 10);
+        let (a, b, _) = three_flows(&r.q);
+        let a_ids: Vec<_> = (0..8).map(|_| r.enqueue(0, a, 1000)).collect();
+        r.enqueue(0, b, 1000);
+        r.enqueue(0, b, 1000);
+        assert!(r.dropped.is_empty());
+        // 11th packet (b's): a holds 8000 B, the most; drop from its head until >= 4000 B
+        // are gone: 4 packets.
+        r.enqueue(0, b, 1000);
+        assert_eq!(r.dropped, a_ids[..4].to_vec());
+        assert_eq!(r.stats.forced_drops, 4);
+        assert_eq!(r.q.len_packets(), 7);
+        let fa = &r.q.flows[r.q.bucket(a) as usize];
+        assert_eq!(fa.backlog, 4000);
+        assert_eq!(fa.vars.count, 4, "CoDel count grows by the packets dropped");
+        // drop_batch = 1 drops a single packet
+        let mut r = Rig::new(
+            FqCodelParams {
+                drop_batch: 1,
+                ..Default::default()
+            },
+            3,
+        );
+        let first = r.enqueue(0, a, 1000);
+        for _ in 0..3 {
+            r.enqueue(0, a, 1000);
+        }
+        assert_eq!(r.dropped, vec![first]);
+    }
+
+    #[test]
+    fn codel_drops_in_a_standing_flow_are_early_drops() {
+        let mut r = Rig::new(
+            FqCodelParams {
+                ecn: false,
+                ..Default::default()
+            },
+            1000,
+        );
+        let (a, _, _) = three_flows(&r.q);
+        for _ in 0..50 {
+            r.enqueue(0, a, 1000);
+        }
+        // Dequeue once per 10 ms: sojourn > 5 ms from the first; first_above_time = 10 +
+        // 100 ms; the first dequeue after 110 ms (120 ms) drops one packet and sends the next.
+        for t in 1..=12u64 {
+            r.dequeue(10 * t * MS);
+        }
+        assert_eq!(r.stats.early_drops, 1);
+        assert_eq!(r.q.len_packets(), 50 - 12 - 1);
+    }
+
+    #[test]
+    fn scenario_limit_caps_the_default_limit() {
+        let env = QueueEnv {
+            link_rate_bps: 10_000_000,
+            link_delay: 0,
+            limit: QueueLimit::Packets(100),
+        };
+        let p = AqmParams::new(serde_json::json!({}), "q.aqm");
+        build(&p, &env).unwrap();
+        let q = FqCodel::new(FqCodelParams::default(), QueueLimit::Packets(100));
+        assert_eq!(q.limit_packets, 100);
+        let p = AqmParams::new(serde_json::json!({"quantum": 0}), "q.aqm");
+        assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.quantum");
+    }
 }

@@ -1,13 +1,400 @@
-//! NOT YET IMPLEMENTED (issue 3): this module is a placeholder so that the registry lists the
-//! algorithm; building it is an error until it is written.
+//! NEWQUE: rate-based AQM with front dropping and front marking.
+//!
+//! Source: V. Santhi, A.M. Natarajan, "NEWQUE: A New Approach to Active Queue Management for
+//! TCP with ECN" (seed 001), section 3.1, steps 1-5 and eq. (4); read as settled in
+//! shared/specs/seed-algorithms.md (NEWQUE section). The rate estimator is Stoica's CSFQ
+//! exponential average (the paper's ref. [5]).
+//!
+//! Per arrival of a packet of l bits, T seconds after the previous arrival:
+//! - r <- (1 - e^(-T/K)) l/T + e^(-T/K) r (eq. 4), in bits/s;
+//! - EQ = q + the arriving packet (packets, or bytes for a byte-limited buffer), B = the limit;
+//! - r >= C or EQ >= B: P += alpha, at most once per minTIVL; r < C (or the link goes idle):
+//!   P -= beta, at most once per minTIVL (one shared prevTime, as in the paper's steps 4-5);
+//! - EQ > B: drop the FRONT packet and enqueue the arrival (forced);
+//! - else if r >= C, with probability P: ECN-capable traffic gets the first unmarked queued
+//!   packet CE-marked (front marking), other traffic loses the front packet (early drop).
+//!
+//! C is the link rate the queue serves (`QueueView::link_rate_bps`).
+//!
+//! Parameters:
+//! - `alpha` (0.0001, probability): increment of P
+//! - `beta` (0.02, probability): decrement of P
+//! - `min_interval` (100 ms, time): minTIVL, the least time between two changes of P
+//! - `k` (0.1 s, time): K, time constant of the rate estimator
+//! - `ecn` (true, bool): front-mark ECT traffic instead of front-dropping it. On by default
+//!   because the paper defines NEWQUE as an ECN scheme; non-ECT packets are always dropped.
+//!
+//! Gaps the paper leaves, settled here: the first arrival only starts the estimator's clock
+//! (no interval is known yet, so r stays 0); arrivals at the same instant (T = 0) are summed
+//! and folded into the next update with T > 0, as CSFQ's estimator does; "traffic is
+//! ECN-capable" is read from the arriving packet's ECT bit.
 
 use super::params::AqmParams;
 use super::registry::ParamDoc;
-use super::{Aqm, QueueEnv};
+use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueLimit, QueueView, StateSink};
+use crate::net::Packet;
+use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
+use crate::sim::{time, RngStream, Time};
+use serde::Deserialize;
 
-pub const PARAMS: &[ParamDoc] = &[];
+pub const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        name: "alpha",
+        default: "0.0001",
+        unit: "probability",
+        meaning: "increment of P when r >= C or the buffer is full",
+    },
+    ParamDoc {
+        name: "beta",
+        default: "0.02",
+        unit: "probability",
+        meaning: "decrement of P when r < C or the link is idle",
+    },
+    ParamDoc {
+        name: "min_interval",
+        default: "100ms",
+        unit: "time",
+        meaning: "minTIVL: least time between two updates of P",
+    },
+    ParamDoc {
+        name: "k",
+        default: "0.1s",
+        unit: "time",
+        meaning: "K: time constant of the CSFQ arrival-rate estimator",
+    },
+    ParamDoc {
+        name: "ecn",
+        default: "true",
+        unit: "bool",
+        meaning: "front-mark ECT packets instead of front-dropping",
+    },
+];
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NewqueParams {
+    pub alpha: f64,
+    pub beta: f64,
+    pub min_interval: Duration,
+    pub k: Duration,
+    pub ecn: bool,
+}
+
+impl Default for NewqueParams {
+    fn default() -> Self {
+        NewqueParams {
+            alpha: 0.0001,
+            beta: 0.02,
+            min_interval: Duration(100_000_000),
+            k: Duration(100_000_000),
+            ecn: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Newque {
+    pub cfg: NewqueParams,
+    /// Marking/dropping probability P.
+    pub p: f64,
+    /// Time of the last change of P (prevTime).
+    pub prev_time: Time,
+    /// Estimated aggregate arrival rate, bits/s.
+    pub r: f64,
+    pub last_arrival: Option<Time>,
+    /// Bits that arrived at the same instant as the last arrival, not yet in r.
+    pending_bits: f64,
+}
+
+impl Newque {
+    pub fn new(cfg: NewqueParams) -> Self {
+        Newque {
+            cfg,
+            p: 0.0,
+            prev_time: 0,
+            r: 0.0,
+            last_arrival: None,
+            pending_bits: 0.0,
+        }
+    }
+
+    /// Eq. (4), CSFQ's estimator.
+    fn estimate(&mut self, now: Time, bits: f64) {
+        match self.last_arrival {
+            None => {
+                self.last_arrival = Some(now);
+            }
+            Some(last) => {
+                let t = time::to_secs_f64(now.saturating_sub(last));
+                if t <= 0.0 {
+                    // Back-to-back arrivals: l/T is undefined; carry the bits forward.
+                    self.pending_bits += bits;
+                    return;
+                }
+                let w = (-t / self.cfg.k.secs()).exp();
+                let l = bits + self.pending_bits;
+                self.pending_bits = 0.0;
+                self.r = (1.0 - w) * l / t + w * self.r;
+                self.last_arrival = Some(now);
+            }
+        }
+    }
+
+    fn may_update(&self, now: Time) -> bool {
+        now.saturating_sub(self.prev_time) > self.cfg.min_interval.0
+    }
+
+    fn increase(&mut self, now: Time) {
+        if self.may_update(now) {
+            self.p = (self.p + self.cfg.alpha).min(1.0);
+            self.prev_time = now;
+        }
+    }
+
+    fn decrease(&mut self, now: Time) {
+        if self.may_update(now) {
+            self.p = (self.p - self.cfg.beta).max(0.0);
+            self.prev_time = now;
+        }
+    }
+}
+
+impl Aqm for Newque {
+    fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, rng: &mut RngStream) -> ArrivalVerdict {
+        let now = q.now;
+        self.estimate(now, pkt.size as f64 * 8.0);
+        let c = q.link_rate_bps as f64;
+        let (eq, b) = match q.limit {
+            QueueLimit::Packets(n) => (q.len_packets as f64 + 1.0, n as f64),
+            QueueLimit::Bytes(n) => ((q.len_bytes + pkt.size as u64) as f64, n as f64),
+        };
+        let over_rate = self.r >= c;
+        if over_rate || eq >= b {
+            self.increase(now);
+        }
+        if !over_rate {
+            self.decrease(now);
+        }
+        if eq > b {
+            ArrivalVerdict::DropFront(DropKind::Forced)
+        } else if over_rate && rng.uniform() < self.p {
+            if self.cfg.ecn && pkt.ecn.ect {
+                ArrivalVerdict::MarkFront
+            } else {
+                ArrivalVerdict::DropFront(DropKind::Early)
+            }
+        } else {
+            ArrivalVerdict::Enqueue
+        }
+    }
+
+    fn on_link_idle(&mut self, now: Time) {
+        self.decrease(now);
+    }
+
+    fn state(&self, out: &mut StateSink) {
+        out("p", self.p);
+        out("r", self.r);
+    }
+}
 
 pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
-    Err(p.error("kind", "newque is not implemented yet"))
+    let cfg: NewqueParams = p.parse()?;
+    p.in_range("alpha", cfg.alpha, 0.0, 1.0)?;
+    p.in_range("beta", cfg.beta, 0.0, 1.0)?;
+    p.require(cfg.k.0 > 0, "k", || "must be > 0".into())?;
+    Ok(Box::new(Newque::new(cfg)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::{FifoQueue, QueueCtx, QueueDiscipline};
+    use crate::metrics::QueueStats;
+    use crate::net::{PacketArena, PacketKind};
+    use crate::sim::StreamKind;
+
+    const MS: Time = 1_000_000;
+
+    fn view(now: Time, len: u32, limit: u32, rate: u64) -> QueueView {
+        QueueView {
+            now,
+            len_packets: len,
+            len_bytes: len as u64 * 1000,
+            limit: QueueLimit::Packets(limit),
+            link_rate_bps: rate,
+            idle_since: None,
+        }
+    }
+
+    fn pkt(ect: bool) -> Packet {
+        let mut p = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        p.ecn.ect = ect;
+        p
+    }
+
+    #[test]
+    fn rate_estimate_follows_eq_4() {
+        let mut n = Newque::new(NewqueParams::default());
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        // 1000 B = 8000 bits every 1 ms. First arrival only starts the clock.
+        n.on_arrival(&view(0, 0, 300, 1_000_000_000), &pkt(false), &mut rng);
+        assert_eq!(n.r, 0.0);
+        n.on_arrival(&view(MS, 0, 300, 1_000_000_000), &pkt(false), &mut rng);
+        // w = e^(-0.001/0.1) = e^-0.01 = 0.990049834; r1 = (1-w)*8000/0.001 = 79601.33
+        let w = (-0.01f64).exp();
+        let r1 = (1.0 - w) * 8e6;
+        assert!((n.r - r1).abs() < 1e-6, "{}", n.r);
+        assert!((r1 - 79_601.33).abs() < 0.01);
+        n.on_arrival(&view(2 * MS, 0, 300, 1_000_000_000), &pkt(false), &mut rng);
+        // r2 = (1-w)*8e6 + w*r1 = 79601.33 + 0.990050*79601.33 = 158410.6
+        let r2 = (1.0 - w) * 8e6 + w * r1;
+        assert!((n.r - r2).abs() < 1e-6);
+        assert!((r2 - 158_410.6).abs() < 0.1);
+        // Two arrivals at the same instant: the second's bits wait for the next interval.
+        n.on_arrival(&view(2 * MS, 0, 300, 1_000_000_000), &pkt(false), &mut rng);
+        assert!((n.r - r2).abs() < 1e-6);
+        n.on_arrival(&view(4 * MS, 0, 300, 1_000_000_000), &pkt(false), &mut rng);
+        // T = 2 ms, l = 16000 bits: w2 = e^-0.02; r3 = (1-w2)*16000/0.002 + w2*r2
+        let w2 = (-0.02f64).exp();
+        let r3 = (1.0 - w2) * 8e6 + w2 * r2;
+        assert!((n.r - r3).abs() < 1e-6);
+    }
+
+    #[test]
+    fn p_steps_only_after_min_interval() {
+        let mut n = Newque::new(NewqueParams::default());
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        // C = 1 b/s: any positive rate estimate is >= C, so every arrival after the first
+        // asks for an increase.
+        let c = 1;
+        n.on_arrival(&view(0, 0, 300, c), &pkt(false), &mut rng);
+        n.on_arrival(&view(50 * MS, 0, 300, c), &pkt(false), &mut rng);
+        assert_eq!(n.p, 0.0, "50 ms is not > minTIVL since prevTime = 0");
+        n.on_arrival(&view(100 * MS, 0, 300, c), &pkt(false), &mut rng);
+        assert_eq!(n.p, 0.0, "exactly minTIVL is not enough (strict >)");
+        n.on_arrival(&view(101 * MS, 0, 300, c), &pkt(false), &mut rng);
+        assert!((n.p - 0.0001).abs() < 1e-15);
+        assert_eq!(n.prev_time, 101 * MS);
+        n.on_arrival(&view(150 * MS, 0, 300, c), &pkt(false), &mut rng);
+        assert!((n.p - 0.0001).abs() < 1e-15);
+        n.on_arrival(&view(202 * MS, 0, 300, c), &pkt(false), &mut rng);
+        assert!((n.p - 0.0002).abs() < 1e-15);
+        // A full buffer (EQ = 300 >= B) increases P even when r < C.
+        let mut m = Newque::new(NewqueParams::default());
+        m.on_arrival(
+            &view(200 * MS, 299, 300, 1_000_000_000),
+            &pkt(false),
+            &mut rng,
+        );
+        assert!((m.p - 0.0001).abs() < 1e-15);
+        // Link idle decreases, gated by the same prevTime: 0.0001 - 0.02 clamps at 0.
+        m.p = 0.05;
+        m.on_link_idle(250 * MS);
+        assert_eq!(m.p, 0.05);
+        m.on_link_idle(301 * MS);
+        assert!((m.p - 0.03).abs() < 1e-15);
+        // r < C on arrival decreases too.
+        m.on_arrival(
+            &view(402 * MS, 0, 300, 1_000_000_000),
+            &pkt(false),
+            &mut rng,
+        );
+        assert!((m.p - 0.01).abs() < 1e-15);
+    }
+
+    #[test]
+    fn overflow_drops_the_front_packet() {
+        let mut n = Newque::new(NewqueParams::default());
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        // EQ = 10 + 1 > B = 10
+        assert_eq!(
+            n.on_arrival(&view(0, 10, 10, 1_000_000_000), &pkt(true), &mut rng),
+            ArrivalVerdict::DropFront(DropKind::Forced)
+        );
+        // EQ = 10 = B: enqueue (r < C), though P is asked to grow
+        assert_eq!(
+            n.on_arrival(&view(MS, 9, 10, 1_000_000_000), &pkt(true), &mut rng),
+            ArrivalVerdict::Enqueue
+        );
+    }
+
+    #[test]
+    fn front_marking_and_front_dropping_with_probability_p() {
+        let mut n = Newque::new(NewqueParams::default());
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        n.p = 1.0;
+        n.prev_time = 0;
+        let c = 1; // r >= C after the first arrival
+        n.on_arrival(&view(0, 5, 300, c), &pkt(true), &mut rng);
+        assert_eq!(
+            n.on_arrival(&view(MS, 5, 300, c), &pkt(true), &mut rng),
+            ArrivalVerdict::MarkFront
+        );
+        assert_eq!(
+            n.on_arrival(&view(2 * MS, 5, 300, c), &pkt(false), &mut rng),
+            ArrivalVerdict::DropFront(DropKind::Early)
+        );
+        n.cfg.ecn = false;
+        assert_eq!(
+            n.on_arrival(&view(3 * MS, 5, 300, c), &pkt(true), &mut rng),
+            ArrivalVerdict::DropFront(DropKind::Early)
+        );
+        // P = 0: never
+        n.p = 0.0;
+        n.prev_time = 3 * MS;
+        assert_eq!(
+            n.on_arrival(&view(4 * MS, 5, 300, c), &pkt(true), &mut rng),
+            ArrivalVerdict::Enqueue
+        );
+    }
+
+    #[test]
+    fn fifo_marks_the_first_unmarked_queued_packet() {
+        let mut n = Newque::new(NewqueParams {
+            ecn: true,
+            ..Default::default()
+        });
+        n.p = 1.0;
+        let mut q = FifoQueue::new(Box::new(n), QueueLimit::Packets(3), 1);
+        let mut arena = PacketArena::new();
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut stats = QueueStats::default();
+        let mut dropped = Vec::new();
+        let ids: Vec<_> = (0..5).map(|_| arena.alloc(pkt(true))).collect();
+        for (i, &id) in ids.iter().enumerate() {
+            let mut cx = QueueCtx {
+                now: i as Time * MS,
+                packets: &mut arena,
+                rng: &mut rng,
+                stats: &mut stats,
+                dropped: &mut dropped,
+            };
+            q.enqueue(id, &mut cx, None);
+        }
+        // arrival 0: starts the clock (r = 0 < C? no: C = 1 b/s and r = 0 < 1 -> enqueue)
+        // arrivals 1, 2: r >= C, P = 1: mark the first unmarked queued packet (ids 0, 1)
+        // arrival 3: queue has 3 = B; EQ = 4 > B: front drop (id 0), enqueue id 3
+        // arrival 4: EQ = 4 > B: front drop (id 1)
+        assert_eq!(dropped, vec![ids[0], ids[1]]);
+        assert_eq!(stats.forced_drops, 2);
+        assert_eq!(stats.marks, 2);
+        assert!(arena.get(ids[0]).ecn.ce && arena.get(ids[1]).ecn.ce);
+        assert!(!arena.get(ids[2]).ecn.ce);
+        assert_eq!(q.len_packets(), 3);
+    }
+
+    #[test]
+    fn invalid_parameters_name_the_field() {
+        let env = QueueEnv {
+            link_rate_bps: 10_000_000,
+            link_delay: 0,
+            limit: QueueLimit::Packets(300),
+        };
+        let p = AqmParams::new(serde_json::json!({"beta": 2.0}), "q.aqm");
+        assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.beta");
+        let p = AqmParams::new(serde_json::json!({"k": 0}), "q.aqm");
+        assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.k");
+    }
 }

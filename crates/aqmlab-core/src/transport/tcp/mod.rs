@@ -2,6 +2,8 @@
 //! acknowledges (every packet, or delayed ACKs). See ../shared/specs/baselines.md.
 
 pub mod config;
+pub mod rtt;
+pub mod sack_scoreboard;
 pub mod sender;
 pub mod sink;
 

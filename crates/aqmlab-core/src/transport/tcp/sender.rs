@@ -1,33 +1,550 @@
-//! PLACEHOLDER: being implemented (see issue 2). Keeps the API the simulator calls.
+//! The one-way TCP sender in ns-2 semantics: Agent/TCP/Reno (tcp/tcp-reno.cc),
+//! Agent/TCP/Newreno (tcp/tcp-newreno.cc, RFC 6582) and Agent/TCP/Sack1 (tcp/tcp-sack1.cc,
+//! RFC 6675-like), on the common TcpAgent machinery of tcp/tcp.cc (RFC 5681 windows, RFC 6298
+//! timer via [`RttEstimator`], RFC 3168 ECN).
+//!
+//! Parameters read (TcpConfig): variant, ecn, packet_size, header_size, window (`wnd_`),
+//! window_init (`windowInit_`), ssthresh_init, dupack_threshold (`numdupacks_`), max_burst
+//! (`maxburst_`), and through the estimator tick, min_rto, max_rto, initial_rto, max_backoff.
+//!
+//! Sequence numbers count packets from 0. Names follow ns-2: `t_seqno` is the next packet to
+//! send, `maxseq` the highest sent, `highest_ack` the highest cumulative ACK, `last_ack` the
+//! cumulative ACK that ended the last window of dup-ACK bookkeeping (it lags `highest_ack`
+//! only during SACK recovery), `recover` the highest packet outstanding at the last window
+//! reduction: no further reduction until it is acknowledged (ns-2 `bug_fix_`).
+//!
+//! ns-2 defaults that are fixed here: `bug_fix_` on, `exitFastRetrans_` on, `timerfix_` on,
+//! `restart_bugfix_` on, `rfc2988_` on, `ts_option_` off, `singledup_` (limited transmit)
+//! off, `precision_reduce_` off, Sack1 `partial_ack_` off.
 
-use super::TcpConfig;
+use super::rtt::RttEstimator;
+use super::sack_scoreboard::SackScoreboard;
+use super::{TcpConfig, TcpVariant};
 use crate::aqm::StateSink;
-use crate::net::PacketId;
+use crate::net::packet::MAX_SACK_BLOCKS;
+use crate::net::{PacketId, PacketKind, SackBlock};
+use crate::sim::{LazyTimer, Time};
 use crate::transport::{AgentCtx, Endpoint};
 
+/// Timer number of the retransmission timer.
+pub const RTX_TIMER: u8 = 0;
+
+/// Recover point before any window reduction: every ACK is above it.
+const NO_RECOVER: i64 = -2;
+
+/// The last window reduction (ns-2 `last_cwnd_action_`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CwndAction {
+    None,
+    DupAck,
+    Exited,
+    Timeout,
+    Ecn,
+}
+
 pub struct TcpSender {
-    #[allow(dead_code)]
     cfg: TcpConfig,
-    #[allow(dead_code)]
     ep: Endpoint,
-    /// Packets to send in all; None for an infinite (FTP) source.
-    #[allow(dead_code)]
-    limit: Option<u64>,
+    /// Packets to send in all (ns-2 `curseq_`); i64::MAX for an infinite FTP source.
+    curseq: i64,
+    running: bool,
+    completed: bool,
+
+    t_seqno: i64,
+    maxseq: i64,
+    highest_ack: i64,
+    last_ack: i64,
+    recover: i64,
+    last_cwnd_action: CwndAction,
+
+    cwnd: f64,
+    ssthresh: i64,
+    /// Reno/NewReno window inflation by duplicate ACKs (ns-2 `dupwnd_`), kept apart from
+    /// cwnd so that deflation is exact.
+    dupwnd: i64,
+    dupacks: u32,
+    /// A window reduction happened; the next new data packet carries CWR (ns-2
+    /// `cong_action_`).
+    cong_action: bool,
+
+    rtt: RttEstimator,
+    /// A packet is being timed (ns-2 `rtt_active_`, `rtt_seq_`, `rtt_ts_`).
+    rtt_active: bool,
+    rtt_seq: i64,
+    rtt_ts: Time,
+    rtx: LazyTimer,
+
+    // Sack1 only.
+    fastrecov: bool,
+    /// Estimate of packets in the network during SACK recovery (ns-2 `pipe_`).
+    pipe: i64,
+    /// Set by a timeout until the next new ACK: dup ACKs then do not start a recovery.
+    after_timeout: bool,
+    scb: SackScoreboard,
 }
 
 impl TcpSender {
     pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>) -> Self {
+        let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
+        let rtt = RttEstimator::new(&cfg);
+        let ssthresh = cfg.ssthresh_init.unwrap_or(cfg.window) as i64;
+        let cwnd = cfg.window_init as f64;
         TcpSender {
             cfg,
             ep,
-            limit: limit_packets,
+            curseq,
+            running: false,
+            completed: false,
+            t_seqno: 0,
+            maxseq: -1,
+            highest_ack: -1,
+            last_ack: -1,
+            recover: NO_RECOVER,
+            last_cwnd_action: CwndAction::None,
+            cwnd,
+            ssthresh,
+            dupwnd: 0,
+            dupacks: 0,
+            cong_action: false,
+            rtt,
+            rtt_active: false,
+            rtt_seq: -1,
+            rtt_ts: 0,
+            rtx: LazyTimer::new(),
+            fastrecov: false,
+            pipe: 0,
+            after_timeout: false,
+            scb: SackScoreboard::new(),
         }
     }
-    pub fn start(&mut self, _cx: &mut AgentCtx) {}
-    pub fn stop(&mut self, _cx: &mut AgentCtx) {}
-    pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
-        cx.free(pkt);
+
+    pub fn start(&mut self, cx: &mut AgentCtx) {
+        if self.completed {
+            return;
+        }
+        self.running = true;
+        self.send_much(cx, self.cfg.max_burst);
     }
-    pub fn timer(&mut self, _cx: &mut AgentCtx, _which: u8) {}
-    pub fn state(&self, _out: &mut StateSink) {}
+
+    /// The application stops: nothing more is sent, ACKs are ignored.
+    pub fn stop(&mut self, _cx: &mut AgentCtx) {
+        self.running = false;
+        self.rtx.cancel();
+    }
+
+    pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
+        let p = cx.packets.get(pkt);
+        let is_ack = p.kind == PacketKind::TcpAck;
+        let ack = p.ack;
+        let ece = p.ecn.ece && self.cfg.ecn;
+        let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let n = p.sack_blocks().len();
+        blocks[..n].copy_from_slice(p.sack_blocks());
+        cx.free(pkt);
+        // An ACK for data never sent is corrupt; one below -1 is meaningless.
+        if !is_ack || !self.running || ack > self.maxseq || ack < -1 {
+            return;
+        }
+        match self.cfg.variant {
+            TcpVariant::Reno | TcpVariant::NewReno => self.recv_reno(cx, ack, ece),
+            TcpVariant::Sack => self.recv_sack(cx, ack, ece, &blocks[..n]),
+        }
+    }
+
+    pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
+        if which == RTX_TIMER && cx.timer_expired(&mut self.rtx, RTX_TIMER) && self.running {
+            self.timeout(cx);
+        }
+    }
+
+    pub fn state(&self, out: &mut StateSink) {
+        out("cwnd", self.cwnd);
+        out("ssthresh", self.ssthresh as f64);
+        out("srtt_ms", self.rtt.srtt() as f64 / 1e6);
+        out("rto_ms", self.rtt.rto() as f64 / 1e6);
+        out(
+            "in_flight",
+            (self.t_seqno - 1 - self.highest_ack).max(0) as f64,
+        );
+    }
+
+    // ---- Reno and NewReno (tcp-reno.cc, tcp-newreno.cc) ----
+
+    fn recv_reno(&mut self, cx: &mut AgentCtx, ack: i64, ece: bool) {
+        if ece {
+            self.ecn(cx, ack);
+        }
+        let thresh = self.cfg.dupack_threshold;
+        if ack > self.last_ack {
+            let partial = self.cfg.variant == TcpVariant::NewReno
+                && self.last_cwnd_action == CwndAction::DupAck
+                && ack < self.recover;
+            if partial {
+                self.partial_ack(cx, ack);
+            } else {
+                // Reno leaves recovery on any new ACK; NewReno on one covering `recover`.
+                if self.dupwnd > 0 || self.last_cwnd_action == CwndAction::DupAck {
+                    self.dupwnd = 0;
+                    if self.last_cwnd_action == CwndAction::DupAck {
+                        self.last_cwnd_action = CwndAction::Exited;
+                    }
+                }
+                self.recv_newack(cx, ack, ece);
+            }
+        } else if ack == self.last_ack {
+            self.dupacks += 1;
+            if self.dupacks == thresh {
+                self.dupack_action(cx);
+            } else if self.dupacks > thresh && self.last_cwnd_action == CwndAction::DupAck {
+                self.dupwnd += 1;
+            }
+        } else {
+            return; // an old ACK, reordered: nothing to learn
+        }
+        if self.dupacks == 0 {
+            self.send_much(cx, self.cfg.max_burst);
+        } else if self.dupacks >= thresh {
+            // ns-2 sends at most two packets per dup ACK during recovery.
+            self.send_much(cx, 2);
+        }
+    }
+
+    /// Three dup ACKs: fast retransmit, unless this window was already reduced.
+    fn dupack_action(&mut self, cx: &mut AgentCtx) {
+        let recovered = self.highest_ack > self.recover;
+        if !recovered && self.last_cwnd_action != CwndAction::Ecn {
+            // A loss in a window already cut: wait (ns-2 `bug_fix_`).
+            return;
+        }
+        if recovered {
+            self.recover = self.maxseq;
+            self.halve();
+        }
+        // After an ECN cut in this window, retransmit without cutting again (RFC 3168 6.1.2;
+        // ns-2 Sack1 does this, ns-2 Reno would halve twice).
+        self.last_cwnd_action = CwndAction::DupAck;
+        cx.stats.fast_recoveries += 1;
+        self.reset_rtx_timer(cx, false);
+        self.output(cx, self.last_ack + 1);
+        self.dupwnd = self.cfg.dupack_threshold as i64;
+    }
+
+    /// NewReno partial ACK: retransmit the next hole, deflate the window by what was
+    /// acked and add one back (RFC 6582 3.2 step 3), stay in recovery.
+    fn partial_ack(&mut self, cx: &mut AgentCtx, ack: i64) {
+        let acked = ack - self.last_ack;
+        let total = self.cwnd.floor() as i64 + self.dupwnd - acked + 1;
+        if total >= self.cwnd.floor() as i64 {
+            self.dupwnd = total - self.cwnd.floor() as i64;
+        } else {
+            self.cwnd = (total as f64).max(1.0);
+            self.dupwnd = 0;
+        }
+        self.last_ack = ack;
+        self.highest_ack = ack;
+        if self.t_seqno < ack + 1 {
+            self.t_seqno = ack + 1;
+        }
+        if self.rtt_active && ack >= self.rtt_seq {
+            self.rtt_active = false;
+        }
+        self.rtt.reset_backoff();
+        self.newtimer(cx);
+        self.output(cx, ack + 1);
+    }
+
+    // ---- Sack1 (tcp-sack1.cc) ----
+
+    fn recv_sack(&mut self, cx: &mut AgentCtx, ack: i64, ece: bool, blocks: &[SackBlock]) {
+        if ece {
+            self.ecn(cx, ack);
+        }
+        if ack < self.last_ack {
+            return;
+        }
+        let thresh = self.cfg.dupack_threshold;
+        if !self.fastrecov {
+            if ack > self.last_ack {
+                self.recv_newack(cx, ack, ece);
+                self.after_timeout = false;
+                self.scb.clear();
+            } else if !self.after_timeout && self.scb.update(ack, blocks, self.maxseq) {
+                // Only a dup ACK that SACKs new data counts (ns-2 CheckUpdate).
+                self.dupacks += 1;
+                if self.dupacks == thresh {
+                    self.sack_dupack_action(cx);
+                }
+            }
+            if self.dupacks == 0 || self.fastrecov {
+                self.send_much(cx, self.cfg.max_burst);
+            }
+        } else {
+            self.pipe -= 1;
+            if ack >= self.recover {
+                self.fastrecov = false;
+                self.recover = NO_RECOVER;
+                self.after_timeout = false;
+                self.scb.clear();
+                self.newack(cx, ack, ece);
+                self.check_completion(cx);
+            } else if ack > self.highest_ack {
+                // Partial ACK: the retransmission arrived, so two packets left the network.
+                self.pipe -= 1;
+                self.highest_ack = ack;
+                self.scb.update(ack, blocks, self.maxseq);
+                self.rtt.reset_backoff();
+                self.newtimer(cx);
+            } else if !self.after_timeout && self.scb.update(ack, blocks, self.maxseq) {
+                self.dupacks += 1;
+            }
+            self.send_much(cx, self.cfg.max_burst);
+        }
+    }
+
+    fn sack_dupack_action(&mut self, cx: &mut AgentCtx) {
+        let recovered = self.highest_ack > self.recover;
+        if !recovered && self.last_cwnd_action != CwndAction::Ecn {
+            return;
+        }
+        if recovered {
+            self.recover = self.maxseq;
+            self.halve();
+        }
+        self.last_cwnd_action = CwndAction::DupAck;
+        cx.stats.fast_recoveries += 1;
+        // `thresh` packets are known to have left the network (ns-2's pipe estimate).
+        self.pipe = self.maxseq - self.highest_ack - self.cfg.dupack_threshold as i64;
+        self.reset_rtx_timer(cx, false);
+        self.fastrecov = true;
+        let seq = self.last_ack + 1;
+        self.scb.mark_retransmitted(seq);
+        self.output(cx, seq);
+    }
+
+    // ---- Common machinery (tcp.cc) ----
+
+    /// A new cumulative ACK outside recovery (ns-2 `recv_newack_helper`).
+    fn recv_newack(&mut self, cx: &mut AgentCtx, ack: i64, ece: bool) {
+        self.newack(cx, ack, ece);
+        // An ACK echoing congestion does not open the window.
+        if !ece {
+            self.open_cwnd();
+        }
+        self.check_completion(cx);
+    }
+
+    /// ns-2 `newack`: advance, take the RTT sample of the timed packet (Karn: only packets
+    /// sent once are timed), restart or stop the timer.
+    fn newack(&mut self, cx: &mut AgentCtx, ack: i64, ece: bool) {
+        self.dupacks = 0;
+        self.last_ack = ack;
+        self.highest_ack = ack;
+        if self.t_seqno < ack + 1 {
+            self.t_seqno = ack + 1;
+        }
+        if self.rtt_active && ack >= self.rtt_seq {
+            // ns-2 keeps backing off while ECN holds cwnd at one packet.
+            if !ece || self.cwnd > 1.0 {
+                self.rtt.reset_backoff();
+            }
+            self.rtt_active = false;
+            self.rtt.sample(self.rtt_ts, cx.now);
+            cx.stats.on_rtt_sample(cx.now - self.rtt_ts);
+        }
+        self.newtimer(cx);
+    }
+
+    fn open_cwnd(&mut self) {
+        if self.cwnd < self.ssthresh as f64 {
+            self.cwnd += 1.0;
+        } else {
+            self.cwnd += 1.0 / self.cwnd;
+        }
+    }
+
+    fn check_completion(&mut self, cx: &mut AgentCtx) {
+        if !self.completed && self.curseq != i64::MAX && self.highest_ack >= self.curseq - 1 {
+            self.completed = true;
+            cx.stats.completed_at = Some(cx.now);
+            self.rtx.cancel();
+        }
+    }
+
+    /// ns-2 `ecn()`: one reduction per window of data.
+    fn ecn(&mut self, cx: &mut AgentCtx, ack: i64) {
+        if ack > self.recover || self.last_cwnd_action == CwndAction::Timeout {
+            self.recover = self.maxseq;
+            self.last_cwnd_action = CwndAction::Ecn;
+            self.halve();
+            cx.stats.ecn_reductions += 1;
+        }
+    }
+
+    /// The usable window in packets (ns-2 `window()`); Reno's inflation counts.
+    fn window(&self) -> i64 {
+        let w = (self.cwnd + self.dupwnd as f64).floor() as i64;
+        w.min(self.cfg.window as i64)
+    }
+
+    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)`. cwnd is kept at one packet
+    /// at least: ns-2 lets an ECN cut reach 0 and then waits for the timer.
+    fn halve(&mut self) {
+        let half = self.window() / 2;
+        self.ssthresh = half.max(2);
+        self.cwnd = (half as f64).max(1.0);
+        self.cong_action = true;
+    }
+
+    fn timeout(&mut self, cx: &mut AgentCtx) {
+        if self.completed {
+            return;
+        }
+        self.dupwnd = 0;
+        self.dupacks = 0;
+        if self.cfg.variant == TcpVariant::Sack {
+            self.fastrecov = false;
+            self.after_timeout = true;
+            if self.highest_ack > self.last_ack {
+                self.last_ack = self.highest_ack;
+            }
+            self.scb.clear();
+        }
+        if self.cwnd < 1.0 {
+            self.cwnd = 1.0;
+        }
+        let outstanding = self.highest_ack < self.maxseq;
+        if outstanding {
+            self.recover = self.maxseq;
+            if self.last_cwnd_action != CwndAction::Ecn {
+                let half = self.window() / 2;
+                self.ssthresh = half.max(2);
+            }
+            // After an ECN cut in this window only cwnd collapses, not ssthresh again.
+            self.cwnd = 1.0;
+            self.cong_action = true;
+            cx.stats.timeouts += 1;
+            self.rtt.back_off();
+        } else {
+            // Idle: nothing was lost, restart from one packet without backoff.
+            self.cwnd = 1.0;
+        }
+        self.last_cwnd_action = CwndAction::Timeout;
+        self.reset_rtx_timer(cx, true);
+        self.send_much(cx, self.cfg.max_burst);
+    }
+
+    /// ns-2 `reset_rtx_timer`: rearm; go back to the first unacked packet unless `mild`
+    /// is false; stop timing (a retransmitted packet's ACK must not be sampled).
+    fn reset_rtx_timer(&mut self, cx: &mut AgentCtx, go_back: bool) {
+        self.set_rtx_timer(cx);
+        if go_back {
+            self.t_seqno = self.highest_ack + 1;
+        }
+        self.rtt_active = false;
+    }
+
+    fn set_rtx_timer(&mut self, cx: &mut AgentCtx) {
+        let at = cx.now + self.rtt.rto();
+        cx.set_timer(&mut self.rtx, RTX_TIMER, at);
+    }
+
+    /// Restart the timer while packets sent before `t_seqno` are unacked (ns-2 `newtimer`).
+    fn newtimer(&mut self, cx: &mut AgentCtx) {
+        if self.t_seqno > self.highest_ack + 1 {
+            self.set_rtx_timer(cx);
+        } else {
+            self.rtx.cancel();
+        }
+    }
+
+    /// Sends what the window allows (ns-2 `send_much`; Sack1's version in recovery).
+    fn send_much(&mut self, cx: &mut AgentCtx, max_burst: u32) {
+        if !self.running || self.completed {
+            return;
+        }
+        let wnd = self.cfg.window as i64;
+        let mut sent = 0u32;
+        if self.cfg.variant != TcpVariant::Sack {
+            while self.t_seqno <= self.highest_ack + self.window() && self.t_seqno < self.curseq {
+                self.output(cx, self.t_seqno);
+                self.t_seqno += 1;
+                sent += 1;
+                if max_burst > 0 && sent == max_burst {
+                    break;
+                }
+            }
+            return;
+        }
+        loop {
+            let win = self.window();
+            let open = if self.fastrecov {
+                self.pipe < self.cwnd.floor() as i64
+            } else {
+                self.t_seqno <= self.last_ack + win
+            };
+            if !open || self.last_ack + 1 >= self.curseq {
+                break;
+            }
+            let seq = match self.scb.next_retransmission(self.cfg.dupack_threshold) {
+                Some(s) if s <= self.highest_ack + wnd => {
+                    self.scb.mark_retransmitted(s);
+                    s
+                }
+                Some(_) => break,
+                None => {
+                    let limit = if self.fastrecov { wnd } else { win };
+                    if self.t_seqno <= self.highest_ack + limit && self.t_seqno < self.curseq {
+                        self.t_seqno += 1;
+                        self.t_seqno - 1
+                    } else {
+                        break;
+                    }
+                }
+            };
+            self.output(cx, seq);
+            if self.t_seqno <= seq {
+                self.t_seqno = seq + 1;
+            }
+            sent += 1;
+            self.pipe += 1;
+            if max_burst > 0 && sent == max_burst {
+                break;
+            }
+        }
+    }
+
+    /// Emits data packet `seq` (ns-2 `output`).
+    fn output(&mut self, cx: &mut AgentCtx, seq: i64) {
+        let mut p = self.ep.packet(PacketKind::TcpData, self.cfg.data_size());
+        p.seq = seq;
+        // ECT on every data packet, retransmissions included (ns-2 default).
+        p.ecn.ect = self.cfg.ecn;
+        let new_data = seq > self.maxseq;
+        if self.cong_action && new_data {
+            p.ecn.cwr = self.cfg.ecn;
+            self.cong_action = false;
+        }
+        p.retransmission = !new_data;
+        if new_data {
+            self.maxseq = seq;
+            if !self.rtt_active {
+                self.rtt_active = true;
+                if seq > self.rtt_seq {
+                    self.rtt_seq = seq;
+                    self.rtt_ts = cx.now;
+                }
+            }
+        } else {
+            cx.stats.retransmissions += 1;
+        }
+        cx.stats.packets_sent += 1;
+        cx.send(p);
+        if !self.rtx.is_armed() {
+            self.set_rtx_timer(cx);
+        }
+    }
 }
+
+#[cfg(test)]
+#[path = "sender_tests.rs"]
+mod tests;

@@ -1,20 +1,359 @@
-//! PLACEHOLDER: being implemented (see issue 2). Keeps the API the simulator calls.
+//! The one-way TCP receiver, as ns-2 Agent/TCPSink (tcp/tcp-sink.cc: `Acker`), its
+//! Agent/TCPSink/DelAck (delayed ACKs, RFC 5681 4.2) and Agent/TCPSink/Sack1 (SACK blocks,
+//! RFC 2018), with the ECN echo of RFC 3168 6.1.3.
+//!
+//! Parameters read (TcpConfig): variant (SACK blocks only for `sack`), packet_size (payload
+//! counted as goodput), ack_size, delayed_ack, delayed_ack_timeout.
+//!
+//! The ACK carries the highest in-order sequence number received (ns-2 style: next expected
+//! minus one) and echoes the `sent_at` of the packet that triggered it. Out-of-order packets
+//! are held in a bitmap relative to the next expected packet, which grows to the largest
+//! window seen and is then reused.
 
-use super::TcpConfig;
-use crate::net::PacketId;
+use super::{TcpConfig, TcpVariant};
+use crate::net::packet::MAX_SACK_BLOCKS;
+use crate::net::{PacketId, PacketKind, SackBlock};
+use crate::sim::{LazyTimer, Time};
 use crate::transport::{AgentCtx, Endpoint};
+use std::collections::VecDeque;
+
+/// Timer number of the delayed-ACK timer.
+pub const DELACK_TIMER: u8 = 0;
+
+/// Out-of-order packets further than this above the next expected one are not buffered (no
+/// sender window is this large; it only bounds memory against corrupt input).
+const MAX_REORDER: i64 = 1 << 20;
 
 pub struct TcpSink {
-    #[allow(dead_code)]
     ep: Endpoint,
+    ack_size: u32,
+    payload: u32,
+    sack: bool,
+    delayed_ack: bool,
+    delack_timeout: Time,
+    /// Next packet expected in order.
+    next: i64,
+    /// `ooo[i]`: packet `next + 1 + i` has arrived.
+    ooo: VecDeque<bool>,
+    max_seen: i64,
+    /// Out-of-order arrivals, most recent first: each names one SACK block to report.
+    recent: [i64; MAX_SACK_BLOCKS],
+    recent_len: usize,
+    /// CE seen and not yet answered by CWR: ACKs carry ECE (ns-2 `ecn_unacked_`).
+    ecn_unacked: bool,
+    delack: LazyTimer,
+    /// An ACK is being held by the delayed-ACK timer, echoing this send time.
+    held: Option<Time>,
 }
 
 impl TcpSink {
-    pub fn new(_cfg: &TcpConfig, ep: Endpoint) -> Self {
-        TcpSink { ep }
+    pub fn new(cfg: &TcpConfig, ep: Endpoint) -> Self {
+        TcpSink {
+            ep,
+            ack_size: cfg.ack_size,
+            payload: cfg.packet_size,
+            sack: cfg.variant == TcpVariant::Sack,
+            delayed_ack: cfg.delayed_ack,
+            delack_timeout: cfg.delayed_ack_timeout.0,
+            next: 0,
+            ooo: VecDeque::new(),
+            max_seen: -1,
+            recent: [0; MAX_SACK_BLOCKS],
+            recent_len: 0,
+            ecn_unacked: false,
+            delack: LazyTimer::new(),
+            held: None,
+        }
     }
+
     pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
+        let p = cx.packets.get(pkt);
+        let (kind, seq, size, sent_at, ecn) = (p.kind, p.seq, p.size, p.sent_at, p.ecn);
         cx.free(pkt);
+        if kind != PacketKind::TcpData {
+            return;
+        }
+        cx.stats
+            .on_data_received(size, cx.now.saturating_sub(sent_at), ecn.ce);
+        // CWR ends the echo of earlier marks; a CE on this very packet starts a new one.
+        if ecn.cwr {
+            self.ecn_unacked = false;
+        }
+        if ecn.ce {
+            self.ecn_unacked = true;
+        }
+        let gap_filling = seq < self.max_seen;
+        if seq == self.next {
+            self.deliver(cx);
+        } else if seq > self.next && seq - self.next <= MAX_REORDER {
+            let idx = (seq - self.next - 1) as usize;
+            if idx >= self.ooo.len() {
+                self.ooo.resize(idx + 1, false);
+            }
+            self.ooo[idx] = true;
+            self.remember(seq);
+        }
+        self.max_seen = self.max_seen.max(seq);
+
+        // Delay the ACK of an in-order packet that fills no gap, if none is held already
+        // (ns-2 DelAckSink with RFC2581_immediate_ack_); anything else is acked now.
+        if self.delayed_ack && seq == self.next - 1 && !gap_filling && self.held.is_none() {
+            self.held = Some(sent_at);
+            let at = cx.now + self.delack_timeout;
+            cx.set_timer(&mut self.delack, DELACK_TIMER, at);
+            return;
+        }
+        self.held = None;
+        self.delack.cancel();
+        self.send_ack(cx, sent_at);
     }
-    pub fn timer(&mut self, _cx: &mut AgentCtx, _which: u8) {}
+
+    pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
+        if which == DELACK_TIMER && cx.timer_expired(&mut self.delack, DELACK_TIMER) {
+            if let Some(echo) = self.held.take() {
+                self.send_ack(cx, echo);
+            }
+        }
+    }
+
+    /// The next expected packet arrived: hand it and any buffered successors to the
+    /// application.
+    fn deliver(&mut self, cx: &mut AgentCtx) {
+        self.next += 1;
+        cx.stats.goodput_bytes += self.payload as u64;
+        while let Some(have) = self.ooo.pop_front() {
+            if !have {
+                break;
+            }
+            self.next += 1;
+            cx.stats.goodput_bytes += self.payload as u64;
+        }
+    }
+
+    /// Makes `seq` the most recent SACK anchor, dropping anchors in the same block.
+    fn remember(&mut self, seq: i64) {
+        let (start, end) = self.block_of(seq);
+        let mut kept = [seq; MAX_SACK_BLOCKS];
+        let mut n = 1;
+        for &r in &self.recent[..self.recent_len] {
+            if n < MAX_SACK_BLOCKS && !(start <= r && r < end) {
+                kept[n] = r;
+                n += 1;
+            }
+        }
+        self.recent = kept;
+        self.recent_len = n;
+    }
+
+    /// The run of received out-of-order packets containing `seq`, as [start, end).
+    fn block_of(&self, seq: i64) -> (i64, i64) {
+        let idx = (seq - self.next - 1) as usize;
+        let mut lo = idx;
+        while lo > 0 && self.ooo.get(lo - 1) == Some(&true) {
+            lo -= 1;
+        }
+        let mut hi = idx + 1;
+        while self.ooo.get(hi) == Some(&true) {
+            hi += 1;
+        }
+        let base = self.next + 1;
+        (base + lo as i64, base + hi as i64)
+    }
+
+    fn send_ack(&mut self, cx: &mut AgentCtx, echo: Time) {
+        let mut a = self.ep.packet(PacketKind::TcpAck, self.ack_size);
+        a.ack = self.next - 1;
+        a.echo_sent_at = echo;
+        a.ecn.ece = self.ecn_unacked;
+        if self.sack {
+            let mut n = 0;
+            for i in 0..self.recent_len {
+                let r = self.recent[i];
+                if r <= self.next || self.ooo.get((r - self.next - 1) as usize) != Some(&true) {
+                    continue; // now covered by the cumulative ACK
+                }
+                let (start, end) = self.block_of(r);
+                let b = SackBlock { start, end };
+                if !a.sack[..n].contains(&b) {
+                    a.sack[n] = b;
+                    n += 1;
+                }
+            }
+            a.sack_len = n as u8;
+        }
+        cx.send(a);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::FlowStats;
+    use crate::net::{Packet, PacketArena};
+    use crate::sim::{EventKind, EventQueue};
+
+    const MS: Time = 1_000_000;
+
+    struct H {
+        events: EventQueue,
+        packets: PacketArena,
+        stats: FlowStats,
+        outbox: Vec<PacketId>,
+        sink: TcpSink,
+        ep: Endpoint,
+    }
+
+    impl H {
+        fn new(cfg: TcpConfig) -> H {
+            let ep = Endpoint {
+                flow: 0,
+                agent: 1,
+                node: 1,
+                peer_node: 0,
+                peer_agent: 0,
+            };
+            H {
+                events: EventQueue::new(),
+                packets: PacketArena::new(),
+                stats: FlowStats::default(),
+                outbox: vec![],
+                sink: TcpSink::new(&cfg, ep),
+                ep,
+            }
+        }
+
+        fn data(&mut self, at: Time, seq: i64, ce: bool, cwr: bool) -> Vec<Packet> {
+            self.run_until(at);
+            let mut p = Packet::new(PacketKind::TcpData, 0, 0, 1, 1, 1040);
+            p.seq = seq;
+            p.sent_at = at.saturating_sub(10 * MS);
+            p.ecn.ect = true;
+            p.ecn.ce = ce;
+            p.ecn.cwr = cwr;
+            let id = self.packets.alloc(p);
+            let mut cx = AgentCtx {
+                now: at,
+                agent: self.ep.agent,
+                events: &mut self.events,
+                packets: &mut self.packets,
+                stats: &mut self.stats,
+                outbox: &mut self.outbox,
+            };
+            self.sink.receive(&mut cx, id);
+            self.drain()
+        }
+
+        fn run_until(&mut self, t: Time) -> Vec<Packet> {
+            while let Some(e) = self.events.pop_until(t) {
+                if let EventKind::AgentTimer { timer, .. } = e.kind {
+                    let mut cx = AgentCtx {
+                        now: e.time,
+                        agent: self.ep.agent,
+                        events: &mut self.events,
+                        packets: &mut self.packets,
+                        stats: &mut self.stats,
+                        outbox: &mut self.outbox,
+                    };
+                    self.sink.timer(&mut cx, timer);
+                }
+            }
+            self.events.advance_to(t);
+            self.drain()
+        }
+
+        fn drain(&mut self) -> Vec<Packet> {
+            let mut out = vec![];
+            for id in self.outbox.drain(..) {
+                out.push(self.packets.get(id).clone());
+                self.packets.free(id);
+            }
+            out
+        }
+    }
+
+    fn acks(ps: &[Packet]) -> Vec<i64> {
+        ps.iter().map(|p| p.ack).collect()
+    }
+
+    #[test]
+    fn cumulative_acks_and_goodput_count_new_in_order_data_only() {
+        let mut h = H::new(TcpConfig::default());
+        assert_eq!(acks(&h.data(MS, 0, false, false)), vec![0]);
+        assert_eq!(acks(&h.data(2 * MS, 2, false, false)), vec![0]);
+        assert_eq!(acks(&h.data(3 * MS, 3, false, false)), vec![0]);
+        assert_eq!(acks(&h.data(4 * MS, 1, false, false)), vec![3]);
+        assert_eq!(acks(&h.data(5 * MS, 1, false, false)), vec![3]);
+        assert_eq!(h.stats.goodput_bytes, 4 * 1000);
+        assert_eq!(h.stats.packets_received, 5);
+    }
+
+    #[test]
+    fn sack_blocks_most_recent_first() {
+        let cfg = TcpConfig {
+            variant: TcpVariant::Sack,
+            ..TcpConfig::default()
+        };
+        let mut h = H::new(cfg);
+        h.data(MS, 0, false, false);
+        h.data(MS, 2, false, false);
+        h.data(MS, 3, false, false);
+        h.data(MS, 6, false, false);
+        let a = h.data(MS, 8, false, false);
+        let b: Vec<(i64, i64)> = a[0]
+            .sack_blocks()
+            .iter()
+            .map(|b| (b.start, b.end))
+            .collect();
+        assert_eq!(b, vec![(8, 9), (6, 7), (2, 4)]);
+        // Filling packet 1 acks through 3; the first block disappears.
+        let a = h.data(MS, 1, false, false);
+        assert_eq!(a[0].ack, 3);
+        let b: Vec<(i64, i64)> = a[0]
+            .sack_blocks()
+            .iter()
+            .map(|b| (b.start, b.end))
+            .collect();
+        assert_eq!(b, vec![(8, 9), (6, 7)]);
+        // Packet 7 merges the two blocks into one.
+        let a = h.data(MS, 7, false, false);
+        let b: Vec<(i64, i64)> = a[0]
+            .sack_blocks()
+            .iter()
+            .map(|b| (b.start, b.end))
+            .collect();
+        assert_eq!(b, vec![(6, 9)]);
+    }
+
+    #[test]
+    fn ece_is_echoed_from_ce_until_cwr() {
+        let mut h = H::new(TcpConfig::default());
+        assert!(!h.data(MS, 0, false, false)[0].ecn.ece);
+        assert!(h.data(MS, 1, true, false)[0].ecn.ece);
+        assert!(h.data(MS, 2, false, false)[0].ecn.ece);
+        assert!(!h.data(MS, 3, false, true)[0].ecn.ece);
+        assert!(!h.data(MS, 4, false, false)[0].ecn.ece);
+        assert_eq!(h.stats.marks_received, 1);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_packet_or_after_the_timeout() {
+        let cfg = TcpConfig {
+            delayed_ack: true,
+            ..TcpConfig::default()
+        };
+        let mut h = H::new(cfg);
+        assert!(h.data(10 * MS, 0, false, false).is_empty());
+        assert_eq!(acks(&h.data(11 * MS, 1, false, false)), vec![1]);
+        assert!(h.data(12 * MS, 2, false, false).is_empty());
+        // Nothing before the 100 ms timer; then the held ACK goes out.
+        assert!(h.run_until(111 * MS).is_empty());
+        let late = h.run_until(112 * MS);
+        assert_eq!(acks(&late), vec![2]);
+        assert_eq!(late[0].echo_sent_at, 2 * MS);
+        // Out of order: acked at once, and so is the packet that fills the gap.
+        assert_eq!(acks(&h.data(200 * MS, 4, false, false)), vec![2]);
+        assert_eq!(acks(&h.data(201 * MS, 3, false, false)), vec![4]);
+        // Back in order: delayed again.
+        assert!(h.data(202 * MS, 5, false, false).is_empty());
+    }
 }
