@@ -114,7 +114,6 @@ fn every_algorithm_handles_bursty_udp() {
 }
 
 #[test]
-#[ignore = "needs the TCP agents (branch `tcp`): until they land TCP flows send nothing"]
 fn every_algorithm_in_a_50_flow_tcp_dumbbell() {
     for r in run_all(TCP_FLOWS) {
         assert!(
@@ -125,8 +124,8 @@ fn every_algorithm_in_a_50_flow_tcp_dumbbell() {
         );
         // Hybrid RED and LPF/ODA at the paper's w_q = 0.002 keep cutting avg whenever the
         // queue dips to min_th (theta = 1: at every such arrival, by 20%), so avg swings
-        // between ~0 and 2 max_th and drops come in synchronised bursts: measured (preview
-        // merge of the `tcp` branch, seed 1) utilization 0.856 and 0.854, mean queue 34
+        // between ~0 and 2 max_th and drops come in synchronised bursts: measured (TCP from
+        // main, seed 1) utilization 0.856 and 0.854, mean queue 34
         // packets, against >= 0.997 for the others. Both floors leave a margin.
         let floor = match r.name {
             "hybrid_red" | "lpf_oda" => 0.8,
