@@ -79,10 +79,7 @@ impl Failure {
         self.failed.load(Ordering::Relaxed)
     }
     fn take(&self) -> Option<PyErr> {
-        self.error
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
+        self.error.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 }
 
@@ -156,8 +153,7 @@ impl PyQueueView {
     }
     /// Would a packet of `size` bytes overflow the buffer?
     fn is_full_for(&self, size: u32) -> bool {
-        self.limit
-            .overflows(self.len_packets, self.len_bytes, size)
+        self.limit.overflows(self.len_packets, self.len_bytes, size)
     }
     fn __repr__(&self) -> String {
         format!(
@@ -380,9 +376,10 @@ impl Aqm for PyAqm {
         Python::attach(|py| {
             let r = self.with_rng(py, rng, || {
                 let v = f.call1(py, (PyQueueView::new(q), PyPacket::new(pkt)))?;
-                let s: std::borrow::Cow<'_, str> = v.bind(py).extract().map_err(|_| {
-                    PyTypeError::new_err("on_departure must return a str")
-                })?;
+                let s: std::borrow::Cow<'_, str> = v
+                    .bind(py)
+                    .extract()
+                    .map_err(|_| PyTypeError::new_err("on_departure must return a str"))?;
                 departure_verdict(&s)
             });
             r.unwrap_or_else(|e| {
@@ -429,9 +426,10 @@ impl Aqm for PyAqm {
         Python::attach(|py| {
             let r = (|| -> PyResult<()> {
                 let v = f.call0(py)?;
-                let d = v.bind(py).cast::<PyDict>().map_err(|_| {
-                    PyTypeError::new_err("state() must return a dict[str, float]")
-                })?;
+                let d = v
+                    .bind(py)
+                    .cast::<PyDict>()
+                    .map_err(|_| PyTypeError::new_err("state() must return a dict[str, float]"))?;
                 for (k, v) in d.iter() {
                     let k: String = k.extract()?;
                     let v: f64 = v.extract()?;
@@ -473,10 +471,12 @@ impl PyAqmFactory {
         let kwargs = json_to_py(py, &params.values)
             .and_then(|v| v.cast_into::<PyDict>().map_err(PyErr::from))
             .map_err(|e| err(format!("parameters of '{name}': {}", describe(py, &e))))?;
-        let obj = cls
-            .bind(py)
-            .call((), Some(&kwargs))
-            .map_err(|e| err(format!("building Python AQM '{name}' failed: {}", describe(py, &e))))?;
+        let obj = cls.bind(py).call((), Some(&kwargs)).map_err(|e| {
+            err(format!(
+                "building Python AQM '{name}' failed: {}",
+                describe(py, &e)
+            ))
+        })?;
         let rng = Py::new(
             py,
             PyRng {
@@ -496,12 +496,17 @@ impl PyAqmFactory {
                 .filter(|f| f.is_callable())
                 .map(|f| f.unbind())
         };
-        let on_arrival = method("on_arrival")
-            .ok_or_else(|| err(format!("Python AQM '{name}' has no method on_arrival(view, packet)")))?;
+        let on_arrival = method("on_arrival").ok_or_else(|| {
+            err(format!(
+                "Python AQM '{name}' has no method on_arrival(view, packet)"
+            ))
+        })?;
         let timer_interval = match obj.getattr("timer_interval") {
             Ok(v) if !v.is_none() => {
                 let secs: f64 = v.extract().map_err(|_| {
-                    err(format!("Python AQM '{name}': timer_interval must be a number of seconds"))
+                    err(format!(
+                        "Python AQM '{name}': timer_interval must be a number of seconds"
+                    ))
                 })?;
                 if !(secs.is_finite() && secs > 0.0) {
                     return Err(err(format!(
@@ -524,7 +529,11 @@ impl PyAqmFactory {
             on_arrival,
             on_departure: method("on_departure"),
             on_link_idle: method("on_link_idle"),
-            on_timer: if timer_interval.is_some() { on_timer } else { None },
+            on_timer: if timer_interval.is_some() {
+                on_timer
+            } else {
+                None
+            },
             state: method("state"),
             timer_interval,
             failure: self.failure.clone(),
