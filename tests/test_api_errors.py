@@ -31,15 +31,6 @@ def test_bad_seed() -> None:
         aqmlab.run(scenario(), seed="x")  # type: ignore[arg-type]
 
 
-def test_not_implemented_aqm_is_a_scenario_error() -> None:
-    names = aqmlab.aqms().set_index("name")
-    missing = [n for n, ok in names["implemented"].items() if not ok]
-    if not missing:
-        pytest.skip("every registered AQM is implemented")
-    with pytest.raises(aqmlab.ScenarioError, match="not implemented"):
-        aqmlab.run(scenario(**{"topology.bottleneck.queue.aqm": missing[0]}))
-
-
 def test_validate_scenario() -> None:
     aqmlab.validate_scenario(scenario())
     with pytest.raises(aqmlab.ScenarioError) as info:
