@@ -698,7 +698,7 @@ def overall_ranks(wide: pd.DataFrame, floor_pct: float = UTILIZATION_FLOOR_PCT) 
     df = pd.DataFrame(list(ranks.values()))
     df["mean_rank"] = df[scen].mean(axis=1)
     df["worst_rank"] = df[scen].max(axis=1)
-    df = df.sort_values(["mean_rank", "worst_rank", "aqm"]).reset_index(drop=True)
+    df = df.sort_values(["mean_rank", "worst_rank", "top", "aqm"], ascending=[True, True, False, True]).reset_index(drop=True)
     df["position"] = range(1, len(df) + 1)
     return df[["position", "aqm", *scen, "mean_rank", "worst_rank", "qualified", "top"]]
 
