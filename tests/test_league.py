@@ -115,6 +115,10 @@ def test_quick_league_on_tiny_scenarios(tmp_path):
         assert "Lowest delay" in block or "No AQM reaches" in block
         assert "Best fairness" in block and "Loses most" in block
     assert "Across scenarios" in summary and "## Overall ranks" in md
+    before = md
+    (tmp_path / "league.md").write_text("")
+    L.rerender(tmp_path, [TINY, TINY2])
+    assert (tmp_path / "league.md").read_text() == before
     # Resumable: a second call reuses every stored run.
     again = L.run_league(tmp_path, replications=2, workers=1, aqms=aqms, scenarios=[TINY, TINY2], figures=False)
     pd.testing.assert_frame_equal(again, tidy)

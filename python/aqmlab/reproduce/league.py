@@ -523,6 +523,20 @@ def run_league(
     return tidy
 
 
+def rerender(out: str | Path, scenarios: Sequence[LeagueScenario] | None = None) -> Path:
+    """Rewrites ``out/league.md`` from ``league.parquet`` and ``league.json`` (no runs), keeping
+    the command, date and run time of the run that produced them."""
+    out = Path(out)
+    tidy = pd.read_parquet(out / "league.parquet")
+    meta = json.loads((out / "league.json").read_text(encoding="utf-8"))
+    ids = list(dict.fromkeys(tidy["scenario"]))
+    specs = [s for s in (scenarios or SCENARIOS) if s.id in ids]
+    plans = plan(specs, list(dict.fromkeys(tidy["aqm"])), bool(meta.get("quick")))
+    path = out / "league.md"
+    path.write_text(render_markdown(to_wide(tidy), plans, meta), encoding="utf-8")
+    return path
+
+
 def _resolve_scenarios(scenarios: Sequence[LeagueScenario] | Sequence[str] | None) -> list[LeagueScenario]:
     if not scenarios:
         return list(SCENARIOS)
@@ -781,7 +795,8 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
         "runs already in the stores are reused, so a resumed league reports less)",
         f"- {meta['replications']} replications per (scenario, AQM) (n = {n} successful for the scarcest); "
         f"{'QUICK mode: shortened runs (see docs/league.md)' if meta['quick'] else 'full-length runs'}",
-        "- every cell: mean ± half width of the 95% Student-t confidence interval over the replications",
+        "- every cell: mean ± half width of the 95% Student-t confidence interval over the replications "
+        "(± 0 when every seed gives the same run: an AQM without a random element in a scenario with fixed start times)",
         f"- order: AQMs with mean utilization >= {floor:g}% first, by mean delay (lowest first); then the "
         f"others (marked ⁻) by utilization (highest first). * = a parameter scaled to the buffer (notes below each table)",
         "- Util: bottleneck busy fraction; Goodput: sum over the counted flows; Delay / p99: sojourn time in the "
@@ -821,7 +836,7 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
         o = overall_ranks(wide, floor)
         scen = [c for c in o.columns if c not in ("position", "aqm", "mean_rank", "worst_rank", "qualified", "top")]
         lines += ["## Overall ranks", "", "Rank of each AQM in each scenario's table; sorted by the mean rank "
-                  f"(ties: worst rank). `>= {floor:g}%`: scenarios where it reaches that utilization; `best-delay`: "
+                  f"(ties: worst rank, then the best-delay count). `>= {floor:g}%`: scenarios where it reaches that utilization; `best-delay`: "
                   "scenarios where it has the lowest delay there or is tied with it.", ""]
         head = ["#", "AQM", *scen, "mean rank", "worst", f">= {floor:g}%", "best-delay"]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
