@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 aqmlab = pytest.importorskip("aqmlab")
-from aqmlab.reproduce import league as L  # noqa: E402
+from aqmlab.reproduce import league as L
 
 # ---------------------------------------------------------------------------- build checks
 

@@ -252,15 +252,15 @@ BUFFER_RULES: dict[str, tuple[tuple[str, ...], Callable[..., float], str, Callab
     "red": (
         ("red", "ared", "lpf_oda", "hybrid_red"),
         lambda d, rate: _red_default_max_th(d, rate),
-        "RED family: max_th = 3 min_th (the registry's own rule, Floyd) with the gentle region ending at "
-        "the buffer (2 max_th = buffer): min_th = buffer/6, max_th = buffer/2",
+        ("RED family: max_th = 3 min_th (the registry's own rule, Floyd) with the gentle region ending at "
+        "the buffer (2 max_th = buffer): min_th = buffer/6, max_th = buffer/2"),
         lambda d, buf, rate: {"min_th": buf / 6.0, "max_th": buf / 2.0},
     ),
     "qvared": (
         ("qvared",),
         lambda d, rate: _num(d, "max_th"),
-        "QVARED: thresholds scaled with their 20:50:80 ratio to buffer = 2 max_th (the rule the QVARED "
-        "scenario uses for the paper's missing buffer)",
+        ("QVARED: thresholds scaled with their 20:50:80 ratio to buffer = 2 max_th (the rule the QVARED "
+        "scenario uses for the paper's missing buffer)"),
         lambda d, buf, rate: {k: _num(d, k) * buf / (2.0 * _num(d, "max_th")) for k in ("min_th", "med_th", "max_th")},
     ),
     "dsred": (
@@ -299,7 +299,7 @@ def aqm_config(aqm: AqmInfo, scenario: Mapping[str, Any], ecn: bool) -> tuple[di
     rate = bits_per_second(link.get("rate", 0))
     table: dict[str, Any] = {"kind": aqm.name}
     note = ""
-    for family, (members, operating_point, text, rule) in BUFFER_RULES.items():
+    for (members, operating_point, text, rule) in BUFFER_RULES.values():
         if aqm.name in members and operating_point(aqm.defaults, rate) >= buffer:
             params = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in rule(aqm.defaults, buffer, rate).items()}
             table.update(params)
@@ -791,17 +791,17 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
         "# AQM league",
         "",
         f"- command: `{meta['command']}`",
-        f"- date: {meta['date']}; run time {meta['run_time_s']:.0f} s (workers: {meta['workers']}; "
-        "runs already in the stores are reused, so a resumed league reports less)",
-        f"- {meta['replications']} replications per (scenario, AQM) (n = {n} successful for the scarcest); "
-        f"{'QUICK mode: shortened runs (see docs/league.md)' if meta['quick'] else 'full-length runs'}",
-        "- every cell: mean ± half width of the 95% Student-t confidence interval over the replications "
-        "(± 0 when every seed gives the same run: an AQM without a random element in a scenario with fixed start times)",
-        f"- order: AQMs with mean utilization >= {floor:g}% first, by mean delay (lowest first); then the "
-        f"others (marked ⁻) by utilization (highest first). * = a parameter scaled to the buffer (notes below each table)",
-        "- Util: bottleneck busy fraction; Goodput: sum over the counted flows; Delay / p99: sojourn time in the "
+        (f"- date: {meta['date']}; run time {meta['run_time_s']:.0f} s (workers: {meta['workers']}; "
+        "runs already in the stores are reused, so a resumed league reports less)"),
+        (f"- {meta['replications']} replications per (scenario, AQM) (n = {n} successful for the scarcest); "
+        f"{'QUICK mode: shortened runs (see docs/league.md)' if meta['quick'] else 'full-length runs'}"),
+        ("- every cell: mean ± half width of the 95% Student-t confidence interval over the replications "
+        "(± 0 when every seed gives the same run: an AQM without a random element in a scenario with fixed start times)"),
+        (f"- order: AQMs with mean utilization >= {floor:g}% first, by mean delay (lowest first); then the "
+        f"others (marked ⁻) by utilization (highest first). * = a parameter scaled to the buffer (notes below each table)"),
+        ("- Util: bottleneck busy fraction; Goodput: sum over the counted flows; Delay / p99: sojourn time in the "
         "bottleneck queue (wait + transmission); Loss: drops / arrivals at the bottleneck; Marks: ECN marks there; "
-        "Jain: over per-flow rates while active (see docs/league.md)",
+        "Jain: over per-flow rates while active (see docs/league.md)"),
     ]
     if meta.get("failures"):
         lines += ["", "**Failed runs:**", ""] + [f"- {f}" for f in meta["failures"]]
@@ -835,9 +835,9 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
     if wide["scenario"].nunique() > 1:
         o = overall_ranks(wide, floor)
         scen = [c for c in o.columns if c not in ("position", "aqm", "mean_rank", "worst_rank", "qualified", "top")]
-        lines += ["## Overall ranks", "", "Rank of each AQM in each scenario's table; sorted by the mean rank "
+        lines += ["## Overall ranks", "", ("Rank of each AQM in each scenario's table; sorted by the mean rank "
                   f"(ties: worst rank, then the best-delay count). `>= {floor:g}%`: scenarios where it reaches that utilization; `best-delay`: "
-                  "scenarios where it has the lowest delay there or is tied with it.", ""]
+                  "scenarios where it has the lowest delay there or is tied with it."), ""]
         head = ["#", "AQM", *scen, "mean rank", "worst", f">= {floor:g}%", "best-delay"]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for r in o.to_dict("records"):
