@@ -456,6 +456,23 @@ def results(
 
 
 @app.command()
+def league(
+    out_dir: Annotated[Path, typer.Option("--out", help="Output directory (tables, figures, resumable stores).")] = Path("results/league"),
+    replications: Annotated[int | None, typer.Option(help="Replications per (scenario, AQM); default 5, or 2 with --quick.")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Shortened runs and fewer replications: checks that it runs, does not rank.")] = False,
+    workers: Annotated[int | None, typer.Option(help="Parallel worker processes (default: all cores).")] = None,
+    aqm: Annotated[list[str] | None, typer.Option("--aqm", help="Only these AQMs (repeatable).")] = None,
+    scenario: Annotated[list[str] | None, typer.Option("--scenario", help="Only these papers' scenarios (repeatable).")] = None,
+) -> None:
+    """Every AQM on every seed paper's main scenario: throughput, delay, loss, fairness."""
+    from .reproduce.league import league_command
+
+    with _user_errors():
+        code = league_command(out=out_dir, replications=replications, quick=quick, workers=workers or os.cpu_count() or 1, aqms=aqm, scenarios=scenario)
+    raise typer.Exit(int(code or 0))
+
+
+@app.command()
 def version() -> None:
     """Print the engine version."""
     from . import __version__
