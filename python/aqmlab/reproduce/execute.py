@@ -10,6 +10,7 @@ The scenario's ``name`` carries the run's identity (paper/experiment/config|poin
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from .jobs import RunSpec, _secs
 RUN_FN = "aqmlab.reproduce.runfn:run"
 MASTER_SEED = 20240605
 #: Part of every store key: bump when runfn's extra keys change.
-RUNFN_VERSION = "reproduce-1"
+RUNFN_VERSION = "reproduce-2"
 
 
 def run_cost(scenario: dict) -> float:
@@ -50,17 +51,47 @@ def engine_version() -> str:
     return f"{getattr(aqmlab, '__version__', 'dev')}+{RUNFN_VERSION}"
 
 
+def _diff_paths(values: list[Any], prefix: str, out: list[str]) -> None:
+    """Minimal dotted paths (list indices as digits) where ``values`` differ."""
+    first = values[0]
+    if all(v == first for v in values[1:]):
+        return
+    if all(isinstance(v, dict) for v in values) and all(set(v) == set(first) for v in values):
+        for k in first:
+            _diff_paths([v[k] for v in values], f"{prefix}.{k}" if prefix else k, out)
+        return
+    if all(isinstance(v, list) for v in values) and all(len(v) == len(first) for v in values) and prefix:
+        for i in range(len(first)):
+            _diff_paths([v[i] for v in values], f"{prefix}.{i}", out)
+        return
+    out.append(prefix)
+
+
+def _get(obj: Any, path: str) -> Any:
+    for seg in path.split("."):
+        obj = obj[int(seg)] if isinstance(obj, list) else obj[seg]
+    return obj
+
+
 def make_sweeps(runs: list[RunSpec], replications: int, name: str) -> list[Sweep]:
+    """One sweep per group of runs with the same top-level keys: the base is the group's first
+    scenario; one zip group sets, for every run, the (minimal) paths where the runs differ
+    (always including ``name``), so stored points stay small."""
     groups: dict[tuple[str, ...], list[RunSpec]] = {}
     for r in runs:
         groups.setdefault(tuple(sorted(r.scenario)), []).append(r)
     sweeps = []
     for gi, (keys, members) in enumerate(groups.items()):
-        base = {k: None for k in keys}
-        zipped = {k: [m.scenario[k] for m in members] for k in keys}
+        scen = [m.scenario for m in members]
+        paths: list[str] = []
+        for k in keys:
+            _diff_paths([s[k] for s in scen], k, paths)
+        if "name" not in paths:
+            paths.insert(0, "name")
+        zipped = {p: [_get(s, p) for s in scen] for p in paths}
         sweeps.append(
             Sweep(
-                base=base,
+                base=copy.deepcopy(scen[0]),
                 zip=zipped,
                 replications=replications,
                 master_seed=MASTER_SEED,

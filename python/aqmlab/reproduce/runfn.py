@@ -61,6 +61,19 @@ def run(scenario: dict, seed: int) -> dict[str, Any]:
     import aqmlab
 
     r = aqmlab.run(scenario, seed=seed)
-    s = dict(r.summary)
-    s.update(extras(r))
+    keep = named_links(scenario)
+    s = {k: v for k, v in r.summary.items() if not k.startswith("queue.") or k.split(".")[1] in keep}
+    s.update({k: v for k, v in extras(r).items() if not k.startswith("x.queue.") or k.split(".")[2] in keep})
     return s
+
+
+def named_links(scenario: dict) -> set[str]:
+    """Queues whose columns are stored: graph links with a ``name`` and a dumbbell's
+    bottleneck. (Stored runs with thousands of columns, e.g. one per access link of a
+    60-flow graph, make the Parquet store slow to read.)"""
+    topo = scenario.get("topology", {})
+    if topo.get("kind") == "graph":
+        names = {lk["name"] for lk in topo.get("links", []) if lk.get("name")}
+    else:
+        names = {"bottleneck"}
+    return names | {"bottleneck"}
