@@ -1,4 +1,4 @@
-"""The ``aqmlab`` command line: run, compare, aqms, sweep, results.
+"""The ``aqmlab`` command line: run, compare, aqms, sweep, results, reproduce.
 
 Exit codes: 0 success; 1 a run failed; 2 invalid input (the message names the field);
 130 interrupted (Ctrl-C).
@@ -452,6 +452,31 @@ def results(
     mod = _sweep_cli()
     with _user_errors():
         code = mod.results_command(directory, export, fmt)
+    raise typer.Exit(int(code or 0))
+
+
+# ---------------------------------------------------------------------------------------------
+# reproduce (implemented in aqmlab.reproduce)
+
+
+@app.command()
+def reproduce(
+    paper: Annotated[str, typer.Argument(help="orange, newque, hybrid-red, qvared, dsred, or all.")],
+    experiment: Annotated[str | None, typer.Argument(help="One experiment of the paper (default: all).")] = None,
+    replications: Annotated[int | None, typer.Option(help="Runs per point (default: the paper's count, or the data file's if larger).")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Reduced runs (CI-sized); notes.md says what changed.")] = False,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory (default results/reproduce/<paper>).")] = None,
+    workers: Annotated[int | None, typer.Option(help="Parallel workers (default: all cores).")] = None,
+) -> None:
+    """Reproduce a seed paper's experiments: tables next to the paper's, figures, notes."""
+    from .reproduce.cli import reproduce_command
+    from .reproduce.spec import ReproduceError
+
+    with _user_errors():
+        try:
+            code = reproduce_command(paper, experiment, replications, quick, out_dir, workers, err)
+        except ReproduceError as e:
+            _die(str(e))
     raise typer.Exit(int(code or 0))
 
 

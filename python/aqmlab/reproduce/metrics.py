@@ -1,0 +1,134 @@
+"""The metric registry: each paper metric name -> a function of one run's stored summary.
+
+A metric function takes ``(row, link)``: ``row`` is a mapping of summary keys (the stored
+run, including the ``x.*`` keys of :mod:`.runfn`), ``link`` the reported link (the
+experiment's first ``report_links`` entry). It returns a float (NaN if unavailable).
+Register more with :func:`register`. Names are the ``metrics[].name`` of the paper files;
+a metric without a function here is reported as "not computed".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+MetricFn = Callable[[Mapping[str, Any], str], float]
+REGISTRY: dict[str, MetricFn] = {}
+DESCRIPTIONS: dict[str, str] = {}
+
+
+def register(name: str, description: str) -> Callable[[MetricFn], MetricFn]:
+    def deco(fn: MetricFn) -> MetricFn:
+        REGISTRY[name] = fn
+        DESCRIPTIONS[name] = description
+        return fn
+
+    return deco
+
+
+def _g(row: Mapping[str, Any], key: str) -> float:
+    v = row.get(key, math.nan)
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return math.nan
+    return f
+
+
+def _q(row: Mapping[str, Any], link: str, col: str) -> float:
+    return _g(row, f"queue.{link}.{col}")
+
+
+@register("throughput_kbps", "sum of flow goodput (payload) / 1000")
+def throughput_kbps(row, link):
+    return _g(row, "flows.goodput_bps.sum") / 1000.0
+
+
+@register("delay_ms", "mean end-to-end delay of delivered packets, weighted by packets (x.flows.delay_ms)")
+def delay_ms(row, link):
+    return _g(row, "x.flows.delay_ms")
+
+
+@register("queue_pkts", "time-average number of waiting packets at the link (queue.<link>.mean_queue_packets)")
+def queue_pkts(row, link):
+    return _q(row, link, "mean_queue_packets")
+
+
+@register("mean_queue_pkts", "time-average number of waiting packets at the link (excludes the one in transmission)")
+def mean_queue_pkts(row, link):
+    return _q(row, link, "mean_queue_packets")
+
+
+@register("mean_in_system_pkts", "waiting + in transmission (mean_queue_packets + utilization)")
+def mean_in_system_pkts(row, link):
+    return _q(row, link, "mean_queue_packets") + _q(row, link, "utilization")
+
+
+@register("sent_packets", "packets sent by all flows (sum)")
+def sent_packets(row, link):
+    return _g(row, "x.flows.packets_sent")
+
+
+@register("arrived_router", "packets arriving at the link's queue")
+def arrived_router(row, link):
+    return _q(row, link, "arrivals")
+
+
+@register("arrived_destination", "packets received by all flows (sum)")
+def arrived_destination(row, link):
+    return _g(row, "x.flows.packets_received")
+
+
+@register("normalized_throughput", "packets received / packets sent (incl. retransmissions), all flows")
+def normalized_throughput(row, link):
+    return _g(row, "x.flows.normalized_throughput")
+
+
+@register("queueing_delay_ms", "mean sojourn at the link's queue: arrival until the last bit is sent (queue.<link>.mean_delay_ms)")
+def queueing_delay_ms(row, link):
+    return _q(row, link, "mean_delay_ms")
+
+
+@register("queueing_delay_s", "mean sojourn at the link's queue, seconds")
+def queueing_delay_s(row, link):
+    return _q(row, link, "mean_delay_ms") / 1000.0
+
+
+@register("drop_rate_pps", "drops at the link / measured seconds")
+def drop_rate_pps(row, link):
+    return _g(row, f"x.queue.{link}.drop_rate_pps")
+
+
+@register("loss_pct", "drops / arrivals at the link x 100")
+def loss_pct(row, link):
+    return 100.0 * _q(row, link, "loss_rate")
+
+
+@register("utilization_pct", "link busy fraction x 100")
+def utilization_pct(row, link):
+    return 100.0 * _q(row, link, "utilization")
+
+
+@register("dropped_packets", "drops at the link")
+def dropped_packets(row, link):
+    return _q(row, link, "drops")
+
+
+@register("marked_packets", "ECN marks at the link")
+def marked_packets(row, link):
+    return _q(row, link, "marks")
+
+
+def compute(name: str, row: Mapping[str, Any], link: str) -> float:
+    fn = REGISTRY.get(name)
+    if fn is None:
+        return math.nan
+    try:
+        return float(fn(row, link))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return math.nan
+
+
+def known(name: str) -> bool:
+    return name in REGISTRY

@@ -1,0 +1,79 @@
+"""The run function of reproduction sweeps: ``aqmlab.run(...).summary`` plus a few scalars
+that need the per-flow table or the time series (the sweep stores only scalars).
+
+Module-level, so it pickles into worker processes. Extra keys (prefix ``x.``):
+
+* ``x.flows.packets_sent`` / ``x.flows.packets_received``: sums over all flows;
+* ``x.flows.delay_ms``: mean end-to-end delay of delivered packets, weighted by each flow's
+  delivered packets (``flows.mean_delay_ms.mean`` is an unweighted mean over flows);
+* ``x.measured_s``: duration - warm-up (the measurement window);
+* ``x.queue.<link>.in_system``: mean waiting + mean in transmission (= utilization);
+* ``x.queue.<link>.drop_rate_pps``: drops / measured seconds;
+* ``x.ts.<link>.queue_avg@<t>``: running time-average of the sampled queue length from the
+  start of the series to time t (only when the scenario sets ``sample_interval``; at most
+  200 sample times).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+MAX_SERIES_POINTS = 200
+
+
+def extras(result: Any) -> dict[str, float]:
+    out: dict[str, float] = {}
+    flows = result.flows
+    measured = max(result.duration_s - result.warmup_s, 1e-12)
+    out["x.measured_s"] = measured
+    if len(flows):
+        sent = float(flows["packets_sent"].sum())
+        recv = float(flows["packets_received"].sum())
+        out["x.flows.packets_sent"] = sent
+        out["x.flows.packets_received"] = recv
+        d = flows["mean_delay_ms"]
+        w = flows["packets_received"]
+        ok = d.notna() & (w > 0)
+        out["x.flows.delay_ms"] = float((d[ok] * w[ok]).sum() / w[ok].sum()) if ok.any() else math.nan
+        out["x.flows.normalized_throughput"] = recv / sent if sent > 0 else math.nan
+    for _, q in result.queues.iterrows():
+        name = q["name"]
+        out[f"x.queue.{name}.in_system"] = float(q["mean_queue_packets"] + q["utilization"])
+        out[f"x.queue.{name}.drop_rate_pps"] = float(q["drops"]) / measured
+    ts = result.timeseries
+    if len(ts):
+        qs = ts[ts["variable"] == "queue_packets"]
+        for src, g in qs.groupby("source"):
+            g = g.sort_values("time_s")
+            t = g["time_s"].to_numpy()
+            v = g["value"].to_numpy()
+            if len(t) == 0 or len(t) > MAX_SERIES_POINTS:
+                continue
+            run = v.cumsum() / (1 + __import__("numpy").arange(len(v)))
+            for ti, ri in zip(t, run):
+                out[f"x.ts.{src}.queue_avg@{ti:g}"] = float(ri)
+    return out
+
+
+def run(scenario: dict, seed: int) -> dict[str, Any]:
+    """``aqmlab.run(scenario, seed).summary`` plus :func:`extras`."""
+    import aqmlab
+
+    r = aqmlab.run(scenario, seed=seed)
+    keep = named_links(scenario)
+    s = {k: v for k, v in r.summary.items() if not k.startswith("queue.") or k.split(".")[1] in keep}
+    s.update({k: v for k, v in extras(r).items() if not k.startswith("x.queue.") or k.split(".")[2] in keep})
+    return s
+
+
+def named_links(scenario: dict) -> set[str]:
+    """Queues whose columns are stored: graph links with a ``name`` and a dumbbell's
+    bottleneck. (Stored runs with thousands of columns, e.g. one per access link of a
+    60-flow graph, make the Parquet store slow to read.)"""
+    topo = scenario.get("topology", {})
+    if topo.get("kind") == "graph":
+        names = {lk["name"] for lk in topo.get("links", []) if lk.get("name")}
+    else:
+        names = {"bottleneck"}
+    return names | {"bottleneck"}
