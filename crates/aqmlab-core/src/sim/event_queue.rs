@@ -260,7 +260,11 @@ mod tests {
                         timer: 0,
                     };
                     q.schedule(t, k);
-                    reference.push(Event { time: t, seq, kind: k });
+                    reference.push(Event {
+                        time: t,
+                        seq,
+                        kind: k,
+                    });
                     seq += 1;
                 } else {
                     let a = q.pop_until(u64::MAX).unwrap();
