@@ -200,7 +200,11 @@ impl Simulator {
         self.flush_outbox(self.agent_node[a as usize]);
     }
 
+    #[inline]
     fn flush_outbox(&mut self, node: NodeId) {
+        if self.outbox.is_empty() {
+            return;
+        }
         // Agents rarely send more than a window at once; take the buffer to iterate freely.
         let mut out = std::mem::take(&mut self.outbox);
         for pkt in out.drain(..) {
@@ -248,6 +252,16 @@ impl Simulator {
     /// Charges dropped packets to their flows and frees them.
     #[inline]
     fn settle_drops(&mut self) {
+        // Called after every link operation; almost always there is nothing to settle.
+        if self.dropped.is_empty() {
+            return;
+        }
+        self.settle_drops_slow();
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn settle_drops_slow(&mut self) {
         for id in self.dropped.drain(..) {
             let p = self.packets.get(id);
             let s = &mut self.flow_stats[p.flow as usize];
