@@ -30,8 +30,9 @@
 
 use super::params::AqmParams;
 use super::red::{
-    concat_docs, doc, docs_len, parse_variant, Red, RedConfig, RED_DOCS_REST, RED_DOCS_THRESHOLDS,
+    concat_docs, docs_len, parse_variant, Red, RedConfig, RED_DOCS_REST, RED_DOCS_THRESHOLDS,
 };
+use super::registry::doc;
 use super::registry::ParamDoc;
 use super::{Aqm, ArrivalVerdict, QueueEnv, QueueView, StateSink};
 use crate::net::Packet;

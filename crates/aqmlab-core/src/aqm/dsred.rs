@@ -33,9 +33,8 @@
 //! - `mean_pkt_size` (bytes, 500): ns-2's ptc for the idle decay
 
 use super::params::AqmParams;
-use super::red::{
-    count_corrected, doc, no_count_correction, Red, RedConfig, RedParams, WeightSetting,
-};
+use super::red::{count_corrected, no_count_correction, Red, RedConfig, RedParams, WeightSetting};
+use super::registry::doc;
 use super::registry::ParamDoc;
 use super::{Aqm, ArrivalVerdict, QueueEnv, QueueView, StateSink};
 use crate::net::Packet;

@@ -31,7 +31,8 @@
 //! - `region7` (bool, false): region 7 as well.
 
 use super::params::AqmParams;
-use super::red::{concat_docs, doc, docs_len, parse_variant, Red, RedConfig, RED_PARAM_DOCS};
+use super::red::{concat_docs, docs_len, parse_variant, Red, RedConfig, RED_PARAM_DOCS};
+use super::registry::doc;
 use super::registry::ParamDoc;
 use super::{Aqm, ArrivalVerdict, QueueEnv, QueueView, StateSink};
 use crate::net::Packet;

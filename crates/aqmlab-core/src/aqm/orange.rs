@@ -23,7 +23,7 @@
 //! - `ecn` (bool, false): mark ECT packets instead of dropping them
 
 use super::params::AqmParams;
-use super::red::doc;
+use super::registry::doc;
 use super::registry::ParamDoc;
 use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueView, StateSink};
 use crate::net::Packet;

@@ -37,7 +37,8 @@
 
 use super::ared::{AdaptParams, AdaptiveMaxP, ADAPT_DOCS, ADAPT_KEYS};
 use super::params::AqmParams;
-use super::red::{concat_docs, doc, docs_len, Red, RedConfig, RedParams, WeightSetting};
+use super::red::{concat_docs, docs_len, Red, RedConfig, RedParams, WeightSetting};
+use super::registry::doc;
 use super::registry::ParamDoc;
 use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueView, StateSink};
 use crate::net::Packet;

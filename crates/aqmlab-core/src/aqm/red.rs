@@ -23,7 +23,7 @@
 
 use super::ewma::EwmaQueueAverage;
 use super::params::AqmParams;
-use super::registry::ParamDoc;
+use super::registry::{doc, ParamDoc};
 use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::units::Duration;
@@ -327,21 +327,6 @@ pub const RED_PARAM_DOCS: &[ParamDoc] = &concat_docs::<
     RED_DOC_W_Q,
     RED_DOCS_REST,
 ]);
-
-/// A [`ParamDoc`] in a const context.
-pub const fn doc(
-    name: &'static str,
-    default: &'static str,
-    unit: &'static str,
-    meaning: &'static str,
-) -> ParamDoc {
-    ParamDoc {
-        name,
-        default,
-        unit,
-        meaning,
-    }
-}
 
 /// Total length of several doc lists (the `N` of [`concat_docs`]).
 pub const fn docs_len(parts: &[&[ParamDoc]]) -> usize {

@@ -27,7 +27,8 @@ pub struct ParamDoc {
     pub meaning: &'static str,
 }
 
-const fn param(
+/// A [`ParamDoc`] in a const context.
+pub const fn doc(
     name: &'static str,
     default: &'static str,
     unit: &'static str,
@@ -64,65 +65,6 @@ fn build_droptail(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, Scenar
     Ok(Box::new(droptail::DropTail))
 }
 
-const RED_PARAMS: &[ParamDoc] = &[
-    param(
-        "min_th",
-        "max(5, target_delay*ptc/2)",
-        "packets",
-        "minimum threshold of avg",
-    ),
-    param("max_th", "3*min_th", "packets", "maximum threshold of avg"),
-    param("max_p", "0.1", "probability", "drop probability at max_th"),
-    param(
-        "w_q",
-        "0.002",
-        "weight",
-        "EWMA weight; \"auto\" = 1-exp(-1/ptc), \"auto_rtt\" = ns-2's later rule",
-    ),
-    param(
-        "gentle",
-        "true",
-        "bool",
-        "p rises from max_p to 1 between max_th and 2*max_th",
-    ),
-    param(
-        "wait",
-        "true",
-        "bool",
-        "ns-2 `wait`: spread drops (p_a = p_b/(2-count*p_b))",
-    ),
-    param(
-        "bytes",
-        "false",
-        "bool",
-        "byte mode: queue in mean-size packets, p scaled by size",
-    ),
-    param(
-        "mean_pkt_size",
-        "500",
-        "bytes",
-        "packet size for ptc and byte mode (ns-2 default)",
-    ),
-    param(
-        "ecn",
-        "false",
-        "bool",
-        "mark ECT packets instead of dropping them",
-    ),
-    param(
-        "mark_p",
-        "0.1",
-        "probability",
-        "mark only while p_b < mark_p; drop above",
-    ),
-    param(
-        "target_delay",
-        "5ms",
-        "time",
-        "target delay for the automatic min_th",
-    ),
-];
-
 /// Every built-in discipline, in the order `aqmlab compare` shows them.
 pub static REGISTRY: &[AqmInfo] = &[
     AqmInfo {
@@ -138,7 +80,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         title: "Random Early Detection (gentle by default)",
         source: "Floyd & Jacobson, IEEE/ACM ToN 1993; ns-2 queue/red.cc",
         ecn: true,
-        params: RED_PARAMS,
+        params: red::RED_PARAM_DOCS,
         builder: Builder::Fifo(red::build),
     },
     AqmInfo {
