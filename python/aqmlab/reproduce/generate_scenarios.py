@@ -457,12 +457,11 @@ def qvared() -> None:
 # sides), bottleneck R0 -> R1 10 Mb/s 2 ms, 1000 B packets (+40 B header), 100 s. Base point:
 # 80 sources (the figures run 1..80). TCP with ECN: the paper counts marked packets (Fig. 7a).
 # Buffer not given: 160 packets = 2*max_th (see papers/qvared.toml, gaps). Default AQM: QVARED
-# (min_th 20, med_th 50, max_th 80, initial max_p 0.02, w_q 0.002). avg sampled every 100 ms
-# (Fig. 8).
+# (min_th 20, med_th 50, max_th 80, initial max_p 0.02, w_q 0.002). Not sampled: the
+# companion (companions/qvared.py) re-runs Fig. 8's two configurations with avg every 100 ms.
 name = "qvared-dumbbell"
 duration = "100s"
 warmup = "0s"
-sample_interval = "100ms"
 
 [topology]
 kind = "dumbbell"
