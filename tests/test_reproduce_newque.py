@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import copy
 
+import aqmlab
 import pandas as pd
 import pytest
-
-import aqmlab
 from aqmlab.reproduce import jobs
 from aqmlab.reproduce.runner import reproduce_experiment
 from aqmlab.reproduce.spec import load_paper

@@ -6,10 +6,9 @@ from __future__ import annotations
 import copy
 import math
 
+import aqmlab
 import pandas as pd
 import pytest
-
-import aqmlab
 from aqmlab.reproduce import jobs
 from aqmlab.reproduce.companions.qvared import bias_from_flows
 from aqmlab.reproduce.runner import reproduce_experiment

@@ -169,8 +169,9 @@ def traced_scenario(ctx: Context, config: str, point: dict[str, Any]) -> dict[st
 def run_traces(ctx: Context, seed: int = 1) -> tuple[list, list[dict[str, Any]]]:
     """Figs 7-14: one traced run (seed 1) per trace entry of the paper file; avg (EWMA) and the
     instantaneous queue at the bottleneck, sampled every 10 ms."""
-    import aqmlab
     import matplotlib.pyplot as plt
+
+    import aqmlab
 
     traces = ctx.exp.get("traces", []) or []
     if not traces:
@@ -243,9 +244,9 @@ def _hook(ctx: Context) -> CompanionOutput:
     figs = xi_figures(ctx)
     tfigs, tsum = run_traces(ctx)
     md = ["## Tables I-II in the paper's layout", "",
-          "eta = utilization of the bottleneck, delta = loss rate at the bottleneck (drops / arrivals). "
+          ("eta = utilization of the bottleneck, delta = loss rate at the bottleneck (drops / arrivals). "
           "'Delta' = the paper's undefined 'error': ours is the standard deviation over the replications; "
-          "'± CI95' is the 95 % confidence half width of our mean.", "", md_table, "",
+          "'± CI95' is the 95 % confidence half width of our mean."), "", md_table, "",
           "## Orderings and trends (ours)", ""] + claim_checks(ctx, t)
     if tsum:
         md += ["", "## avg traces (one traced run each, seed 1; statistics after the first 20 % of the run)", "",

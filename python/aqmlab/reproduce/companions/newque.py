@@ -70,7 +70,7 @@ def _hook(ctx: Context) -> CompanionOutput:
         md += ["", "Paper figures: " + ", ".join(f"{m} = {f}" for m, f in FIGURES.get(ctx.exp.id, {}).items())
                + " (figures/<metric>.png|svg)."]
     return CompanionOutput(markdown="\n".join(md), values={"claims": t}, scenario_pref=None,
-                           table=None if t.empty else None)
+                           table=None)
 
 
 for _e in FIGURES:

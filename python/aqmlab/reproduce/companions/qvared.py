@@ -100,8 +100,8 @@ def reductions(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
 def sources(ctx: Context) -> CompanionOutput:
     table, per = reductions(ctx)
     md = ["## The text's drop-rate reductions (Fig. 7b), paper vs ours", "",
-          "The paper gives no number for a single point; we compare 1 - (QVARED's drops summed over the sources axis) / "
-          "(RED's or ARED's). With ECN most congestion signals are marks, so the drop + mark reduction is given too.", ""]
+          ("The paper gives no number for a single point; we compare 1 - (QVARED's drops summed over the sources axis) / "
+          "(RED's or ARED's). With ECN most congestion signals are marks, so the drop + mark reduction is given too."), ""]
     if not table.empty:
         md += [df_markdown(table), "", "### Per number of sources (means over replications)", "", df_markdown(per)]
         per.to_csv(ctx.out_dir / "per_sources.csv", index=False)
@@ -116,8 +116,9 @@ def sources(ctx: Context) -> CompanionOutput:
 @hook("qvared", "avg_trace")
 def avg_trace(ctx: Context) -> CompanionOutput:
     """Re-runs each configuration once (seed 1) with avg sampled every 100 ms."""
-    import aqmlab
     import matplotlib.pyplot as plt
+
+    import aqmlab
 
     link = ctx.exp.report_links[0]
     specs = ctx.specs
@@ -176,8 +177,8 @@ def bias_hook(ctx: Context) -> CompanionOutput:
                  "ci95 (over runs)": math.nan, "spread over buffers (std)": math.nan})
     table = pd.DataFrame(rows)
     md = ["## Fig. 9: bias against bursty traffic (Floyd & Jacobson's measure, 1 = unbiased)", "",
-          "bias = (bursty flow's share of drops + ECN marks) / (its share of delivered packets), per run; the table "
-          "averages over the buffer axis (paper: 'QVARED's average bias is about 0.871'). Closer to 1 = less biased.", "",
+          ("bias = (bursty flow's share of drops + ECN marks) / (its share of delivered packets), per run; the table "
+          "averages over the buffer axis (paper: 'QVARED's average bias is about 0.871'). Closer to 1 = less biased."), "",
           df_markdown(table)]
     if "x.bias.signals" in runs.columns:
         lo = runs.groupby("config")["x.bias.signals"].min()
