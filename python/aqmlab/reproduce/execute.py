@@ -73,10 +73,12 @@ def _get(obj: Any, path: str) -> Any:
     return obj
 
 
-def make_sweeps(runs: list[RunSpec], replications: int, name: str) -> list[Sweep]:
+def make_sweeps(runs: list[RunSpec], replications: int, name: str, run_fn: str | None = None) -> list[Sweep]:
     """One sweep per group of runs with the same top-level keys: the base is the group's first
     scenario; one zip group sets, for every run, the (minimal) paths where the runs differ
-    (always including ``name``), so stored points stay small."""
+    (always including ``name``), so stored points stay small. ``run_fn`` ("module:function",
+    module-level so it pickles): an experiment's own run function (its ``run_fn`` key in the
+    paper file), e.g. one that adds per-flow scalars; default :data:`RUN_FN`."""
     groups: dict[tuple[str, ...], list[RunSpec]] = {}
     for r in runs:
         groups.setdefault(tuple(sorted(r.scenario)), []).append(r)
@@ -96,7 +98,7 @@ def make_sweeps(runs: list[RunSpec], replications: int, name: str) -> list[Sweep
                 replications=replications,
                 master_seed=MASTER_SEED,
                 name=f"{name}#{gi}" if len(groups) > 1 else name,
-                run_fn=RUN_FN,
+                run_fn=run_fn or RUN_FN,
                 cost=run_cost,
             )
         )
@@ -110,12 +112,13 @@ def run_all(
     name: str,
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    run_fn: str | None = None,
 ) -> dict[str, Any]:
     """Run every missing (run, replication) into ``store_dir``; returns counts and keys.
 
     ``progress(done, total)`` is called as runs finish (done counts stored ones too)."""
     store = ResultStore(store_dir)
-    sweeps = make_sweeps(runs, replications, name)
+    sweeps = make_sweeps(runs, replications, name, run_fn=run_fn)
     total = sum(len(s) for s in sweeps)
     keys: list[str] = []
     failed: list[str] = []

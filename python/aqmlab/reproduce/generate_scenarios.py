@@ -305,11 +305,12 @@ def hybrid_red() -> None:
 # 5 ms; one FTP flow per source for 50 s. Buffer 50 packets on every router queue (DropTail
 # except the bottleneck), 1000 B packets (+40 B header), no ECN. Default AQM: Hybrid RED
 # (min_th 5, max_th 15, w_q 0.002, theta 1, xi 1.25); the runner substitutes RED, Adaptive
-# RED, LPF/ODA and the (theta, xi) grid. The avg trace is sampled every 10 ms (Figs 7-10).
+# RED, LPF/ODA and the (theta, xi) grid. No sampling here (the 7600 runs of Tables I-II would
+# be 3-7x slower): companions/hybrid_red.py re-runs the Figs 7-10 configurations with avg
+# sampled every 10 ms.
 name = "hybrid-red-topology1"
 duration = "50s"
 warmup = "0s"
-sample_interval = "10ms"
 
 [topology]
 kind = "graph"
@@ -366,12 +367,11 @@ start = "0s"
 # flows a -> e and b -> f, reverse flow e -> b (its data shares d -> c with the forward ACKs:
 # ACK compression). At 25 s twenty more flows start, one every 0.1 s (alternating a -> e and
 # b -> f: the paper does not say where they run). Buffer 50 on every router queue, 1000 B
-# packets, no ECN. Duration 50 s as topology 1 (not stated for topology 2). avg sampled every
-# 10 ms (Figs 11-14).
+# packets, no ECN. Duration 50 s as topology 1 (not stated for topology 2). No sampling here:
+# companions/hybrid_red.py re-runs the Figs 11-14 configurations with avg sampled every 10 ms.
 name = "hybrid-red-topology2"
 duration = "50s"
 warmup = "0s"
-sample_interval = "10ms"
 
 [topology]
 kind = "graph"
@@ -457,12 +457,11 @@ def qvared() -> None:
 # sides), bottleneck R0 -> R1 10 Mb/s 2 ms, 1000 B packets (+40 B header), 100 s. Base point:
 # 80 sources (the figures run 1..80). TCP with ECN: the paper counts marked packets (Fig. 7a).
 # Buffer not given: 160 packets = 2*max_th (see papers/qvared.toml, gaps). Default AQM: QVARED
-# (min_th 20, med_th 50, max_th 80, initial max_p 0.02, w_q 0.002). avg sampled every 100 ms
-# (Fig. 8).
+# (min_th 20, med_th 50, max_th 80, initial max_p 0.02, w_q 0.002). Not sampled: the
+# companion (companions/qvared.py) re-runs Fig. 8's two configurations with avg every 100 ms.
 name = "qvared-dumbbell"
 duration = "100s"
 warmup = "0s"
-sample_interval = "100ms"
 
 [topology]
 kind = "dumbbell"

@@ -132,3 +132,24 @@ def compute(name: str, row: Mapping[str, Any], link: str) -> float:
 
 def known(name: str) -> bool:
     return name in REGISTRY
+
+
+# --------------------------------------------------------------------------- NEWQUE, Hybrid RED, QVARED
+# (paper-specific metrics of the repro3 reproductions; the run functions that produce the x.*
+# keys used here live in companions/qvared.py)
+
+
+@register("throughput_pps", "packets received by all flows / measured seconds (QVARED eq. 3; warm-up 0 = whole run)")
+def throughput_pps(row, link):
+    return _g(row, "x.flows.packets_received") / _g(row, "x.measured_s")
+
+
+@register("goodput_mbps", "sum of flow goodput (payload) in Mb/s")
+def goodput_mbps(row, link):
+    return _g(row, "flows.goodput_bps.sum") / 1e6
+
+
+@register("bias", "bursty flow group's share of (drops + marks) / its share of delivered packets (Floyd & Jacobson 1993; "
+          "x.bias from companions.qvared.run_with_bias; 1 = unbiased)")
+def bias(row, link):
+    return _g(row, "x.bias")

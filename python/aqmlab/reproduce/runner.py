@@ -76,7 +76,8 @@ def simulate(exp: Experiment, out_dir: Path, replications: int, quick: bool, wor
     if not specs:
         return specs, pd.DataFrame(), {"total": 0, "failed": []}, plan
     cb = (lambda d, t: progress(f"{exp.paper}/{exp.id}", d, t)) if progress else None
-    info = execute.run_all(specs, reps, out_dir / "store", f"{exp.paper}-{exp.id}", workers=workers, progress=cb)
+    info = execute.run_all(specs, reps, out_dir / "store", f"{exp.paper}-{exp.id}", workers=workers, progress=cb,
+                           run_fn=exp.get("run_fn"))
     runs = execute.read_runs(out_dir / "store", info["keys"], specs)
     if not runs.empty:
         runs = tables.per_run_metrics(runs, exp)

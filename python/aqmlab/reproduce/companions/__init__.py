@@ -55,3 +55,4 @@ def get(paper: str, experiment: str):
 
 
 from . import dsred, orange  # noqa: E402,F401  (registration)
+from . import hybrid_red, newque, qvared  # noqa: E402,F401  (registration)

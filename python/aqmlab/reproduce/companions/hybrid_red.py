@@ -1,0 +1,259 @@
+"""Hybrid RED (Haider & Harris 2008): Tables I-II in the paper's layout (mean and "error" over
+the replications), Figs 15-18 (loss and utilization vs xi, one curve per theta), and the avg
+traces of Figs 7-14 from separately traced runs (the table runs are not sampled: 7600 runs).
+
+The paper's "error" (Delta eta, Delta delta) is not defined; we print the standard deviation
+over the replications (what its sizes suggest, see papers/hybrid_red.toml) and, separately,
+the 95 % CI half width of the mean.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import figures as F
+from ..tables import df_markdown, fmt
+from . import CompanionOutput, Context, hook
+
+FIGS = {"topology1": ("Fig. 15", "Fig. 16"), "topology2": ("Fig. 17", "Fig. 18")}
+BASELINES = ("red", "ared", "lpf_oda")
+METRICS = (("utilization_pct", "utilization_err_pct", "eta (%)"), ("loss_pct", "loss_err_pct", "delta (%)"))
+TRACE_INTERVAL = "10ms"
+
+
+def _close(a: Any, b: Any) -> bool:
+    try:
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+    except (TypeError, ValueError):
+        return a == b
+
+
+def _select(runs: pd.DataFrame, config: str, point: dict[str, Any]) -> pd.DataFrame:
+    sel = runs["config"] == config
+    for k, v in point.items():
+        if k in runs.columns:
+            sel &= runs[k].apply(lambda x, v=v: _close(x, v))
+    return runs[sel]
+
+
+def stats(values: np.ndarray) -> dict[str, float]:
+    """mean, std (ddof 1), CI95 half width (t), n of the finite values."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    n = len(v)
+    if n == 0:
+        return {"mean": math.nan, "std": math.nan, "ci95": math.nan, "n": 0}
+    if n == 1:
+        return {"mean": float(v[0]), "std": math.nan, "ci95": math.nan, "n": 1}
+    from scipy.stats import t
+
+    sd = float(v.std(ddof=1))
+    return {"mean": float(v.mean()), "std": sd, "ci95": float(t.ppf(0.975, n - 1) * sd / math.sqrt(n)), "n": n}
+
+
+def paper_table(ctx: Context) -> pd.DataFrame:
+    """One row per printed paper row (Table I: RED, ARED, LPF/ODA; Table II: theta 1, xi 1.1..1.5)
+    with paper and ours side by side, then our Hybrid RED rows the paper did not print."""
+    rows = []
+    runs = ctx.runs
+    done: set[tuple] = set()
+    for pv in ctx.exp.paper_values:
+        point = {k: pv[k] for k in ("theta", "xi") if k in pv}
+        sel = _select(runs, pv["config"], point) if not runs.empty else runs
+        row: dict[str, Any] = {"table": pv.get("source", ""), "algorithm": pv.get("label") or "Hybrid RED",
+                               "theta": point.get("theta"), "xi": point.get("xi")}
+        for m, err, _ in METRICS:
+            s = stats(sel[m].to_numpy(dtype=float)) if len(sel) else stats(np.array([]))
+            row[f"{m}:paper"] = pv.get(m)
+            row[f"{m}:ours"] = s["mean"]
+            row[f"{m}:ci95"] = s["ci95"]
+            row[f"{m}:diff"] = s["mean"] - pv[m] if pv.get(m) is not None else math.nan
+            row[f"{err}:paper"] = pv.get(err)
+            row[f"{err}:ours_std"] = s["std"]
+        row["n"] = len(sel)
+        rows.append(row)
+        done.add((pv["config"], point.get("theta"), point.get("xi")))
+    if not runs.empty:
+        hr = runs[runs["config"] == "hybrid_red"]
+        for (th, xi), g in hr.groupby(["theta", "xi"], sort=True):
+            if ("hybrid_red", th, xi) in done or any(c == "hybrid_red" and _close(t, th) and _close(x, xi) for c, t, x in done):
+                continue
+            row = {"table": "(not printed: Figs 15-18)", "algorithm": "Hybrid RED", "theta": th, "xi": xi}
+            for m, err, _ in METRICS:
+                s = stats(g[m].to_numpy(dtype=float))
+                row[f"{m}:paper"] = None
+                row[f"{m}:ours"] = s["mean"]
+                row[f"{m}:ci95"] = s["ci95"]
+                row[f"{m}:diff"] = math.nan
+                row[f"{err}:paper"] = None
+                row[f"{err}:ours_std"] = s["std"]
+            row["n"] = len(g)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table_markdown(t: pd.DataFrame) -> str:
+    head = ["table", "algorithm", "(theta, xi)", "eta % paper", "eta % ours ± CI95", "Delta eta paper",
+            "Delta eta ours (std)", "delta % paper", "delta % ours ± CI95", "Delta delta paper", "Delta delta ours (std)", "n"]
+    L = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def f(v: Any, d: int = 4) -> str:
+        return "" if v is None or (isinstance(v, float) and not math.isfinite(v)) else fmt(v, d)
+
+    for _, r in t.iterrows():
+        tx = "" if r["theta"] is None or (isinstance(r["theta"], float) and math.isnan(r["theta"])) else f"({int(r['theta'])}, {r['xi']:g})"
+        cells = [str(r["table"]), str(r["algorithm"]), tx]
+        for m, err, _ in METRICS:
+            ours = f(r[f"{m}:ours"])
+            if ours and f(r[f"{m}:ci95"]):
+                ours += f" ± {f(r[f'{m}:ci95'], 2)}"
+            cells += [f(r[f"{m}:paper"]), ours, f(r[f"{err}:paper"]), f(r[f"{err}:ours_std"], 3)]
+        cells.append(str(int(r["n"])))
+        L.append("| " + " | ".join(cells) + " |")
+    return "\n".join(L) + "\n"
+
+
+def xi_figures(ctx: Context) -> list:
+    """Figs 15-18: loss and utilization vs xi, one curve per theta (CI95 bars), the baselines as
+    horizontal lines, the paper's printed Table II points as open squares."""
+    import matplotlib.pyplot as plt
+
+    runs = ctx.runs
+    if runs.empty:
+        return []
+    figs = []
+    fig_ids = FIGS.get(ctx.exp.id, ("", ""))
+    for (m, _, ylabel), fig_id in zip(((METRICS[1]), (METRICS[0])), fig_ids, strict=True):
+        fig, ax = plt.subplots(figsize=(6.4, 4.4))
+        hr = runs[runs["config"] == "hybrid_red"]
+        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        for i, (th, g) in enumerate(hr.groupby("theta", sort=True)):
+            pts = sorted((xi, stats(gg[m].to_numpy(dtype=float))) for xi, gg in g.groupby("xi"))
+            ax.errorbar([p[0] for p in pts], [p[1]["mean"] for p in pts], yerr=[0 if not math.isfinite(p[1]["ci95"]) else p[1]["ci95"] for p in pts],
+                        marker="o", ms=3, capsize=2, color=colors[i % len(colors)], label=f"Hybrid RED theta = {int(th)}")
+        for j, b in enumerate(BASELINES):
+            s = stats(runs[runs["config"] == b][m].to_numpy(dtype=float))
+            if math.isfinite(s["mean"]):
+                ax.axhline(s["mean"], ls=["--", "-.", ":"][j], color="k", lw=1, label=f"{b} (ours)")
+        px = [pv["xi"] for pv in ctx.exp.paper_values if pv.get("config") == "hybrid_red"]
+        py = [pv[m] for pv in ctx.exp.paper_values if pv.get("config") == "hybrid_red"]
+        if px:
+            ax.plot(px, py, ls="none", marker="s", mfc="none", color=colors[0], ms=7, label="paper Table II, theta = 1")
+        ax.set_xlabel("xi")
+        ax.set_ylabel(("loss rate " if m == "loss_pct" else "link utilization ") + ylabel)
+        ax.set_title(f"{fig_id} ({ctx.exp.id}): {'loss rate' if m == 'loss_pct' else 'utilization'} vs xi"
+                     + (" [quick]" if ctx.quick else ""), fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+        stem = f"{fig_id.replace('. ', '').lower()}_{'loss' if m == 'loss_pct' else 'utilization'}_vs_xi"
+        figs += F.save(fig, ctx.out_dir / "figures", stem)
+    return figs
+
+
+def traced_scenario(ctx: Context, config: str, point: dict[str, Any]) -> dict[str, Any] | None:
+    for s in ctx.specs:
+        if s.config == config and all(_close(s.point.get(k), v) for k, v in point.items()):
+            scen = copy.deepcopy(s.scenario)
+            scen["sample_interval"] = TRACE_INTERVAL
+            scen["sample_flows"] = False
+            scen["name"] = scen["name"] + "|traced"
+            return scen
+    return None
+
+
+def run_traces(ctx: Context, seed: int = 1) -> tuple[list, list[dict[str, Any]]]:
+    """Figs 7-14: one traced run (seed 1) per trace entry of the paper file; avg (EWMA) and the
+    instantaneous queue at the bottleneck, sampled every 10 ms."""
+    import matplotlib.pyplot as plt
+
+    import aqmlab
+
+    traces = ctx.exp.get("traces", []) or []
+    if not traces:
+        return [], []
+    link = ctx.exp.report_links[0]
+    summary = []
+    fig, axs = plt.subplots(len(traces), 1, figsize=(7, 2.2 * len(traces)), sharex=True, squeeze=False)
+    for ax, tr in zip(axs[:, 0], traces, strict=True):
+        point = {k: v for k, v in tr.items() if k not in ("figure", "config")}
+        scen = traced_scenario(ctx, tr["config"], point)
+        if scen is None:
+            ax.set_title(f"{tr['figure']}: {tr['config']} {point} not run", fontsize=8)
+            continue
+        r = aqmlab.run(scen, seed=seed)
+        ts = r.timeseries
+        ts = ts[ts["source"] == link]
+        avg = ts[ts["variable"] == "avg"].sort_values("time_s")
+        q = ts[ts["variable"] == "queue_packets"].sort_values("time_s")
+        ax.plot(q["time_s"], q["value"], color="0.75", lw=0.5, label="queue")
+        ax.plot(avg["time_s"], avg["value"], color="C0", lw=1, label="avg")
+        th = {c.name: c for c in ctx.exp.configurations}[tr["config"]].aqm
+        if isinstance(th, dict):
+            for k in ("min_th", "max_th"):
+                if k in th:
+                    ax.axhline(float(th[k]), color="k", ls=":", lw=0.8)
+        lab = tr["config"] + "".join(f", {k} = {v:g}" for k, v in point.items())
+        ax.set_title(f"{tr['figure']}: {lab}" + (" [quick]" if ctx.quick else ""), fontsize=8)
+        ax.set_ylabel("packets")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6, loc="upper right")
+        a = avg["value"].to_numpy(dtype=float)
+        t = avg["time_s"].to_numpy(dtype=float)
+        half = t >= 0.2 * (t.max() if len(t) else 0)
+        summary.append({"figure": tr["figure"], "config": lab, "avg_mean": float(a[half].mean()) if half.any() else math.nan,
+                        "avg_min": float(a[half].min()) if half.any() else math.nan,
+                        "avg_max": float(a[half].max()) if half.any() else math.nan,
+                        "avg_std": float(a[half].std()) if half.any() else math.nan})
+    axs[-1, 0].set_xlabel("time (s)")
+    return F.save(fig, ctx.out_dir / "figures", "avg_traces"), summary
+
+
+def claim_checks(ctx: Context, t: pd.DataFrame) -> list[str]:
+    """The paper's orderings, checked on our means (with CI95 of each mean)."""
+    runs = ctx.runs
+    out = []
+    if runs.empty:
+        return out
+
+    def mean(cfg, m, **pt):
+        return stats(_select(runs, cfg, pt)[m].to_numpy(dtype=float))
+
+    base = {b: {m: mean(b, m) for m, _, _ in METRICS} for b in BASELINES}
+    for m, _, _ in METRICS:
+        order = sorted(BASELINES, key=lambda b: base[b][m]["mean"])
+        out.append(f"- {m}: ours ascending " + " < ".join(f"{b} {base[b][m]['mean']:.3f} ± {base[b][m]['ci95']:.3f}" for b in order))
+    hr = runs[runs["config"] == "hybrid_red"]
+    if not hr.empty:
+        for th, g in hr.groupby("theta", sort=True):
+            xs = sorted(g["xi"].unique())
+            lo = [stats(g[g["xi"] == x]["loss_pct"].to_numpy(dtype=float))["mean"] for x in xs]
+            ut = [stats(g[g["xi"] == x]["utilization_pct"].to_numpy(dtype=float))["mean"] for x in xs]
+            out.append(f"- Hybrid RED theta = {int(th)}: loss % over xi {', '.join(f'{x:g}' for x in xs)}: "
+                       + ", ".join(f"{v:.3f}" for v in lo) + "; utilization %: " + ", ".join(f"{v:.2f}" for v in ut))
+    return out
+
+
+def _hook(ctx: Context) -> CompanionOutput:
+    t = paper_table(ctx)
+    md_table = table_markdown(t) if not t.empty else "(no runs)\n"
+    figs = xi_figures(ctx)
+    tfigs, tsum = run_traces(ctx)
+    md = ["## Tables I-II in the paper's layout", "",
+          ("eta = utilization of the bottleneck, delta = loss rate at the bottleneck (drops / arrivals). "
+          "'Delta' = the paper's undefined 'error': ours is the standard deviation over the replications; "
+          "'± CI95' is the 95 % confidence half width of our mean."), "", md_table, "",
+          "## Orderings and trends (ours)", ""] + claim_checks(ctx, t)
+    if tsum:
+        md += ["", "## avg traces (one traced run each, seed 1; statistics after the first 20 % of the run)", "",
+               df_markdown(pd.DataFrame(tsum))]
+    return CompanionOutput(markdown="\n".join(md), figures=figs + tfigs, table=t, table_md=md_table, replaces_table=True,
+                           values={"table": t, "traces": tsum})
+
+
+for _e in ("topology1", "topology2"):
+    hook("hybrid_red", _e)(_hook)
