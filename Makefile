@@ -1,7 +1,7 @@
 # The two commands of the README, and the pieces they are made of.
 PYTHON ?= python3
 
-.PHONY: install compare test test-rust test-python bench
+.PHONY: install compare test test-rust test-python reproduce-quick reproduce bench
 
 # Builds the Rust engine and installs the Python package with its test dependencies.
 install:
@@ -19,6 +19,13 @@ test-rust:
 
 test-python:
 	$(PYTHON) -m pytest -q
+
+# Every experiment of the five papers, reduced (about a minute on 2 cores), and in full.
+reproduce-quick: install
+	aqmlab reproduce all --quick --out results/reproduce-quick
+
+reproduce: install
+	aqmlab reproduce all
 
 # Whole-scenario speed (see BENCHMARKS.md) and the criterion micro-benchmarks.
 bench:
