@@ -292,74 +292,41 @@ pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::{FifoQueue, QueueCtx, QueueDiscipline, QueueLimit};
-    use crate::metrics::QueueStats;
-    use crate::net::{PacketArena, PacketId, PacketKind};
-    use crate::sim::StreamKind;
+    use crate::aqm::test_rig::QueueRig;
+    use crate::aqm::{FifoQueue, QueueLimit};
+    use crate::net::{PacketId, PacketKind};
 
     const MS: Time = 1_000_000;
 
-    struct Rig {
-        q: FifoQueue,
-        arena: PacketArena,
-        rng: RngStream,
-        stats: QueueStats,
-        dropped: Vec<PacketId>,
+    type Rig = QueueRig<FifoQueue>;
+
+    fn rig(cfg: CodelParams) -> Rig {
+        QueueRig::new(FifoQueue::new(
+            Box::new(Codel::new(cfg)),
+            QueueLimit::Packets(1000),
+            10_000_000,
+        ))
     }
 
-    impl Rig {
-        fn new(cfg: CodelParams) -> Self {
-            Rig {
-                q: FifoQueue::new(
-                    Box::new(Codel::new(cfg)),
-                    QueueLimit::Packets(1000),
-                    10_000_000,
-                ),
-                arena: PacketArena::new(),
-                rng: RngStream::new(1, StreamKind::Queue, 0),
-                stats: QueueStats::default(),
-                dropped: Vec::new(),
-            }
-        }
-        fn enqueue(&mut self, now: Time, ect: bool) -> PacketId {
-            let mut p = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
-            p.ecn.ect = ect;
-            let id = self.arena.alloc(p);
-            let mut cx = QueueCtx {
-                now,
-                packets: &mut self.arena,
-                rng: &mut self.rng,
-                stats: &mut self.stats,
-                dropped: &mut self.dropped,
-            };
-            self.q.enqueue(id, &mut cx, None);
-            id
-        }
-        fn dequeue(&mut self, now: Time) -> Option<PacketId> {
-            let mut cx = QueueCtx {
-                now,
-                packets: &mut self.arena,
-                rng: &mut self.rng,
-                stats: &mut self.stats,
-                dropped: &mut self.dropped,
-            };
-            self.q.dequeue(&mut cx)
-        }
+    fn enqueue(r: &mut Rig, now: Time, ect: bool) -> PacketId {
+        let mut p = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        p.ecn.ect = ect;
+        r.enqueue(now, p)
     }
 
     /// A queue that always holds many old packets (sojourn far above target) and is served
     /// once per millisecond: the times of CoDel's drops follow the control law.
     #[test]
     fn drop_schedule_follows_interval_over_sqrt_count() {
-        let mut r = Rig::new(CodelParams::default());
+        let mut r = rig(CodelParams::default());
         for _ in 0..400 {
-            r.enqueue(0, false);
+            enqueue(&mut r, 0, false);
         }
         let mut drop_times = Vec::new();
         for t in 1..=400u64 {
             let now = 10 * MS + t * MS;
             let before = r.dropped.len();
-            r.enqueue(now, false);
+            enqueue(&mut r, now, false);
             r.dequeue(now);
             if r.dropped.len() > before {
                 assert_eq!(r.dropped.len() - before, 1, "one drop per dequeue here");

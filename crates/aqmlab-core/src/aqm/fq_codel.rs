@@ -382,61 +382,24 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::QueueStats;
-    use crate::net::{Packet, PacketArena, PacketKind};
-    use crate::sim::{RngStream, StreamKind};
+    use crate::aqm::test_rig::QueueRig;
+    use crate::net::{Packet, PacketKind};
 
     const MS: Time = 1_000_000;
 
-    struct Rig {
-        q: FqCodel,
-        arena: PacketArena,
-        rng: RngStream,
-        stats: QueueStats,
-        dropped: Vec<PacketId>,
+    type Rig = QueueRig<FqCodel>;
+
+    fn rig(cfg: FqCodelParams, limit: u32) -> Rig {
+        QueueRig::new(FqCodel::new(cfg, QueueLimit::Packets(limit)))
     }
 
-    impl Rig {
-        fn new(cfg: FqCodelParams, limit: u32) -> Self {
-            Rig {
-                q: FqCodel::new(cfg, QueueLimit::Packets(limit)),
-                arena: PacketArena::new(),
-                rng: RngStream::new(1, StreamKind::Queue, 0),
-                stats: QueueStats::default(),
-                dropped: Vec::new(),
-            }
-        }
-        fn enqueue(&mut self, now: Time, flow: u32, size: u32) -> PacketId {
-            let id = self
-                .arena
-                .alloc(Packet::new(PacketKind::Udp, flow, 0, 1, 0, size));
-            let mut cx = QueueCtx {
-                now,
-                packets: &mut self.arena,
-                rng: &mut self.rng,
-                stats: &mut self.stats,
-                dropped: &mut self.dropped,
-            };
-            self.q.enqueue(id, &mut cx, None);
-            id
-        }
-        fn dequeue(&mut self, now: Time) -> Option<PacketId> {
-            let mut cx = QueueCtx {
-                now,
-                packets: &mut self.arena,
-                rng: &mut self.rng,
-                stats: &mut self.stats,
-                dropped: &mut self.dropped,
-            };
-            self.q.dequeue(&mut cx)
-        }
-        fn flow_of(&self, id: PacketId) -> u32 {
-            self.arena.get(id).flow
-        }
-        fn next_flow(&mut self, now: Time) -> u32 {
-            let id = self.dequeue(now).unwrap();
-            self.flow_of(id)
-        }
+    fn enqueue(r: &mut Rig, now: Time, flow: u32, size: u32) -> PacketId {
+        r.enqueue(now, Packet::new(PacketKind::Udp, flow, 0, 1, 0, size))
+    }
+
+    fn next_flow(r: &mut Rig, now: Time) -> u32 {
+        let id = r.dequeue(now).unwrap();
+        r.arena.get(id).flow
     }
 
     /// Three flow ids that land in different queues.
@@ -451,20 +414,20 @@ mod tests {
 
     #[test]
     fn two_backlogged_flows_alternate() {
-        let mut r = Rig::new(FqCodelParams::default(), 1000);
+        let mut r = rig(FqCodelParams::default(), 1000);
         let (a, b, _) = three_flows(&r.q);
         for _ in 0..4 {
-            r.enqueue(0, a, 1514);
+            enqueue(&mut r, 0, a, 1514);
         }
         for _ in 0..4 {
-            r.enqueue(0, b, 1514);
+            enqueue(&mut r, 0, b, 1514);
         }
         // quantum = packet size: each visit sends one packet, then the flow goes to the tail
         // of old_flows with its deficit refilled.
         let order: Vec<u32> = (0..8)
             .map(|_| {
                 let id = r.dequeue(0).unwrap();
-                r.flow_of(id)
+                r.arena.get(id).flow
             })
             .collect();
         assert_eq!(order, vec![a, b, a, b, a, b, a, b]);
@@ -474,46 +437,46 @@ mod tests {
 
     #[test]
     fn byte_deficits_share_bytes_not_packets() {
-        let mut r = Rig::new(FqCodelParams::default(), 1000);
+        let mut r = rig(FqCodelParams::default(), 1000);
         let (a, b, _) = three_flows(&r.q);
         // a sends 500 B packets, b 1500 B ones: per round a gets ceil(1514/500) = 4 packets
         // (deficit 1514 -> 1014 -> 514 -> 14 -> -486), b one (1514 -> 14), then b again
         // while its deficit is positive (14 > 0 -> -1486).
         for _ in 0..12 {
-            r.enqueue(0, a, 500);
+            enqueue(&mut r, 0, a, 500);
         }
         for _ in 0..6 {
-            r.enqueue(0, b, 1500);
+            enqueue(&mut r, 0, b, 1500);
         }
-        let order: Vec<u32> = (0..8).map(|_| r.next_flow(0)).collect();
+        let order: Vec<u32> = (0..8).map(|_| next_flow(&mut r, 0)).collect();
         assert_eq!(order, vec![a, a, a, a, b, b, a, a]);
     }
 
     #[test]
     fn a_new_flow_is_served_before_old_ones() {
-        let mut r = Rig::new(FqCodelParams::default(), 1000);
+        let mut r = rig(FqCodelParams::default(), 1000);
         let (a, _, c) = three_flows(&r.q);
         for _ in 0..5 {
-            r.enqueue(0, a, 1514);
+            enqueue(&mut r, 0, a, 1514);
         }
-        assert_eq!(r.next_flow(0), a); // a from new_flows, deficit -> 0
-        assert_eq!(r.next_flow(0), a); // a moved to old_flows, refilled
-        r.enqueue(0, c, 1514);
-        assert_eq!(r.next_flow(0), c); // c is new: served first
-        assert_eq!(r.next_flow(0), a);
+        assert_eq!(next_flow(&mut r, 0), a); // a from new_flows, deficit -> 0
+        assert_eq!(next_flow(&mut r, 0), a); // a moved to old_flows, refilled
+        enqueue(&mut r, 0, c, 1514);
+        assert_eq!(next_flow(&mut r, 0), c); // c is new: served first
+        assert_eq!(next_flow(&mut r, 0), a);
     }
 
     #[test]
     fn overflow_drops_half_of_the_fattest_flow_from_its_head() {
-        let mut r = Rig::new(FqCodelParams::default(), 10);
+        let mut r = rig(FqCodelParams::default(), 10);
         let (a, b, _) = three_flows(&r.q);
-        let a_ids: Vec<_> = (0..8).map(|_| r.enqueue(0, a, 1000)).collect();
-        r.enqueue(0, b, 1000);
-        r.enqueue(0, b, 1000);
+        let a_ids: Vec<_> = (0..8).map(|_| enqueue(&mut r, 0, a, 1000)).collect();
+        enqueue(&mut r, 0, b, 1000);
+        enqueue(&mut r, 0, b, 1000);
         assert!(r.dropped.is_empty());
         // 11th packet (b's): a holds 8000 B, the most; drop from its head until >= 4000 B
         // are gone: 4 packets.
-        r.enqueue(0, b, 1000);
+        enqueue(&mut r, 0, b, 1000);
         assert_eq!(r.dropped, a_ids[..4].to_vec());
         assert_eq!(r.stats.forced_drops, 4);
         assert_eq!(r.q.len_packets(), 7);
@@ -521,23 +484,23 @@ mod tests {
         assert_eq!(fa.backlog, 4000);
         assert_eq!(fa.vars.count, 4, "CoDel count grows by the packets dropped");
         // drop_batch = 1 drops a single packet
-        let mut r = Rig::new(
+        let mut r = rig(
             FqCodelParams {
                 drop_batch: 1,
                 ..Default::default()
             },
             3,
         );
-        let first = r.enqueue(0, a, 1000);
+        let first = enqueue(&mut r, 0, a, 1000);
         for _ in 0..3 {
-            r.enqueue(0, a, 1000);
+            enqueue(&mut r, 0, a, 1000);
         }
         assert_eq!(r.dropped, vec![first]);
     }
 
     #[test]
     fn codel_drops_in_a_standing_flow_are_early_drops() {
-        let mut r = Rig::new(
+        let mut r = rig(
             FqCodelParams {
                 ecn: false,
                 ..Default::default()
@@ -546,7 +509,7 @@ mod tests {
         );
         let (a, _, _) = three_flows(&r.q);
         for _ in 0..50 {
-            r.enqueue(0, a, 1000);
+            enqueue(&mut r, 0, a, 1000);
         }
         // Dequeue once per 10 ms: sojourn > 5 ms from the first; first_above_time = 10 +
         // 100 ms; the first dequeue after 110 ms (120 ms) drops one packet and sends the next.

@@ -18,6 +18,8 @@ pub mod ewma;
 pub mod fifo_queue;
 pub mod params;
 pub mod registry;
+#[cfg(test)]
+pub(crate) mod test_rig;
 
 // Algorithms, one module each
 pub mod ared;

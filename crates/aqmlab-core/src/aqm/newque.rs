@@ -210,9 +210,9 @@ pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::{FifoQueue, QueueCtx, QueueDiscipline};
-    use crate::metrics::QueueStats;
-    use crate::net::{PacketArena, PacketKind};
+    use crate::aqm::test_rig::QueueRig;
+    use crate::aqm::{FifoQueue, QueueDiscipline};
+    use crate::net::PacketKind;
     use crate::sim::StreamKind;
 
     const MS: Time = 1_000_000;
@@ -357,32 +357,20 @@ mod tests {
             ..Default::default()
         });
         n.p = 1.0;
-        let mut q = FifoQueue::new(Box::new(n), QueueLimit::Packets(3), 1);
-        let mut arena = PacketArena::new();
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut stats = QueueStats::default();
-        let mut dropped = Vec::new();
-        let ids: Vec<_> = (0..5).map(|_| arena.alloc(pkt(true))).collect();
-        for (i, &id) in ids.iter().enumerate() {
-            let mut cx = QueueCtx {
-                now: i as Time * MS,
-                packets: &mut arena,
-                rng: &mut rng,
-                stats: &mut stats,
-                dropped: &mut dropped,
-            };
-            q.enqueue(id, &mut cx, None);
-        }
+        let mut r = QueueRig::new(FifoQueue::new(Box::new(n), QueueLimit::Packets(3), 1));
+        let ids: Vec<_> = (0..5)
+            .map(|i| r.enqueue(i as Time * MS, pkt(true)))
+            .collect();
         // arrival 0: starts the clock (r = 0 < C? no: C = 1 b/s and r = 0 < 1 -> enqueue)
         // arrivals 1, 2: r >= C, P = 1: mark the first unmarked queued packet (ids 0, 1)
         // arrival 3: queue has 3 = B; EQ = 4 > B: front drop (id 0), enqueue id 3
         // arrival 4: EQ = 4 > B: front drop (id 1)
-        assert_eq!(dropped, vec![ids[0], ids[1]]);
-        assert_eq!(stats.forced_drops, 2);
-        assert_eq!(stats.marks, 2);
-        assert!(arena.get(ids[0]).ecn.ce && arena.get(ids[1]).ecn.ce);
-        assert!(!arena.get(ids[2]).ecn.ce);
-        assert_eq!(q.len_packets(), 3);
+        assert_eq!(r.dropped, vec![ids[0], ids[1]]);
+        assert_eq!(r.stats.forced_drops, 2);
+        assert_eq!(r.stats.marks, 2);
+        assert!(r.arena.get(ids[0]).ecn.ce && r.arena.get(ids[1]).ecn.ce);
+        assert!(!r.arena.get(ids[2]).ecn.ce);
+        assert_eq!(r.q.len_packets(), 3);
     }
 
     #[test]
