@@ -5,7 +5,9 @@
 //!
 //! Parameters read (TcpConfig): variant, ecn, packet_size, header_size, window (`wnd_`),
 //! window_init (`windowInit_`), ssthresh_init, dupack_threshold (`numdupacks_`), max_burst
-//! (`maxburst_`), and through the estimator tick, min_rto, max_rto, initial_rto, max_backoff.
+//! (`maxburst_`), limited_transmit (`singledup_`), partial_ack_timer (`newreno_changes1_`,
+//! Sack1 `partial_ack_`), overhead (`overhead_`), and through the estimator tick, min_rto,
+//! max_rto, initial_rto, max_backoff.
 //!
 //! Sequence numbers count packets from 0. Names follow ns-2: `t_seqno` is the next packet to
 //! send, `maxseq` the highest sent, `highest_ack` the highest cumulative ACK, `last_ack` the
