@@ -59,7 +59,10 @@ def scenario(**edits: Any) -> dict[str, Any]:
         keys = path.split(".")
         for k in keys[:-1]:
             node = node[int(k)] if isinstance(node, list) else node[k]
-        node[keys[-1]] = value
+        if isinstance(node, list):
+            node[int(keys[-1])] = value
+        else:
+            node[keys[-1]] = value
     return s
 
 
@@ -74,4 +77,24 @@ BAD_INPUTS = [
     ("unknown AQM", {"topology.bottleneck.queue.aqm": "no_such_aqm"}, "topology.bottleneck.queue.aqm"),
     ("unknown field", {"topology.bottleneck.colour": "red"}, "topology.bottleneck.colour"),
     ("unparsable unit", {"topology.bottleneck.delay": "10 parsecs"}, "topology.bottleneck.delay"),
+    (
+        "tcp partial_ack_timer unknown",
+        {"flows.0": {"kind": "tcp", "from": "senders", "to": "receivers", "tcp": {"partial_ack_timer": "never"}}},
+        "flows[0].tcp.partial_ack_timer",
+    ),
+    (
+        "tcp partial_ack_timer for reno",
+        {"flows.0": {"kind": "tcp", "from": "senders", "to": "receivers", "tcp": {"variant": "reno", "partial_ack_timer": "first"}}},
+        "flows[0].tcp.partial_ack_timer",
+    ),
+    (
+        "tcp negative overhead",
+        {"flows.0": {"kind": "tcp", "from": "senders", "to": "receivers", "tcp": {"overhead": "-1ms"}}},
+        "flows[0].tcp.overhead",
+    ),
+    (
+        "tcp limited_transmit not a bool",
+        {"flows.0": {"kind": "tcp", "from": "senders", "to": "receivers", "tcp": {"limited_transmit": 1}}},
+        "flows[0].tcp.limited_transmit",
+    ),
 ]

@@ -22,7 +22,7 @@ DUMBBELL = {"kind", "senders", "receivers", "bottleneck", "access", "receiver_ac
 GRAPH = {"kind", "nodes", "links"}
 TCP = {"variant", "ecn", "packet_size", "header_size", "ack_size", "window", "window_init", "ssthresh_init",
        "min_rto", "max_rto", "initial_rto", "tick", "max_backoff", "dupack_threshold", "delayed_ack",
-       "delayed_ack_timeout", "max_burst"}
+       "delayed_ack_timeout", "max_burst", "limited_transmit", "partial_ack_timer", "overhead"}
 COMMON = {"kind", "from", "to", "count", "start", "stop", "group"}
 TCPFLOW = COMMON | {"size", "tcp"}
 UDPFLOW = COMMON | {"rate", "packets_per_second", "packet_size", "sizes", "on_time", "off_time"}

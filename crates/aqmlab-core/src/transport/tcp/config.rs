@@ -15,6 +15,22 @@ pub enum TcpVariant {
     Sack,
 }
 
+/// Which partial ACKs of a fast recovery restart the retransmission timer (NewReno and
+/// SACK; Reno leaves recovery on the first new ACK and has no partial ACKs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckTimer {
+    /// Only the first partial ACK of a recovery restarts the timer, so a window with many
+    /// losses ends in a timeout instead of one repair per RTT (RFC 6582 3.2 step 5, the
+    /// "Impatient" variant of RFC 2582 4; ns-2 Agent/TCP/Newreno `newreno_changes1_ 1`, its
+    /// default since 2003/05/05; Agent/TCP/Sack1 with `partial_ack_ true`).
+    First,
+    /// Every partial ACK restarts the timer: one hole repaired per RTT for as long as it
+    /// takes (the "Slow-but-Steady" variant of RFC 2582 4; ns-2 Newreno with
+    /// `newreno_changes1_ 0`; ns-2 Sack1's default, `partial_ack_ false`).
+    Every,
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
@@ -50,6 +66,19 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: Duration,
     /// Most packets sent in reply to one ACK; 0 = unlimited (ns-2 `maxburst_`).
     pub max_burst: u32,
+    /// Limited transmit (RFC 3042; ns-2 `singledup_`, on by default since 2001/11/28): each
+    /// of the first two duplicate ACKs sends one new packet if the advertised window allows
+    /// and no more than cwnd + dupacks packets are outstanding; cwnd is not changed.
+    pub limited_transmit: bool,
+    /// Which partial ACKs restart the retransmission timer: `first` | `every` (NewReno and
+    /// SACK only). Unset = ns-2's default for the variant: `first` for newreno
+    /// (`newreno_changes1_ 1`), `every` for sack (Sack1 `partial_ack_ false`).
+    pub partial_ack_timer: Option<PartialAckTimer>,
+    /// Random send delay (ns-2 `overhead_`, default 0 = off): when the window allows a send,
+    /// the sender waits uniform [0, overhead) (ns-2 `delsnd_timer_`) and then sends all the
+    /// window allows, to break phase effects. Drawn from the sender's own random stream
+    /// (seeded from the run seed and the agent), so a run stays deterministic.
+    pub overhead: Duration,
 }
 
 impl Default for TcpConfig {
@@ -72,11 +101,23 @@ impl Default for TcpConfig {
             delayed_ack: false,
             delayed_ack_timeout: Duration(100_000_000),
             max_burst: 0,
+            limited_transmit: true,
+            partial_ack_timer: None,
+            overhead: Duration(0),
         }
     }
 }
 
 impl TcpConfig {
+    /// The partial-ACK timer rule in force: the configured one, else ns-2's default for the
+    /// variant (Newreno `newreno_changes1_ 1`; Sack1 `partial_ack_ 0`).
+    pub fn partial_ack_timer(&self) -> PartialAckTimer {
+        self.partial_ack_timer.unwrap_or(match self.variant {
+            TcpVariant::Sack => PartialAckTimer::Every,
+            TcpVariant::Reno | TcpVariant::NewReno => PartialAckTimer::First,
+        })
+    }
+
     /// Bytes of a data packet on the wire.
     pub fn data_size(&self) -> u32 {
         self.packet_size + self.header_size
@@ -113,6 +154,14 @@ impl TcpConfig {
         }
         if self.dupack_threshold == 0 {
             return err("dupack_threshold", "must be at least 1".into());
+        }
+        if self.partial_ack_timer.is_some() && self.variant == TcpVariant::Reno {
+            return err(
+                "partial_ack_timer",
+                "reno has no partial ACKs (it leaves recovery on the first new ACK): \
+                 set it for newreno or sack flows only"
+                    .into(),
+            );
         }
         Ok(())
     }

@@ -7,6 +7,6 @@ pub mod sack_scoreboard;
 pub mod sender;
 pub mod sink;
 
-pub use config::{TcpConfig, TcpVariant};
+pub use config::{PartialAckTimer, TcpConfig, TcpVariant};
 pub use sender::TcpSender;
 pub use sink::TcpSink;

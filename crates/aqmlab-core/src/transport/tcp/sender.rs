@@ -5,7 +5,9 @@
 //!
 //! Parameters read (TcpConfig): variant, ecn, packet_size, header_size, window (`wnd_`),
 //! window_init (`windowInit_`), ssthresh_init, dupack_threshold (`numdupacks_`), max_burst
-//! (`maxburst_`), and through the estimator tick, min_rto, max_rto, initial_rto, max_backoff.
+//! (`maxburst_`), limited_transmit (`singledup_`), partial_ack_timer (`newreno_changes1_`,
+//! Sack1 `partial_ack_`), overhead (`overhead_`), and through the estimator tick, min_rto,
+//! max_rto, initial_rto, max_backoff.
 //!
 //! Sequence numbers count packets from 0. Names follow ns-2: `t_seqno` is the next packet to
 //! send, `maxseq` the highest sent, `highest_ack` the highest cumulative ACK, `last_ack` the
@@ -14,20 +16,47 @@
 //! reduction: no further reduction until it is acknowledged (ns-2 `bug_fix_`).
 //!
 //! ns-2 defaults that are fixed here: `bug_fix_` on, `exitFastRetrans_` on, `timerfix_` on,
-//! `restart_bugfix_` on, `rfc2988_` on, `ts_option_` off, `singledup_` (limited transmit)
-//! off, `precision_reduce_` off, Sack1 `partial_ack_` off.
+//! `restart_bugfix_` on, `rfc2988_` on, `ts_option_` off, `precision_reduce_` off,
+//! `LimTransmitFix_` off, Sack1 `partial_ack_action` off (Sack1 `partial_ack_ true` also
+//! sends a packet on each partial ACK; only its timer rule is offered, as `first`).
+//!
+//! ns-2 defaults that are options (read in ns-2.35, github hbatmit/ns2.35,
+//! tcl/lib/ns-default.tcl and tcp/*.cc):
+//! - `limited_transmit` [`singledup_`, `Agent/TCP set singledup_ 1`, "default changed on
+//!   2001/11/28"] (on; RFC 3042 2): on the 1st and 2nd duplicate ACK, tcp.cc
+//!   `TcpAgent::send_one` sends one new packet if `t_seqno_ <= highest_ack_ + wnd_`,
+//!   `t_seqno_ < curseq_` and `t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`; cwnd is not
+//!   changed. Called from `recv` in tcp-reno.cc (Reno), tcp-newreno.cc (Newreno) and
+//!   tcp-sack1.cc (Sack1, only for a dup ACK whose SACK blocks report new data, `CheckUpdate`)
+//!   in the branch `dupacks_ < numdupacks_ && singledup_`. `false` is the pre-2001 ns-2.
+//! - `partial_ack_timer` (`first` for newreno, `every` for sack): tcp-newreno.cc
+//!   `partialnewack_helper` calls `newtimer` only `if (!newreno_changes1_ || firstpartial_ ==
+//!   0)`, with `Agent/TCP/Newreno set newreno_changes1_ 1` ("Default changed to 1 on 5/5/03,
+//!   to reflect RFC 2582"); `firstpartial_` is cleared by the ACK that ends the recovery.
+//!   `partialnewack` clears the backoff (`t_backoff_ = 1`) only when the timed packet is
+//!   acked. tcp-sack1.cc `recv`, in fast recovery, with `partial_ack_ false` (default) calls
+//!   `newtimer` and `t_backoff_ = 1` on every partial ACK; with `partial_ack_ true` on the
+//!   first only.
+//! - `overhead` [`overhead_`, `Agent/TCP set overhead_ 0`] (0 = off): tcp.cc
+//!   `TcpAgent::send_much` (and Sack1's) returns at once while `delsnd_timer_` is pending
+//!   unless forced; when the window is open and `overhead_ != 0` it arms `delsnd_timer_` to
+//!   `Random::uniform(overhead_)` and returns; `timeout_nonrtx(TCP_TIMER_DELSND)` then calls
+//!   `send_much(1, ...)`, which sends all the window allows. `send_one` and retransmissions
+//!   in `dupack_action`/`partialnewack_helper` call `output` directly, undelayed.
 
 use super::rtt::RttEstimator;
 use super::sack_scoreboard::SackScoreboard;
-use super::{TcpConfig, TcpVariant};
+use super::{PartialAckTimer, TcpConfig, TcpVariant};
 use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{PacketId, PacketKind, SackBlock};
-use crate::sim::{LazyTimer, Time};
+use crate::sim::{LazyTimer, RngStream, Time};
 use crate::transport::{AgentCtx, Endpoint};
 
 /// Timer number of the retransmission timer.
 pub const RTX_TIMER: u8 = 0;
+/// Timer number of the delayed-send timer (ns-2 `delsnd_timer_`, used with `overhead`).
+pub const DELSND_TIMER: u8 = 1;
 
 /// Recover point before any window reduction: every ACK is above it.
 const NO_RECOVER: i64 = -2;
@@ -73,6 +102,12 @@ pub struct TcpSender {
     rtt_seq: i64,
     rtt_ts: Time,
     rtx: LazyTimer,
+    /// A send delayed by `overhead` is pending (ns-2 `delsnd_timer_`).
+    delsnd: LazyTimer,
+    /// The sender's own random stream: only `overhead` draws from it.
+    rng: RngStream,
+    /// A partial ACK of the current recovery has been seen (ns-2 `firstpartial_`).
+    first_partial: bool,
 
     // Sack1 only.
     fastrecov: bool,
@@ -84,7 +119,7 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>) -> Self {
+    pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>, rng: RngStream) -> Self {
         let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
         let rtt = RttEstimator::new(&cfg);
         let ssthresh = cfg.ssthresh_init.unwrap_or(cfg.window) as i64;
@@ -111,6 +146,9 @@ impl TcpSender {
             rtt_seq: -1,
             rtt_ts: 0,
             rtx: LazyTimer::new(),
+            delsnd: LazyTimer::new(),
+            rng,
+            first_partial: false,
             fastrecov: false,
             pipe: 0,
             after_timeout: false,
@@ -123,13 +161,14 @@ impl TcpSender {
             return;
         }
         self.running = true;
-        self.send_much(cx, self.cfg.max_burst);
+        self.send_much(cx, self.cfg.max_burst, false);
     }
 
     /// The application stops: nothing more is sent, ACKs are ignored.
     pub fn stop(&mut self, _cx: &mut AgentCtx) {
         self.running = false;
         self.rtx.cancel();
+        self.delsnd.cancel();
     }
 
     pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
@@ -152,8 +191,19 @@ impl TcpSender {
     }
 
     pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
-        if which == RTX_TIMER && cx.timer_expired(&mut self.rtx, RTX_TIMER) && self.running {
-            self.timeout(cx);
+        match which {
+            RTX_TIMER => {
+                if cx.timer_expired(&mut self.rtx, RTX_TIMER) && self.running {
+                    self.timeout(cx);
+                }
+            }
+            DELSND_TIMER => {
+                // ns-2 `timeout_nonrtx`: the delayed send goes out, forced past the delay.
+                if cx.timer_expired(&mut self.delsnd, DELSND_TIMER) {
+                    self.send_much(cx, self.cfg.max_burst, true);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -189,6 +239,7 @@ impl TcpSender {
                         self.last_cwnd_action = CwndAction::Exited;
                     }
                 }
+                self.first_partial = false;
                 self.recv_newack(cx, ack, ece);
             }
         } else if ack == self.last_ack {
@@ -197,15 +248,17 @@ impl TcpSender {
                 self.dupack_action(cx);
             } else if self.dupacks > thresh && self.last_cwnd_action == CwndAction::DupAck {
                 self.dupwnd += 1;
+            } else if self.dupacks < thresh && self.cfg.limited_transmit {
+                self.send_one(cx);
             }
         } else {
             return; // an old ACK, reordered: nothing to learn
         }
         if self.dupacks == 0 {
-            self.send_much(cx, self.cfg.max_burst);
+            self.send_much(cx, self.cfg.max_burst, false);
         } else if self.dupacks >= thresh {
             // ns-2 sends at most two packets per dup ACK during recovery.
-            self.send_much(cx, 2);
+            self.send_much(cx, 2, false);
         }
     }
 
@@ -229,9 +282,16 @@ impl TcpSender {
         self.dupwnd = self.cfg.dupack_threshold as i64;
     }
 
-    /// NewReno partial ACK: retransmit the next hole, deflate the window by what was
-    /// acked and add one back (RFC 6582 3.2 step 3), stay in recovery.
+    /// NewReno partial ACK (ns-2 `partialnewack_helper`, `partialnewack`): restart the
+    /// retransmission timer if `partial_ack_timer` says so (the first partial ACK of the
+    /// recovery by default), deflate the window by what was acked and add one back (RFC 6582
+    /// 3.2 step 5), retransmit the next hole, stay in recovery. As in ns-2 the timer is
+    /// restarted with the current backoff, which is cleared only when the timed packet is
+    /// acked.
     fn partial_ack(&mut self, cx: &mut AgentCtx, ack: i64) {
+        if self.restart_on_partial_ack() {
+            self.newtimer(cx);
+        }
         let acked = ack - self.last_ack;
         let total = self.cwnd.floor() as i64 + self.dupwnd - acked + 1;
         if total >= self.cwnd.floor() as i64 {
@@ -247,10 +307,17 @@ impl TcpSender {
         }
         if self.rtt_active && ack >= self.rtt_seq {
             self.rtt_active = false;
+            self.rtt.reset_backoff();
         }
-        self.rtt.reset_backoff();
-        self.newtimer(cx);
         self.output(cx, ack + 1);
+    }
+
+    /// Whether this partial ACK restarts the retransmission timer; marks the recovery as
+    /// having seen one (ns-2 `firstpartial_`, cleared by the ACK that ends the recovery).
+    fn restart_on_partial_ack(&mut self) -> bool {
+        let first = !self.first_partial;
+        self.first_partial = true;
+        first || self.cfg.partial_ack_timer() == PartialAckTimer::Every
     }
 
     // ---- Sack1 (tcp-sack1.cc) ----
@@ -265,6 +332,7 @@ impl TcpSender {
         let thresh = self.cfg.dupack_threshold;
         if !self.fastrecov {
             if ack > self.last_ack {
+                self.first_partial = false;
                 self.recv_newack(cx, ack, ece);
                 self.after_timeout = false;
                 self.scb.clear();
@@ -273,10 +341,12 @@ impl TcpSender {
                 self.dupacks += 1;
                 if self.dupacks == thresh {
                     self.sack_dupack_action(cx);
+                } else if self.dupacks < thresh && self.cfg.limited_transmit {
+                    self.send_one(cx);
                 }
             }
             if self.dupacks == 0 || self.fastrecov {
-                self.send_much(cx, self.cfg.max_burst);
+                self.send_much(cx, self.cfg.max_burst, false);
             }
         } else {
             self.pipe -= 1;
@@ -292,12 +362,14 @@ impl TcpSender {
                 self.pipe -= 1;
                 self.highest_ack = ack;
                 self.scb.update(ack, blocks, self.maxseq);
-                self.rtt.reset_backoff();
-                self.newtimer(cx);
+                if self.restart_on_partial_ack() {
+                    self.newtimer(cx);
+                    self.rtt.reset_backoff();
+                }
             } else if !self.after_timeout && self.scb.update(ack, blocks, self.maxseq) {
                 self.dupacks += 1;
             }
-            self.send_much(cx, self.cfg.max_burst);
+            self.send_much(cx, self.cfg.max_burst, false);
         }
     }
 
@@ -430,7 +502,7 @@ impl TcpSender {
         }
         self.last_cwnd_action = CwndAction::Timeout;
         self.reset_rtx_timer(cx, true);
-        self.send_much(cx, self.cfg.max_burst);
+        self.send_much(cx, self.cfg.max_burst, false);
     }
 
     /// ns-2 `reset_rtx_timer`: rearm; go back to the first unacked packet unless `mild`
@@ -457,9 +529,53 @@ impl TcpSender {
         }
     }
 
-    /// Sends what the window allows (ns-2 `send_much`; Sack1's version in recovery).
-    fn send_much(&mut self, cx: &mut AgentCtx, max_burst: u32) {
+    /// Limited transmit (RFC 3042 2; ns-2 `send_one`, called on the first and second
+    /// duplicate ACK with `singledup_`): one new packet if the advertised window allows and
+    /// no more than cwnd + dupacks packets would be outstanding. cwnd is not changed.
+    fn send_one(&mut self, cx: &mut AgentCtx) {
         if !self.running || self.completed {
+            return;
+        }
+        let t = self.t_seqno;
+        // ns-2 compares with the real cwnd; t, highest_ack and dupacks are whole, so the
+        // floor is the same test.
+        let cwnd = self.cwnd.floor() as i64;
+        if t <= self.highest_ack + self.cfg.window as i64
+            && t < self.curseq
+            && t <= self.highest_ack + cwnd + self.dupacks as i64
+        {
+            self.output(cx, t);
+            self.t_seqno += 1;
+        }
+    }
+
+    /// Whether `send_much` would send anything now (its loop condition).
+    fn window_open(&self) -> bool {
+        if self.cfg.variant != TcpVariant::Sack {
+            return self.t_seqno <= self.highest_ack + self.window() && self.t_seqno < self.curseq;
+        }
+        let open = if self.fastrecov {
+            self.pipe < self.cwnd.floor() as i64
+        } else {
+            self.t_seqno <= self.last_ack + self.window()
+        };
+        open && self.last_ack + 1 < self.curseq
+    }
+
+    /// Sends what the window allows (ns-2 `send_much`; Sack1's version in recovery). With
+    /// `overhead`, an unforced call that finds the window open only arms the delayed-send
+    /// timer, uniform in [0, overhead), and calls while it is pending send nothing; when it
+    /// fires, `force` sends what the window then allows (ns-2 `delsnd_timer_`).
+    fn send_much(&mut self, cx: &mut AgentCtx, max_burst: u32, force: bool) {
+        if !self.running || self.completed {
+            return;
+        }
+        let overhead = self.cfg.overhead.0;
+        if overhead > 0 && !force {
+            if !self.delsnd.is_armed() && self.window_open() {
+                let delay = (self.rng.uniform() * overhead as f64) as Time;
+                cx.set_timer(&mut self.delsnd, DELSND_TIMER, cx.now + delay);
+            }
             return;
         }
         let wnd = self.cfg.window as i64;

@@ -5,7 +5,7 @@
 use super::*;
 use crate::metrics::FlowStats;
 use crate::net::{Packet, PacketArena};
-use crate::sim::{EventKind, EventQueue};
+use crate::sim::{EventKind, EventQueue, StreamKind};
 
 const MS: Time = 1_000_000;
 const SEC: Time = 1_000_000_000;
@@ -46,7 +46,7 @@ impl H {
             packets: PacketArena::new(),
             stats: FlowStats::default(),
             outbox: vec![],
-            s: TcpSender::new(cfg, ep, limit),
+            s: TcpSender::new(cfg, ep, limit, RngStream::new(1, StreamKind::Agent, 0)),
             ep,
         }
     }
@@ -156,11 +156,18 @@ fn congestion_avoidance_adds_one_packet_per_rtt() {
 }
 
 /// Window of 10 in congestion avoidance; ACK 0 arrives (cwnd 10.1, packet 10 goes out),
-/// then packet 1 is lost and packets 2.. produce duplicate ACKs of 0.
+/// then packet 1 is lost and packets 2.. produce duplicate ACKs of 0. Limited transmit is
+/// off here (ns-2 before 2001, `singledup_ 0`) so that these sequences show recovery alone;
+/// `limited_transmit_*` tests below repeat them with it on.
 fn reno_loss_setup(variant: TcpVariant) -> H {
+    reno_loss_setup_lt(variant, false)
+}
+
+fn reno_loss_setup_lt(variant: TcpVariant, limited_transmit: bool) -> H {
     let mut c = cfg(variant);
     c.window_init = 10;
     c.ssthresh_init = Some(2);
+    c.limited_transmit = limited_transmit;
     let mut h = H::new(c, None);
     assert_eq!(seqs(&h.start()), (0..10).collect::<Vec<_>>());
     assert_eq!(seqs(&h.ack(100 * MS, 0)), vec![10]);
@@ -360,7 +367,11 @@ fn finite_transfer_completes_and_stops() {
 
 #[test]
 fn weird_acks_are_ignored() {
-    let mut h = H::new(cfg(TcpVariant::Sack), None);
+    // Limited transmit off: a SACK block claiming everything would count as a dup ACK and
+    // send one packet, which is not what this test is about.
+    let mut c = cfg(TcpVariant::Sack);
+    c.limited_transmit = false;
+    let mut h = H::new(c, None);
     h.start();
     // ACK of data never sent, and nonsense SACK blocks: no panic, no state change.
     assert!(h.ack_full(MS, 1000, false, &[(5, 3)]).is_empty());
@@ -370,4 +381,225 @@ fn weird_acks_are_ignored() {
     assert!(p.is_empty());
     h.ack(3 * MS, 0);
     assert_eq!(h.s.highest_ack, 0);
+}
+
+// ---- Limited transmit (RFC 3042; ns-2 `singledup_ 1`, tcp.cc `send_one`) ----
+
+#[test]
+fn limited_transmit_sends_one_new_packet_on_each_of_the_first_two_dup_acks() {
+    for variant in [TcpVariant::Reno, TcpVariant::NewReno] {
+        // 0..=10 sent, ACK 0 in: highest_ack 0, t_seqno 11, cwnd 10.1.
+        let mut h = reno_loss_setup_lt(variant, true);
+        // Dup ACK 1: 11 <= highest_ack 0 + cwnd 10.1 + dupacks 1 -> packet 11.
+        assert_eq!(seqs(&h.ack(110 * MS, 0)), vec![11], "{variant:?}");
+        assert_eq!(h.s.cwnd, 10.1, "limited transmit leaves cwnd alone");
+        // Dup ACK 2: 12 <= 0 + 10.1 + 2 -> packet 12.
+        assert_eq!(seqs(&h.ack(111 * MS, 0)), vec![12], "{variant:?}");
+        assert_eq!(h.s.cwnd, 10.1);
+        assert_eq!(h.s.dupwnd, 0);
+        // Dup ACK 3: fast retransmit of 1 only; cwnd 5 + 3 = 8 < 13 outstanding.
+        assert_eq!(seqs(&h.ack(112 * MS, 0)), vec![1], "{variant:?}");
+        assert_eq!((h.s.cwnd, h.s.ssthresh), (5.0, 5));
+        assert_eq!(h.stats.retransmissions, 1);
+        assert_eq!(h.stats.packets_sent, 11 + 2 + 1);
+    }
+}
+
+#[test]
+fn without_limited_transmit_the_first_two_dup_acks_send_nothing() {
+    let mut h = reno_loss_setup_lt(TcpVariant::Reno, false);
+    assert!(h.ack(110 * MS, 0).is_empty());
+    assert!(h.ack(111 * MS, 0).is_empty());
+    assert_eq!(seqs(&h.ack(112 * MS, 0)), vec![1]);
+}
+
+#[test]
+fn limited_transmit_respects_the_advertised_window() {
+    let mut c = cfg(TcpVariant::Reno);
+    c.window = 11;
+    c.window_init = 10;
+    c.ssthresh_init = Some(2);
+    let mut h = H::new(c, None);
+    assert_eq!(seqs(&h.start()), (0..10).collect::<Vec<_>>());
+    assert_eq!(seqs(&h.ack(100 * MS, 0)), vec![10]);
+    // 11 <= highest_ack 0 + wnd 11: packet 11 may go; 12 > 0 + 11: the second may not.
+    assert_eq!(seqs(&h.ack(110 * MS, 0)), vec![11]);
+    assert!(h.ack(111 * MS, 0).is_empty());
+}
+
+#[test]
+fn sack_limited_transmit_needs_new_sack_information() {
+    let mut h = reno_loss_setup_lt(TcpVariant::Sack, true);
+    // Packet 2 arrives: a dup ACK SACKing 2 -> packet 11.
+    assert_eq!(seqs(&h.ack_full(110 * MS, 0, false, &[(2, 3)])), vec![11]);
+    // The same block again reports nothing new (ns-2 CheckUpdate): not a dup ACK.
+    assert!(h.ack_full(111 * MS, 0, false, &[(2, 3)]).is_empty());
+    assert_eq!(h.s.dupacks, 1);
+    // Packet 3 arrives: second dup ACK -> packet 12; cwnd unchanged.
+    assert_eq!(seqs(&h.ack_full(112 * MS, 0, false, &[(2, 4)])), vec![12]);
+    assert_eq!(h.s.cwnd, 10.1);
+    assert!(!h.s.fastrecov);
+}
+
+// ---- Partial ACKs and the retransmission timer (ns-2 tcp-newreno.cc `newreno_changes1_`) ----
+
+/// NewReno, limited transmit off, packets 1, 4 and 7 of 1..=10 lost. ACK 0 at 100 ms gave
+/// one 100 ms RTT sample: srtt 10 ticks, rttvar 5 ticks, RTO (10 + 4 * 5) ticks = 300 ms.
+/// Dup ACKs of 0 from 2, 3, 5, 6, 8, 9, 10 at 110..116 ms: fast retransmit of 1 at 112 ms
+/// (timer 412 ms, cwnd 5, dupwnd 3), dup ACKs 6 and 7 open the window for 11 and 12.
+/// Then ACK 3 at 200 ms and ACK 6 at 300 ms are partial (recover = 10). Returns the packets
+/// sent on the two partial ACKs.
+fn three_losses_two_partial_acks(h: &mut H) -> (Vec<i64>, Vec<i64>) {
+    let mut out = vec![];
+    for i in 0..7 {
+        out.extend(seqs(&h.ack(110 * MS + i * MS, 0)));
+    }
+    assert_eq!(out, vec![1, 11, 12]);
+    assert_eq!(h.s.rtx.deadline(), Some(412 * MS));
+    assert_eq!(h.s.recover, 10);
+    // ACK 3: deflate 5 + 7 - 3 + 1 = 10 -> dupwnd 5; retransmit 4; window 10 lets 13 go.
+    let p1 = seqs(&h.ack(200 * MS, 3));
+    // ACK 6: deflate 5 + 5 - 3 + 1 = 8 -> dupwnd 3; retransmit 7; window 8 lets 14 go.
+    let p2 = seqs(&h.ack(300 * MS, 6));
+    (p1, p2)
+}
+
+#[test]
+fn newreno_restarts_the_timer_on_the_first_partial_ack_only_by_default() {
+    let mut h = reno_loss_setup(TcpVariant::NewReno);
+    assert_eq!(h.s.cfg.partial_ack_timer(), PartialAckTimer::First);
+    let (p1, p2) = three_losses_two_partial_acks(&mut h);
+    assert_eq!((p1, p2), (vec![4, 13], vec![7, 14]));
+    // First partial ACK (200 ms): restarted to 200 + 300 ms. Second (300 ms): left alone.
+    assert_eq!(h.s.rtx.deadline(), Some(500 * MS));
+    // Nothing more arrives: the timer expires at 500 ms and goes back to packet 7.
+    let p = h.run_until(500 * MS);
+    assert_eq!(seqs(&p)[..1], [7]);
+    assert_eq!(h.stats.timeouts, 1);
+}
+
+#[test]
+fn newreno_every_restarts_the_timer_on_every_partial_ack() {
+    let mut c = cfg(TcpVariant::NewReno);
+    c.window_init = 10;
+    c.ssthresh_init = Some(2);
+    c.limited_transmit = false;
+    c.partial_ack_timer = Some(PartialAckTimer::Every);
+    let mut h = H::new(c, None);
+    h.start();
+    assert_eq!(seqs(&h.ack(100 * MS, 0)), vec![10]);
+    let (p1, p2) = three_losses_two_partial_acks(&mut h);
+    assert_eq!((p1, p2), (vec![4, 13], vec![7, 14]));
+    // Restarted at 300 ms too: 300 + 300 ms.
+    assert_eq!(h.s.rtx.deadline(), Some(600 * MS));
+    assert!(h.run_until(599 * MS).is_empty());
+    assert_eq!(h.stats.timeouts, 0);
+}
+
+#[test]
+fn the_first_partial_ack_rule_rearms_with_each_recovery() {
+    let mut h = reno_loss_setup(TcpVariant::NewReno);
+    three_losses_two_partial_acks(&mut h);
+    assert!(h.s.first_partial);
+    // ACK 10 covers recover: recovery ends and the next recovery starts afresh.
+    h.ack(310 * MS, 10);
+    assert!(!h.s.first_partial);
+    assert_eq!(h.s.last_cwnd_action, CwndAction::Exited);
+}
+
+#[test]
+fn partial_ack_timer_defaults_follow_ns2_per_variant() {
+    assert_eq!(
+        cfg(TcpVariant::NewReno).partial_ack_timer(),
+        PartialAckTimer::First
+    );
+    assert_eq!(
+        cfg(TcpVariant::Sack).partial_ack_timer(),
+        PartialAckTimer::Every
+    );
+    let mut c = cfg(TcpVariant::Reno);
+    assert!(c.validate("tcp").is_ok());
+    c.partial_ack_timer = Some(PartialAckTimer::Every);
+    let e = c.validate("tcp").unwrap_err();
+    assert!(e.to_string().contains("tcp.partial_ack_timer"), "{e}");
+}
+
+// ---- Send jitter (ns-2 `overhead_`, tcp.cc `send_much` with `delsnd_timer_`) ----
+
+fn jitter_cfg(overhead: Time) -> TcpConfig {
+    let mut c = cfg(TcpVariant::Reno);
+    c.overhead = crate::scenario::units::Duration(overhead);
+    c
+}
+
+#[test]
+fn overhead_delays_each_send_by_a_uniform_draw_from_the_agent_stream() {
+    let o = 10 * MS;
+    let mut h = H::new(jitter_cfg(o), None);
+    // The same stream the harness gives the sender: the delays are these draws.
+    let mut r = RngStream::new(1, StreamKind::Agent, 0);
+    let d0 = (r.uniform() * o as f64) as Time;
+    let d1 = (r.uniform() * o as f64) as Time;
+    // start: the window allows 0 and 1, but only the delayed-send timer is armed.
+    assert!(h.start().is_empty());
+    assert_eq!(h.s.delsnd.deadline(), Some(d0));
+    assert!(h.run_until(d0.saturating_sub(1)).is_empty() || d0 == 0);
+    assert_eq!(seqs(&h.run_until(d0)), vec![0, 1]);
+    // ACK 0 and ACK 1 at 100 ms: the first arms the timer at 100 ms + d1, the second finds
+    // it pending and sends nothing; at the deadline everything the window (4) allows goes.
+    assert!(h.ack(100 * MS, 0).is_empty());
+    assert_eq!(h.s.delsnd.deadline(), Some(100 * MS + d1));
+    assert!(h.ack(100 * MS, 1).is_empty());
+    assert_eq!(seqs(&h.run_until(100 * MS + d1)), vec![2, 3, 4, 5]);
+    assert!(d0 < o && d1 < o);
+}
+
+#[test]
+fn overhead_draws_stay_in_bounds_and_repeat_for_the_same_seed() {
+    let o = 5 * MS;
+    let run = |seed: u64| {
+        let ep = Endpoint {
+            flow: 0,
+            agent: 0,
+            node: 0,
+            peer_node: 1,
+            peer_agent: 1,
+        };
+        let mut h = H::new(jitter_cfg(o), None);
+        h.s = TcpSender::new(
+            jitter_cfg(o),
+            ep,
+            None,
+            RngStream::new(seed, StreamKind::Agent, 0),
+        );
+        let mut delays = vec![];
+        let mut now = 0;
+        h.start();
+        let mut next_ack = 0;
+        for _ in 0..200 {
+            let at =
+                h.s.delsnd
+                    .deadline()
+                    .expect("a send is always pending here");
+            assert!(
+                at >= now && at < now + o,
+                "delay {} not in [0, {o})",
+                at - now
+            );
+            delays.push(at - now);
+            let sent = seqs(&h.run_until(at));
+            assert!(!sent.is_empty());
+            // Each round: ACK the oldest outstanding packet 50 ms later.
+            now = at + 50 * MS;
+            assert!(h.ack(now, next_ack).is_empty(), "sends wait for the timer");
+            next_ack += 1;
+        }
+        delays
+    };
+    let a = run(7);
+    assert_eq!(a, run(7), "same seed, same delays");
+    assert_ne!(a, run(8), "another seed, other delays");
+    let mean = a.iter().sum::<Time>() as f64 / a.len() as f64;
+    // Uniform [0, 5 ms): mean 2.5 ms, sd of the mean 1.44 ms / sqrt(200) = 0.1 ms.
+    assert!((mean - 2.5e6).abs() < 0.5e6, "mean {mean}");
 }
