@@ -30,9 +30,11 @@
 //!   values P climbs 0.0001 per minTIVL and falls 0.02 at the first interval in which the rate
 //!   estimate dips below C, so under TCP it stays near 0 and the queue fills the buffer.
 //!   "swapped": P += beta, P -= alpha, i.e. a fast increase (0.02) and a slow decrease
-//!   (0.0001), the shape of BLUE's d1 > d2 (the paper's own BLUE runs use d1 = 0.025 >
-//!   d2 = 0.0025), for which the printed 0.0001/0.02 could be a swap. The paper's text does
-//!   not settle it: steps 4-5 name alpha the increment, section 4.1 gives only the values.
+//!   (0.0001), the shape of BLUE's d1 > d2 (the paper's own BLUE runs, section 4.1, use
+//!   d1 = 0.025 > d2 = 0.0025), for which the printed 0.0001/0.02 could be a swap. The paper's
+//!   text does not settle it: steps 4-5 name alpha the increment, section 4.1 gives only the
+//!   values. Measured (reproduce/papers/newque.toml, both readings): only "swapped" holds the
+//!   queue down and reproduces the paper's claims; "printed" stays the default as written.
 //!
 //! Gaps the paper leaves, settled here: the first arrival only starts the estimator's clock
 //! (no interval is known yet, so r stays 0); arrivals at the same instant (T = 0) are summed
