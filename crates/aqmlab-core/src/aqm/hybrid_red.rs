@@ -22,6 +22,7 @@
 //!     Over a low period of n arrivals avg is divided by about xi^(n/theta); a queue that drains
 //!     for a few hundred arrivals drives avg to ~1e-100 whatever xi is, so xi has no visible
 //!     effect. Kept as a named variant (it was aqmlab's only reading before issue 10).
+//!
 //!   Idle time: the ns-2 idle decay avg (1-w)^m is applied first
 //!   ([`EwmaQueueAverage::decayed_for_idle`]), then the reduced step replaces the arrival's own
 //!   step, so that with xi = 1 the update is exactly RED's.
