@@ -31,7 +31,7 @@ def _short(scen: dict) -> dict:
 def test_every_scenario_builds_and_runs(exp_id):
     exp = load_paper(PAPER).experiment(exp_id)
     specs = jobs.build_jobs(exp)
-    assert len(specs) == 3 + 5 * 7
+    assert len(specs) == 3 + 5 * 7 + 2 * 7 + 1
     seen = set()
     for s in specs:
         if s.config in seen:
@@ -39,7 +39,7 @@ def test_every_scenario_builds_and_runs(exp_id):
         seen.add(s.config)
         r = aqmlab.run(_short(s.scenario), seed=1)
         assert "queue.bottleneck.arrivals" in r.summary
-    assert seen == {"red", "ared", "lpf_oda", "hybrid_red"}
+    assert seen == {"red", "ared", "lpf_oda", "hybrid_red", "hybrid_red_every_theta", "lpf_oda_every_theta"}
 
 
 def test_quick_table_has_paper_layout(tmp_path):

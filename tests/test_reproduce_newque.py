@@ -19,7 +19,7 @@ PAPER = "newque"
 def test_every_scenario_builds_and_runs(exp_id):
     exp = load_paper(PAPER).experiment(exp_id)
     specs = jobs.build_jobs(exp)
-    assert len(specs) == 5 * 6
+    assert len(specs) == 6 * 6
     seen = set()
     for s in specs:
         if s.config in seen:
@@ -30,7 +30,7 @@ def test_every_scenario_builds_and_runs(exp_id):
         r = aqmlab.run(scen, seed=1)
         link = exp.report_links[0]
         assert f"queue.{link}.arrivals" in r.summary
-    assert seen == {"newque", "blue", "red", "pi", "rem"}
+    assert seen == {"newque", "newque_swapped", "blue", "red", "pi", "rem"}
 
 
 def test_quick_dumbbell_table(tmp_path):
@@ -39,7 +39,8 @@ def test_quick_dumbbell_table(tmp_path):
     t = pd.read_csv(o.dir / "table.csv")
     for m in ("mean_queue_pkts", "queueing_delay_s", "loss_pct", "utilization_pct"):
         assert f"{m}:ours" in t.columns and f"{m}:paper" in t.columns
-    assert set(t["config"]) == {"newque", "blue", "red", "pi", "rem"}
+    assert set(t["config"]) == {"newque", "newque_swapped", "blue", "red", "pi", "rem"}
     c = pd.read_csv(o.dir / "claims.csv")
-    assert {"metric", "newque", "holds"} <= set(c.columns)
+    assert {"reading", "metric", "newque", "holds"} <= set(c.columns)
+    assert set(c["reading"]) == {"newque", "newque_swapped"}
     assert (o.dir / "figures" / "loss_pct.png").exists()

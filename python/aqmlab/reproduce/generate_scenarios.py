@@ -171,7 +171,7 @@ min_rto = "200ms"
 # NEWQUE
 # ---------------------------------------------------------------------------------------------
 
-NEWQUE_AQM = '{ kind = "newque", alpha = 0.0001, beta = 0.02, min_interval = "100ms", k = "100ms", ecn = true }'
+NEWQUE_AQM = '{ kind = "newque", alpha = 0.0001, beta = 0.02, min_interval = "100ms", k = "100ms", ecn = true, step_reading = "printed" }'
 NEWQUE_TCP = """
 [tcp]
 variant = "reno"
@@ -192,7 +192,8 @@ def newque() -> None:
 # both sides, bottleneck 10 Mb/s 100 ms, buffer 300 packets, packets 1040 B on the wire
 # (1000 B payload + 40 B header), 100 s. Base point: 200 flows, buffer 300 (the point shared
 # by series (a) flows 50..300 at buffer 300 and series (b) buffer 150..400 at 200 flows).
-# Default AQM: NEWQUE (alpha 0.0001, beta 0.02, minTIVL 100 ms, K 0.1 s, ECN).
+# Default AQM: NEWQUE (alpha 0.0001, beta 0.02, minTIVL 100 ms, K 0.1 s, ECN, steps as printed;
+# the runner also runs step_reading = "swapped").
 name = "newque-dumbbell"
 duration = "100s"
 warmup = "0s"

@@ -1,13 +1,28 @@
 //! Hybrid RED: gentle RED that also looks at the instantaneous queue.
 //!
 //! Source: A. Haider, R. J. Harris, "A Hybrid Random Early Detection Algorithm for Improving
-//! End-to-End Congestion Control in TCP/IP Networks" (seed 002), section V, eq. 10 and
-//! Algorithm 1; reading recorded in ../shared/specs/seed-algorithms.md.
+//! End-to-End Congestion Control in TCP/IP Networks" (seed 002), section V-A (prose before
+//! eq. 10, eq. 10, REDUCEEWMA of Algorithm 1 lines 20-28), section V-B and Algorithm 1 lines
+//! 29-36; section III (LPF/ODA: "the onset of the ODA phase during which the EWMA is reduced
+//! to half of its present value. After this reduction, updating of the EWMA queue size is
+//! continued as in normal RED"); reading recorded in ../shared/specs/seed-algorithms.md.
 //!
 //! Two additions to gentle RED (which stays exactly ns-2's RED otherwise: [`Red::decide`]):
 //! - EWMA reduction (sec. V-A, eq. 10): a counter of consecutive arrivals that see q <= min_th
 //!   (reset by an arrival with q > min_th). When it reaches `theta`, that arrival updates
-//!   avg <- ((1 - w)/xi) avg + w q instead of avg <- (1 - w) avg + w q, and the counter restarts.
+//!   avg <- ((1 - w)/xi) avg + w q instead of avg <- (1 - w) avg + w q. How often, `reduction`:
+//!   - `"once_per_low_period"` (default): once per low period. The counter keeps counting past
+//!     theta and re-arms only after an arrival with q > min_th. This is the reading of the
+//!     prose ("if q(k) <= min_th for ... theta >= 1 consecutive packet arrivals, then we need to
+//!     decrease the first term ... so that avg is either less than min_th or close to it": one
+//!     correction that brings avg down to about min_th, not a repeated one) and of LPF/ODA,
+//!     which eq. 10 generalises (one halving at the onset of the ODA phase, then normal RED).
+//!   - `"every_theta"`: the counter restarts after each reduction, so every theta-th arrival of
+//!     a long low period is reduced again (one literal reading of eq. 10 / REDUCEEWMA's loop).
+//!     Over a low period of n arrivals avg is divided by about xi^(n/theta); a queue that drains
+//!     for a few hundred arrivals drives avg to ~1e-100 whatever xi is, so xi has no visible
+//!     effect. Kept as a named variant (it was aqmlab's only reading before issue 10).
+//!
 //!   Idle time: the ns-2 idle decay avg (1-w)^m is applied first
 //!   ([`EwmaQueueAverage::decayed_for_idle`]), then the reduced step replaces the arrival's own
 //!   step, so that with xi = 1 the update is exactly RED's.
@@ -22,11 +37,12 @@
 //!
 //! Parameters (plus every RED parameter, see [`super::red`]; the paper uses min_th 5,
 //! max_th 15, w_q 0.002, max_p 0.1, gentle, drop mode):
-//! - `theta` (arrivals, 1): consecutive arrivals with q <= min_th that trigger one reduced
+//! - `theta` (arrivals, 1): consecutive arrivals with q <= min_th that trigger the reduced
 //!   update; >= 1. A huge value turns the reduction off.
 //! - `xi` (factor, 1.25): divides the (1 - w) avg term; >= 1 (xi < 1 would raise avg). The paper
 //!   recommends theta = 1 and xi < 1.5 (sec. VI-B) and plots {1, 1.25} (Figs. 9, 14); 1.25 is
 //!   the middle of its Table II.
+//! - `reduction` ("once_per_low_period" | "every_theta", "once_per_low_period"): see above.
 //! - `enqueue_rule` (bool, true): region 10.
 //! - `region7` (bool, false): region 7 as well.
 
@@ -54,6 +70,12 @@ const OWN_DOCS: &[ParamDoc] = &[
         "reduction: avg <- ((1-w)/xi)*avg + w*q; >= 1",
     ),
     doc(
+        "reduction",
+        "once_per_low_period",
+        "\"once_per_low_period\" | \"every_theta\"",
+        "reduce once per run of low arrivals (re-armed by q > min_th), or at every theta-th low arrival",
+    ),
+    doc(
         "enqueue_rule",
         "true",
         "bool",
@@ -70,13 +92,24 @@ const OWN_DOCS: &[ParamDoc] = &[
 pub const PARAMS: &[ParamDoc] =
     &concat_docs::<{ docs_len(&[OWN_DOCS, RED_PARAM_DOCS]) }>(&[OWN_DOCS, RED_PARAM_DOCS]);
 
-const OWN_KEYS: &[&str] = &["theta", "xi", "enqueue_rule", "region7"];
+const OWN_KEYS: &[&str] = &["theta", "xi", "reduction", "enqueue_rule", "region7"];
+
+/// How often a run of low arrivals (q <= min_th) reduces avg (eq. 10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reduction {
+    /// Once, at the theta-th consecutive low arrival; re-armed by an arrival with q > min_th.
+    OncePerLowPeriod,
+    /// At every theta-th consecutive low arrival (the counter restarts after each reduction).
+    EveryTheta,
+}
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HybridParams {
     pub theta: f64,
     pub xi: f64,
+    pub reduction: Reduction,
     pub enqueue_rule: bool,
     pub region7: bool,
 }
@@ -86,6 +119,7 @@ impl Default for HybridParams {
         HybridParams {
             theta: 1.0,
             xi: 1.25,
+            reduction: Reduction::OncePerLowPeriod,
             enqueue_rule: true,
             region7: false,
         }
@@ -97,6 +131,7 @@ impl Default for HybridParams {
 pub struct HybridOptions {
     pub theta: u64,
     pub xi: f64,
+    pub reduction: Reduction,
     pub enqueue_rule: bool,
     pub region7: bool,
 }
@@ -124,6 +159,7 @@ impl HybridParams {
         Ok(HybridOptions {
             theta: self.theta.min(u64::MAX as f64) as u64,
             xi: self.xi,
+            reduction: self.reduction,
             enqueue_rule: self.enqueue_rule,
             region7: self.region7,
         })
@@ -134,7 +170,8 @@ impl HybridParams {
 pub struct HybridRed {
     pub red: Red,
     pub opts: HybridOptions,
-    /// Consecutive arrivals that saw q <= min_th since the last reduced update.
+    /// Consecutive arrivals that saw q <= min_th: since the last arrival with q > min_th
+    /// (`once_per_low_period`), or since the last reduced update (`every_theta`).
     pub low_run: u64,
     /// Reduced updates so far (state time series).
     pub reductions: u64,
@@ -156,12 +193,20 @@ impl HybridRed {
     /// Eq. 10: the EWMA update of one arrival seeing `q` (RED's unit).
     fn update_avg(&mut self, now: Time, q: f64) -> f64 {
         if q <= self.red.cfg.min_th {
-            self.low_run += 1;
+            self.low_run = self.low_run.saturating_add(1);
         } else {
             self.low_run = 0;
         }
-        if self.low_run >= self.opts.theta {
-            self.low_run = 0;
+        let reduce = match self.opts.reduction {
+            // Exactly at the theta-th low arrival; the run goes on counting, so no further
+            // reduction until an arrival with q > min_th has reset it.
+            Reduction::OncePerLowPeriod => self.low_run == self.opts.theta,
+            Reduction::EveryTheta => self.low_run >= self.opts.theta,
+        };
+        if reduce {
+            if self.opts.reduction == Reduction::EveryTheta {
+                self.low_run = 0;
+            }
             self.reductions += 1;
             let w = self.red.ewma.weight;
             let decayed = self.red.ewma.decayed_for_idle(now);
@@ -264,45 +309,114 @@ mod tests {
     }
 
     fn opts(theta: u64, xi: f64, enqueue_rule: bool) -> HybridOptions {
+        opts_r(theta, xi, enqueue_rule, Reduction::OncePerLowPeriod)
+    }
+
+    fn opts_r(theta: u64, xi: f64, enqueue_rule: bool, reduction: Reduction) -> HybridOptions {
         HybridOptions {
             theta,
             xi,
+            reduction,
             enqueue_rule,
             region7: false,
         }
     }
 
-    #[test]
-    fn ewma_reduction_after_theta_low_arrivals() {
-        // w = 0.5, theta = 2, xi = 2, start avg = 8 (busy link: no idle decay).
-        let mut h = HybridRed::new(cfg(0.5), opts(2, 2.0, false));
+    /// Feeds `qs` (one arrival each, 1 ns apart, busy link) to Hybrid RED with w = 0.5,
+    /// theta = 2, xi = 2, avg starting at 8; returns avg and low_run after each arrival.
+    fn avg_sequence(reduction: Reduction, qs: &[u32]) -> (Vec<f64>, Vec<u64>, u64) {
+        let mut h = HybridRed::new(cfg(0.5), opts_r(2, 2.0, false, reduction));
         h.red.ewma.avg = 8.0;
         h.red.ewma.update(0, 8.0); // clears the initial idle state: avg = 8
         let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        // arrival 1, q = 2 <= 5: run = 1 < theta, normal: 0.5*8 + 0.5*2 = 5
-        h.on_arrival(&view(1, 2), &pkt(), &mut rng);
-        assert_eq!(h.red.ewma.avg, 5.0);
-        assert_eq!(h.low_run, 1);
-        // arrival 2, q = 3: run = 2 = theta, reduced: (0.5/2)*5 + 0.5*3 = 1.25 + 1.5 = 2.75
-        h.on_arrival(&view(2, 3), &pkt(), &mut rng);
-        assert_eq!(h.red.ewma.avg, 2.75);
-        assert_eq!(h.low_run, 0);
-        assert_eq!(h.reductions, 1);
-        // arrival 3, q = 6 > 5: normal, run stays 0: 0.5*2.75 + 3 = 4.375
-        h.on_arrival(&view(3, 6), &pkt(), &mut rng);
-        assert_eq!(h.red.ewma.avg, 4.375);
-        // arrival 4, q = 5 (= min_th counts as low): run 1, normal: 2.1875 + 2.5 = 4.6875
-        h.on_arrival(&view(4, 5), &pkt(), &mut rng);
-        assert_eq!(h.red.ewma.avg, 4.6875);
-        assert_eq!(h.low_run, 1);
-        // a high arrival in between resets the run: q = 9 -> run 0
-        h.on_arrival(&view(5, 9), &pkt(), &mut rng);
-        assert_eq!(h.low_run, 0);
-        assert_eq!(h.reductions, 1);
+        let (mut avgs, mut runs) = (vec![], vec![]);
+        for (i, &q) in qs.iter().enumerate() {
+            h.on_arrival(&view(i as Time + 1, q), &pkt(), &mut rng);
+            avgs.push(h.red.ewma.avg);
+            runs.push(h.low_run);
+        }
+        (avgs, runs, h.reductions)
+    }
+
+    // min_th = 5: q = 2, 3, 1, 5, 4 are one low period of 5 arrivals (q = min_th counts as low);
+    // q = 6 ends it; q = 2, 2 start the next one.
+    const QS: [u32; 8] = [2, 3, 1, 5, 4, 6, 2, 2];
+
+    #[test]
+    fn once_per_low_period_reduces_at_the_theta_th_low_arrival_only() {
+        let (avg, run, reductions) = avg_sequence(Reduction::OncePerLowPeriod, &QS);
+        // normal step 0.5 avg + 0.5 q; reduced step (0.5 / 2) avg + 0.5 q
+        let expected = [
+            5.0,         // q 2, run 1: 4 + 1
+            2.75,        // q 3, run 2 = theta: reduced 1.25 + 1.5
+            1.875,       // q 1, run 3: normal (already reduced in this low period) 1.375 + 0.5
+            3.4375,      // q 5, run 4: normal 0.9375 + 2.5
+            3.71875,     // q 4, run 5: normal 1.71875 + 2
+            4.859375,    // q 6 > min_th: normal 1.859375 + 3, run re-armed
+            3.4296875,   // q 2, run 1: normal 2.4296875 + 1
+            1.857421875, // q 2, run 2 = theta: reduced 0.857421875 + 1
+        ];
+        assert_eq!(avg, expected);
+        assert_eq!(run, vec![1, 2, 3, 4, 5, 0, 1, 2]);
+        assert_eq!(reductions, 2);
     }
 
     #[test]
-    fn theta_one_reduces_every_low_arrival_and_idle_decay_comes_first() {
+    fn every_theta_reduces_at_every_theta_th_low_arrival() {
+        let (avg, run, reductions) = avg_sequence(Reduction::EveryTheta, &QS);
+        let expected = [
+            5.0,          // q 2, run 1
+            2.75,         // q 3, run 2 = theta: reduced, run restarts
+            1.875,        // q 1, run 1: normal
+            2.96875,      // q 5, run 2: reduced again 0.46875 + 2.5
+            3.484375,     // q 4, run 1: normal 1.484375 + 2
+            4.7421875,    // q 6: normal 1.7421875 + 3, run 0
+            3.37109375,   // q 2, run 1: normal 2.37109375 + 1
+            1.8427734375, // q 2, run 2: reduced 0.8427734375 + 1
+        ];
+        assert_eq!(avg, expected);
+        assert_eq!(run, vec![1, 0, 1, 0, 1, 0, 1, 0]);
+        assert_eq!(reductions, 3);
+    }
+
+    #[test]
+    fn a_long_low_period_collapses_avg_only_with_every_theta() {
+        // The paper's w_q = 0.002, theta = 1; avg 10 then 1000 arrivals that see an empty queue.
+        // once_per_low_period: one reduced step then 999 normal ones:
+        //   avg = 10 (0.998 / xi) 0.998^999 = 10 * 0.998^1000 / xi  (0.998^1000 = 0.13506)
+        //   xi 1.25: 1.0805; xi 2: 0.6753; their ratio is exactly 2 / 1.25 = 1.6.
+        // every_theta: 1000 reduced steps: avg = 10 (0.998 / xi)^1000:
+        //   xi 1.25: 10 * 0.7984^1000 = 1.6e-97; xi 2: 10 * 0.499^1000 ~ 1e-301.
+        let run = |xi: f64, reduction: Reduction| {
+            let mut h = HybridRed::new(cfg(0.002), opts_r(1, xi, false, reduction));
+            h.red.ewma.avg = 10.0;
+            h.red.ewma.update(0, 10.0);
+            let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+            for i in 1..=1000u64 {
+                h.on_arrival(&view(i, 0), &pkt(), &mut rng);
+            }
+            (h.red.ewma.avg, h.reductions)
+        };
+        let (once_125, n1) = run(1.25, Reduction::OncePerLowPeriod);
+        let (once_2, _) = run(2.0, Reduction::OncePerLowPeriod);
+        assert_eq!(n1, 1);
+        assert!((once_125 - 10.0 * 0.998f64.powi(1000) / 1.25).abs() < 1e-12);
+        assert!((once_125 - 1.0805).abs() < 1e-4, "{once_125}");
+        assert!((once_2 - 0.6753).abs() < 1e-4, "{once_2}");
+        assert!((once_125 / once_2 - 1.6).abs() < 1e-12);
+        let (every_125, n2) = run(1.25, Reduction::EveryTheta);
+        let (every_2, _) = run(2.0, Reduction::EveryTheta);
+        assert_eq!(n2, 1000);
+        let expect = 10.0 * (0.998f64 / 1.25).powi(1000);
+        assert!(
+            (every_125 / expect - 1.0).abs() < 1e-9,
+            "{every_125} vs {expect}"
+        );
+        assert!(every_125 < 1e-96 && every_2 < 1e-300);
+    }
+
+    #[test]
+    fn theta_one_reduces_at_the_first_low_arrival_and_idle_decay_comes_first() {
         // ptc = 1250/s, w = 0.1, xi = 1.25, theta = 1.
         let mut h = HybridRed::new(cfg(0.1), opts(1, 1.25, false));
         let mut rng = RngStream::new(1, StreamKind::Queue, 0);
@@ -427,6 +541,10 @@ mod tests {
             (serde_json::json!({"theta": 1.5}), "q.aqm.theta"),
             (serde_json::json!({"xi": 0.9}), "q.aqm.xi"),
             (
+                serde_json::json!({"reduction": "every_other"}),
+                "q.aqm.reduction",
+            ),
+            (
                 serde_json::json!({"min_th": 20, "max_th": 10}),
                 "q.aqm.max_th",
             ),
@@ -442,7 +560,8 @@ mod tests {
         assert!(build(&AqmParams::new(serde_json::json!({}), "q.aqm"), &env).is_ok());
         assert!(build(
             &AqmParams::new(
-                serde_json::json!({"theta": 3, "xi": 2, "enqueue_rule": false, "w_q": 0.01}),
+                serde_json::json!({"theta": 3, "xi": 2, "enqueue_rule": false, "w_q": 0.01,
+                    "reduction": "every_theta"}),
                 "q.aqm"
             ),
             &env

@@ -2,9 +2,11 @@
 //!
 //! Source: B. Zheng, M. Atiquzzaman, "Low pass filter/over drop avoidance (LPF/ODA): an
 //! algorithm to improve the response time of RED gateways" (2001/2002), as described in the
-//! Hybrid RED paper (seed 002, sec. III) and ../shared/specs/baselines.md: when the
-//! instantaneous queue has stayed below min_th for 3 consecutive arrivals, avg is halved, then
-//! RED continues. No public code exists.
+//! Hybrid RED paper (seed 002, sec. III: "If the instantaneous queue size stays below min_th
+//! for three consecutive packet arrivals, then it indicates the onset of the Over Drop
+//! Avoidance (ODA) Phase during which the EWMA is reduced to half of its present value. After
+//! this reduction, updating of the EWMA queue size is continued as in normal RED.") and
+//! ../shared/specs/baselines.md. No public code exists.
 //!
 //! This is Hybrid RED's EWMA reduction (eq. 10) with theta = 3 and xi = 2 and without the
 //! enqueue rule: ((1 - w)/2) avg + w q is "halve avg, then the normal RED update". It is built
@@ -12,34 +14,64 @@
 //! with q exactly equal to min_th counts as "low" (Hybrid RED's q <= min_th), where the prose
 //! says "below".
 //!
-//! Parameters: every RED parameter (see [`super::red`]); the 3 arrivals and the factor 1/2
-//! are fixed by the algorithm (use `hybrid_red` with `enqueue_rule = false` to vary them).
+//! How often (`reduction`, as Hybrid RED's): `"once_per_low_period"` (default) halves avg once,
+//! at the onset of the ODA phase (the 3rd consecutive low arrival), then RED's normal update
+//! until an arrival with q > min_th ends the phase — the prose above. `"every_theta"` halves at
+//! every 3rd consecutive low arrival (aqmlab's reading before issue 10), which drives avg to
+//! ~0 within one long low period.
+//!
+//! Parameters: every RED parameter (see [`super::red`]) and `reduction`; the 3 arrivals and the
+//! factor 1/2 are fixed by the algorithm (use `hybrid_red` with `enqueue_rule = false` to vary
+//! them).
 
-use super::hybrid_red::{self, HybridOptions};
+use super::hybrid_red::{self, HybridOptions, Reduction};
 use super::params::AqmParams;
-use super::red::{parse_variant, RED_PARAM_DOCS};
-use super::registry::ParamDoc;
+use super::red::{concat_docs, docs_len, parse_variant, RED_PARAM_DOCS};
+use super::registry::{doc, ParamDoc};
 use super::{Aqm, QueueEnv};
 use crate::scenario::ScenarioError;
 use serde::Deserialize;
 
-pub const PARAMS: &[ParamDoc] = RED_PARAM_DOCS;
+const OWN_DOCS: &[ParamDoc] = &[doc(
+    "reduction",
+    "once_per_low_period",
+    "\"once_per_low_period\" | \"every_theta\"",
+    "halve avg once per run of low arrivals (the ODA phase), or at every 3rd low arrival",
+)];
 
-/// LPF/ODA's fixed choice: 3 low arrivals, avg halved, no enqueue rule.
+pub const PARAMS: &[ParamDoc] =
+    &concat_docs::<{ docs_len(&[OWN_DOCS, RED_PARAM_DOCS]) }>(&[OWN_DOCS, RED_PARAM_DOCS]);
+
+/// LPF/ODA's fixed choice: 3 low arrivals, avg halved once per low period, no enqueue rule.
 pub const OPTIONS: HybridOptions = HybridOptions {
     theta: 3,
     xi: 2.0,
+    reduction: Reduction::OncePerLowPeriod,
     enqueue_rule: false,
     region7: false,
 };
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NoOwnParams {}
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct LpfOdaParams {
+    reduction: Reduction,
+}
+
+impl Default for LpfOdaParams {
+    fn default() -> Self {
+        LpfOdaParams {
+            reduction: OPTIONS.reduction,
+        }
+    }
+}
 
 pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
-    let (_, red): (NoOwnParams, _) = parse_variant(p, &[], &[])?;
-    Ok(Box::new(hybrid_red::build_with(&red, OPTIONS, p, env)?))
+    let (own, red): (LpfOdaParams, _) = parse_variant(p, &["reduction"], &[])?;
+    let opts = HybridOptions {
+        reduction: own.reduction,
+        ..OPTIONS
+    };
+    Ok(Box::new(hybrid_red::build_with(&red, opts, p, env)?))
 }
 
 #[cfg(test)]
@@ -68,9 +100,8 @@ mod tests {
         h.red.ewma.avg
     }
 
-    #[test]
-    fn avg_is_halved_on_the_third_low_arrival() {
-        let cfg = RedConfig {
+    fn red_cfg() -> RedConfig {
+        RedConfig {
             min_th: 5.0,
             max_th: 15.0,
             max_p: 0.1,
@@ -82,41 +113,86 @@ mod tests {
             ecn: false,
             mark_p: 0.1,
             ptc: 1250.0,
-        };
-        let mut h = HybridRed::new(cfg, OPTIONS);
+        }
+    }
+
+    /// w = 0.1, avg 20 on a busy link, then arrivals seeing q = 0, 0, 0, 2, 2, 2, 2, 2, 2.
+    fn avg_sequence(reduction: Reduction) -> (Vec<f64>, u64) {
+        let mut h = HybridRed::new(
+            red_cfg(),
+            HybridOptions {
+                reduction,
+                ..OPTIONS
+            },
+        );
         h.red.ewma.avg = 20.0;
         h.red.ewma.update(0, 20.0); // busy from t = 0, avg stays 20
         let mut rng = RngStream::new(1, StreamKind::Queue, 0);
         let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
-        let mut a = arrive(&mut h, &view(1, 0), &pkt, &mut rng);
-        // 1st low arrival: 0.9 * 20 = 18
-        assert!((a - 18.0).abs() < 1e-12);
-        a = arrive(&mut h, &view(2, 0), &pkt, &mut rng);
-        // 2nd: 0.9 * 18 = 16.2
-        assert!((a - 16.2).abs() < 1e-12);
-        a = arrive(&mut h, &view(3, 0), &pkt, &mut rng);
-        // 3rd: halved then RED's step: 0.9 * 16.2 / 2 + 0.1 * 0 = 7.29
-        assert!((a - 7.29).abs() < 1e-12);
-        a = arrive(&mut h, &view(4, 2), &pkt, &mut rng);
-        // run restarted: 4th is a normal update: 0.9 * 7.29 + 0.1 * 2 = 6.761
-        assert!((a - 6.761).abs() < 1e-12);
-        assert_eq!(h.reductions, 1);
-        // q = 2 < 5 was already low arrival 1 of a new run: the 5th is the 2nd (normal), the
-        // 6th the 3rd (halved): 0.9*6.761 + 0.2 = 6.2849; 0.45*6.2849 + 0.2 = 3.028205
-        a = arrive(&mut h, &view(5, 2), &pkt, &mut rng);
-        assert!((a - 6.2849).abs() < 1e-12, "{a}");
-        a = arrive(&mut h, &view(6, 2), &pkt, &mut rng);
-        assert!((a - 3.028205).abs() < 1e-12, "{a}");
-        assert_eq!(h.reductions, 2);
+        let avgs = [0u32, 0, 0, 2, 2, 2, 2, 2, 2]
+            .iter()
+            .enumerate()
+            .map(|(i, &q)| arrive(&mut h, &view(i as Time + 1, q), &pkt, &mut rng))
+            .collect();
+        (avgs, h.reductions)
+    }
+
+    fn assert_close(got: &[f64], want: &[f64]) {
+        assert_eq!(got.len(), want.len());
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!((g - w).abs() < 1e-12, "arrival {}: {g} vs {w}", i + 1);
+        }
     }
 
     #[test]
-    fn has_no_enqueue_rule_and_no_own_parameters() {
+    fn avg_is_halved_once_at_the_onset_of_the_oda_phase() {
+        let (avg, reductions) = avg_sequence(Reduction::OncePerLowPeriod);
+        // normal: 0.9 avg + 0.1 q; halved: 0.45 avg + 0.1 q
+        assert_close(
+            &avg,
+            &[
+                18.0,       // 1st low arrival: 0.9 * 20
+                16.2,       // 2nd: 0.9 * 18
+                7.29,       // 3rd: the ODA phase starts: 0.45 * 16.2
+                6.761,      // 4th (q 2 < 5, same phase): normal 0.9 * 7.29 + 0.2
+                6.2849,     // 5th: normal
+                5.85641,    // 6th: normal (every_theta would halve here)
+                5.470769,   // 7th: normal
+                5.1236921,  // 8th: normal
+                4.81132289, // 9th: normal (every_theta would halve here)
+            ],
+        );
+        assert_eq!(reductions, 1);
+    }
+
+    #[test]
+    fn every_theta_halves_at_every_third_low_arrival() {
+        let (avg, reductions) = avg_sequence(Reduction::EveryTheta);
+        assert_close(
+            &avg,
+            &[
+                18.0,
+                16.2,
+                7.29,         // as above: halved at the 3rd
+                6.761,        // 4th: normal 0.9 * 7.29 + 0.2
+                6.2849,       // 5th: normal
+                3.028205,     // 6th = 3rd of the new run: halved 0.45 * 6.2849 + 0.2
+                2.9253845,    // 7th: normal 0.9 * 3.028205 + 0.2
+                2.83284605,   // 8th: normal
+                1.4747807225, // 9th: halved 0.45 * 2.83284605 + 0.2
+            ],
+        );
+        assert_eq!(reductions, 3);
+    }
+
+    #[test]
+    fn has_no_enqueue_rule_and_only_the_reduction_parameter() {
         assert_eq!(
             OPTIONS,
             HybridOptions {
                 theta: 3,
                 xi: 2.0,
+                reduction: Reduction::OncePerLowPeriod,
                 enqueue_rule: false,
                 region7: false
             }
@@ -133,8 +209,20 @@ mod tests {
         .err()
         .unwrap();
         assert!(e.message.contains("theta"), "{e}");
+        let e = build(
+            &AqmParams::new(serde_json::json!({"reduction": "always"}), "q.aqm"),
+            &env,
+        )
+        .err()
+        .unwrap();
+        assert_eq!(e.path, "q.aqm.reduction", "{e}");
         assert!(build(
             &AqmParams::new(serde_json::json!({"min_th": 5, "max_th": 15}), "q.aqm"),
+            &env
+        )
+        .is_ok());
+        assert!(build(
+            &AqmParams::new(serde_json::json!({"reduction": "every_theta"}), "q.aqm"),
             &env
         )
         .is_ok());

@@ -1,7 +1,8 @@
 //! NEWQUE: rate-based AQM with front dropping and front marking.
 //!
 //! Source: V. Santhi, A.M. Natarajan, "NEWQUE: A New Approach to Active Queue Management for
-//! TCP with ECN" (seed 001), section 3.1, steps 1-5 and eq. (4); read as settled in
+//! TCP with ECN" (seed 001), section 3.1, steps 1-5 and eq. (4), and section 4.1 (the
+//! parameter values alpha 0.0001, beta 0.02); read as settled in
 //! shared/specs/seed-algorithms.md (NEWQUE section). The rate estimator is Stoica's CSFQ
 //! exponential average (the paper's ref. [5]).
 //!
@@ -10,6 +11,7 @@
 //! - EQ = q + the arriving packet (packets, or bytes for a byte-limited buffer), B = the limit;
 //! - r >= C or EQ >= B: P += alpha, at most once per minTIVL; r < C (or the link goes idle):
 //!   P -= beta, at most once per minTIVL (one shared prevTime, as in the paper's steps 4-5);
+//!   with `step_reading = "swapped"` the two steps trade places (P += beta, P -= alpha);
 //! - EQ > B: drop the FRONT packet and enqueue the arrival (forced);
 //! - else if r >= C, with probability P: ECN-capable traffic gets the first unmarked queued
 //!   packet CE-marked (front marking), other traffic loses the front packet (early drop).
@@ -23,6 +25,16 @@
 //! - `k` (0.1 s, time): K, time constant of the rate estimator
 //! - `ecn` (true, bool): front-mark ECT traffic instead of front-dropping it. On by default
 //!   because the paper defines NEWQUE as an ECN scheme; non-ECT packets are always dropped.
+//! - `step_reading` ("printed" | "swapped", "printed"): which of alpha and beta is the
+//!   increment. "printed": steps 4-5 as printed (P += alpha, P -= beta). With the printed
+//!   values P climbs 0.0001 per minTIVL and falls 0.02 at the first interval in which the rate
+//!   estimate dips below C, so under TCP it stays near 0 and the queue fills the buffer.
+//!   "swapped": P += beta, P -= alpha, i.e. a fast increase (0.02) and a slow decrease
+//!   (0.0001), the shape of BLUE's d1 > d2 (the paper's own BLUE runs, section 4.1, use
+//!   d1 = 0.025 > d2 = 0.0025), for which the printed 0.0001/0.02 could be a swap. The paper's
+//!   text does not settle it: steps 4-5 name alpha the increment, section 4.1 gives only the
+//!   values. Measured (reproduce/papers/newque.toml, both readings): only "swapped" holds the
+//!   queue down and reproduces the paper's claims; "printed" stays the default as written.
 //!
 //! Gaps the paper leaves, settled here: the first arrival only starts the estimator's clock
 //! (no interval is known yet, so r stays 0); arrivals at the same instant (T = 0) are summed
@@ -69,7 +81,23 @@ pub const PARAMS: &[ParamDoc] = &[
         unit: "bool",
         meaning: "front-mark ECT packets instead of front-dropping",
     },
+    ParamDoc {
+        name: "step_reading",
+        default: "printed",
+        unit: "\"printed\" | \"swapped\"",
+        meaning: "printed: P += alpha, P -= beta (steps 4-5); swapped: P += beta, P -= alpha",
+    },
 ];
+
+/// Which of alpha and beta is the increment of P.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepReading {
+    /// Steps 4-5 as printed: P += alpha on congestion, P -= beta otherwise.
+    Printed,
+    /// alpha and beta trade places: P += beta on congestion, P -= alpha otherwise.
+    Swapped,
+}
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -79,6 +107,7 @@ pub struct NewqueParams {
     pub min_interval: Duration,
     pub k: Duration,
     pub ecn: bool,
+    pub step_reading: StepReading,
 }
 
 impl Default for NewqueParams {
@@ -89,6 +118,7 @@ impl Default for NewqueParams {
             min_interval: Duration(100_000_000),
             k: Duration(100_000_000),
             ecn: true,
+            step_reading: StepReading::Printed,
         }
     }
 }
@@ -141,20 +171,28 @@ impl Newque {
         }
     }
 
+    /// (increment, decrement) of P under the configured reading.
+    pub fn steps(&self) -> (f64, f64) {
+        match self.cfg.step_reading {
+            StepReading::Printed => (self.cfg.alpha, self.cfg.beta),
+            StepReading::Swapped => (self.cfg.beta, self.cfg.alpha),
+        }
+    }
+
     fn may_update(&self, now: Time) -> bool {
         now.saturating_sub(self.prev_time) > self.cfg.min_interval.0
     }
 
     fn increase(&mut self, now: Time) {
         if self.may_update(now) {
-            self.p = (self.p + self.cfg.alpha).min(1.0);
+            self.p = (self.p + self.steps().0).min(1.0);
             self.prev_time = now;
         }
     }
 
     fn decrease(&mut self, now: Time) {
         if self.may_update(now) {
-            self.p = (self.p - self.cfg.beta).max(0.0);
+            self.p = (self.p - self.steps().1).max(0.0);
             self.prev_time = now;
         }
     }
@@ -305,6 +343,43 @@ mod tests {
     }
 
     #[test]
+    fn swapped_reading_steps_up_by_beta_and_down_by_alpha() {
+        let mut n = Newque::new(NewqueParams {
+            step_reading: StepReading::Swapped,
+            ..Default::default()
+        });
+        assert_eq!(n.steps(), (0.02, 0.0001));
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let c = 1; // C = 1 b/s: every arrival after the first sees r >= C
+        n.on_arrival(&view(0, 0, 300, c), &pkt(false), &mut rng);
+        // t = 101 ms: r >= C and 101 > 100 ms since prevTime 0: P = 0 + 0.02
+        n.on_arrival(&view(101 * MS, 0, 300, c), &pkt(false), &mut rng);
+        assert!((n.p - 0.02).abs() < 1e-15, "{}", n.p);
+        // t = 150 ms: gated (49 ms since 101 ms)
+        n.on_arrival(&view(150 * MS, 0, 300, c), &pkt(false), &mut rng);
+        assert!((n.p - 0.02).abs() < 1e-15);
+        // t = 202 ms and 303 ms: 0.04, 0.06
+        n.on_arrival(&view(202 * MS, 0, 300, c), &pkt(false), &mut rng);
+        n.on_arrival(&view(303 * MS, 0, 300, c), &pkt(false), &mut rng);
+        assert!((n.p - 0.06).abs() < 1e-15, "{}", n.p);
+        // link idle at 404 ms: P = 0.06 - 0.0001 = 0.0599; at 505 ms: 0.0598
+        n.on_link_idle(404 * MS);
+        assert!((n.p - 0.0599).abs() < 1e-15, "{}", n.p);
+        n.on_link_idle(450 * MS); // gated
+        n.on_link_idle(505 * MS);
+        assert!((n.p - 0.0598).abs() < 1e-15, "{}", n.p);
+        // The printed reading at the same events: 0.0001, 0.0002, 0.0003, then 0 (clamped).
+        let mut m = Newque::new(NewqueParams::default());
+        assert_eq!(m.steps(), (0.0001, 0.02));
+        for t in [0, 101, 150, 202, 303] {
+            m.on_arrival(&view(t * MS, 0, 300, c), &pkt(false), &mut rng);
+        }
+        assert!((m.p - 0.0003).abs() < 1e-15, "{}", m.p);
+        m.on_link_idle(404 * MS);
+        assert_eq!(m.p, 0.0);
+    }
+
+    #[test]
     fn overflow_drops_the_front_packet() {
         let mut n = Newque::new(NewqueParams::default());
         let mut rng = RngStream::new(1, StreamKind::Queue, 0);
@@ -384,5 +459,9 @@ mod tests {
         assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.beta");
         let p = AqmParams::new(serde_json::json!({"k": 0}), "q.aqm");
         assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.k");
+        let p = AqmParams::new(serde_json::json!({"step_reading": "reversed"}), "q.aqm");
+        assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.step_reading");
+        let p = AqmParams::new(serde_json::json!({"step_reading": "swapped"}), "q.aqm");
+        assert!(build(&p, &env).is_ok());
     }
 }

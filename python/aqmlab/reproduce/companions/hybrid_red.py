@@ -1,6 +1,9 @@
 """Hybrid RED (Haider & Harris 2008): Tables I-II in the paper's layout (mean and "error" over
 the replications), Figs 15-18 (loss and utilization vs xi, one curve per theta), and the avg
 traces of Figs 7-14 from separately traced runs (the table runs are not sampled: 7600 runs).
+Both readings of how often eq. 10 reduces avg are shown: the default (`hybrid_red`, `lpf_oda`:
+once per low period) and, where run, the variant (`hybrid_red_every_theta`,
+`lpf_oda_every_theta`: at every theta-th low arrival), each in its own panel of Figs 15-18.
 
 The paper's "error" (Delta eta, Delta delta) is not defined; we print the standard deviation
 over the replications (what its sizes suggest, see papers/hybrid_red.toml) and, separately,
@@ -22,6 +25,9 @@ from . import CompanionOutput, Context, hook
 
 FIGS = {"topology1": ("Fig. 15", "Fig. 16"), "topology2": ("Fig. 17", "Fig. 18")}
 BASELINES = ("red", "ared", "lpf_oda")
+# (configuration, panel title, LPF/ODA of the same reading)
+READINGS = (("hybrid_red", "avg reduced once per low period (default)", "lpf_oda"),
+            ("hybrid_red_every_theta", "variant: avg reduced at every theta-th low arrival", "lpf_oda_every_theta"))
 METRICS = (("utilization_pct", "utilization_err_pct", "eta (%)"), ("loss_pct", "loss_err_pct", "delta (%)"))
 TRACE_INTERVAL = "10ms"
 
@@ -94,6 +100,24 @@ def paper_table(ctx: Context) -> pd.DataFrame:
                 row[f"{err}:ours_std"] = s["std"]
             row["n"] = len(g)
             rows.append(row)
+        for conf, label, grouped in (("lpf_oda_every_theta", "LPF/ODA (every 3rd low arrival)", False),
+                                     ("hybrid_red_every_theta", "Hybrid RED (every theta-th low arrival)", True)):
+            sub = runs[runs["config"] == conf]
+            if sub.empty:
+                continue
+            groups = sub.groupby(["theta", "xi"], sort=True) if grouped else [((None, None), sub)]
+            for (th, xi), g in groups:
+                row = {"table": "(variant reading, not the paper's)", "algorithm": label, "theta": th, "xi": xi}
+                for m, err, _ in METRICS:
+                    s = stats(g[m].to_numpy(dtype=float))
+                    row[f"{m}:paper"] = None
+                    row[f"{m}:ours"] = s["mean"]
+                    row[f"{m}:ci95"] = s["ci95"]
+                    row[f"{m}:diff"] = math.nan
+                    row[f"{err}:paper"] = None
+                    row[f"{err}:ours_std"] = s["std"]
+                row["n"] = len(g)
+                rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -119,8 +143,9 @@ def table_markdown(t: pd.DataFrame) -> str:
 
 
 def xi_figures(ctx: Context) -> list:
-    """Figs 15-18: loss and utilization vs xi, one curve per theta (CI95 bars), the baselines as
-    horizontal lines, the paper's printed Table II points as open squares."""
+    """Figs 15-18: loss and utilization vs xi, one curve per theta (CI95 bars), one panel per
+    reading that was run (default; every_theta variant); RED, ARED and LPF/ODA of the same
+    reading as labelled horizontal lines; the paper's printed Table II points as open squares."""
     import matplotlib.pyplot as plt
 
     runs = ctx.runs
@@ -128,28 +153,38 @@ def xi_figures(ctx: Context) -> list:
         return []
     figs = []
     fig_ids = FIGS.get(ctx.exp.id, ("", ""))
+    readings = [r for r in READINGS if (runs["config"] == r[0]).any()]
+    if not readings:
+        return []
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for (m, _, ylabel), fig_id in zip(((METRICS[1]), (METRICS[0])), fig_ids, strict=True):
-        fig, ax = plt.subplots(figsize=(6.4, 4.4))
-        hr = runs[runs["config"] == "hybrid_red"]
-        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-        for i, (th, g) in enumerate(hr.groupby("theta", sort=True)):
-            pts = sorted((xi, stats(gg[m].to_numpy(dtype=float))) for xi, gg in g.groupby("xi"))
-            ax.errorbar([p[0] for p in pts], [p[1]["mean"] for p in pts], yerr=[0 if not math.isfinite(p[1]["ci95"]) else p[1]["ci95"] for p in pts],
-                        marker="o", ms=3, capsize=2, color=colors[i % len(colors)], label=f"Hybrid RED theta = {int(th)}")
-        for j, b in enumerate(BASELINES):
-            s = stats(runs[runs["config"] == b][m].to_numpy(dtype=float))
-            if math.isfinite(s["mean"]):
-                ax.axhline(s["mean"], ls=["--", "-.", ":"][j], color="k", lw=1, label=f"{b} (ours)")
-        px = [pv["xi"] for pv in ctx.exp.paper_values if pv.get("config") == "hybrid_red"]
-        py = [pv[m] for pv in ctx.exp.paper_values if pv.get("config") == "hybrid_red"]
-        if px:
-            ax.plot(px, py, ls="none", marker="s", mfc="none", color=colors[0], ms=7, label="paper Table II, theta = 1")
-        ax.set_xlabel("xi")
-        ax.set_ylabel(("loss rate " if m == "loss_pct" else "link utilization ") + ylabel)
-        ax.set_title(f"{fig_id} ({ctx.exp.id}): {'loss rate' if m == 'loss_pct' else 'utilization'} vs xi"
-                     + (" [quick]" if ctx.quick else ""), fontsize=10)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        fig, axs = plt.subplots(1, len(readings), figsize=(6.0 * len(readings), 4.6), sharey=True, squeeze=False)
+        for ax, (conf, title, lpf) in zip(axs[0], readings, strict=True):
+            hr = runs[runs["config"] == conf]
+            for th, g in hr.groupby("theta", sort=True):
+                pts = sorted((xi, stats(gg[m].to_numpy(dtype=float))) for xi, gg in g.groupby("xi"))
+                ax.errorbar([p[0] for p in pts], [p[1]["mean"] for p in pts],
+                            yerr=[0 if not math.isfinite(p[1]["ci95"]) else p[1]["ci95"] for p in pts],
+                            marker="o", ms=3, capsize=2, color=colors[(int(th) - 1) % len(colors)], label=f"theta = {int(th)}")
+            for j, b in enumerate(("red", "ared", lpf)):
+                st = stats(runs[runs["config"] == b][m].to_numpy(dtype=float))
+                if math.isfinite(st["mean"]):
+                    ax.axhline(st["mean"], ls=["--", "-.", ":"][j], color="k", lw=1)
+                    ax.annotate(b, (1.0, st["mean"]), xycoords=("axes fraction", "data"), xytext=(-3, 2),
+                                textcoords="offset points", ha="right", va="bottom", fontsize=7)
+            if conf == "hybrid_red":
+                px = [pv["xi"] for pv in ctx.exp.paper_values if pv.get("config") == "hybrid_red"]
+                py = [pv[m] for pv in ctx.exp.paper_values if pv.get("config") == "hybrid_red"]
+                if px:
+                    ax.plot(px, py, ls="none", marker="s", mfc="none", color=colors[0], ms=7, label="paper Table II, theta = 1")
+            ax.set_xlabel("xi (divisor of the (1 - w) avg term, eq. 10)")
+            ax.set_title(f"Hybrid RED, {title}", fontsize=9)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7, loc="best")
+        axs[0, 0].set_ylabel(("loss rate " if m == "loss_pct" else "link utilization ") + ylabel)
+        fig.suptitle(f"{fig_id} ({ctx.exp.id}): {'loss rate' if m == 'loss_pct' else 'utilization'} vs xi, CI95 bars; "
+                     "lines: red, ared, lpf_oda (ours)" + (" [quick]" if ctx.quick else ""), fontsize=10)
+        fig.tight_layout()
         stem = f"{fig_id.replace('. ', '').lower()}_{'loss' if m == 'loss_pct' else 'utilization'}_vs_xi"
         figs += F.save(fig, ctx.out_dir / "figures", stem)
     return figs
@@ -227,14 +262,23 @@ def claim_checks(ctx: Context, t: pd.DataFrame) -> list[str]:
     for m, _, _ in METRICS:
         order = sorted(BASELINES, key=lambda b: base[b][m]["mean"])
         out.append(f"- {m}: ours ascending " + " < ".join(f"{b} {base[b][m]['mean']:.3f} ± {base[b][m]['ci95']:.3f}" for b in order))
-    hr = runs[runs["config"] == "hybrid_red"]
-    if not hr.empty:
+    for conf, title, lpf in READINGS:
+        hr = runs[runs["config"] == conf]
+        if hr.empty:
+            continue
+        lp = {m: stats(runs[runs["config"] == lpf][m].to_numpy(dtype=float)) for m, _, _ in METRICS}
+        out.append(f"- {conf} ({title}); {lpf}: loss % {lp['loss_pct']['mean']:.3f} ± {lp['loss_pct']['ci95']:.3f}, "
+                   f"utilization % {lp['utilization_pct']['mean']:.2f} ± {lp['utilization_pct']['ci95']:.2f}")
         for th, g in hr.groupby("theta", sort=True):
             xs = sorted(g["xi"].unique())
-            lo = [stats(g[g["xi"] == x]["loss_pct"].to_numpy(dtype=float))["mean"] for x in xs]
-            ut = [stats(g[g["xi"] == x]["utilization_pct"].to_numpy(dtype=float))["mean"] for x in xs]
-            out.append(f"- Hybrid RED theta = {int(th)}: loss % over xi {', '.join(f'{x:g}' for x in xs)}: "
-                       + ", ".join(f"{v:.3f}" for v in lo) + "; utilization %: " + ", ".join(f"{v:.2f}" for v in ut))
+            lo = [stats(g[g["xi"] == x]["loss_pct"].to_numpy(dtype=float)) for x in xs]
+            ut = [stats(g[g["xi"] == x]["utilization_pct"].to_numpy(dtype=float)) for x in xs]
+            apart = (lo[0]["mean"] - lo[0]["ci95"] > lo[-1]["mean"] + lo[-1]["ci95"]
+                     or lo[-1]["mean"] - lo[-1]["ci95"] > lo[0]["mean"] + lo[0]["ci95"]) if len(xs) > 1 else False
+            out.append(f"  - theta = {int(th)}: loss % over xi {', '.join(f'{x:g}' for x in xs)}: "
+                       + ", ".join(f"{v['mean']:.3f} ± {v['ci95']:.3f}" for v in lo) + "; utilization %: "
+                       + ", ".join(f"{v['mean']:.2f} ± {v['ci95']:.2f}" for v in ut)
+                       + f" (loss at the smallest and largest xi: CI95s {'apart' if apart else 'overlap'})")
     return out
 
 
