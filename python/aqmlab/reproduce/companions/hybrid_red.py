@@ -140,11 +140,11 @@ def xi_figures(ctx: Context) -> list:
             s = stats(runs[runs["config"] == b][m].to_numpy(dtype=float))
             if math.isfinite(s["mean"]):
                 ax.axhline(s["mean"], ls=["--", "-.", ":"][j], color="k", lw=1, label=f"{b} (ours)")
-        px = [pv["xi"] for pv in ctx.exp.paper_values if pv.get("config") == "hybrid_red"]
-        py = [pv[m] for pv in ctx.exp.paper_values if pv.get("config") == "hybrid_red"]
+        marks = [pv for pv in ctx.exp.paper_values if pv.get("config") == "hybrid_red" and F.comparable(pv, m) and "xi" in pv]
+        px, py = [pv["xi"] for pv in marks], [pv[m] for pv in marks]
         if px:
             ax.plot(px, py, ls="none", marker="s", mfc="none", color=colors[0], ms=7, label="paper Table II, theta = 1")
-        ax.set_xlabel("xi")
+        ax.set_xlabel("xi (dimensionless)")
         ax.set_ylabel(("loss rate " if m == "loss_pct" else "link utilization ") + ylabel)
         ax.set_title(f"{fig_id} ({ctx.exp.id}): {'loss rate' if m == 'loss_pct' else 'utilization'} vs xi"
                      + (" [quick]" if ctx.quick else ""), fontsize=10)
@@ -199,7 +199,7 @@ def run_traces(ctx: Context, seed: int = 1) -> tuple[list, list[dict[str, Any]]]
                     ax.axhline(float(th[k]), color="k", ls=":", lw=0.8)
         lab = tr["config"] + "".join(f", {k} = {v:g}" for k, v in point.items())
         ax.set_title(f"{tr['figure']}: {lab}" + (" [quick]" if ctx.quick else ""), fontsize=8)
-        ax.set_ylabel("packets")
+        ax.set_ylabel("queue, avg (packets)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6, loc="upper right")
         a = avg["value"].to_numpy(dtype=float)
