@@ -382,10 +382,14 @@ def build_series(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: st
     return Plan(x, series, empty, cats, indep, dep, categorical)
 
 
-def _colors(series: list[Series]) -> None:
+def _colors(series: list[Series], omit: str | None = None) -> None:
+    """One colour (and line style) per legend text, ``omit`` (the panel axis) left out of it, so
+    a configuration keeps its colour in every panel."""
     cyc = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     styles = ["-", "--", "-.", ":"]
-    for i, s in enumerate(series):
+    seen: dict[str, int] = {}
+    for s in series:
+        i = seen.setdefault(s.label(omit=omit), len(seen))
         s.color = cyc[i % len(cyc)]
         s.style = styles[(i // len(cyc)) % len(styles)]
 
@@ -484,7 +488,7 @@ def metric_figure(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: s
     x, series, cats, categorical = plan.x, plan.series, plan.cats, plan.categorical
     if not series:
         return None
-    _colors(series)
+    _colors(series)  # the dot plot; panels are recoloured below with the panel axis left out
     head = title or f"{exp.paper} {exp.id}: {(display or {}).get(metric) or pretty(metric)}"
     head += " [quick]" if quick else ""
     ylabel = axis_label(exp, metric, "metric", display=display)
@@ -492,6 +496,7 @@ def metric_figure(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: s
         return _dot_plot(series, plan.empty, head, ylabel)
     pos = (lambda v: cats.index(v)) if categorical else (lambda v: v)
     panels = panels_for(series, plan.indep, max_legend)
+    _colors(series, panels[0].axis)
     n = len(panels)
     ncols = 1 if n == 1 else 2
     nrows = math.ceil(n / ncols)
