@@ -120,36 +120,21 @@ def table_markdown(t: pd.DataFrame) -> str:
 
 def xi_figures(ctx: Context) -> list:
     """Figs 15-18: loss and utilization vs xi, one curve per theta (CI95 bars), the baselines as
-    horizontal lines, the paper's printed Table II points as open squares."""
-    import matplotlib.pyplot as plt
-
-    runs = ctx.runs
-    if runs.empty:
+    dashed horizontal lines, the paper's printed values as open squares (Table II, at their
+    theta and xi) and dotted lines (Table I baselines). Drawn by the generic, data-driven
+    :func:`..figures.metric_figure` (a theta or a baseline added to the paper file shows up;
+    more series than a legend holds are split into panels)."""
+    if ctx.runs.empty or ctx.agg.empty or "xi" not in ctx.agg.columns:
         return []
     figs = []
     fig_ids = FIGS.get(ctx.exp.id, ("", ""))
     for (m, _, ylabel), fig_id in zip(((METRICS[1]), (METRICS[0])), fig_ids, strict=True):
-        fig, ax = plt.subplots(figsize=(6.4, 4.4))
-        hr = runs[runs["config"] == "hybrid_red"]
-        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-        for i, (th, g) in enumerate(hr.groupby("theta", sort=True)):
-            pts = sorted((xi, stats(gg[m].to_numpy(dtype=float))) for xi, gg in g.groupby("xi"))
-            ax.errorbar([p[0] for p in pts], [p[1]["mean"] for p in pts], yerr=[0 if not math.isfinite(p[1]["ci95"]) else p[1]["ci95"] for p in pts],
-                        marker="o", ms=3, capsize=2, color=colors[i % len(colors)], label=f"Hybrid RED theta = {int(th)}")
-        for j, b in enumerate(BASELINES):
-            s = stats(runs[runs["config"] == b][m].to_numpy(dtype=float))
-            if math.isfinite(s["mean"]):
-                ax.axhline(s["mean"], ls=["--", "-.", ":"][j], color="k", lw=1, label=f"{b} (ours)")
-        marks = [pv for pv in ctx.exp.paper_values if pv.get("config") == "hybrid_red" and F.comparable(pv, m) and "xi" in pv]
-        px, py = [pv["xi"] for pv in marks], [pv[m] for pv in marks]
-        if px:
-            ax.plot(px, py, ls="none", marker="s", mfc="none", color=colors[0], ms=7, label="paper Table II, theta = 1")
-        ax.set_xlabel("xi (dimensionless)")
-        ax.set_ylabel(("loss rate " if m == "loss_pct" else "link utilization ") + ylabel)
-        ax.set_title(f"{fig_id} ({ctx.exp.id}): {'loss rate' if m == 'loss_pct' else 'utilization'} vs xi"
-                     + (" [quick]" if ctx.quick else ""), fontsize=10)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        word = "loss rate" if m == "loss_pct" else "utilization"
+        fig = F.metric_figure(ctx.exp, ctx.agg, ctx.axes, m, ctx.quick, x="xi",
+                              title=f"{fig_id} ({ctx.exp.id}): {word} vs xi",
+                              display={m: ("loss rate " if m == "loss_pct" else "link utilization ") + ylabel.split(" ")[0]})
+        if fig is None:
+            continue
         stem = f"{fig_id.replace('. ', '').lower()}_{'loss' if m == 'loss_pct' else 'utilization'}_vs_xi"
         figs += F.save(fig, ctx.out_dir / "figures", stem)
     return figs
