@@ -518,7 +518,12 @@ def metric_figure(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: s
             ax.set_xlim(-0.4, len(cats) - 0.6)
         elif logx:
             ax.set_xscale("log")
-            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _p: f"{v:g}"))
+            ticks = sorted({float(v) for v in num})
+            if len(ticks) <= 12:  # few values: ticks at the values run (1, 20, 50, 80), not at 1, 10, 100
+                ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
+                ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+            else:
+                ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _p: f"{v:g}"))
         if panel.title:
             ax.set_title(panel.title, fontsize=9)
         ax.grid(alpha=0.3)

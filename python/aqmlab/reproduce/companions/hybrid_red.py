@@ -181,10 +181,10 @@ def run_traces(ctx: Context, seed: int = 1) -> tuple[list, list[dict[str, Any]]]
         if isinstance(th, dict):
             for k in ("min_th", "max_th"):
                 if k in th:
-                    ax.axhline(float(th[k]), color="k", ls=":", lw=0.8)
+                    ax.axhline(float(th[k]), color="k", ls=":", lw=0.8, label="min_th, max_th" if k == "min_th" else None)
         lab = tr["config"] + "".join(f", {k} = {v:g}" for k, v in point.items())
         ax.set_title(f"{tr['figure']}: {lab}" + (" [quick]" if ctx.quick else ""), fontsize=8)
-        ax.set_ylabel("queue, avg (packets)")
+        ax.set_ylabel("queue size (packets)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6, loc="upper right")
         a = avg["value"].to_numpy(dtype=float)
