@@ -81,6 +81,8 @@ def trace_figure(ctx: Context) -> list:
         sel = runs if load is None else runs[runs["load"] == load]
         for cfg, g in sel.groupby("config"):
             y = np.array([g[c].mean() for _, c in times])
+            if not np.isfinite(y).any():
+                continue  # no empty series
             ax.plot([t for t, _ in times], y, label=cfg)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("running average of queue size (packets)")
