@@ -212,3 +212,17 @@ def test_companion_analytic_figures_pass_the_audit(tmp_path):
             with warnings.catch_warnings():
                 warnings.simplefilter("error", F.FigureWarning)
                 runner.reproduce_experiment(p, eid, quick=True, out=tmp_path, workers=1)
+
+
+def test_log_y_when_paper_and_ours_are_far_apart():
+    far = [F.Series(key={"config": "a"}, xs=[1, 2], ys=[250.0, 100.0], errs=[0, 0],
+                    paper=[F.PaperMark(x=1, y=3.0)])]
+    near = [F.Series(key={"config": "a"}, xs=[1, 2], ys=[25.0, 10.0], errs=[0, 0],
+                     paper=[F.PaperMark(x=1, y=3.0)])]
+    no_paper = [F.Series(key={"config": "a"}, xs=[1, 2], ys=[250.0, 1.0], errs=[0, 0])]
+    with_zero = [F.Series(key={"config": "a"}, xs=[1, 2], ys=[250.0, 0.0], errs=[0, 0],
+                          paper=[F.PaperMark(x=1, y=3.0)])]
+    assert F.needs_log_y(far)
+    assert not F.needs_log_y(near)  # 25 / 3 < 30
+    assert not F.needs_log_y(no_paper)
+    assert not F.needs_log_y(with_zero)

@@ -473,6 +473,20 @@ def _draw_panel(ax: Any, panel: Panel, pos: Any) -> None:
                 ax.axhline(m.y, color=s.color, ls=":", lw=1.4, label=f"{s.label(panel.axis)}: paper")
 
 
+#: Our values and the paper's this many times apart (all positive): a log y axis, so both show.
+LOG_Y_RATIO = 30.0
+
+
+def needs_log_y(series: list[Series]) -> bool:
+    """True when the paper's marks and our means are all positive and span more than
+    :data:`LOG_Y_RATIO` (e.g. DSRED's drop rates: the paper's 3 packets/s against our 250):
+    on a linear axis one of them would sit flat on the floor."""
+    ys = [y for s in series for y in s.ys] + [m.y for s in series for m in s.paper]
+    if not ys or not any(s.paper for s in series) or min(ys) <= 0:
+        return False
+    return max(ys) / min(ys) > LOG_Y_RATIO
+
+
 def metric_figure(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: str, quick: bool = False,
                   scenario_pref: str | None = None, *, x: str | None = None, title: str | None = None,
                   display: dict[str, str] | None = None, max_legend: int = MAX_LEGEND) -> Any | None:
@@ -505,6 +519,7 @@ def metric_figure(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: s
     xs_all = [v for s in series for v in s.xs if v is not None] + [m.x for s in series for m in s.paper if m.x is not None]
     num = [float(v) for v in xs_all if _finite(v) and float(v) > 0]
     logx = not categorical and bool(num) and max(num) / min(num) > 20
+    logy = needs_log_y(series)
     xlabel = axis_label(exp, x, "axis", categorical=categorical, display=display)
     xname = (display or {}).get(x) or x
     for i, panel in enumerate(panels):
@@ -526,6 +541,8 @@ def metric_figure(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: s
                 ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _p: f"{v:g}"))
         if panel.title:
             ax.set_title(panel.title, fontsize=9)
+        if logy:
+            ax.set_yscale("log", nonpositive="clip")
         ax.grid(alpha=0.3)
         _legend(ax, panel, x, xname)
     for j in range(n, nrows * ncols):
