@@ -188,7 +188,7 @@ def test_too_many_series_split_into_panels_along_an_axis():
         if leg is None:
             continue
         for h, t in zip(leg.legend_handles, leg.get_texts(), strict=True):
-            colours.setdefault(t.get_text(), set()).add(matplotlib.colors.to_hex(h.get_color()))
+            colours.setdefault(t.get_text().split(" (")[0], set()).add(matplotlib.colors.to_hex(h.get_color()))
     assert all(len(v) == 1 for v in colours.values()), colours
     assert F.audit(fig) == []
     plt.close(fig)

@@ -339,6 +339,8 @@ def build_series(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: st
         kd = {k: v for k, v in zip(keys, key, strict=True) if not (isinstance(v, float) and math.isnan(v))}
         s = Series(key=kd, parts={a: f"{name(a)}={_fmt(kd[a])}" for a in indep if a in kd})
         for d in dep:
+            if d == SCENARIO_AXIS:
+                continue  # which scenario file a point ran on is bookkeeping, not a series' property
             vals = g[d].dropna().unique()
             if len(vals) == 1:
                 s.notes.append(f"{name(d)}={_fmt(vals[0])}")
@@ -383,13 +385,15 @@ def build_series(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: st
 
 
 def _colors(series: list[Series], omit: str | None = None) -> None:
-    """One colour (and line style) per legend text, ``omit`` (the panel axis) left out of it, so
-    a configuration keeps its colour in every panel."""
+    """One colour (and line style) per configuration and independent-axis values, ``omit`` (the
+    panel axis) and the notes (``max_th=45``) left out, so a configuration keeps its colour in
+    every panel."""
     cyc = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     styles = ["-", "--", "-.", ":"]
     seen: dict[str, int] = {}
     for s in series:
-        i = seen.setdefault(s.label(omit=omit), len(seen))
+        name = str(s.key["config"]) + "|" + ",".join(t for a, t in s.parts.items() if a != omit)  # notes left out
+        i = seen.setdefault(name, len(seen))
         s.color = cyc[i % len(cyc)]
         s.style = styles[(i // len(cyc)) % len(styles)]
 
