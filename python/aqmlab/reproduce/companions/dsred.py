@@ -81,6 +81,8 @@ def trace_figure(ctx: Context) -> list:
         sel = runs if load is None else runs[runs["load"] == load]
         for cfg, g in sel.groupby("config"):
             y = np.array([g[c].mean() for _, c in times])
+            if not np.isfinite(y).any():
+                continue  # no empty series
             ax.plot([t for t, _ in times], y, label=cfg)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("running average of queue size (packets)")
@@ -128,8 +130,8 @@ def fig5(ctx: Context) -> CompanionOutput:
     for m, y in red.items():
         ax.plot(rho_fine, y, ls="--", lw=1, label=f"RED max_p = {m:g}")
     ax.plot(rho_fine, np.maximum(0, 1 - 1 / rho_fine), "k:", lw=1, label="1 - 1/rho (bound)")
-    ax.set_xlabel("offered load rho")
-    ax.set_ylabel("drop probability P_D")
+    ax.set_xlabel("offered load rho (dimensionless)")
+    ax.set_ylabel("drop probability P_D (probability)")
     ax.set_title(f"DSRED chain (K_l={k_l}, K_h={k_h}, N={n}), paper Fig. 5", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)

@@ -143,48 +143,22 @@ def table_markdown(t: pd.DataFrame) -> str:
 
 
 def xi_figures(ctx: Context) -> list:
-    """Figs 15-18: loss and utilization vs xi, one curve per theta (CI95 bars), one panel per
-    reading that was run (default; every_theta variant); RED, ARED and LPF/ODA of the same
-    reading as labelled horizontal lines; the paper's printed Table II points as open squares."""
-    import matplotlib.pyplot as plt
-
-    runs = ctx.runs
-    if runs.empty:
+    """Figs 15-18: loss and utilization vs xi, one curve per theta (CI95 bars), the baselines as
+    dashed horizontal lines, the paper's printed values as open squares (Table II, at their
+    theta and xi) and dotted lines (Table I baselines). Drawn by the generic, data-driven
+    :func:`..figures.metric_figure` (a theta or a baseline added to the paper file shows up;
+    more series than a legend holds are split into panels)."""
+    if ctx.runs.empty or ctx.agg.empty or "xi" not in ctx.agg.columns:
         return []
     figs = []
     fig_ids = FIGS.get(ctx.exp.id, ("", ""))
-    readings = [r for r in READINGS if (runs["config"] == r[0]).any()]
-    if not readings:
-        return []
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for (m, _, ylabel), fig_id in zip(((METRICS[1]), (METRICS[0])), fig_ids, strict=True):
-        fig, axs = plt.subplots(1, len(readings), figsize=(6.0 * len(readings), 4.6), sharey=True, squeeze=False)
-        for ax, (conf, title, lpf) in zip(axs[0], readings, strict=True):
-            hr = runs[runs["config"] == conf]
-            for th, g in hr.groupby("theta", sort=True):
-                pts = sorted((xi, stats(gg[m].to_numpy(dtype=float))) for xi, gg in g.groupby("xi"))
-                ax.errorbar([p[0] for p in pts], [p[1]["mean"] for p in pts],
-                            yerr=[0 if not math.isfinite(p[1]["ci95"]) else p[1]["ci95"] for p in pts],
-                            marker="o", ms=3, capsize=2, color=colors[(int(th) - 1) % len(colors)], label=f"theta = {int(th)}")
-            for j, b in enumerate(("red", "ared", lpf)):
-                st = stats(runs[runs["config"] == b][m].to_numpy(dtype=float))
-                if math.isfinite(st["mean"]):
-                    ax.axhline(st["mean"], ls=["--", "-.", ":"][j], color="k", lw=1)
-                    ax.annotate(b, (1.0, st["mean"]), xycoords=("axes fraction", "data"), xytext=(-3, 2),
-                                textcoords="offset points", ha="right", va="bottom", fontsize=7)
-            if conf == "hybrid_red":
-                px = [pv["xi"] for pv in ctx.exp.paper_values if pv.get("config") == "hybrid_red"]
-                py = [pv[m] for pv in ctx.exp.paper_values if pv.get("config") == "hybrid_red"]
-                if px:
-                    ax.plot(px, py, ls="none", marker="s", mfc="none", color=colors[0], ms=7, label="paper Table II, theta = 1")
-            ax.set_xlabel("xi (divisor of the (1 - w) avg term, eq. 10)")
-            ax.set_title(f"Hybrid RED, {title}", fontsize=9)
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=7, loc="best")
-        axs[0, 0].set_ylabel(("loss rate " if m == "loss_pct" else "link utilization ") + ylabel)
-        fig.suptitle(f"{fig_id} ({ctx.exp.id}): {'loss rate' if m == 'loss_pct' else 'utilization'} vs xi, CI95 bars; "
-                     "lines: red, ared, lpf_oda (ours)" + (" [quick]" if ctx.quick else ""), fontsize=10)
-        fig.tight_layout()
+        word = "loss rate" if m == "loss_pct" else "utilization"
+        fig = F.metric_figure(ctx.exp, ctx.agg, ctx.axes, m, ctx.quick, x="xi",
+                              title=f"{fig_id} ({ctx.exp.id}): {word} vs xi",
+                              display={m: ("loss rate " if m == "loss_pct" else "link utilization ") + ylabel.split(" ")[0]})
+        if fig is None:
+            continue
         stem = f"{fig_id.replace('. ', '').lower()}_{'loss' if m == 'loss_pct' else 'utilization'}_vs_xi"
         figs += F.save(fig, ctx.out_dir / "figures", stem)
     return figs
@@ -231,10 +205,10 @@ def run_traces(ctx: Context, seed: int = 1) -> tuple[list, list[dict[str, Any]]]
         if isinstance(th, dict):
             for k in ("min_th", "max_th"):
                 if k in th:
-                    ax.axhline(float(th[k]), color="k", ls=":", lw=0.8)
+                    ax.axhline(float(th[k]), color="k", ls=":", lw=0.8, label="min_th, max_th" if k == "min_th" else None)
         lab = tr["config"] + "".join(f", {k} = {v:g}" for k, v in point.items())
         ax.set_title(f"{tr['figure']}: {lab}" + (" [quick]" if ctx.quick else ""), fontsize=8)
-        ax.set_ylabel("packets")
+        ax.set_ylabel("queue size (packets)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6, loc="upper right")
         a = avg["value"].to_numpy(dtype=float)

@@ -146,6 +146,7 @@ def sec4(ctx: Context) -> CompanionOutput:
         ax.axhline(9.04, color="k", ls=":", lw=1, label="paper Table 1 (9.04)")
         ax.axhline(8.38, color="gray", ls="--", lw=1, label="paper Morrison (8.38)")
         ax.set_xticks(x, [f"K={k}" for k in sub["K"]])
+        ax.set_xlabel("Orange threshold K (packets)")
         ax.set_ylabel(f"{q} (packets)")
         ax.set_title(q + (" [quick]" if ctx.quick else ""), fontsize=9)
     axs[0].legend(fontsize=7)
