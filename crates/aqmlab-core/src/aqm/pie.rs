@@ -11,9 +11,24 @@
 //! decade below: /8 if p < 1e-2, /32 < 1e-3, /128 < 1e-4, /512 < 1e-5, /2048 < 1e-6
 //! (RFC 8033 4.2; Linux `pie_calculate_probability`). When p >= 0.1 one step adds at most
 //! 0.02 (both sources). If qdelay and qdelay_old are both 0, p *= 0.98 (RFC 8033 4.2;
-//! Linux uses 1 - 1/64). p is clamped to [0, 1]. The burst allowance (initially `max_burst`)
-//! shrinks by t_update per update (RFC 8033; Linux counts dequeue time instead) and is
-//! restored, with accu_prob cleared, once p = 0 and both delays are below target/2.
+//! Linux uses 1 - 1/64). p is clamped to [0, 1].
+//!
+//! Burst allowance (initially `max_burst`), `burst_reset`:
+//! - "linux" (default; Linux `net/sched/pie.c`, `pie_calculate_probability` and
+//!   `pie_process_dequeue`): at every update where p = 0 and both the current and the
+//!   previous delay are below target/2 (with the "rate" estimator also only once a departure
+//!   rate was measured), the state is re-initialised (`pie_vars_init`: allowance back to
+//!   `max_burst`, accu_prob 0, dequeue clock and departure-rate estimate cleared). The
+//!   allowance shrinks by the time between consecutive dequeues ("timestamp"; the first
+//!   dequeue after a re-initialisation counts nothing) or by the length of each completed
+//!   departure-rate measurement ("rate"), so it does not drain while nothing is sent.
+//! - "rfc8033" (RFC 8033 section 4.4: "decremented by the update period"; reset "when the
+//!   congestion goes away, defined here as PIE->drop_prob_ equals 0 and both the current and
+//!   previous samples of estimated delay are less than half of QDELAY_REF"): the same re-arm
+//!   condition, but the allowance shrinks by t_update at every update, idle or not.
+//! - "counted_down" (aqmlab before issue 10, and the `burst_allowance_ == 0` condition of
+//!   Cisco's ns-2 `pie.cc` `calculate_p`): shrinks by t_update per update and is re-armed
+//!   only once it has reached 0, so a burst after idle gets whatever fraction is left.
 //!
 //! Arrival: forced drop if the buffer is full. Otherwise no early drop while burst allowance
 //! remains, while qdelay < target/2 and p < 0.2, or while the backlog is under 2 `mtu`.
@@ -40,6 +55,8 @@
 //! - `mtu` (1514, bytes): no early drop while the backlog is below 2 mtu
 //! - `ecn` (false, bool), `ecn_prob` (0.1): mark ECT packets while p <= ecn_prob
 //! - `delay_estimator` ("timestamp" | "rate")
+//! - `burst_reset` ("linux" | "rfc8033" | "counted_down"): how the burst allowance is spent
+//!   and re-armed (above)
 //! - `dq_threshold` (16384, bytes): departure-rate measurement size ("rate" only)
 
 use super::params::AqmParams;
@@ -107,6 +124,12 @@ pub const PARAMS: &[ParamDoc] = &[
         meaning: "sojourn of the last dequeued packet (Linux) or bytes / departure rate (RFC 8033 app. B)",
     },
     ParamDoc {
+        name: "burst_reset",
+        default: "linux",
+        unit: "\"linux\" | \"rfc8033\" | \"counted_down\"",
+        meaning: "burst allowance re-armed whenever p = 0 and delays < target/2, spent by dequeue time (Linux pie_vars_init) or per update (RFC 8033 4.4); or re-armed only once spent (old aqmlab, ns-2 pie.cc)",
+    },
+    ParamDoc {
         name: "dq_threshold",
         default: "16384",
         unit: "bytes",
@@ -119,6 +142,15 @@ pub const PARAMS: &[ParamDoc] = &[
 pub enum DelayEstimator {
     Timestamp,
     Rate,
+}
+
+/// How the burst allowance is spent and re-armed (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BurstReset {
+    Linux,
+    Rfc8033,
+    CountedDown,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -134,6 +166,7 @@ pub struct PieParams {
     pub ecn_prob: f64,
     pub delay_estimator: DelayEstimator,
     pub dq_threshold: u64,
+    pub burst_reset: BurstReset,
 }
 
 impl Default for PieParams {
@@ -149,6 +182,7 @@ impl Default for PieParams {
             ecn_prob: 0.1,
             delay_estimator: DelayEstimator::Timestamp,
             dq_threshold: 16384,
+            burst_reset: BurstReset::Linux,
         }
     }
 }
@@ -169,6 +203,8 @@ pub struct Pie {
     measurement_start: Time,
     /// Seconds to send dq_threshold bytes; 0 until measured.
     pub avg_dq_time: f64,
+    /// Time of the last dequeue since the last re-initialisation ("linux" burst clock).
+    last_dequeue: Option<Time>,
 }
 
 impl Pie {
@@ -185,6 +221,7 @@ impl Pie {
             dq_count: 0,
             measurement_start: 0,
             avg_dq_time: 0.0,
+            last_dequeue: None,
         }
     }
 
@@ -227,12 +264,42 @@ impl Pie {
             self.p *= 0.98;
         }
         self.p = self.p.clamp(0.0, 1.0);
-        self.burst_allowance = self.burst_allowance.saturating_sub(self.cfg.t_update.0);
-        if self.p == 0.0 && qd < target / 2.0 && qo < target / 2.0 && self.burst_allowance == 0 {
-            self.burst_allowance = self.cfg.max_burst.0;
-            self.accu_prob = 0.0;
+        let calm = self.p == 0.0 && qd < target / 2.0 && qo < target / 2.0;
+        match self.cfg.burst_reset {
+            BurstReset::Linux => {
+                let rate_known =
+                    self.cfg.delay_estimator == DelayEstimator::Timestamp || self.avg_dq_time > 0.0;
+                if calm && rate_known {
+                    self.reinit();
+                }
+            }
+            BurstReset::Rfc8033 | BurstReset::CountedDown => {
+                self.burst_allowance = self.burst_allowance.saturating_sub(self.cfg.t_update.0);
+                let spent = self.burst_allowance == 0;
+                if calm && (spent || self.cfg.burst_reset == BurstReset::Rfc8033) {
+                    self.burst_allowance = self.cfg.max_burst.0;
+                    self.accu_prob = 0.0;
+                }
+            }
         }
         self.qdelay_old = self.qdelay;
+    }
+
+    /// Linux `pie_vars_init`: what is re-initialised once congestion has gone (p, qdelay and
+    /// qdelay_old are kept, as there).
+    fn reinit(&mut self) {
+        self.burst_allowance = self.cfg.max_burst.0;
+        self.accu_prob = 0.0;
+        self.last_dequeue = None;
+        self.in_measurement = false;
+        self.avg_dq_time = 0.0;
+    }
+
+    /// "linux": the allowance is spent by the time the link spent dequeuing.
+    fn spend_burst(&mut self, dtime: Time) {
+        if self.cfg.burst_reset == BurstReset::Linux {
+            self.burst_allowance = self.burst_allowance.saturating_sub(dtime);
+        }
     }
 
     fn drop_early(&mut self, q: &QueueView, rng: &mut RngStream) -> bool {
@@ -271,6 +338,7 @@ impl Pie {
                     self.avg_dq_time = dq_time * w + self.avg_dq_time * (1.0 - w);
                 }
                 self.in_measurement = false;
+                self.spend_burst(now - self.measurement_start);
             }
         }
         if left_bytes >= self.cfg.dq_threshold && !self.in_measurement {
@@ -311,6 +379,9 @@ impl Aqm for Pie {
                 } else {
                     q.now.saturating_sub(pkt.enqueued_at)
                 };
+                if let Some(last) = self.last_dequeue.replace(q.now) {
+                    self.spend_burst(q.now - last);
+                }
             }
             DelayEstimator::Rate => self.on_dequeue_rate(q.now, pkt.size, q.len_bytes),
         }
@@ -416,7 +487,11 @@ mod tests {
 
     #[test]
     fn burst_allowance_then_derandomized_drops() {
-        let mut pie = Pie::new(PieParams::default());
+        // "rfc8033" spends the allowance per update, which this sequence counts in.
+        let mut pie = Pie::new(PieParams {
+            burst_reset: BurstReset::Rfc8033,
+            ..Default::default()
+        });
         let mut rng = RngStream::new(1, StreamKind::Queue, 0);
         let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
         pie.p = 1.0;
@@ -538,6 +613,225 @@ mod tests {
         );
     }
 
+    /// A 10 Mb/s link (a 1000 B packet takes 0.8 ms) behind a FIFO run by PIE, its timer
+    /// every `t_update`, fed with packets arriving at `arrivals` (sorted). The buffer never
+    /// fills, so every drop is an early one. Returns the arrival times of the dropped packets
+    /// and the burst allowance (ms) after each update.
+    fn run_link(cfg: PieParams, arrivals: &[Time], until: Time) -> (Vec<Time>, Vec<(Time, f64)>) {
+        use crate::aqm::test_rig::QueueRig;
+        use crate::aqm::{FifoQueue, QueueCtx, QueueDiscipline};
+        const TX: Time = 800_000;
+        let t_update = cfg.t_update.0;
+        let mut r = QueueRig::new(FifoQueue::new(
+            Box::new(Pie::new(cfg)),
+            QueueLimit::Packets(100_000),
+            10_000_000,
+        ));
+        let (mut drops, mut allowance) = (Vec::new(), Vec::new());
+        let mut next_arrival = 0;
+        let mut tx_done: Option<Time> = None;
+        let mut next_timer = t_update;
+        loop {
+            let ta = arrivals.get(next_arrival).copied().unwrap_or(Time::MAX);
+            let td = tx_done.unwrap_or(Time::MAX);
+            let now = ta.min(td).min(next_timer);
+            if now > until {
+                break;
+            }
+            if td == now {
+                // the transmitter finishes; the next packet starts or the link goes idle
+                tx_done = None;
+                match r.dequeue(now) {
+                    Some(_) => tx_done = Some(now + TX),
+                    None => r.q.on_link_idle(now),
+                }
+            } else if next_timer == now {
+                let mut cx = QueueCtx {
+                    now,
+                    packets: &mut r.arena,
+                    rng: &mut r.rng,
+                    stats: &mut r.stats,
+                    dropped: &mut r.dropped,
+                };
+                r.q.on_timer(&mut cx, None);
+                r.q.state(&mut |name, v| {
+                    if name == "burst_allowance_ms" {
+                        allowance.push((now, v));
+                    }
+                });
+                next_timer += t_update;
+            } else {
+                let before = r.dropped.len();
+                r.enqueue(now, Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000));
+                if r.dropped.len() > before {
+                    drops.push(now);
+                }
+                if tx_done.is_none() {
+                    if r.dequeue(now).is_some() {
+                        tx_done = Some(now + TX);
+                    }
+                }
+                next_arrival += 1;
+            }
+        }
+        (drops, allowance)
+    }
+
+    /// Packets arriving at four times the link rate (one every 0.2 ms) from `start` for `len`.
+    /// Without a burst allowance PIE drops from such a burst of 150 ms after about 110 ms
+    /// (`unprotected_burst_is_dropped`).
+    fn burst(start: Time, len: Time) -> Vec<Time> {
+        (0..len / 200_000).map(|k| start + k * 200_000).collect()
+    }
+
+    /// RFC 8033 section 4.4 and Linux `pie_calculate_probability`: once congestion has gone
+    /// (p = 0, both delays below target/2) a new burst of up to `max_burst` passes without
+    /// early drops. Two 150 ms bursts at four times the link rate, 5 s of silence between them, at
+    /// every phase of the 15 ms update clock (1.5 ms steps): no packet of either is dropped.
+    /// Fails on the code before issue 10 (allowance re-armed only after counting down to 0,
+    /// and counting down through idle periods).
+    #[test]
+    fn a_burst_after_idle_passes_twice_in_a_row() {
+        for (phase, drops) in two_bursts_after_idle(PieParams::default()) {
+            assert!(drops.is_empty(), "phase {phase}: dropped at {drops:?} ms");
+        }
+    }
+
+    /// RFC 8033's reading differs from Linux's: re-armed at the last idle update, the
+    /// allowance then loses 15 ms at the first update inside the burst, so it protects 135 to
+    /// 150 ms: at some phase a packet in the last 15 ms of a 150 ms burst is dropped, never
+    /// an earlier one.
+    #[test]
+    fn rfc8033_allowance_protects_all_but_the_last_update_of_a_burst() {
+        let cfg = PieParams {
+            burst_reset: BurstReset::Rfc8033,
+            ..Default::default()
+        };
+        let runs = two_bursts_after_idle(cfg);
+        assert!(runs.iter().any(|(_, d)| !d.is_empty()));
+        for (phase, drops) in runs {
+            let first = 5_000.0 + phase as f64 * 1.5;
+            let second = first + 5_150.0 + phase as f64 * 1.5;
+            for t in drops {
+                let into = if t >= second { t - second } else { t - first };
+                assert!(
+                    (135.0..150.0).contains(&into),
+                    "phase {phase}: drop {into} ms into a burst"
+                );
+            }
+        }
+    }
+
+    /// Two 150 ms bursts at four times the link rate, each after 5 s of idle link, at ten
+    /// phases of the 15 ms update clock (1.5 ms steps): per phase, the arrival times (ms) of
+    /// the dropped packets.
+    fn two_bursts_after_idle(cfg: PieParams) -> Vec<(u64, Vec<f64>)> {
+        (0..10u64)
+            .map(|phase| {
+                let first = 5_000 * MS + phase * 1_500_000;
+                let second = first + 150 * MS + 5_000 * MS + phase * 1_500_000;
+                let mut arrivals = burst(first, 150 * MS);
+                arrivals.extend(burst(second, 150 * MS));
+                let (drops, _) = run_link(cfg.clone(), &arrivals, second + 1_000 * MS);
+                (phase, drops.iter().map(|t| *t as f64 / 1e6).collect())
+            })
+            .collect()
+    }
+
+    /// The burst of `a_burst_after_idle_passes_twice_in_a_row` is strong enough to matter:
+    /// without an allowance PIE drops from it.
+    #[test]
+    fn unprotected_burst_is_dropped() {
+        let cfg = PieParams {
+            max_burst: Duration(0),
+            ..Default::default()
+        };
+        let (drops, _) = run_link(cfg, &burst(1_000 * MS, 150 * MS), 3_000 * MS);
+        assert!(!drops.is_empty());
+    }
+
+    /// The old reading ("counted_down"): after the first burst has used the allowance, it is
+    /// re-armed only when it has counted down to 0 in a calm update, and then counts down
+    /// through the idle period, so the second burst meets whatever is left: it is dropped at
+    /// some phase of the update clock.
+    #[test]
+    fn counted_down_allowance_fails_a_second_burst_at_some_phase() {
+        let cfg = PieParams {
+            burst_reset: BurstReset::CountedDown,
+            ..Default::default()
+        };
+        let dropped_at_some_phase = two_bursts_after_idle(cfg)
+            .iter()
+            .any(|(_, drops)| !drops.is_empty());
+        assert!(dropped_at_some_phase);
+    }
+
+    /// Hand-computed allowance sequences of the three readings (max_burst 150 ms, t_update
+    /// 15 ms, target 15 ms).
+    #[test]
+    fn burst_allowance_sequences_of_the_three_readings() {
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        // linux: spent by the time between dequeues; the first dequeue counts nothing.
+        let mut pie = Pie::new(PieParams::default());
+        pkt.enqueued_at = 0;
+        pie.on_departure(&view(20 * MS, 5), &pkt, &mut rng); // qdelay 20 ms
+        assert_eq!(pie.burst_allowance, 150 * MS);
+        pie.on_departure(&view(30 * MS, 5), &pkt, &mut rng);
+        pie.on_departure(&view(70 * MS, 5), &pkt, &mut rng);
+        assert_eq!(pie.burst_allowance, 100 * MS);
+        // an update does not spend it; p > 0 (qdelay 70 ms above target): no re-arm
+        pie.update(5000);
+        assert!(pie.p > 0.0);
+        assert_eq!(pie.burst_allowance, 100 * MS);
+        // calm: p = 0, qdelay and qdelay_old < 7.5 ms -> pie_vars_init: back to 150 ms, and
+        // the next dequeue after it counts nothing even 5 s later
+        pie.p = 0.0;
+        pie.qdelay = 0;
+        pie.qdelay_old = 0;
+        pie.accu_prob = 0.4;
+        pie.update(0);
+        assert_eq!((pie.burst_allowance, pie.accu_prob), (150 * MS, 0.0));
+        pie.on_departure(&view(5_070 * MS, 0), &pkt, &mut rng);
+        assert_eq!(pie.burst_allowance, 150 * MS);
+        pie.on_departure(&view(5_071 * MS, 0), &pkt, &mut rng);
+        assert_eq!(pie.burst_allowance, 149 * MS);
+
+        // rfc8033: minus 15 ms per update; re-armed in any calm update.
+        let mut pie = Pie::new(PieParams {
+            burst_reset: BurstReset::Rfc8033,
+            ..Default::default()
+        });
+        pie.on_departure(&view(20 * MS, 5), &pkt, &mut rng);
+        pie.on_departure(&view(70 * MS, 5), &pkt, &mut rng);
+        assert_eq!(pie.burst_allowance, 150 * MS, "dequeues do not spend it");
+        pie.qdelay = 30 * MS;
+        pie.update(5000);
+        pie.update(5000);
+        assert_eq!(pie.burst_allowance, 120 * MS);
+        pie.p = 0.0;
+        pie.qdelay = 0;
+        pie.qdelay_old = 0;
+        pie.update(0);
+        assert_eq!(pie.burst_allowance, 150 * MS);
+
+        // counted_down: a calm update with 120 ms left only counts down (105 ms); re-armed
+        // at the calm update that reaches 0 (seven more: 105 - 7 * 15 = 0).
+        let mut pie = Pie::new(PieParams {
+            burst_reset: BurstReset::CountedDown,
+            ..Default::default()
+        });
+        pie.burst_allowance = 120 * MS;
+        pie.update(0);
+        assert_eq!(pie.burst_allowance, 105 * MS);
+        for _ in 0..6 {
+            pie.update(0);
+        }
+        assert_eq!(pie.burst_allowance, 15 * MS);
+        pie.update(0);
+        assert_eq!(pie.burst_allowance, 150 * MS);
+    }
+
     #[test]
     fn invalid_parameters_name_the_field() {
         let env = QueueEnv {
@@ -550,5 +844,8 @@ mod tests {
         let p = AqmParams::new(serde_json::json!({"delay_estimator": "guess"}), "q.aqm");
         let e = build(&p, &env).err().unwrap();
         assert!(e.path.contains("delay_estimator"), "{e}");
+        let p = AqmParams::new(serde_json::json!({"burst_reset": "sometimes"}), "q.aqm");
+        let e = build(&p, &env).err().unwrap();
+        assert!(e.path.contains("burst_reset"), "{e}");
     }
 }
