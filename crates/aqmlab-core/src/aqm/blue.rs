@@ -8,9 +8,12 @@
 //!   Otherwise it is enqueued; if it overflows the buffer (a loss event) it is dropped
 //!   (forced) and p += d1.
 //! - Link idle (the link finds nothing to send): p -= d2.
-//! - Each kind of change happens only if `freeze_time` has passed since the last change of
-//!   the same kind (baselines.md); `shared_freeze = true` instead uses one `last_update` for
-//!   both kinds, as the paper's pseudocode does. The first change of a kind is never frozen.
+//! - A change of p happens only if more than `freeze_time` has passed since the last change
+//!   of either kind: the paper's pseudocode (Fig. 5) keeps one `last_update`, set by both the
+//!   packet-loss and the link-idle branch (default, `shared_freeze = true`). The reading of
+//!   shared/specs/baselines.md, one clock per kind of change (an idle event right after an
+//!   increase still decreases p), is `shared_freeze = false` (aqmlab's default before issue
+//!   10). The first change is never frozen.
 //! - p is clamped to [0, 1].
 //!
 //! A packet picked for marking that then overflows the buffer is dropped and counts as a loss
@@ -19,8 +22,9 @@
 //! Parameters:
 //! - `d1` (0.0025, probability): increment on a loss event
 //! - `d2` (0.00025, probability): decrement on link idle
-//! - `freeze_time` (100 ms, time): least time between two changes of the same kind
-//! - `shared_freeze` (false, bool): one freeze clock for both kinds (paper pseudocode)
+//! - `freeze_time` (100 ms, time): least time between two changes of p
+//! - `shared_freeze` (true, bool): one freeze clock for increases and decreases (paper
+//!   pseudocode); false: one clock per kind
 //! - `ecn` (false, bool): mark ECT packets instead of dropping them
 
 use super::params::AqmParams;
@@ -49,13 +53,13 @@ pub const PARAMS: &[ParamDoc] = &[
         name: "freeze_time",
         default: "100ms",
         unit: "time",
-        meaning: "least time between two changes of p of the same kind",
+        meaning: "least time between two changes of p",
     },
     ParamDoc {
         name: "shared_freeze",
-        default: "false",
+        default: "true",
         unit: "bool",
-        meaning: "one freeze clock for increases and decreases (paper pseudocode)",
+        meaning: "one freeze clock for increases and decreases (paper Fig. 5); false: one per kind",
     },
     ParamDoc {
         name: "ecn",
@@ -81,7 +85,7 @@ impl Default for BlueParams {
             d1: 0.0025,
             d2: 0.00025,
             freeze_time: Duration(100_000_000),
-            shared_freeze: false,
+            shared_freeze: true,
             ecn: false,
         }
     }
@@ -183,8 +187,11 @@ mod tests {
     }
 
     #[test]
-    fn increments_and_decrements_with_freeze_gating() {
-        let mut b = Blue::new(BlueParams::default());
+    fn per_kind_freeze_clocks() {
+        let mut b = Blue::new(BlueParams {
+            shared_freeze: false,
+            ..Default::default()
+        });
         let mut rng = RngStream::new(1, StreamKind::Queue, 0);
         let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
         // overflow at 0: p = 0.0025
@@ -208,19 +215,26 @@ mod tests {
         assert!((b.p - 0.0045).abs() < 1e-15);
     }
 
+    /// The default (paper Fig. 5): one `last_update` for both kinds of change.
     #[test]
-    fn shared_freeze_uses_one_clock() {
-        let mut b = Blue::new(BlueParams {
-            shared_freeze: true,
-            ..Default::default()
-        });
+    fn default_freeze_is_one_clock_for_both_kinds() {
+        let mut b = Blue::new(BlueParams::default());
         let mut rng = RngStream::new(1, StreamKind::Queue, 0);
         let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
-        b.on_arrival(&view(0, 10), &pkt, &mut rng);
+        b.on_arrival(&view(0, 10), &pkt, &mut rng); // loss at 0: p = 0.0025
+        assert!((b.p - 0.0025).abs() < 1e-15);
         b.on_link_idle(60 * MS); // frozen by the increase at 0
         assert!((b.p - 0.0025).abs() < 1e-15);
-        b.on_link_idle(101 * MS);
+        b.on_link_idle(101 * MS); // 101 > 100: p = 0.00225, last_update = 101 ms
         assert!((b.p - 0.00225).abs() < 1e-15);
+        // a loss 150 ms after the last *increase* but 49 ms after the decrease: frozen
+        // (per-kind clocks would raise p here)
+        b.on_arrival(&view(150 * MS, 10), &pkt, &mut rng);
+        assert!((b.p - 0.00225).abs() < 1e-15);
+        b.on_arrival(&view(202 * MS, 10), &pkt, &mut rng); // 101 ms after 101: 0.00475
+        assert!((b.p - 0.00475).abs() < 1e-15);
+        b.on_link_idle(250 * MS); // 48 ms after the increase: frozen
+        assert!((b.p - 0.00475).abs() < 1e-15);
     }
 
     #[test]
