@@ -427,11 +427,17 @@ def panels_for(series: list[Series], indep: list[str], max_legend: int = MAX_LEG
         if p.legend_entries() <= max_legend:
             out.append(p)
             continue
-        size = max(1, max_legend - len(p.proxies()))
-        chunks = [p.series[i:i + size] for i in range(0, len(p.series), size)]
+        # The series without the panel axis (baselines) stay in every chunk, so that no chunk
+        # is left with only a baseline to compare against; if they leave no room, plain chunks.
+        common = [s for s in p.series if p.axis is not None and p.axis not in s.key]
+        own = [s for s in p.series if not any(s is c for c in common)]
+        size = max_legend - len(p.proxies()) - len(common)
+        if not common or size < 1:
+            common, own, size = [], p.series, max(1, max_legend - len(p.proxies()))
+        chunks = [own[i:i + size] for i in range(0, len(own), size)]
         for j, c in enumerate(chunks):
-            title = ((p.title + ", ") if p.title else "") + f"series {j * size + 1}-{j * size + len(c)} of {len(p.series)}"
-            out.append(Panel(title, c, axis=p.axis))
+            title = ((p.title + ", ") if p.title else "") + f"series {j * size + 1}-{j * size + len(c)} of {len(own)}"
+            out.append(Panel(title, c + common, axis=p.axis))
     return out
 
 
