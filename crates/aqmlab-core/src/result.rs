@@ -40,12 +40,12 @@ impl RunResult {
             .links
             .iter()
             .filter(|l| l.monitor || l.stats.arrivals > 0 || l.stats.backlog_at_start > 0)
-            .map(|l| l.stats.summary(now, &l.name, l.backlog()))
+            .map(|l| l.summary(now, &sim.packets))
             .collect();
         let conserved = sim
             .links
             .iter()
-            .all(|l| l.stats.summary(now, &l.name, l.backlog()).is_conserved());
+            .all(|l| l.summary(now, &sim.packets).is_conserved());
         let flows = sim.flow_summaries();
         let jain = sim.jain(&flows);
         let s = &sim.series;

@@ -50,7 +50,7 @@ pub struct Simulator {
     sample_interval: Option<Time>,
     sample_flows: bool,
     events: EventQueue,
-    packets: PacketArena,
+    pub(crate) packets: PacketArena,
     pub(crate) nodes: Vec<String>,
     pub(crate) links: Vec<Link>,
     routing: RoutingTable,
@@ -142,7 +142,9 @@ impl Simulator {
         progress(1.0);
         let wall = started.elapsed().as_secs_f64();
         self.check_packet_accounting()?;
-        Ok(RunResult::collect(&self, self.events.processed(), wall))
+        let result = RunResult::collect(&self, self.events.processed(), wall);
+        self.check_bounds(&result)?;
+        Ok(result)
     }
 
     #[inline]
@@ -266,7 +268,10 @@ impl Simulator {
             let p = self.packets.get(id);
             let s = &mut self.flow_stats[p.flow as usize];
             s.drops += 1;
-            if p.kind != PacketKind::TcpAck {
+            // The loss rate is over the window's own packets: a drop inside the window of a
+            // packet sent before it is not one of them (else loss rates above 1 after a
+            // warm-up).
+            if p.kind != PacketKind::TcpAck && p.sent_at >= s.start {
                 s.data_drops += 1;
             }
             self.packets.free(id);
@@ -321,6 +326,46 @@ impl Simulator {
                 self.packets.live(),
                 held
             )));
+        }
+        Ok(())
+    }
+
+    /// No reported metric may exceed its physical bound (issue 10, item 11): a run that
+    /// breaks one fails instead of printing an impossible number.
+    fn check_bounds(&self, r: &RunResult) -> Result<(), RunError> {
+        // Relative slack for float division; the counters themselves are integers.
+        const SLACK: f64 = 1e-9;
+        let fail = |m: String| Err(RunError::Invariant(format!("metric out of bounds: {m}")));
+        let frac = |x: f64| (0.0..=1.0 + SLACK).contains(&x);
+        for q in &r.queues {
+            let rate = self
+                .links
+                .iter()
+                .find(|l| l.name == q.name)
+                .map_or(f64::INFINITY, |l| l.rate_bps as f64);
+            if !frac(q.loss_rate) || !frac(q.utilization) {
+                return fail(format!(
+                    "queue {}: loss rate {}, utilization {}",
+                    q.name, q.loss_rate, q.utilization
+                ));
+            }
+            if q.throughput_bps > rate * (1.0 + SLACK) {
+                return fail(format!(
+                    "queue {}: throughput {} b/s above its link rate {rate} b/s",
+                    q.name, q.throughput_bps
+                ));
+            }
+        }
+        for f in &r.flows {
+            if !frac(f.loss_rate) || f.goodput_bps > f.throughput_bps * (1.0 + SLACK) {
+                return fail(format!(
+                    "flow {}: loss rate {}, goodput {} b/s, throughput {} b/s",
+                    f.flow, f.loss_rate, f.goodput_bps, f.throughput_bps
+                ));
+            }
+        }
+        if !r.flows.is_empty() && !frac(r.jain_index) && !r.jain_index.is_nan() {
+            return fail(format!("Jain index {}", r.jain_index));
         }
         Ok(())
     }

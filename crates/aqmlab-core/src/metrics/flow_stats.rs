@@ -13,15 +13,18 @@ pub struct FlowStats {
     pub fast_recoveries: u64,
     /// Window reductions caused by ECN echoes.
     pub ecn_reductions: u64,
-    /// Packets of this flow dropped anywhere (data and ACKs).
+    /// Packets of this flow dropped anywhere (data and ACKs) inside the window.
     pub drops: u64,
+    /// Drops of data packets sent inside the window (the loss rate's numerator).
     pub data_drops: u64,
-    /// Data packets that arrived at the receiver marked CE.
+    /// Data packets sent inside the window that arrived at the receiver marked CE.
     pub marks_received: u64,
-    /// Data packets / bytes arriving at the receiver, duplicates included.
+    /// Data packets / bytes sent inside the window and arriving at the receiver inside it,
+    /// duplicates included.
     pub packets_received: u64,
     pub bytes_received: u64,
-    /// New in-order payload bytes delivered to the application.
+    /// New in-order payload bytes delivered to the application, of packets sent inside the
+    /// window.
     pub goodput_bytes: u64,
     pub rtt_sum_ns: f64,
     pub rtt_samples: u64,
@@ -76,11 +79,14 @@ pub struct FlowSummary {
     pub ecn_reductions: u64,
     pub drops: u64,
     pub marks_received: u64,
-    /// New in-order payload delivered, bits per second over the measurement period.
+    /// New in-order payload delivered, bits per second over the measurement period; only
+    /// packets sent and received inside it count.
     pub goodput_bps: f64,
-    /// Bits per second of data packets arriving at the receiver (headers, duplicates included).
+    /// Bits per second of data packets sent and received inside the measurement period
+    /// (headers, duplicates included).
     pub throughput_bps: f64,
-    /// Drops of this flow's data packets / data packets sent.
+    /// Drops of this flow's data packets sent inside the period / data packets sent inside
+    /// it (in [0, 1]).
     pub loss_rate: f64,
     pub mean_rtt_ms: f64,
     pub mean_delay_ms: f64,

@@ -2,6 +2,13 @@
 //!
 //! Conservation, checked at the end of every run: arrivals + backlog at the start of the
 //! measurement = departures + drops + backlog at the end.
+//!
+//! Measurement window (issue 10, item 11): throughput and utilization count the bits and the
+//! busy time that fall inside the window, pro rata for a transmission that straddles its
+//! start or its end (counting a departure in full when its transmission started gave a
+//! 10 Mb/s queue 12 Mb/s in a 2 ms window). The loss rate is drops / (arrivals + backlog at
+//! the start): the packets the queue had to deal with in the window, so it stays in [0, 1]
+//! when the window opens on a backlog (drops / arrivals gave 7.56 after a warm-up).
 
 use super::{DelayHistogram, TimeAverage};
 use crate::aqm::DropKind;
@@ -27,8 +34,10 @@ pub struct QueueStats {
     pub sojourn: DelayHistogram,
     /// From arrival at the queue until transmission starts.
     pub wait_sum_ns: f64,
-    /// Time the link spent transmitting.
+    /// Time the link spent transmitting inside the window (finished transmissions).
     pub busy_ns: u64,
+    /// Bits put on the wire inside the window (finished transmissions, pro rata).
+    pub transmitted_bits: f64,
     pub start: Time,
 }
 
@@ -66,7 +75,11 @@ impl QueueStats {
         if pkt.enqueued_at >= self.start {
             self.sojourn.record(now - pkt.enqueued_at);
         }
-        self.busy_ns += tx_time.min(now - self.start);
+        let inside = tx_time.min(now - self.start);
+        self.busy_ns += inside;
+        if tx_time > 0 {
+            self.transmitted_bits += pkt.size as f64 * 8.0 * inside as f64 / tx_time as f64;
+        }
     }
 
     #[inline]
@@ -96,8 +109,24 @@ impl QueueStats {
         self.early_drops + self.forced_drops
     }
 
-    pub fn summary(&self, now: Time, name: &str, backlog_at_end: u64) -> QueueSummary {
+    /// `in_progress`: the transmission under way at `now` (started at, duration, bytes).
+    pub fn summary(
+        &self,
+        now: Time,
+        name: &str,
+        backlog_at_end: u64,
+        in_progress: Option<(Time, Time, u32)>,
+    ) -> QueueSummary {
         let span = now.saturating_sub(self.start).max(1) as f64;
+        let (mut busy, mut bits) = (self.busy_ns as f64, self.transmitted_bits);
+        if let Some((started, tx, size)) = in_progress {
+            let inside = now.saturating_sub(started.max(self.start)).min(tx);
+            busy += inside as f64;
+            if tx > 0 {
+                bits += size as f64 * 8.0 * inside as f64 / tx as f64;
+            }
+        }
+        let offered = self.arrivals + self.backlog_at_start;
         let d = &self.sojourn;
         let ms = |ns: f64| ns / 1e6;
         QueueSummary {
@@ -111,8 +140,8 @@ impl QueueStats {
             link_losses: self.link_losses,
             backlog_at_start: self.backlog_at_start,
             backlog_at_end,
-            loss_rate: if self.arrivals > 0 {
-                self.drops() as f64 / self.arrivals as f64
+            loss_rate: if offered > 0 {
+                self.drops() as f64 / offered as f64
             } else {
                 0.0
             },
@@ -132,8 +161,8 @@ impl QueueStats {
             } else {
                 f64::NAN
             },
-            utilization: self.busy_ns as f64 / span,
-            throughput_bps: self.departure_bytes as f64 * 8.0 / (span / 1e9),
+            utilization: busy / span,
+            throughput_bps: bits / (span / 1e9),
         }
     }
 }
@@ -151,6 +180,7 @@ pub struct QueueSummary {
     pub link_losses: u64,
     pub backlog_at_start: u64,
     pub backlog_at_end: u64,
+    /// drops / (arrivals + backlog at start), in [0, 1].
     pub loss_rate: f64,
     pub mean_queue_packets: f64,
     pub mean_queue_bytes: f64,

@@ -5,6 +5,7 @@
 
 use super::{NodeId, PacketArena, PacketId};
 use crate::aqm::{QueueCtx, QueueDiscipline};
+use crate::metrics::queue_stats::QueueSummary;
 use crate::metrics::QueueStats;
 use crate::sim::{time::transmission_time, EventKind, EventQueue, RngStream, Time};
 use std::collections::VecDeque;
@@ -24,6 +25,8 @@ pub struct Link {
     queue_rng: RngStream,
     loss_rng: RngStream,
     in_service: Option<(PacketId, Time)>,
+    /// When the transmission of the packet in service started.
+    tx_started: Time,
     pipe: VecDeque<(Time, PacketId)>,
     idle_since: Option<Time>,
 }
@@ -62,6 +65,7 @@ impl Link {
             queue_rng,
             loss_rng,
             in_service: None,
+            tx_started: 0,
             pipe: VecDeque::new(),
             idle_since: Some(0),
         }
@@ -105,6 +109,7 @@ impl Link {
                 let tx = transmission_time(p.size, self.rate_bps);
                 self.stats.on_departure(now, p);
                 self.in_service = Some((pkt, tx));
+                self.tx_started = now;
                 self.idle_since = None;
                 cx.events.schedule(now + tx, EventKind::LinkTxDone(cx.id));
             }
@@ -185,5 +190,15 @@ impl Link {
 
     pub fn is_busy(&self) -> bool {
         self.in_service.is_some()
+    }
+
+    /// The queue table row at `now`, counting the part of a transmission in progress that
+    /// falls inside the measurement window.
+    pub fn summary(&self, now: Time, packets: &PacketArena) -> QueueSummary {
+        let in_progress = self
+            .in_service
+            .map(|(pkt, tx)| (self.tx_started, tx, packets.get(pkt).size));
+        self.stats
+            .summary(now, &self.name, self.backlog(), in_progress)
     }
 }

@@ -139,9 +139,12 @@ pub struct UdpSink;
 impl UdpSink {
     pub fn receive(&mut self, cx: &mut AgentCtx, id: PacketId) {
         let p = cx.packets.get(id);
-        let (size, delay, ce) = (p.size, cx.now - p.sent_at, p.ecn.ce);
-        cx.stats.on_data_received(size, delay, ce);
-        cx.stats.goodput_bytes += size as u64;
+        let (size, sent_at, ce) = (p.size, p.sent_at, p.ecn.ce);
         cx.free(id);
+        // Only packets sent inside the measurement window count (as in the TCP sink).
+        if sent_at >= cx.stats.start {
+            cx.stats.on_data_received(size, cx.now - sent_at, ce);
+            cx.stats.goodput_bytes += size as u64;
+        }
     }
 }

@@ -7,8 +7,16 @@
 //!
 //! The ACK carries the highest in-order sequence number received (ns-2 style: next expected
 //! minus one) and echoes the `sent_at` of the packet that triggered it. Out-of-order packets
-//! are held in a bitmap relative to the next expected packet, which grows to the largest
+//! are held in a ring relative to the next expected packet, which grows to the largest
 //! window seen and is then reused.
+//!
+//! Measurement window (issue 10, item 11): a data packet counts in the flow's received
+//! packets, bytes, delay and goodput only if it was sent at or after the start of the
+//! measurement (the end of the warm-up). A packet held out of order since before the window
+//! and handed to the application inside it is not goodput of the window; without this rule
+//! a short window after a warm-up credited a whole held window at once (goodput 1.15 x the
+//! payload capacity). Every counted bit then crossed each link inside the window, so no flow
+//! or sum of flows can exceed a link's rate (docs/readings.md, "Measurement window").
 
 use super::{TcpConfig, TcpVariant};
 use crate::net::packet::MAX_SACK_BLOCKS;
@@ -33,8 +41,8 @@ pub struct TcpSink {
     delack_timeout: Time,
     /// Next packet expected in order.
     next: i64,
-    /// `ooo[i]`: packet `next + 1 + i` has arrived.
-    ooo: VecDeque<bool>,
+    /// `ooo[i]`: packet `next + 1 + i` has arrived, sent at this time.
+    ooo: VecDeque<Option<Time>>,
     max_seen: i64,
     /// Out-of-order arrivals, most recent first: each names one SACK block to report.
     recent: [i64; MAX_SACK_BLOCKS],
@@ -73,8 +81,10 @@ impl TcpSink {
         if kind != PacketKind::TcpData {
             return;
         }
-        cx.stats
-            .on_data_received(size, cx.now.saturating_sub(sent_at), ecn.ce);
+        if sent_at >= cx.stats.start {
+            cx.stats
+                .on_data_received(size, cx.now.saturating_sub(sent_at), ecn.ce);
+        }
         // CWR ends the echo of earlier marks; a CE on this very packet starts a new one.
         if ecn.cwr {
             self.ecn_unacked = false;
@@ -84,13 +94,13 @@ impl TcpSink {
         }
         let gap_filling = seq < self.max_seen;
         if seq == self.next {
-            self.deliver(cx);
+            self.deliver(cx, sent_at);
         } else if seq > self.next && seq - self.next <= MAX_REORDER {
             let idx = (seq - self.next - 1) as usize;
             if idx >= self.ooo.len() {
-                self.ooo.resize(idx + 1, false);
+                self.ooo.resize(idx + 1, None);
             }
-            self.ooo[idx] = true;
+            self.ooo[idx] = Some(sent_at);
             self.remember(seq);
         }
         self.max_seen = self.max_seen.max(seq);
@@ -117,16 +127,23 @@ impl TcpSink {
     }
 
     /// The next expected packet arrived: hand it and any buffered successors to the
-    /// application.
-    fn deliver(&mut self, cx: &mut AgentCtx) {
+    /// application. Only packets sent inside the measurement window count as its goodput.
+    fn deliver(&mut self, cx: &mut AgentCtx, sent_at: Time) {
+        let start = cx.stats.start;
         self.next += 1;
-        cx.stats.goodput_bytes += self.payload as u64;
-        while let Some(have) = self.ooo.pop_front() {
-            if !have {
-                break;
-            }
-            self.next += 1;
+        if sent_at >= start {
             cx.stats.goodput_bytes += self.payload as u64;
+        }
+        while let Some(Some(held_sent_at)) = self.ooo.front().copied() {
+            self.ooo.pop_front();
+            self.next += 1;
+            if held_sent_at >= start {
+                cx.stats.goodput_bytes += self.payload as u64;
+            }
+        }
+        // the gap that stopped the loop (if any) is now the next expected packet
+        if self.ooo.front() == Some(&None) {
+            self.ooo.pop_front();
         }
     }
 
@@ -149,11 +166,11 @@ impl TcpSink {
     fn block_of(&self, seq: i64) -> (i64, i64) {
         let idx = (seq - self.next - 1) as usize;
         let mut lo = idx;
-        while lo > 0 && self.ooo.get(lo - 1) == Some(&true) {
+        while lo > 0 && self.ooo.get(lo - 1).is_some_and(|h| h.is_some()) {
             lo -= 1;
         }
         let mut hi = idx + 1;
-        while self.ooo.get(hi) == Some(&true) {
+        while self.ooo.get(hi).is_some_and(|h| h.is_some()) {
             hi += 1;
         }
         let base = self.next + 1;
@@ -169,7 +186,12 @@ impl TcpSink {
             let mut n = 0;
             for i in 0..self.recent_len {
                 let r = self.recent[i];
-                if r <= self.next || self.ooo.get((r - self.next - 1) as usize) != Some(&true) {
+                if r <= self.next
+                    || !self
+                        .ooo
+                        .get((r - self.next - 1) as usize)
+                        .is_some_and(|h| h.is_some())
+                {
                     continue; // now covered by the cumulative ACK
                 }
                 let (start, end) = self.block_of(r);
