@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 TOP = {"name", "duration", "warmup", "seed", "sample_interval", "sample_flows", "topology", "tcp", "flows"}
 QUEUE = {"limit", "aqm"}
-LINK = {"rate", "delay", "loss", "queue", "reverse_queue"}
+LINK = {"rate", "delay", "loss", "loss_direction", "queue", "reverse_queue"}
 GLINK = LINK | {"from", "to", "duplex", "name", "monitor"}
 ACCESS = {"rate", "delay", "queue"}
 DUMBBELL = {"kind", "senders", "receivers", "bottleneck", "access", "receiver_access"}

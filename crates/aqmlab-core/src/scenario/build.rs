@@ -2,7 +2,8 @@
 //! queue disciplines, routes, agents and their start and stop events.
 
 use super::schema::{
-    AccessSpec, Endpoints, FlowSpec, LimitSpec, LinkSpec, QueueSpec, Scenario, StartSpec, Topology,
+    AccessSpec, Endpoints, FlowSpec, LimitSpec, LinkSpec, LossDirection, QueueSpec, Scenario,
+    StartSpec, Topology,
 };
 use super::ScenarioError;
 use crate::aqm::{build_queue, CustomAqmFactory, QueueEnv, QueueLimit};
@@ -83,13 +84,14 @@ impl NetworkBuilder<'_> {
             self.nodes[a as usize].clone(),
             self.nodes[b as usize].clone(),
         );
+        let (forward_loss, reverse_loss) = spec.loss_direction.split(spec.loss);
         let fwd = self.link(
             forward_name.unwrap_or(format!("{na}->{nb}")),
             a,
             b,
             spec.rate.0,
             spec.delay.0,
-            spec.loss,
+            forward_loss,
             &spec.queue,
             &format!("{path}.queue"),
         )?;
@@ -103,7 +105,7 @@ impl NetworkBuilder<'_> {
             a,
             spec.rate.0,
             spec.delay.0,
-            spec.loss,
+            reverse_loss,
             &reverse,
             &format!("{path}.reverse_queue"),
         )?;
@@ -122,6 +124,7 @@ impl NetworkBuilder<'_> {
             rate: a.rate.get(i),
             delay: a.delay.get(i),
             loss: 0.0,
+            loss_direction: LossDirection::Forward,
             queue: a.queue.clone(),
             reverse_queue: Some(a.queue.clone()),
         };
@@ -216,6 +219,7 @@ pub fn build(
                     rate: l.rate,
                     delay: l.delay,
                     loss: l.loss,
+                    loss_direction: l.loss_direction,
                     queue: l.queue.clone(),
                     reverse_queue: l.reverse_queue.clone(),
                 };

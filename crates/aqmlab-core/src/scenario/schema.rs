@@ -162,10 +162,37 @@ pub struct LinkSpec {
     /// Bernoulli loss probability of each transmitted packet.
     #[serde(default)]
     pub loss: f64,
+    /// Which direction(s) `loss` applies to (default: forward only).
+    #[serde(default)]
+    pub loss_direction: LossDirection,
     #[serde(default)]
     pub queue: QueueSpec,
     /// Queue of the opposite direction (default: DropTail with `queue`'s limit).
     pub reverse_queue: Option<QueueSpec>,
+}
+
+/// The direction(s) of a duplex link that its random `loss` applies to. Forward is the
+/// link's from -> to direction (the dumbbell's bottleneck: senders to receivers, where the
+/// data goes); reverse carries the ACKs. Before issue 10 the loss applied to both, so a
+/// "1 % loss" bottleneck also lost 1 % of the ACKs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossDirection {
+    #[default]
+    Forward,
+    Reverse,
+    Both,
+}
+
+impl LossDirection {
+    /// The loss probabilities of the forward and the reverse direction.
+    pub fn split(self, loss: f64) -> (f64, f64) {
+        match self {
+            LossDirection::Forward => (loss, 0.0),
+            LossDirection::Reverse => (0.0, loss),
+            LossDirection::Both => (loss, loss),
+        }
+    }
 }
 
 /// One value for all, or one per item (cycled if shorter).
@@ -243,6 +270,9 @@ pub struct GraphLinkSpec {
     pub delay: Duration,
     #[serde(default)]
     pub loss: f64,
+    /// Which direction(s) `loss` applies to (default: forward only).
+    #[serde(default)]
+    pub loss_direction: LossDirection,
     #[serde(default)]
     pub queue: QueueSpec,
     pub reverse_queue: Option<QueueSpec>,
@@ -567,6 +597,12 @@ fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
                     ));
                 }
                 check_loss(l.loss, &format!("{p}.loss"))?;
+                if !l.duplex && l.loss_direction != LossDirection::Forward {
+                    return Err(ScenarioError::new(
+                        format!("{p}.loss_direction"),
+                        "a link with duplex = false has no reverse direction; use \"forward\"",
+                    ));
+                }
             }
             Ok(Topology::Graph(g))
         }
