@@ -111,19 +111,22 @@ def throughput_figure(ctx: Context) -> list:
     import matplotlib.pyplot as plt
 
     loads = list(runs["load"].dropna().unique()) if "load" in runs.columns else [None]
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    color = {c: colors[i % len(colors)] for i, c in enumerate(sorted(runs["config"].unique()))}
     fig, axs = plt.subplots(1, len(loads), figsize=(4.2 * len(loads), 3.6), squeeze=False)
     for ax, load in zip(axs[0], loads, strict=True):
         sel = runs if load is None else runs[runs["load"] == load]
         for cfg, g in sel.groupby("config"):
-            pts = [(t, g[c].mean()) for t, c in cols if g[c].notna().any()]
+            # from 1 s on: at 0 s the ratio is 0 / (first packets) whatever the AQM
+            pts = [(t, g[c].mean()) for t, c in cols if t >= 1 and g[c].notna().any()]
             if not pts:
                 continue
-            ax.plot([t for t, _ in pts], [y for _, y in pts], label=f"{cfg} (ours)")
+            ax.plot([t for t, _ in pts], [y for _, y in pts], color=color[cfg], label=f"{cfg} (ours)")
         for pv in ctx.exp.paper_values:
             if isinstance(pv.get("normalized_throughput"), (int, float)) and pv.get("time_s") is not None \
-                    and (load is None or pv.get("load") == load):
+                    and (load is None or pv.get("load") == load) and pv.get("config") in color:
                 ax.plot([pv["time_s"]], [pv["normalized_throughput"]], ls="none", marker="s", mfc="none",
-                        label=f"{pv['config']} (paper)")
+                        color=color[pv["config"]], label=f"{pv['config']} (paper)")
         ax.set_xlabel("time (s)")
         ax.set_ylabel("normalized throughput (received / sent, ratio)")
         ax.set_title(f"{load or 'heavy, longer RTT'} load" + (" [quick]" if ctx.quick else ""), fontsize=9)
