@@ -48,7 +48,8 @@ def test_configuration_points_rule():
     assert len(e.points(orange)) == 4 * 16
     assert len(e.points(e.configuration("red_max30"))) == 3
     d = spec.load_paper("dsred").experiment("table2")
-    assert [p["load"] for p in d.points(d.configuration("red_p1"))] == ["heavy", "medium", "low"]
+    assert [p["load"] for p in d.points(d.configuration("red_p1"))] == ["heavy", "medium", "low", "greedy_heavy",
+                                                                       "greedy_low"]
 
 
 def _tiny_aqm_run(aqm):

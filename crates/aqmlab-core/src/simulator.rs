@@ -296,7 +296,25 @@ impl Simulator {
             let series = &mut self.series;
             series.push(now, src, "queue_packets", l.queue.len_packets() as f64);
             series.push(now, src, "queue_bytes", l.queue.len_bytes() as f64);
+            // The link's summary so far (since the measurement start: the end of the warm-up,
+            // or 0 before it): what the queue table would say if the run ended now. Running
+            // time averages (the DSRED paper's Figs 7-18) are read from these.
+            let st = &l.stats;
+            series.push(now, src, "arrivals", st.arrivals as f64);
+            series.push(now, src, "drops", st.drops() as f64);
+            series.push(now, src, "mean_queue_packets", st.len_packets.mean(now));
+            let d = st.sojourn.mean();
+            series.push(now, src, "mean_delay_ms", d / 1e6);
             l.queue.state(&mut |name, v| series.push(now, src, name, v));
+        }
+        if !self.flow_stats.is_empty() {
+            // Packets sent / received by all flows so far (since the measurement start), for
+            // running ratios such as the DSRED paper's normalized throughput (Figs 19-22).
+            let src = self.series.source_id("flows");
+            let sent: u64 = self.flow_stats.iter().map(|s| s.packets_sent).sum();
+            let recv: u64 = self.flow_stats.iter().map(|s| s.packets_received).sum();
+            self.series.push(now, src, "packets_sent", sent as f64);
+            self.series.push(now, src, "packets_received", recv as f64);
         }
         if self.sample_flows {
             for (fi, f) in self.flows.iter().enumerate() {

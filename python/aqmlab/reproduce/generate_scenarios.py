@@ -622,10 +622,82 @@ start = {{ uniform = ["0s", "99s"] }}
             )
 
 
+# Second load model (issue 10): the paper's "three ftp sources" (sec. 4) read as three greedy
+# FTP flows (always data to send), one per server, for the whole 100 s. With greedy flows the
+# paper's "Heavy" / "Low" (OPNET's "Server TCP load" setting, sec. 4, not defined) cannot be a
+# request rate; we read it as how many packets the three sources keep in flight, i.e. the TCP
+# window (the receiver's advertised window): heavy = 20 packets per flow (the project's window,
+# 60 in flight against a path of ~16 packets at 1 ms/packet and RTTs of 12-20 ms: a standing
+# queue of ~40 packets without AQM, above K_h = 20, so the AQM must drop); low = 8 packets per
+# flow (24 in flight: a standing queue of ~8 packets without AQM, between K_l = 6 and
+# K_m = 13, so the AQM is engaged lightly). Bottleneck, RTTs and buffer as in the paper.
+DSRED_GREEDY_WINDOWS = {"heavy": 20, "low": 8}
+
+
+def dsred_greedy() -> None:
+    for load, window in DSRED_GREEDY_WINDOWS.items():
+        links = "".join(
+            f"""
+[[topology.links]]
+from = "server{i}"
+to = "gateway"
+rate = "100Mbps"
+delay = "{d}"
+queue = {{ limit = 1000 }}
+"""
+            for i, d in enumerate(("1ms", "5ms", "3ms"))
+        )
+        write(
+            f"dsred/greedy_{load}.toml",
+            f"""
+# DSRED (OPNET), second load model: three greedy FTP flows (one per server, 0-100 s), {load}
+# load read as a TCP window of {window} packets per flow (the paper does not define its load
+# levels; papers/dsred.toml, gaps). Access delays 1, 5, 3 ms (Figs 7-18, Tables 2-3), bottleneck
+# gateway -> destination 10 Mb/s 5 ms, buffer 200 packets, 1250 B packets on the wire. Default
+# AQM: DSRED K_l 6, K_m 13, K_h 20, gamma 0.96, w 0.07 (the runner substitutes the others).
+# Time averages from 0 s, sampled every 1 s (the paper's running averages).
+name = "dsred-greedy-{load}"
+duration = "100s"
+warmup = "0s"
+sample_interval = "1s"
+sample_flows = false
+
+[topology]
+kind = "graph"
+nodes = ["server0", "server1", "server2", "gateway", "destination"]
+
+[[topology.links]]
+from = "gateway"
+to = "destination"
+rate = "10Mbps"
+delay = "5ms"
+name = "bottleneck"
+monitor = true
+queue = {{ limit = 200, aqm = {{ kind = "dsred", k_l = 6, k_m = 13, k_h = 20, gamma = 0.96, w_q = 0.07 }} }}
+{links}
+[tcp]
+variant = "reno"
+packet_size = 1210
+header_size = 40
+ack_size = 40
+window = {window}
+min_rto = "1s"
+
+[[flows]]
+kind = "tcp"
+group = "ftp"
+from = ["server0", "server1", "server2"]
+to = "destination"
+start = "0s"
+""",
+        )
+
+
 if __name__ == "__main__":
     orange()
     newque()
     hybrid_red()
     qvared()
     dsred()
+    dsred_greedy()
     print("scenarios written under", HERE)

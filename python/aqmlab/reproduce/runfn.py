@@ -12,6 +12,11 @@ Module-level, so it pickles into worker processes. Extra keys (prefix ``x.``):
 * ``x.ts.<link>.queue_avg@<t>``: running time-average of the sampled queue length from the
   start of the series to time t (only when the scenario sets ``sample_interval``; at most
   200 sample times).
+* ``x.ts.<link>.{mean_queue_packets,mean_delay_ms,drop_rate_pps}@<t>`` and
+  ``x.ts.flows.normalized_throughput@<t>``: the simulator's running summaries sampled at t
+  (time-average queue, mean sojourn and drops / (t - warm-up) of the monitored link since the
+  measurement start; all flows' packets received / sent so far), e.g. the DSRED paper's values
+  "at 88 s" and its Figs 19-22 (same limit of 200 sample times).
 """
 
 from __future__ import annotations
@@ -53,7 +58,34 @@ def extras(result: Any) -> dict[str, float]:
             run = v.cumsum() / (1 + __import__("numpy").arange(len(v)))
             for ti, ri in zip(t, run):
                 out[f"x.ts.{src}.queue_avg@{ti:g}"] = float(ri)
+        _running(ts, out, result.warmup_s)
     return out
+
+
+RUNNING = ("mean_queue_packets", "mean_delay_ms")
+
+
+def _running(ts: Any, out: dict[str, float], warmup_s: float) -> None:
+    """The simulator's running summaries (sampled cumulative values) as ``x.ts.`` scalars."""
+    for src, g in ts[ts["variable"].isin(RUNNING + ("drops",))].groupby("source"):
+        for var, h in g.groupby("variable"):
+            h = h.sort_values("time_s")
+            if len(h) > MAX_SERIES_POINTS:
+                continue
+            for ti, v in zip(h["time_s"].to_numpy(), h["value"].to_numpy()):
+                if var == "drops":
+                    span = ti - warmup_s
+                    if span > 0:
+                        out[f"x.ts.{src}.drop_rate_pps@{ti:g}"] = float(v) / span
+                else:
+                    out[f"x.ts.{src}.{var}@{ti:g}"] = float(v)
+    f = ts[ts["source"] == "flows"]
+    sent = f[f["variable"] == "packets_sent"].sort_values("time_s")
+    recv = f[f["variable"] == "packets_received"].sort_values("time_s")
+    if 0 < len(sent) <= MAX_SERIES_POINTS and len(sent) == len(recv):
+        for ti, s_, r_ in zip(sent["time_s"].to_numpy(), sent["value"].to_numpy(), recv["value"].to_numpy()):
+            if s_ > 0:
+                out[f"x.ts.flows.normalized_throughput@{ti:g}"] = float(r_ / s_)
 
 
 def run(scenario: dict, seed: int) -> dict[str, Any]:

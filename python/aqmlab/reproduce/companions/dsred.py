@@ -1,5 +1,12 @@
-"""DSRED: the claimed ordering against RED (checked per load with CIs), running-average
-queue traces, and Fig. 5 from the analytic chain."""
+"""DSRED: the claimed ordering against RED (checked per load with CIs, over the whole run and
+at 88 s from the running averages), running-average queue and normalized-throughput traces,
+and Fig. 5 from the analytic chain.
+
+Sources: Zheng & Atiquzzaman, DSRED, IEICE Trans. Commun. E89-B(3), 2006: sec. 4 (set-up: three
+ftp sources, Heavy/Low "Server TCP load"), sec. 5.1-5.3 (orderings; the values at 88 s are
+running time averages, Figs 7 and 13), sec. 5.4 (normalized throughput over time, Figs 19-22).
+The running averages at a time t are the simulator's sampled running summaries
+(``x.ts.<link>.<var>@<t>``, see ``runfn``), not whole-run averages."""
 
 from __future__ import annotations
 
@@ -38,7 +45,22 @@ def _diff_ci(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return float(a.mean() - b.mean()), float(t.ppf(0.975, dof) * se)
 
 
-def ordering(ctx: Context) -> pd.DataFrame:
+# metric -> the running summary that gives its value at time t (x.ts.<column>@<t>)
+AT_TIME = {"queueing_delay_ms": "bottleneck.mean_delay_ms", "queue_pkts": "bottleneck.mean_queue_packets",
+           "drop_rate_pps": "bottleneck.drop_rate_pps", "normalized_throughput": "flows.normalized_throughput"}
+AT_S = 88  # sec. 5.3: "at simulation time of 88 seconds"
+
+
+def _column(runs: pd.DataFrame, metric: str, at_s: float | None) -> str | None:
+    if at_s is None:
+        return metric if metric in runs.columns else None
+    c = f"x.ts.{AT_TIME[metric]}@{at_s:g}" if metric in AT_TIME else None
+    return c if c in runs.columns else None
+
+
+def ordering(ctx: Context, at_s: float | None = None) -> pd.DataFrame:
+    """DSRED - RED per pair, load and metric (Welch 95 % CI); over the run (``at_s`` None) or
+    from the running averages at ``at_s`` seconds."""
     runs = ctx.runs
     rows = []
     if runs.empty:
@@ -48,10 +70,11 @@ def ordering(ctx: Context) -> pd.DataFrame:
         for load in loads:
             sel = runs if load is None else runs[runs["load"] == load]
             for m in [mm["name"] for mm in ctx.exp.metrics]:
-                if m not in CLAIM_DIRECTION:
+                col = _column(runs, m, at_s)
+                if m not in CLAIM_DIRECTION or col is None:
                     continue
-                a = sel[sel["config"] == ds][m].to_numpy(dtype=float)
-                b = sel[sel["config"] == red][m].to_numpy(dtype=float)
+                a = sel[sel["config"] == ds][col].to_numpy(dtype=float)
+                b = sel[sel["config"] == red][col].to_numpy(dtype=float)
                 if not len(a) or not len(b):
                     continue
                 d, h = _diff_ci(a, b)
@@ -59,10 +82,57 @@ def ordering(ctx: Context) -> pd.DataFrame:
                 claim_holds = d < 0 if lower_better else d > 0
                 significant = math.isfinite(h) and abs(d) > h
                 verdict = ("holds" if claim_holds else "reversed") + (" (significant)" if significant else " (not significant)")
-                rows.append({"pair": f"{ds} vs {red}", "load": load or "heavy (rtt)", "metric": m,
+                rows.append({"pair": f"{ds} vs {red}", "load": load or "heavy (rtt)", "at": "whole run" if at_s is None else f"{at_s:g} s", "metric": m,
                              "dsred": float(np.nanmean(a)), "red": float(np.nanmean(b)), "dsred_minus_red": d,
-                             "ci95": h, "claim": "DSRED lower" if lower_better else "DSRED higher", "verdict": verdict})
+                             "dsred_ci95": _half(a), "red_ci95": _half(b), "ci95": h, "claim": "DSRED lower" if lower_better else "DSRED higher", "verdict": verdict})
     return pd.DataFrame(rows)
+
+
+def _half(x: np.ndarray) -> float:
+    """Student-t 95 % half width of the mean of x."""
+    x = x[np.isfinite(x)]
+    if len(x) < 2:
+        return math.nan
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
+
+
+def throughput_figure(ctx: Context) -> list:
+    """Running normalized throughput (received / sent so far) vs time, one panel per load
+    (Figs 19-22); a configuration with no sample is left out rather than drawn empty."""
+    runs = ctx.runs
+    if runs.empty:
+        return []
+    pre = "x.ts.flows.normalized_throughput@"
+    cols = sorted((float(c[len(pre):]), c) for c in runs.columns if c.startswith(pre))
+    if not cols:
+        return []
+    import matplotlib.pyplot as plt
+
+    loads = list(runs["load"].dropna().unique()) if "load" in runs.columns else [None]
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    color = {c: colors[i % len(colors)] for i, c in enumerate(sorted(runs["config"].unique()))}
+    fig, axs = plt.subplots(1, len(loads), figsize=(4.2 * len(loads), 3.6), squeeze=False)
+    for ax, load in zip(axs[0], loads, strict=True):
+        sel = runs if load is None else runs[runs["load"] == load]
+        for cfg, g in sel.groupby("config"):
+            # from 1 s on: at 0 s the ratio is 0 / (first packets) whatever the AQM
+            pts = [(t, g[c].mean()) for t, c in cols if t >= 1 and g[c].notna().any()]
+            if not pts:
+                continue
+            ax.plot([t for t, _ in pts], [y for _, y in pts], color=color[cfg], label=f"{cfg} (ours)")
+        for pv in ctx.exp.paper_values:
+            if isinstance(pv.get("normalized_throughput"), (int, float)) and pv.get("time_s") is not None \
+                    and (load is None or pv.get("load") == load) and pv.get("config") in color:
+                ax.plot([pv["time_s"]], [pv["normalized_throughput"]], ls="none", marker="s", mfc="none",
+                        color=color[pv["config"]], label=f"{pv['config']} (paper)")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("normalized throughput (received / sent, ratio)")
+        ax.set_title(f"{load or 'heavy, longer RTT'} load" + (" [quick]" if ctx.quick else ""), fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    return F.save(fig, ctx.out_dir / "figures", "normalized_throughput_running")
 
 
 def trace_figure(ctx: Context) -> list:
@@ -101,10 +171,29 @@ def _sim_hook(ctx: Context) -> CompanionOutput:
         o.to_csv(ctx.out_dir / "ordering.csv", index=False)
         md.append(df_markdown(o))
         md.append("")
-        md.append("Time-dependent paper values (running averages at 88 s) are listed in the table with 'n/a': we "
-                  "report whole-run (0-100 s) averages, i.e. the running average at 100 s; the queue's running "
-                  "average over time is in figures/queue_running_average.*")
-    return CompanionOutput(markdown="\n".join(md), figures=trace_figure(ctx), values={"ordering": o})
+        md.append("Whole-run values are the running averages at 100 s. The loads greedy_heavy / greedy_low are the "
+                  "second load model (three greedy FTP flows, window 20 / 8 per flow; papers/dsred.toml, gaps).")
+    o88 = ordering(ctx, AT_S)
+    if not o88.empty:
+        o88.to_csv(ctx.out_dir / "ordering_88s.csv", index=False)
+        md += ["", f"## The same at {AT_S} s (running averages from 0 s, as the paper's sec. 5.3 values)", "",
+               df_markdown(o88)]
+        paper = [pv for pv in ctx.exp.paper_values if pv.get("time_s") == AT_S and pv.get("running_average")]
+        rows = []
+        for pv in paper:
+            for m in AT_TIME:
+                col = _column(ctx.runs, m, AT_S)
+                if not isinstance(pv.get(m), (int, float)) or col is None:
+                    continue
+                sel = ctx.runs[(ctx.runs["config"] == pv["config"]) & (ctx.runs.get("load") == pv.get("load"))]
+                x = sel[col].to_numpy(dtype=float)
+                rows.append({"config": pv["config"], "load": pv.get("load"), "metric": m, "paper": pv[m],
+                             "ours": float(np.nanmean(x)) if len(x) else math.nan, "ci95": _half(x), "n": len(x)})
+        if rows:
+            md += ["", f"Paper values at {AT_S} s (the table above lists them as n/a) against ours at {AT_S} s:", "",
+                   df_markdown(pd.DataFrame(rows))]
+    figs = trace_figure(ctx) + throughput_figure(ctx)
+    return CompanionOutput(markdown="\n".join(md), figures=figs, values={"ordering": o, "ordering_88s": o88})
 
 
 for _e in ("table2", "table3", "rtt"):
