@@ -532,6 +532,50 @@ start = {{ uniform = ["0s", "1s"] }}
 tcp = {{ window = 8 }}
 """,
     )
+    ftp = [f"s{i}" for i in range(60)]
+    write(
+        "qvared/bias_many_flows.toml",
+        f"""
+# QVARED, Fig. 9, second series (our assumption): bias.toml with 60 FTP flows (window 12,
+# access 100 Mb/s 1 ms) instead of 4, and the same bursty FTP flow s60 (window 8, access
+# 16 ms). Up to 60 x 12 + 8 = 728 packets in flight, more than the largest buffer of the axis
+# (600), so the buffer bites: with 4 flows at most 56 are in flight and DropTail never drops.
+name = "qvared-bias-many-flows"
+duration = "100s"
+warmup = "10s"
+
+[topology]
+kind = "dumbbell"
+senders = 61
+bottleneck = {{ rate = "10Mbps", delay = "2ms", queue = {{ limit = 200, aqm = {QVARED_AQM} }} }}
+access = {{ rate = "100Mbps", delay = {strlist(["1ms"] * 60 + ["16ms"])} }}
+receiver_access = {{ rate = "100Mbps", delay = "1ms" }}
+
+[tcp]
+variant = "reno"
+ecn = true
+packet_size = 1000
+header_size = 40
+ack_size = 40
+min_rto = "200ms"
+
+[[flows]]
+kind = "tcp"
+group = "ftp"
+from = {strlist(ftp)}
+to = {strlist([f"d{i}" for i in range(60)])}
+start = {{ uniform = ["0s", "1s"] }}
+tcp = {{ window = 12 }}
+
+[[flows]]
+kind = "tcp"
+group = "bursty"
+from = "s60"
+to = "d60"
+start = {{ uniform = ["0s", "1s"] }}
+tcp = {{ window = 8 }}
+""",
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -149,7 +149,13 @@ def goodput_mbps(row, link):
     return _g(row, "flows.goodput_bps.sum") / 1e6
 
 
-@register("bias", "bursty flow group's share of (drops + marks) / its share of delivered packets (Floyd & Jacobson 1993; "
-          "x.bias from companions.qvared.run_with_bias; 1 = unbiased)")
+@register("bias", "QVARED's Fig. 9 ratio: the bursty flow's goodput / the equal share of the total goodput "
+          "('actual rate / fair rate'; x.bias from companions.qvared.run_with_bias; 1 = fair, higher is better)")
 def bias(row, link):
     return _g(row, "x.bias")
+
+
+@register("bias_fj", "Floyd & Jacobson 1993's bias: bursty flow's share of (drops + marks) / its share of delivered "
+          "packets (x.bias_fj; 1 = unbiased, lower is better; NaN without congestion signals)")
+def bias_fj(row, link):
+    return _g(row, "x.bias_fj")

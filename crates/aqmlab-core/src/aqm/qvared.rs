@@ -1,7 +1,11 @@
 //! QVARED: Adaptive RED with a three-threshold drop curve scaled by the rate of change of avg.
 //!
-//! Source: J.-H. Seol, K. Y. Lee, "A Study on an Adaptive AQM Using Queue Length Variation"
-//! (seed 003), section III-B, Figs. 3 and 4; reading in ../shared/specs/seed-algorithms.md.
+//! Sources: J.-H. Seol, K. Y. Lee, "A Study on an Adaptive AQM Using Queue Length Variation"
+//! (seed 003), section III-B, Figs. 3 and 4, section IV (Fig. 8); reading in
+//! ../shared/specs/seed-algorithms.md. ECN: ns-2 `queue/red.cc`, `REDQueue::drop_early` (an
+//! early decision marks an ECT packet only while `v_prob1` (p_b, before the count correction)
+//! is below `mark_p_`, and drops otherwise) and `REDQueue::enque` (forced drops are drops);
+//! `tcl/lib/ns-default.tcl` (`mark_p_` 0.1, `use_mark_p_` true).
 //!
 //! On each arrival (Fig. 4): avg is updated as RED's EWMA (with ns-2's idle decay), max_p is
 //! adapted as Adaptive RED ([`super::ared::AdaptiveMaxP`], band [min_th + 0.4 D, min_th + 0.6 D]:
@@ -10,27 +14,44 @@
 //!   avg_prev = avg, time_prev = now (both start at 0, as Fig. 4 initialises them). Guard: an
 //!   arrival at the same instant as the previous one leaves q_t, avg_prev and time_prev as they
 //!   were, so the change is measured over the next positive interval instead of being lost.
-//! - min_th < avg < max_th: p_b = max_p (avg - min_th)/(med_th - min_th) below med_th, else
-//!   p_b = max_p (max_th - avg)/(max_th - med_th). This second branch FALLS from max_p at med_th
-//!   to 0 at max_th: it is what Fig. 4 writes and aqmlab implements it as written (Fig. 3 is not
-//!   legible in the source text; a rising curve would be max_p + (1 - max_p)(avg - med_th)/...,
-//!   which the paper never states). Then if q_t < 0: p_b /= 2; if q_tmax > 0:
-//!   p_b += p_b q_t/q_tmax; p_b is clipped to [0, 1] (a fall faster than the fastest rise seen
-//!   would make it negative). p_a = p_b/(1 - count p_b), 1 when the denominator is <= 0 (this
-//!   is RED's [`super::red::count_corrected`] without `wait`).
-//! - avg >= max_th: every arrival is dropped (forced), or CE-marked if `ecn` is on and the
-//!   packet is ECT (the paper's Fig. 1 says "mark the arriving packet"); the spec's reading.
+//! - min_th < avg < max_th: p_b = max_p (avg - min_th)/(med_th - min_th) below med_th. From
+//!   med_th to max_th the branch is chosen by `curve` ([`Curve`]):
+//!   - `"rising"` (default): p_b = max_p (1 + (avg - med_th)/(max_th - med_th)), from max_p at
+//!     med_th to 2 max_p at max_th (at the paper's symmetric thresholds 20/50/80 this is the
+//!     first branch's line continued). The reading that reproduces Fig. 8 (avg near ARED's,
+//!     around the 50-packet target): see docs/readings.md and REPRODUCTION.md.
+//!   - `"falling"`: p_b = max_p (max_th - avg)/(max_th - med_th), from max_p at med_th to 0 at
+//!     max_th, exactly as Fig. 4 prints it. Dropping less as avg grows pushes avg up to max_th,
+//!     where every arrival is a forced drop: Fig. 8's QVARED avg is near ARED's, so we read the
+//!     printed branch as a typo (Fig. 3, which draws the curve, is not legible in the source).
+//!   - `"rising_to_one"`: p_b = max_p + (1 - max_p)(avg - med_th)/(max_th - med_th), from max_p
+//!     to 1 at max_th (gentle RED's shape squeezed into [med_th, max_th]; continuous with the
+//!     forced region). Not stated by the paper either; kept to show the choice matters little
+//!     for Fig. 8.
+//!
+//!   Then if q_t < 0: p_b /= 2; if q_tmax > 0: p_b += p_b q_t/q_tmax; p_b is clipped to [0, 1]
+//!   (a fall faster than the fastest rise seen would make it negative). p_a = p_b/(1 - count
+//!   p_b), 1 when the denominator is <= 0 (RED's [`super::red::count_corrected`] without `wait`).
+//! - avg >= max_th: every arrival is a forced drop, never a mark (ns-2's `enque`).
 //! - avg below min_th: enqueue.
-//!   RED's bookkeeping is ns-2's ([`Red::decide`]): count counts arrivals since the last drop,
-//!   the first arrival of a congestion epoch is spared and restarts count at 1, no early drop
-//!   while q <= 1, a full buffer drops.
+//!   RED's bookkeeping and ECN rule are ns-2's ([`Red::decide`], the same code RED and Adaptive
+//!   RED use): count counts arrivals since the last drop, the first arrival of a congestion
+//!   epoch is spared and restarts count at 1, no early drop while q <= 1, a full buffer drops;
+//!   with `ecn` an early decision marks an ECT packet while p_b < `mark_p` and drops it
+//!   otherwise. `mark_p = 1` marks every early decision (ns-2 with `use_mark_p_` false).
+//!   Until issue 10 QVARED hard-coded mark_p = 1 and marked in the forced region too (Linux
+//!   `sch_red`'s rule without `harddrop`), while the RED and ARED it is compared with drop
+//!   there: that compared two ECN rules, not three algorithms, so the forced-region mark was
+//!   removed (aqmlab's RED and ARED have no such rule to share it with).
 //!
 //! Parameters:
 //! - `min_th` (packets, 20), `med_th` (packets, 50), `max_th` (packets, 80):
 //!   min_th < med_th < max_th
 //! - `max_p` (probability, 0.02): initial max_p
+//! - `curve` ("rising" | "falling" | "rising_to_one", "rising"): the branch after med_th
 //! - `w_q` (weight, 0.002; "auto" as RED)
-//! - `ecn` (bool, false): mark ECT packets instead of dropping them (early and above max_th)
+//! - `ecn` (bool, false): mark ECT packets on early decisions while p_b < mark_p
+//! - `mark_p` (probability, 0.1, RED's and ns-2's default): the ECN limit above
 //! - `mean_pkt_size` (bytes, 500): ns-2's ptc for the idle decay
 //! - Adaptive RED's `interval` (0.5 s), `alpha` (0.01), `beta` (0.9), `top` (0.5),
 //!   `bottom` (0.01), `adaptive` (true)
@@ -40,7 +61,7 @@ use super::params::AqmParams;
 use super::red::{concat_docs, docs_len, Red, RedConfig, RedParams, WeightSetting};
 use super::registry::doc;
 use super::registry::ParamDoc;
-use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueView, StateSink};
+use super::{Aqm, ArrivalVerdict, QueueEnv, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
@@ -52,13 +73,13 @@ const OWN_DOCS: &[ParamDoc] = &[
         "med_th",
         "50",
         "packets",
-        "peak of the drop curve (p_b = max_p there)",
+        "where the drop curve reaches max_p",
     ),
     doc(
         "max_th",
         "80",
         "packets",
-        "avg at or above it: every arrival dropped (or marked)",
+        "avg at or above it: every arrival dropped (forced, never marked)",
     ),
     doc(
         "max_p",
@@ -66,12 +87,24 @@ const OWN_DOCS: &[ParamDoc] = &[
         "probability",
         "initial max_p (then adapted)",
     ),
+    doc(
+        "curve",
+        "rising",
+        "\"rising\" | \"falling\" | \"rising_to_one\"",
+        "after med_th: max_p to 2*max_p at max_th; max_p down to 0 (Fig. 4 as printed); max_p to 1",
+    ),
     doc("w_q", "0.002", "weight", "EWMA weight (or \"auto\")"),
     doc(
         "ecn",
         "false",
         "bool",
-        "mark ECT packets instead of dropping them",
+        "mark ECT packets on early decisions while p_b < mark_p",
+    ),
+    doc(
+        "mark_p",
+        "0.1",
+        "probability",
+        "mark only while p_b < mark_p; drop above (ns-2, as RED)",
     ),
     doc(
         "mean_pkt_size",
@@ -84,6 +117,18 @@ const OWN_DOCS: &[ParamDoc] = &[
 pub const PARAMS: &[ParamDoc] =
     &concat_docs::<{ docs_len(&[OWN_DOCS, ADAPT_DOCS]) }>(&[OWN_DOCS, ADAPT_DOCS]);
 
+/// The drop curve between med_th and max_th (below med_th it rises from 0 to max_p).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Curve {
+    /// max_p at med_th rising to 2 max_p at max_th (the default; reproduces Fig. 8).
+    Rising,
+    /// max_p at med_th falling to 0 at max_th, as Fig. 4 prints it.
+    Falling,
+    /// max_p at med_th rising to 1 at max_th.
+    RisingToOne,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct QvaredParams {
@@ -91,8 +136,10 @@ pub struct QvaredParams {
     pub med_th: f64,
     pub max_th: f64,
     pub max_p: f64,
+    pub curve: Curve,
     pub w_q: WeightSetting,
     pub ecn: bool,
+    pub mark_p: f64,
     pub mean_pkt_size: u32,
 }
 
@@ -103,8 +150,10 @@ impl Default for QvaredParams {
             med_th: 50.0,
             max_th: 80.0,
             max_p: 0.02,
+            curve: Curve::Rising,
             w_q: WeightSetting::Fixed(0.002),
             ecn: false,
+            mark_p: 0.1,
             mean_pkt_size: 500,
         }
     }
@@ -114,6 +163,7 @@ impl Default for QvaredParams {
 pub struct Qvared {
     pub red: Red,
     pub med_th: f64,
+    pub curve: Curve,
     pub adapt: AdaptiveMaxP,
     pub q_t: f64,
     pub q_tmax: f64,
@@ -122,12 +172,14 @@ pub struct Qvared {
 }
 
 impl Qvared {
-    /// `cfg` holds min_th, max_th, max_p, w_q, ecn; it must be non-gentle without `wait`.
-    pub fn new(cfg: RedConfig, med_th: f64, adapt: AdaptiveMaxP) -> Self {
+    /// `cfg` holds min_th, max_th, max_p, w_q, ecn, mark_p; it must be non-gentle without
+    /// `wait`.
+    pub fn new(cfg: RedConfig, med_th: f64, curve: Curve, adapt: AdaptiveMaxP) -> Self {
         debug_assert!(!cfg.gentle && !cfg.wait);
         Qvared {
             red: Red::new(cfg),
             med_th,
+            curve,
             adapt,
             q_t: 0.0,
             q_tmax: 0.0,
@@ -136,7 +188,7 @@ impl Qvared {
         }
     }
 
-    /// Fig. 4's curve for min_th < avg < max_th, before the variation terms.
+    /// Fig. 4's curve for min_th < avg < max_th, before the variation terms (0 outside).
     pub fn curve(&self, avg: f64) -> f64 {
         let c = &self.red.cfg;
         if avg <= c.min_th || avg >= c.max_th {
@@ -144,7 +196,13 @@ impl Qvared {
         } else if avg < self.med_th {
             c.max_p * (avg - c.min_th) / (self.med_th - c.min_th)
         } else {
-            c.max_p * (c.max_th - avg) / (c.max_th - self.med_th)
+            // fraction of the way from med_th to max_th, in [0, 1)
+            let x = (avg - self.med_th) / (c.max_th - self.med_th);
+            match self.curve {
+                Curve::Rising => c.max_p * (1.0 + x),
+                Curve::Falling => c.max_p * (1.0 - x),
+                Curve::RisingToOne => c.max_p + (1.0 - c.max_p) * x,
+            }
         }
     }
 
@@ -178,17 +236,8 @@ impl Aqm for Qvared {
             .update(q.now, avg, min_th, max_th, &mut self.red.cfg.max_p);
         self.track_variation(q.now, avg);
         let p_b = self.p_b(avg);
-        let forced = avg >= max_th;
-        let v = self.red.decide(q, pkt, rng, avg, p_b, forced);
-        if forced
-            && v == ArrivalVerdict::Drop(DropKind::Forced)
-            && self.red.cfg.ecn
-            && pkt.ecn.ect
-            && !q.is_full_for(pkt.size)
-        {
-            return ArrivalVerdict::Mark;
-        }
-        v
+        // ns-2's RED decision and ECN rule, shared with RED and Adaptive RED.
+        self.red.decide(q, pkt, rng, avg, p_b, avg >= max_th)
     }
 
     fn on_link_idle(&mut self, now: Time) {
@@ -238,13 +287,12 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
         gentle: false,
         wait: false,
         ecn: own.ecn,
-        // p_b never exceeds 2 max_p <= 1: mark whenever ECN applies.
-        mark_p: 1.0,
+        mark_p: own.mark_p,
         mean_pkt_size: own.mean_pkt_size,
         ..RedParams::default()
     };
     let cfg = red.resolve(env, p)?;
-    Ok(Box::new(Qvared::new(cfg, own.med_th, adapt)))
+    Ok(Box::new(Qvared::new(cfg, own.med_th, own.curve, adapt)))
 }
 
 /// Splits the table into Adaptive RED's keys and QVARED's own.
@@ -267,7 +315,7 @@ fn parse_variant_own(p: &AqmParams) -> Result<(AdaptParams, QvaredParams), Scena
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::QueueLimit;
+    use crate::aqm::{DropKind, QueueLimit};
     use crate::net::PacketKind;
     use crate::sim::StreamKind;
 
@@ -281,7 +329,7 @@ mod tests {
         }
     }
 
-    fn qv(w_q: f64, adaptive: bool) -> Qvared {
+    fn qv_with(w_q: f64, adaptive: bool, curve: Curve, ecn: bool, mark_p: f64) -> Qvared {
         let p = AqmParams::new(serde_json::json!({}), "q");
         let red = RedParams {
             min_th: Some(20.0),
@@ -290,12 +338,17 @@ mod tests {
             w_q: WeightSetting::Fixed(w_q),
             gentle: false,
             wait: false,
-            mark_p: 1.0,
+            ecn,
+            mark_p,
             ..RedParams::default()
         };
         let mut adapt = AdaptParams::default().resolve(&p).unwrap();
         adapt.enabled = adaptive;
-        Qvared::new(red.resolve(&env(), &p).unwrap(), 50.0, adapt)
+        Qvared::new(red.resolve(&env(), &p).unwrap(), 50.0, curve, adapt)
+    }
+
+    fn qv(w_q: f64, adaptive: bool) -> Qvared {
+        qv_with(w_q, adaptive, Curve::Rising, false, 0.1)
     }
 
     fn view(now: Time, len: u32) -> QueueView {
@@ -309,20 +362,57 @@ mod tests {
         }
     }
 
+    fn udp(ect: bool) -> Packet {
+        let mut pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        pkt.ecn.ect = ect;
+        pkt
+    }
+
     #[test]
-    fn curve_at_and_around_every_breakpoint() {
-        let q = qv(0.002, false);
+    fn first_branch_is_the_same_for_every_curve() {
         // max_p = 0.02, min 20, med 50, max 80
-        assert_eq!(q.curve(19.9), 0.0);
-        assert_eq!(q.curve(20.0), 0.0);
-        assert!((q.curve(20.3) - 0.02 * 0.3 / 30.0).abs() < 1e-15); // 0.0002
-        assert!((q.curve(35.0) - 0.01).abs() < 1e-15); // 0.02 * 15/30
-        assert!((q.curve(49.9) - 0.02 * 29.9 / 30.0).abs() < 1e-15);
-        assert!((q.curve(50.0) - 0.02).abs() < 1e-15); // peak: max_p
-        assert!((q.curve(50.1) - 0.02 * 29.9 / 30.0).abs() < 1e-15); // falls as written
-        assert!((q.curve(65.0) - 0.01).abs() < 1e-15); // 0.02 * 15/30
+        for curve in [Curve::Rising, Curve::Falling, Curve::RisingToOne] {
+            let q = qv_with(0.002, false, curve, false, 0.1);
+            assert_eq!(q.curve(19.9), 0.0);
+            assert_eq!(q.curve(20.0), 0.0);
+            assert!((q.curve(20.3) - 0.02 * 0.3 / 30.0).abs() < 1e-15); // 0.0002
+            assert!((q.curve(35.0) - 0.01).abs() < 1e-15); // 0.02 * 15/30
+            assert!((q.curve(49.9) - 0.02 * 29.9 / 30.0).abs() < 1e-15);
+            assert!((q.curve(50.0) - 0.02).abs() < 1e-15); // max_p at med_th
+            assert_eq!(q.curve(80.0), 0.0); // forced region: no probabilistic p
+            assert_eq!(q.curve(95.0), 0.0);
+        }
+    }
+
+    #[test]
+    fn rising_branch_reaches_twice_max_p_at_max_th() {
+        let q = qv_with(0.002, false, Curve::Rising, false, 0.1);
+        // 0.02 * (1 + x), x = (avg - 50)/30
+        assert!((q.curve(50.1) - 0.02 * (1.0 + 0.1 / 30.0)).abs() < 1e-15);
+        assert!((q.curve(65.0) - 0.03).abs() < 1e-15); // x = 1/2
+        assert!((q.curve(74.0) - 0.036).abs() < 1e-15); // x = 0.8
+        assert!((q.curve(79.9) - 0.02 * (1.0 + 29.9 / 30.0)).abs() < 1e-15); // -> 0.04
+                                                                             // at the paper's symmetric thresholds it is the first branch's line continued
+        assert!((q.curve(65.0) - 0.02 * (65.0 - 20.0) / 30.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn falling_branch_is_fig_4_as_printed() {
+        let q = qv_with(0.002, false, Curve::Falling, false, 0.1);
+        // 0.02 * (80 - avg)/30
+        assert!((q.curve(50.1) - 0.02 * 29.9 / 30.0).abs() < 1e-15);
+        assert!((q.curve(65.0) - 0.01).abs() < 1e-15);
+        assert!((q.curve(74.0) - 0.004).abs() < 1e-15); // 0.02 * 6/30
         assert!((q.curve(79.9) - 0.02 * 0.1 / 30.0).abs() < 1e-15);
-        assert_eq!(q.curve(80.0), 0.0); // forced region: no probabilistic p
+    }
+
+    #[test]
+    fn rising_to_one_branch_reaches_one_at_max_th() {
+        let q = qv_with(0.002, false, Curve::RisingToOne, false, 0.1);
+        // 0.02 + 0.98 x
+        assert!((q.curve(65.0) - 0.51).abs() < 1e-15); // x = 1/2
+        assert!((q.curve(74.0) - (0.02 + 0.98 * 0.8)).abs() < 1e-15); // 0.804
+        assert!((q.curve(79.9) - (0.02 + 0.98 * 29.9 / 30.0)).abs() < 1e-12);
     }
 
     #[test]
@@ -345,6 +435,10 @@ mod tests {
         q.q_t = -1.0;
         // no rise seen yet: only the halving
         assert!((q.p_b(35.0) - 0.005).abs() < 1e-15);
+        // rising branch at 65 (0.03), fastest rise: 0.06
+        q.q_tmax = 10.0;
+        q.q_t = 10.0;
+        assert!((q.p_b(65.0) - 0.06).abs() < 1e-15);
     }
 
     #[test]
@@ -352,7 +446,7 @@ mod tests {
         // w = 1: avg = q. Arrivals: t = 1 s q = 30; t = 1.5 s q = 40; t = 1.5 s again; t = 2 s q = 35
         let mut q = qv(1.0, false);
         let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let pkt = udp(false);
         q.on_arrival(&view(S, 30), &pkt, &mut rng);
         // (30 - 0)/(1 - 0) = 30 per second
         assert_eq!((q.q_t, q.q_tmax), (30.0, 30.0));
@@ -377,7 +471,7 @@ mod tests {
     fn count_correction_without_wait_and_forced_region() {
         let mut q = qv(1.0, false);
         let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let pkt = udp(false);
         // avg 50 at t = 1 s: q_t = 50 = q_tmax -> p_b = 0.02 * 2 = 0.04; first arrival of the
         // epoch is spared (count = 1)
         assert_eq!(
@@ -393,17 +487,10 @@ mod tests {
             q.on_arrival(&view(3 * S, 50), &pkt, &mut rng),
             ArrivalVerdict::Drop(DropKind::Early)
         );
-        // avg >= max_th: forced drop; with ECN and ECT: mark
+        // avg >= max_th: forced drop
         assert_eq!(
             q.on_arrival(&view(4 * S, 80), &pkt, &mut rng),
             ArrivalVerdict::Drop(DropKind::Forced)
-        );
-        q.red.cfg.ecn = true;
-        let mut ect = pkt.clone();
-        ect.ecn.ect = true;
-        assert_eq!(
-            q.on_arrival(&view(5 * S, 90), &ect, &mut rng),
-            ArrivalVerdict::Mark
         );
         // below min_th: enqueue
         assert_eq!(
@@ -412,11 +499,99 @@ mod tests {
         );
     }
 
+    /// Drives one QVARED to a certain early decision at avg = 50 with q_t = 0 (p_b = max_p):
+    /// t = 1 s starts the epoch (spared), then count is set so that count * p_b >= 1.
+    fn certain_early_decision(max_p: f64, mark_p: f64, ect: bool) -> ArrivalVerdict {
+        let mut q = qv_with(1.0, false, Curve::Rising, true, mark_p);
+        q.red.cfg.max_p = max_p;
+        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        assert_eq!(
+            q.on_arrival(&view(S, 50), &udp(ect), &mut rng),
+            ArrivalVerdict::Enqueue
+        );
+        q.red.count = 1000; // p_a = 1 whatever max_p
+        let v = q.on_arrival(&view(2 * S, 50), &udp(ect), &mut rng);
+        assert_eq!(q.q_t, 0.0);
+        assert!((q.red.p_b - max_p).abs() < 1e-15);
+        assert_eq!(q.red.p_a, 1.0);
+        v
+    }
+
+    #[test]
+    fn ecn_marks_only_below_mark_p_as_ns2_red() {
+        // p_b = 0.02 < mark_p 0.1: an ECT packet is marked, a non-ECT one dropped
+        assert_eq!(
+            certain_early_decision(0.02, 0.1, true),
+            ArrivalVerdict::Mark
+        );
+        assert_eq!(
+            certain_early_decision(0.02, 0.1, false),
+            ArrivalVerdict::Drop(DropKind::Early)
+        );
+        // p_b = 0.09 < 0.1: mark; p_b = 0.1 (not < mark_p) and 0.3: drop, even if ECT
+        assert_eq!(
+            certain_early_decision(0.09, 0.1, true),
+            ArrivalVerdict::Mark
+        );
+        assert_eq!(
+            certain_early_decision(0.1, 0.1, true),
+            ArrivalVerdict::Drop(DropKind::Early)
+        );
+        assert_eq!(
+            certain_early_decision(0.3, 0.1, true),
+            ArrivalVerdict::Drop(DropKind::Early)
+        );
+        // mark_p = 1 (ns-2 with use_mark_p_ false): every early decision on ECT is a mark
+        assert_eq!(certain_early_decision(0.3, 1.0, true), ArrivalVerdict::Mark);
+    }
+
+    #[test]
+    fn forced_region_is_never_marked() {
+        for mark_p in [0.1, 1.0] {
+            let mut q = qv_with(1.0, false, Curve::Rising, true, mark_p);
+            let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+            // avg 80 and 120 >= max_th with ECN on and an ECT packet: forced drops
+            for (t, len) in [(1, 80), (2, 120), (3, 80)] {
+                assert_eq!(
+                    q.on_arrival(&view(t * S, len), &udp(true), &mut rng),
+                    ArrivalVerdict::Drop(DropKind::Forced),
+                    "mark_p {mark_p} q {len}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn build_defaults_and_choices() {
+        let b = |json: serde_json::Value| {
+            let (_, own) = parse_variant_own(&AqmParams::new(json, "q.aqm")).unwrap();
+            own
+        };
+        let d = b(serde_json::json!({}));
+        assert_eq!(d.curve, Curve::Rising);
+        assert_eq!(d.mark_p, 0.1); // RED's and ns-2's default
+        assert!(!d.ecn);
+        let f = b(serde_json::json!({"curve": "falling", "mark_p": 1.0}));
+        assert_eq!((f.curve, f.mark_p), (Curve::Falling, 1.0));
+        assert_eq!(
+            b(serde_json::json!({"curve": "rising_to_one"})).curve,
+            Curve::RisingToOne
+        );
+        assert!(build(
+            &AqmParams::new(
+                serde_json::json!({"curve": "falling", "ecn": true}),
+                "q.aqm"
+            ),
+            &env()
+        )
+        .is_ok());
+    }
+
     #[test]
     fn max_p_adapts_toward_the_44_56_band() {
         let mut q = qv(1.0, true);
         let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let pkt = udp(false);
         // avg 60 > 56 at t = 1 s: 0.02 + min(0.01, 0.005) = 0.025
         q.on_arrival(&view(S, 60), &pkt, &mut rng);
         assert!((q.red.cfg.max_p - 0.025).abs() < 1e-15);
@@ -426,12 +601,14 @@ mod tests {
     }
 
     #[test]
-    fn invalid_thresholds_name_the_parameter() {
+    fn invalid_parameters_name_the_parameter() {
         for (json, path) in [
             (serde_json::json!({"med_th": 10}), "q.aqm.med_th"),
             (serde_json::json!({"max_th": 50}), "q.aqm.max_th"),
             (serde_json::json!({"max_p": 2}), "q.aqm.max_p"),
             (serde_json::json!({"beta": 0}), "q.aqm.beta"),
+            (serde_json::json!({"mark_p": 1.5}), "q.aqm.mark_p"),
+            (serde_json::json!({"curve": "up"}), "q.aqm.curve"),
         ] {
             let e = build(&AqmParams::new(json, "q.aqm"), &env()).err().unwrap();
             assert_eq!(e.path, path, "{e}");

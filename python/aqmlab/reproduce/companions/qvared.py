@@ -27,20 +27,33 @@ TRACE_INTERVAL = "100ms"
 
 # --------------------------------------------------------------------------- bias (Fig. 9)
 def bias_from_flows(flows: pd.DataFrame, bursty_group: str = BURSTY_GROUP) -> dict[str, float]:
-    """Floyd & Jacobson's bias against bursty traffic from a per-flow table (columns group,
-    drops, marks_received, packets_received): the bursty group's share of the congestion
-    signals (drops + ECN marks) divided by its share of the delivered packets. 1 = unbiased,
-    > 1 = the bursty flow gets more than its share of the signals. NaN without signals."""
+    """Bias against bursty traffic from a per-flow table (columns group, goodput_bps, drops,
+    marks_received, packets_received).
+
+    ``x.bias``, the paper's measure (Section IV, Fig. 9 text: "marking rate (actual rate) and
+    idle rate (fair rate) ... the proportion of them. The more this ratio increase, the more
+    stable"): the bursty flow's goodput over its fair rate, the total goodput divided equally
+    among the flows. 1 = an equal share, below 1 = less; higher is better, as the paper says.
+
+    ``x.bias_fj``, Floyd & Jacobson 1993's measure, for reference: the bursty flow's share of
+    the congestion signals (drops + ECN marks) over its share of the delivered packets. 1 =
+    unbiased, above 1 = biased against it (lower is better); NaN without any signal."""
+    nan = {"x.bias": math.nan, "x.bias_fj": math.nan}
     if flows is None or len(flows) == 0 or "group" not in flows.columns:
-        return {"x.bias": math.nan}
+        return nan
+    b = flows["group"] == bursty_group
+    good = flows["goodput_bps"].astype(float)
+    fair = float(good.sum()) / len(flows)
+    actual = float(good[b].sum()) / max(int(b.sum()), 1)
+    bias = actual / fair if fair > 0 and b.any() else math.nan
     sig = flows["drops"].astype(float) + flows.get("marks_received", 0 * flows["drops"]).astype(float)
     thr = flows["packets_received"].astype(float)
-    b = flows["group"] == bursty_group
     tot_sig, tot_thr = float(sig.sum()), float(thr.sum())
     share_sig = float(sig[b].sum()) / tot_sig if tot_sig > 0 else math.nan
     share_thr = float(thr[b].sum()) / tot_thr if tot_thr > 0 else math.nan
-    bias = share_sig / share_thr if share_thr and math.isfinite(share_sig) and share_thr > 0 else math.nan
-    return {"x.bias": bias, "x.bias.signal_share": share_sig, "x.bias.throughput_share": share_thr,
+    fj = share_sig / share_thr if share_thr and math.isfinite(share_sig) and share_thr > 0 else math.nan
+    return {"x.bias": bias, "x.bias_fj": fj, "x.bias.actual_bps": actual, "x.bias.fair_bps": fair,
+            "x.bias.signal_share": share_sig, "x.bias.throughput_share": share_thr,
             "x.bias.signals": tot_sig, "x.bias.bursty_signals": float(sig[b].sum())}
 
 
@@ -62,37 +75,59 @@ assert _base_run  # the default run function this one extends
 
 
 # --------------------------------------------------------------------------- Figs 6-7 text values
+SETTINGS = (("", "with ECN (one rule: ns-2's mark_p)"), ("_noecn", "without ECN"))
+
+
 def reductions(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Drop (and drop + mark) reductions of QVARED vs RED and ARED: per number of sources, and
-    over the whole axis (1 - sum of QVARED's mean drops / sum of the other's)."""
+    """Drop (and drop + mark) reductions of QVARED vs RED and ARED, with ECN (configurations
+    red, ared, qvared) and without (red_noecn, ...): per number of sources, and over the whole
+    axis (1 - sum of QVARED's mean drops / sum of the other's), with a 95 % interval from the
+    replications (each replication's sums; the axis points share the replication index)."""
     runs = ctx.runs
     if runs.empty:
         return pd.DataFrame(), pd.DataFrame()
     runs = runs.assign(signals=runs["dropped_packets"] + runs["marked_packets"])
     means = runs.groupby(["config", "sources"])[["dropped_packets", "marked_packets", "signals"]].mean()
     per = []
-    for n in sorted(runs["sources"].unique()):
-        row = {"sources": n}
-        for cfg in ("red", "ared", "qvared"):
-            for m in ("dropped_packets", "marked_packets"):
-                row[f"{cfg} {m}"] = means.loc[(cfg, n), m] if (cfg, n) in means.index else math.nan
-        for other in ("red", "ared"):
-            d_o, d_q = row[f"{other} dropped_packets"], row["qvared dropped_packets"]
-            row[f"drop reduction vs {other} %"] = 100 * (1 - d_q / d_o) if d_o > 0 else math.nan
-        per.append(row)
+    for suffix, setting in SETTINGS:
+        for n in sorted(runs["sources"].unique()):
+            row: dict[str, Any] = {"setting": setting, "sources": n}
+            for cfg in ("red", "ared", "qvared"):
+                for m in ("dropped_packets", "marked_packets"):
+                    key = (cfg + suffix, n)
+                    row[f"{cfg} {m}"] = means.loc[key, m] if key in means.index else math.nan
+            for other in ("red", "ared"):
+                d_o, d_q = row[f"{other} dropped_packets"], row["qvared dropped_packets"]
+                row[f"drop reduction vs {other} %"] = 100 * (1 - d_q / d_o) if d_o > 0 else math.nan
+            if not all(math.isnan(row[f"{c} dropped_packets"]) for c in ("red", "ared", "qvared")):
+                per.append(row)
     per_df = pd.DataFrame(per)
-    tot = {}
-    for cfg in ("red", "ared", "qvared"):
-        sel = means.loc[cfg] if cfg in means.index.get_level_values(0) else None
-        tot[cfg] = {m: float(sel[m].sum()) if sel is not None else math.nan for m in ("dropped_packets", "signals")}
+
+    def summed(cfg: str, m: str) -> tuple[float, np.ndarray]:
+        sel = runs[runs["config"] == cfg]
+        if sel.empty:
+            return math.nan, np.array([])
+        by_rep = sel.groupby("replication")[m].sum().to_numpy(dtype=float) if "replication" in sel else np.array([])
+        return float(sel.groupby("sources")[m].mean().sum()), by_rep
+
     rows = []
-    for pv in ctx.exp.paper_values:
-        other = "red" if pv.get("claim", "").endswith("RED") and "ARED" not in pv.get("claim", "") else "ared"
-        ours = 100 * (1 - tot["qvared"]["dropped_packets"] / tot[other]["dropped_packets"]) if tot[other]["dropped_packets"] > 0 else math.nan
-        ours_sig = 100 * (1 - tot["qvared"]["signals"] / tot[other]["signals"]) if tot[other]["signals"] > 0 else math.nan
-        rows.append({"source": pv.get("source"), "claim": pv.get("claim"), "paper %": pv.get("value_pct"),
-                     "ours % (dropped packets, summed over the sources axis)": ours,
-                     "ours % (dropped + marked)": ours_sig, "diff (drops)": ours - pv.get("value_pct", math.nan)})
+    for suffix, setting in SETTINGS:
+        for pv in ctx.exp.paper_values:
+            claim = pv.get("claim", "")
+            other = "red" if claim.endswith("RED") and "ARED" not in claim else "ared"
+            row: dict[str, Any] = {"setting": setting, "source": pv.get("source"), "claim": claim,
+                                   "paper %": pv.get("value_pct")}
+            for m, col in (("dropped_packets", "ours % (dropped packets, summed over the sources axis)"),
+                           ("signals", "ours % (dropped + marked)")):
+                tq, rq = summed("qvared" + suffix, m)
+                to, ro = summed(other + suffix, m)
+                row[col] = 100 * (1 - tq / to) if to > 0 else math.nan
+                if len(rq) > 1 and len(rq) == len(ro) and (ro > 0).all():
+                    st = stats(100 * (1 - rq / ro))
+                    row[col + " CI95"] = st["ci95"]
+            row["diff (drops)"] = row["ours % (dropped packets, summed over the sources axis)"] - pv.get("value_pct", math.nan)
+            if not math.isnan(row["ours % (dropped packets, summed over the sources axis)"]):
+                rows.append(row)
     return pd.DataFrame(rows), per_df
 
 
@@ -101,7 +136,9 @@ def sources(ctx: Context) -> CompanionOutput:
     table, per = reductions(ctx)
     md = ["## The text's drop-rate reductions (Fig. 7b), paper vs ours", "",
           ("The paper gives no number for a single point; we compare 1 - (QVARED's drops summed over the sources axis) / "
-          "(RED's or ARED's). With ECN most congestion signals are marks, so the drop + mark reduction is given too."), ""]
+          "(RED's or ARED's), with ECN (one rule for all three: ns-2's, an early decision marks only while p_b < mark_p "
+          "= 0.1, the forced region drops) and without ECN. With ECN most congestion signals can be marks, so the "
+          "drop + mark reduction is given too. CI95 over replications (each replication's sums over the axis)."), ""]
     if not table.empty:
         md += [df_markdown(table), "", "### Per number of sources (means over replications)", "", df_markdown(per)]
         per.to_csv(ctx.out_dir / "per_sources.csv", index=False)
@@ -159,30 +196,42 @@ def avg_trace(ctx: Context) -> CompanionOutput:
 
 # --------------------------------------------------------------------------- Fig. 9
 @hook("qvared", "bias")
+@hook("qvared", "bias_many_flows")
 def bias_hook(ctx: Context) -> CompanionOutput:
     runs = ctx.runs
     if runs.empty:
         return CompanionOutput(markdown="(no runs)")
-    per_cfg = {c: stats(g.groupby("buffer")["bias"].mean().to_numpy(dtype=float)) for c, g in runs.groupby("config")}
     rows = []
+    means: dict[str, float] = {}
     for c in ("droptail", "red", "ared", "qvared"):
-        if c in per_cfg:
-            run_stats = stats(runs[runs["config"] == c]["bias"].to_numpy(dtype=float))
-            rows.append({"row": f"{c}: bias averaged over the buffer axis", "paper": 0.871 if c == "qvared" else None,
-                         "ours": per_cfg[c]["mean"], "ci95 (over runs)": run_stats["ci95"],
-                         "spread over buffers (std)": per_cfg[c]["std"]})
-    dt, qv = per_cfg.get("droptail", {}).get("mean", math.nan), per_cfg.get("qvared", {}).get("mean", math.nan)
-    red_pct = 100 * (1 - qv / dt) if dt and math.isfinite(dt) and dt != 0 else math.nan
-    rows.append({"row": "QVARED's bias reduction vs DropTail (%)", "paper": ">= 18", "ours": red_pct,
-                 "ci95 (over runs)": math.nan, "spread over buffers (std)": math.nan})
+        g = runs[runs["config"] == c]
+        if g.empty:
+            continue
+        per_buffer = g.groupby("buffer")["bias"].mean().to_numpy(dtype=float)
+        st = stats(g["bias"].to_numpy(dtype=float))
+        fj = g["bias_fj"].to_numpy(dtype=float) if "bias_fj" in g else np.array([math.nan])
+        fj = fj[np.isfinite(fj)]
+        means[c] = float(per_buffer.mean())
+        rows.append({"row": f"{c}: bias averaged over the buffer axis", "paper": 0.871 if c == "qvared" else None,
+                     "ours": means[c], "ci95 (over runs)": st["ci95"],
+                     "spread over buffers (std)": float(per_buffer.std()),
+                     "F&J measure (mean of defined runs)": float(fj.mean()) if len(fj) else math.nan})
+    dt, qv = means.get("droptail", math.nan), means.get("qvared", math.nan)
+    gain = 100 * (qv / dt - 1) if dt and math.isfinite(dt) and dt > 0 else math.nan
+    rows.append({"row": "QVARED's bias ratio above DropTail's (%), the paper's 'reduces a bias effect over 18 %'",
+                 "paper": ">= 18", "ours": gain, "ci95 (over runs)": math.nan, "spread over buffers (std)": math.nan,
+                 "F&J measure (mean of defined runs)": math.nan})
     table = pd.DataFrame(rows)
-    md = ["## Fig. 9: bias against bursty traffic (Floyd & Jacobson's measure, 1 = unbiased)", "",
-          ("bias = (bursty flow's share of drops + ECN marks) / (its share of delivered packets), per run; the table "
-          "averages over the buffer axis (paper: 'QVARED's average bias is about 0.871'). Closer to 1 = less biased."), "",
+    md = ["## Fig. 9: bias against bursty traffic (the paper's ratio: actual rate / fair rate; higher is better)", "",
+          ("bias = the bursty flow's goodput / (total goodput / number of flows), per run; 1 = an equal share. The "
+          "paper: 'the more this ratio increase, the more stable'. The table averages over the buffer axis (paper: "
+          "'QVARED's average bias is about 0.871'). Floyd & Jacobson's measure (share of drops + marks / share of "
+          "packets; 1 = unbiased, lower is better) is given for reference; it is undefined where a queue never "
+          "signals (DropTail with a buffer that never fills)."), "",
           df_markdown(table)]
     if "x.bias.signals" in runs.columns:
         lo = runs.groupby("config")["x.bias.signals"].min()
-        md += ["", "Fewest congestion signals in one run per configuration (bias is noisy when this is small): "
+        md += ["", "Fewest congestion signals in one run per configuration: "
                + ", ".join(f"{c} {int(v)}" for c, v in lo.items())]
     return CompanionOutput(markdown="\n".join(md), table=table, table_md=df_markdown(table) + "\n",
-                           values={"bias_table": table, "reduction_pct": red_pct})
+                           values={"bias_table": table, "gain_vs_droptail_pct": gain})
