@@ -36,19 +36,25 @@ def test_every_scenario_builds_and_runs(exp_id):
 def test_bias_on_synthetic_flows():
     flows = pd.DataFrame({
         "group": ["ftp"] * 4 + ["bursty"],
+        "goodput_bps": [2e6, 2e6, 2e6, 2e6, 1e6],
         "drops": [10, 10, 10, 10, 20],
         "marks_received": [0, 0, 0, 0, 0],
         "packets_received": [1000, 1000, 1000, 1000, 1000],
     })
     b = bias_from_flows(flows)
-    # bursty: 20/60 of the signals, 1/5 of the throughput -> (1/3)/(1/5) = 5/3
-    assert b["x.bias"] == pytest.approx(5 / 3)
+    # the paper's ratio: fair rate 9e6 / 5 = 1.8e6; bursty actual 1e6 -> 1/1.8 = 5/9
+    assert b["x.bias"] == pytest.approx(5 / 9)
+    # F&J: bursty 20/60 of the signals, 1/5 of the packets -> (1/3)/(1/5) = 5/3
+    assert b["x.bias_fj"] == pytest.approx(5 / 3)
+    flows["goodput_bps"] = 2e6
     flows["drops"] = [10, 10, 10, 10, 5]
     flows["marks_received"] = [0, 0, 0, 0, 5]
-    assert bias_from_flows(flows)["x.bias"] == pytest.approx(1.0)
+    b = bias_from_flows(flows)
+    assert b["x.bias"] == pytest.approx(1.0) and b["x.bias_fj"] == pytest.approx(1.0)
     flows["drops"] = 0
     flows["marks_received"] = 0
-    assert math.isnan(bias_from_flows(flows)["x.bias"])
+    b = bias_from_flows(flows)
+    assert math.isnan(b["x.bias_fj"]) and b["x.bias"] == pytest.approx(1.0)
 
 
 def test_quick_bias_run(tmp_path):
