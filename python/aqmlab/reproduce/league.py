@@ -800,7 +800,7 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
         (f"- order: AQMs with mean utilization >= {floor:g}% first, by mean delay (lowest first); then the "
         f"others (marked ⁻) by utilization (highest first). * = a parameter scaled to the buffer (notes below each table)"),
         ("- Util: bottleneck busy fraction; Goodput: sum over the counted flows; Delay / p99: sojourn time in the "
-        "bottleneck queue (wait + transmission); Loss: drops / arrivals at the bottleneck; Marks: ECN marks there; "
+        "bottleneck queue (wait + transmission); Loss: drops / (arrivals + backlog at the start) at the bottleneck; Marks: ECN marks there; "
         "Jain: over per-flow rates while active (see docs/league.md)"),
     ]
     if meta.get("failures"):

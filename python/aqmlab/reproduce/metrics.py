@@ -100,7 +100,7 @@ def drop_rate_pps(row, link):
     return _g(row, f"x.queue.{link}.drop_rate_pps")
 
 
-@register("loss_pct", "drops / arrivals at the link x 100")
+@register("loss_pct", "drops / (arrivals + backlog at the start of the window) at the link x 100")
 def loss_pct(row, link):
     return 100.0 * _q(row, link, "loss_rate")
 
