@@ -487,68 +487,45 @@ to = "receivers"
 start = {{ uniform = ["0s", "1s"] }}
 """,
     )
-    write(
+    qvared_bias(
         "qvared/bias.toml",
-        f"""
+        "qvared-bias",
+        4,
+        """
 # QVARED, Fig. 9: bias against bursty traffic. The paper gives no set-up; this follows Floyd &
 # Jacobson 1993 (section 9) on the paper's bottleneck: four FTP flows s0..s3 (window 12,
 # access 100 Mb/s 1 ms) and one bursty FTP flow s4 (window 8, access 100 Mb/s 16 ms: longer
 # RTT, small window) through R0 -> R1 10 Mb/s 2 ms. The runner varies the buffer (papers/
-# qvared.toml); base 200 packets. Bias = (bursty flow's share of drops + marks) / (its share
-# of throughput); 1 = unbiased. ECN on as in the dumbbell runs.
-name = "qvared-bias"
-duration = "100s"
-warmup = "10s"
-
-[topology]
-kind = "dumbbell"
-senders = 5
-bottleneck = {{ rate = "10Mbps", delay = "2ms", queue = {{ limit = 200, aqm = {QVARED_AQM} }} }}
-access = {{ rate = "100Mbps", delay = ["1ms", "1ms", "1ms", "1ms", "16ms"] }}
-receiver_access = {{ rate = "100Mbps", delay = "1ms" }}
-
-[tcp]
-variant = "reno"
-ecn = true
-packet_size = 1000
-header_size = 40
-ack_size = 40
-min_rto = "200ms"
-
-[[flows]]
-kind = "tcp"
-group = "ftp"
-from = ["s0", "s1", "s2", "s3"]
-to = ["d0", "d1", "d2", "d3"]
-start = {{ uniform = ["0s", "1s"] }}
-tcp = {{ window = 12 }}
-
-[[flows]]
-kind = "tcp"
-group = "bursty"
-from = "s4"
-to = "d4"
-start = {{ uniform = ["0s", "1s"] }}
-tcp = {{ window = 8 }}
-""",
+# qvared.toml); base 200 packets. Bias (the paper's) = the bursty flow's goodput / an equal
+# share of the total goodput; 1 = fair, higher is better. ECN on as in the dumbbell runs.""",
     )
-    ftp = [f"s{i}" for i in range(60)]
-    write(
+    qvared_bias(
         "qvared/bias_many_flows.toml",
-        f"""
+        "qvared-bias-many-flows",
+        60,
+        """
 # QVARED, Fig. 9, second series (our assumption): bias.toml with 60 FTP flows (window 12,
 # access 100 Mb/s 1 ms) instead of 4, and the same bursty FTP flow s60 (window 8, access
 # 16 ms). Up to 60 x 12 + 8 = 728 packets in flight, more than the largest buffer of the axis
-# (600), so the buffer bites: with 4 flows at most 56 are in flight and DropTail never drops.
-name = "qvared-bias-many-flows"
+# (600), so the buffer bites: with 4 flows at most 56 are in flight and DropTail never drops.""",
+    )
+
+
+def qvared_bias(path: str, name: str, n_ftp: int, comment: str) -> None:
+    """Fig. 9's set-up: `n_ftp` FTP flows (window 12, 1 ms access) and one bursty flow (window 8,
+    16 ms access) through the paper's 10 Mb/s 2 ms bottleneck."""
+    write(
+        path,
+        f"""{comment}
+name = "{name}"
 duration = "100s"
 warmup = "10s"
 
 [topology]
 kind = "dumbbell"
-senders = 61
+senders = {n_ftp + 1}
 bottleneck = {{ rate = "10Mbps", delay = "2ms", queue = {{ limit = 200, aqm = {QVARED_AQM} }} }}
-access = {{ rate = "100Mbps", delay = {strlist(["1ms"] * 60 + ["16ms"])} }}
+access = {{ rate = "100Mbps", delay = {strlist(["1ms"] * n_ftp + ["16ms"])} }}
 receiver_access = {{ rate = "100Mbps", delay = "1ms" }}
 
 [tcp]
@@ -562,16 +539,16 @@ min_rto = "200ms"
 [[flows]]
 kind = "tcp"
 group = "ftp"
-from = {strlist(ftp)}
-to = {strlist([f"d{i}" for i in range(60)])}
+from = {strlist([f"s{i}" for i in range(n_ftp)])}
+to = {strlist([f"d{i}" for i in range(n_ftp)])}
 start = {{ uniform = ["0s", "1s"] }}
 tcp = {{ window = 12 }}
 
 [[flows]]
 kind = "tcp"
 group = "bursty"
-from = "s60"
-to = "d60"
+from = "s{n_ftp}"
+to = "d{n_ftp}"
 start = {{ uniform = ["0s", "1s"] }}
 tcp = {{ window = 8 }}
 """,
@@ -595,14 +572,11 @@ def dsred_per_server(rho: float) -> int:
     return round(rho * 10e6 * 100 / DSRED_WIRE_BITS / 3)
 
 
-def dsred() -> None:
-    for load, rho in DSRED_LOADS.items():
-        for variant, delays in [("", ("1ms", "5ms", "3ms")), ("_rtt", ("3ms", "15ms", "9ms"))]:
-            if variant and load != "heavy":
-                continue  # the paper's RTT study (Figs 19-22) is under heavy load only
-            n = dsred_per_server(rho)
-            links = "".join(
-                f"""
+def dsred_network(delays: tuple[str, ...], window: int) -> str:
+    """The DSRED topology (three servers with the given access delays, the 10 Mb/s 5 ms
+    bottleneck with DSRED) and TCP block, shared by both load models."""
+    links = "".join(
+        f"""
 [[topology.links]]
 from = "server{i}"
 to = "gateway"
@@ -610,8 +584,37 @@ rate = "100Mbps"
 delay = "{d}"
 queue = {{ limit = 1000 }}
 """
-                for i, d in enumerate(delays)
-            )
+        for i, d in enumerate(delays)
+    )
+    return f"""[topology]
+kind = "graph"
+nodes = ["server0", "server1", "server2", "gateway", "destination"]
+
+[[topology.links]]
+from = "gateway"
+to = "destination"
+rate = "10Mbps"
+delay = "5ms"
+name = "bottleneck"
+monitor = true
+queue = {{ limit = 200, aqm = {{ kind = "dsred", k_l = 6, k_m = 13, k_h = 20, gamma = 0.96, w_q = 0.07 }} }}
+{links}
+[tcp]
+variant = "reno"
+packet_size = 1210
+header_size = 40
+ack_size = 40
+window = {window}
+min_rto = "1s"
+"""
+
+
+def dsred() -> None:
+    for load, rho in DSRED_LOADS.items():
+        for variant, delays in [("", ("1ms", "5ms", "3ms")), ("_rtt", ("3ms", "15ms", "9ms"))]:
+            if variant and load != "heavy":
+                continue  # the paper's RTT study (Figs 19-22) is under heavy load only
+            n = dsred_per_server(rho)
             title = "RTT variant (Figs 19-22): access delays 3, 15, 9 ms" if variant else (
                 "access delays 1, 5, 3 ms (Figs 7-18, Tables 2-3)"
             )
@@ -633,27 +636,7 @@ warmup = "0s"
 sample_interval = "1s"
 sample_flows = false
 
-[topology]
-kind = "graph"
-nodes = ["server0", "server1", "server2", "gateway", "destination"]
-
-[[topology.links]]
-from = "gateway"
-to = "destination"
-rate = "10Mbps"
-delay = "5ms"
-name = "bottleneck"
-monitor = true
-queue = {{ limit = 200, aqm = {{ kind = "dsred", k_l = 6, k_m = 13, k_h = 20, gamma = 0.96, w_q = 0.07 }} }}
-{links}
-[tcp]
-variant = "reno"
-packet_size = 1210
-header_size = 40
-ack_size = 40
-window = 20
-min_rto = "1s"
-
+{dsred_network(delays, 20)}
 [[flows]]
 kind = "tcp"
 group = "ftp"
@@ -680,17 +663,6 @@ DSRED_GREEDY_WINDOWS = {"heavy": 20, "low": 8}
 
 def dsred_greedy() -> None:
     for load, window in DSRED_GREEDY_WINDOWS.items():
-        links = "".join(
-            f"""
-[[topology.links]]
-from = "server{i}"
-to = "gateway"
-rate = "100Mbps"
-delay = "{d}"
-queue = {{ limit = 1000 }}
-"""
-            for i, d in enumerate(("1ms", "5ms", "3ms"))
-        )
         write(
             f"dsred/greedy_{load}.toml",
             f"""
@@ -706,27 +678,7 @@ warmup = "0s"
 sample_interval = "1s"
 sample_flows = false
 
-[topology]
-kind = "graph"
-nodes = ["server0", "server1", "server2", "gateway", "destination"]
-
-[[topology.links]]
-from = "gateway"
-to = "destination"
-rate = "10Mbps"
-delay = "5ms"
-name = "bottleneck"
-monitor = true
-queue = {{ limit = 200, aqm = {{ kind = "dsred", k_l = 6, k_m = 13, k_h = 20, gamma = 0.96, w_q = 0.07 }} }}
-{links}
-[tcp]
-variant = "reno"
-packet_size = 1210
-header_size = 40
-ack_size = 40
-window = {window}
-min_rto = "1s"
-
+{dsred_network(("1ms", "5ms", "3ms"), window)}
 [[flows]]
 kind = "tcp"
 group = "ftp"
