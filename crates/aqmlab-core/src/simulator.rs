@@ -355,12 +355,13 @@ impl Simulator {
         const SLACK: f64 = 1e-9;
         let fail = |m: String| Err(RunError::Invariant(format!("metric out of bounds: {m}")));
         let frac = |x: f64| (0.0..=1.0 + SLACK).contains(&x);
+        let rates: std::collections::HashMap<&str, f64> = self
+            .links
+            .iter()
+            .map(|l| (l.name.as_str(), l.rate_bps as f64))
+            .collect();
         for q in &r.queues {
-            let rate = self
-                .links
-                .iter()
-                .find(|l| l.name == q.name)
-                .map_or(f64::INFINITY, |l| l.rate_bps as f64);
+            let rate = rates.get(q.name.as_str()).copied().unwrap_or(f64::INFINITY);
             if !frac(q.loss_rate) || !frac(q.utilization) {
                 return fail(format!(
                     "queue {}: loss rate {}, utilization {}",
