@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 from collections.abc import Mapping
 from importlib import resources
@@ -77,26 +78,49 @@ def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
     return _parse_text(text, str(path))
 
 
-def _json_default(obj: Any) -> Any:
+#: Deepest nesting a scenario may have (the schema needs 6; this only guards against runaway
+#: or self-referencing structures, which json would report without a field path).
+MAX_DEPTH = 32
+
+
+def _plain(value: Any, path: str, depth: int = 0) -> Any:
+    """``value`` as plain JSON data, or a ScenarioError naming the field: non-finite numbers
+    (JSON has none, and the engine must not guess), and types that are not data (bytes,
+    Decimal, sets, objects) are refused here rather than deep inside ``json`` without a path."""
+    if depth > MAX_DEPTH:
+        raise scenario_error(path, f"nested deeper than {MAX_DEPTH} levels")
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise scenario_error(path, f"must be finite, got {value}")
+        return value
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise scenario_error(path, f"keys must be strings, got {type(k).__name__} {k!r}")
+            out[k] = _plain(v, f"{path}.{k}" if path else k, depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
     try:
         import numpy as np
 
-        if isinstance(obj, np.generic):
-            return obj.item()
-        if isinstance(obj, np.ndarray):
-            return obj.tolist()
+        if isinstance(value, np.generic):
+            return _plain(value.item(), path, depth)
+        if isinstance(value, np.ndarray):
+            return _plain(value.tolist(), path, depth)
     except ImportError:  # pragma: no cover
         pass
-    if isinstance(obj, os.PathLike):
-        return os.fspath(obj)
-    if isinstance(obj, tuple):
-        return list(obj)
-    raise TypeError(f"value of type {type(obj).__name__} cannot be part of a scenario")
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise scenario_error(path, f"must be a number, string, bool, list or table, got {type(value).__name__}")
 
 
 def to_json(scenario: Mapping[str, Any]) -> str:
     """The scenario as the JSON text the engine reads."""
-    return json.dumps(scenario, default=_json_default)
+    return json.dumps(_plain(scenario, ""), allow_nan=False)
 
 
 def validate_scenario(scenario: ScenarioLike) -> dict[str, Any]:

@@ -664,19 +664,8 @@ fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
 /// Parses TOML text into Python objects (the scenario as a dict), with the core's TOML rules.
 #[pyfunction]
 fn load_toml(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
-    let value: serde_json::Value = toml::from_str(text).map_err(|e| {
-        let loc = e
-            .span()
-            .map(|s| {
-                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-                format!("line {line}")
-            })
-            .unwrap_or_default();
-        scenario_error(
-            py,
-            &CoreScenarioError::new(loc, format!("invalid TOML: {}", e.message())),
-        )
-    })?;
+    let value =
+        aqmlab_core::scenario::toml_text::parse_toml(text).map_err(|e| scenario_error(py, &e))?;
     Ok(json_to_py(py, &value)?.unbind())
 }
 

@@ -4,6 +4,7 @@
 pub mod build;
 pub mod error;
 pub mod schema;
+pub mod toml_text;
 pub mod units;
 
 pub use error::ScenarioError;

@@ -426,15 +426,7 @@ struct UdpFlowFile {
 impl Scenario {
     /// Parses a TOML document.
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
-        let value: Value = toml::from_str(text).map_err(|e| {
-            let msg = e.message().to_string();
-            let loc = e.span().map(|s| {
-                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-                format!("line {line}")
-            });
-            ScenarioError::new(loc.unwrap_or_default(), format!("invalid TOML: {msg}"))
-        })?;
-        Scenario::from_value(&value)
+        Scenario::from_value(&super::toml_text::parse_toml(text)?)
     }
 
     /// Parses a JSON document (what the Python bindings send).

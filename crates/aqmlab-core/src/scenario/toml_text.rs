@@ -1,0 +1,100 @@
+//! TOML text to the JSON value the schema reads (both `Scenario::from_toml` and the Python
+//! bindings' `load_toml` go through here).
+//!
+//! Why a step of its own: serde_json has no NaN or infinity, so a TOML `nan` or `inf` converted
+//! directly becomes `null`, which the schema reads as "not given" and replaces by the field's
+//! default without a word (issue 11, item 1). Non-finite floats are refused here, naming the
+//! field: `topology.bottleneck.queue.aqm.min_th: must be finite, got nan`.
+
+use super::error::join_path;
+use super::ScenarioError;
+
+/// Parses TOML text; syntax errors name the line, non-finite numbers name the field.
+pub fn parse_toml(text: &str) -> Result<serde_json::Value, ScenarioError> {
+    let doc: toml::Table = toml::from_str(text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| {
+                format!(
+                    "line {}",
+                    text[..s.start.min(text.len())].matches('\n').count() + 1
+                )
+            })
+            .unwrap_or_default();
+        ScenarioError::new(line, format!("invalid TOML: {}", e.message()))
+    })?;
+    for (key, value) in &doc {
+        reject_non_finite(value, key)?;
+    }
+    serde_json::to_value(&doc).map_err(|e| ScenarioError::new("", format!("invalid TOML: {e}")))
+}
+
+fn reject_non_finite(value: &toml::Value, path: &str) -> Result<(), ScenarioError> {
+    match value {
+        toml::Value::Float(f) if !f.is_finite() => Err(ScenarioError::new(
+            path,
+            format!("must be finite, got {}", f.to_string().to_lowercase()),
+        )),
+        toml::Value::Table(t) => t
+            .iter()
+            .try_for_each(|(k, v)| reject_non_finite(v, &join_path(path, k))),
+        toml::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, v)| reject_non_finite(v, &format!("{path}[{i}]"))),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_and_infinity_name_their_field() {
+        for (text, path, got) in [
+            ("duration = nan", "duration", "nan"),
+            (
+                "[topology.bottleneck.queue.aqm]\nmin_th = inf",
+                "topology.bottleneck.queue.aqm.min_th",
+                "inf",
+            ),
+            (
+                "[[flows]]\nrate = 1.0\n[[flows]]\nrate = -inf",
+                "flows[1].rate",
+                "-inf",
+            ),
+            ("x = [1.0, [2.0, nan]]", "x[1][1]", "nan"),
+        ] {
+            let e = parse_toml(text).unwrap_err();
+            assert_eq!(e.path, path, "{text}");
+            assert_eq!(e.message, format!("must be finite, got {got}"), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_scenario_with_nan_is_refused_not_defaulted() {
+        let e = crate::Scenario::from_toml(
+            "duration = \"1s\"\n[topology]\nkind = \"dumbbell\"\nsenders = 1\n\
+             bottleneck = { rate = \"10Mbps\", queue = { aqm = { kind = \"red\", min_th = nan } } }\n\
+             access = { rate = \"100Mbps\" }\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "topology.bottleneck.queue.aqm.min_th: must be finite, got nan"
+        );
+    }
+
+    #[test]
+    fn finite_values_and_syntax_errors_are_as_before() {
+        let v = parse_toml("a = 1.5\nb = \"x\"\n[c]\nd = [1, 2]").unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"a": 1.5, "b": "x", "c": {"d": [1, 2]}})
+        );
+        let e = parse_toml("a = 1\nb = = 2").unwrap_err();
+        assert_eq!(e.path, "line 2");
+        assert!(e.message.starts_with("invalid TOML"), "{e}");
+    }
+}
