@@ -662,10 +662,14 @@ fn parse_flow(
                 )
             };
             let packet_size = f.packet_size.unwrap_or(Bytes(1000));
-            if packet_size.0 == 0 || packet_size.0 > u32::MAX as u64 {
+            let max = crate::transport::tcp::config::MAX_PACKET_BYTES as u64;
+            if packet_size.0 == 0 || packet_size.0 > max {
                 return Err(ScenarioError::new(
                     format!("{path}.packet_size"),
-                    "must be between 1 byte and 4 GB",
+                    format!(
+                        "must be between 1 and {max} bytes (an IP packet), got {}",
+                        packet_size.0
+                    ),
                 ));
             }
             match kind {

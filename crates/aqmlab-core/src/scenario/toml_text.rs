@@ -11,7 +11,7 @@ use super::ScenarioError;
 
 /// Parses TOML text; syntax errors name the line, non-finite numbers name the field.
 pub fn parse_toml(text: &str) -> Result<serde_json::Value, ScenarioError> {
-    let doc: toml::Table = toml::from_str(text).map_err(|e| {
+    let value: serde_json::Value = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
             .map(|s| {
@@ -23,10 +23,32 @@ pub fn parse_toml(text: &str) -> Result<serde_json::Value, ScenarioError> {
             .unwrap_or_default();
         ScenarioError::new(line, format!("invalid TOML: {}", e.message()))
     })?;
-    for (key, value) in &doc {
-        reject_non_finite(value, key)?;
+    if let Some(path) = first_null(&value, "") {
+        // TOML has no null: this was a NaN or an infinity, which serde_json cannot hold. Name
+        // the literal when the text also parses as a plain TOML table (it may not: a seed above
+        // i64::MAX is read as a u64 by the first parse only).
+        if let Ok(doc) = toml::from_str::<toml::Table>(text) {
+            for (key, v) in &doc {
+                reject_non_finite(v, key)?;
+            }
+        }
+        return Err(ScenarioError::new(path, "must be finite, got nan or inf"));
     }
-    serde_json::to_value(&doc).map_err(|e| ScenarioError::new("", format!("invalid TOML: {e}")))
+    Ok(value)
+}
+
+fn first_null(value: &serde_json::Value, path: &str) -> Option<String> {
+    match value {
+        serde_json::Value::Null => Some(path.to_string()),
+        serde_json::Value::Object(m) => m
+            .iter()
+            .find_map(|(k, v)| first_null(v, &join_path(path, k))),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| first_null(v, &format!("{path}[{i}]"))),
+        _ => None,
+    }
 }
 
 fn reject_non_finite(value: &toml::Value, path: &str) -> Result<(), ScenarioError> {
@@ -93,6 +115,11 @@ mod tests {
             v,
             serde_json::json!({"a": 1.5, "b": "x", "c": {"d": [1, 2]}})
         );
+        // a seed above i64::MAX is still read (as a u64), and a NaN beside it still named
+        let v = parse_toml("seed = 12070460616253444054").unwrap();
+        assert_eq!(v["seed"].as_u64(), Some(12070460616253444054));
+        let e = parse_toml("seed = 12070460616253444054\nx = nan").unwrap_err();
+        assert_eq!(e.to_string(), "x: must be finite, got nan or inf");
         let e = parse_toml("a = 1\nb = = 2").unwrap_err();
         assert_eq!(e.path, "line 2");
         assert!(e.message.starts_with("invalid TOML"), "{e}");

@@ -5,6 +5,10 @@
 //! non-finite value is an error that names what was expected.
 
 use crate::sim::{time, Time};
+
+/// The largest rate accepted: 1 Tb/s (10^12 bps), far above any link studied here; a larger
+/// value would overflow the engine's integer transmission times.
+pub const MAX_RATE_BPS: f64 = 1e12;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
@@ -59,6 +63,14 @@ pub fn parse_duration(s: &str) -> Result<Time, String> {
     if secs > 1e9 {
         return Err(format!("duration '{s}' is too long"));
     }
+    // Time is integer nanoseconds: a duration finer than that would be rounded (0.4 ns became
+    // 0), so it is an error. The tolerance absorbs the decimal-to-binary error of e.g. 2.3e-3.
+    let ns = secs * 1e9;
+    if (ns - ns.round()).abs() > 1e-3 + 1e-12 * ns {
+        return Err(format!(
+            "a duration must be a whole number of nanoseconds (the engine's resolution), got '{s}'"
+        ));
+    }
     Ok(time::from_secs_f64(secs))
 }
 
@@ -83,6 +95,12 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
     let bps = check_value(v * scale, "a rate", s)?;
     if bps < 1.0 {
         return Err(format!("a rate must be at least 1 bps, got '{s}'"));
+    }
+    if bps > MAX_RATE_BPS {
+        return Err(format!("a rate must be at most 1Tbps, got '{s}'"));
+    }
+    if (bps - bps.round()).abs() > 1e-6 * bps {
+        return Err(format!("a rate must be a whole number of bps, got '{s}'"));
     }
     Ok(bps.round() as u64)
 }
@@ -170,6 +188,8 @@ unit_type!(
     "a rate such as \"10Mbps\" or a number of bits per second",
     |v| if v == 0 {
         Err("a rate must be at least 1 bps, got 0".into())
+    } else if v as f64 > MAX_RATE_BPS {
+        Err(format!("a rate must be at most 1Tbps, got {v} bps"))
     } else {
         Ok(v)
     },
@@ -215,6 +235,31 @@ mod tests {
         assert_eq!(parse_rate("1e6"), Ok(1_000_000));
         assert!(parse_rate("-10Mbps").unwrap_err().contains("negative"));
         assert!(parse_rate("0bps").is_err());
+    }
+
+    /// Issue 11, item 3: values the engine would clamp or round are errors.
+    #[test]
+    fn out_of_range_and_sub_resolution_values_are_errors() {
+        assert!(parse_rate("1e30bps").unwrap_err().contains("at most 1Tbps"));
+        assert_eq!(
+            parse_rate("1Tbps".replace("T", "000G").as_str()),
+            Ok(1_000_000_000_000)
+        );
+        assert!(parse_rate("10.5bps")
+            .unwrap_err()
+            .contains("whole number of bps"));
+        assert!(parse_duration("0.4ns")
+            .unwrap_err()
+            .contains("whole number of nanoseconds"));
+        assert!(parse_duration("1.5ns")
+            .unwrap_err()
+            .contains("whole number of nanoseconds"));
+        assert_eq!(parse_duration("2.3ms"), Ok(2_300_000));
+        assert_eq!(parse_duration("0.1"), Ok(100_000_000));
+        assert_eq!(parse_duration("1ns"), Ok(1));
+        assert!(parse_duration("1.0000000005s").is_err());
+        assert_eq!(parse_duration("3600s"), Ok(3_600_000_000_000));
+        assert!(serde_json::from_str::<Rate>("10000000000000").is_err());
     }
 
     #[test]

@@ -108,6 +108,14 @@ impl Default for TcpConfig {
     }
 }
 
+/// The largest packet, in bytes: an IPv4 packet's total length is a 16-bit field (RFC 791).
+pub const MAX_PACKET_BYTES: u32 = 65_535;
+/// The largest window (and initial window, ssthresh, dup-ACK threshold), in packets: the sink
+/// buffers at most this many out-of-order packets.
+pub const MAX_WINDOW_PACKETS: u32 = 1 << 20;
+/// The largest RTO backoff factor (ns-2's default is 64); the doubling is done in u32.
+pub const MAX_BACKOFF: u32 = 1 << 16;
+
 impl TcpConfig {
     /// The partial-ACK timer rule in force: the configured one, else ns-2's default for the
     /// variant (Newreno `newreno_changes1_ 1`; Sack1 `partial_ack_ 0`).
@@ -127,6 +135,41 @@ impl TcpConfig {
         let err = |f: &str, m: String| Err(ScenarioError::new(format!("{path}.{f}"), m));
         if self.packet_size == 0 {
             return err("packet_size", "must be > 0".into());
+        }
+        // Upper bounds (issue 11, item 3): beyond them the engine's u32 arithmetic would wrap
+        // (packet_size 4294967290 gave a goodput of 6.75e13 b/s) or a run would need more
+        // memory than any machine has.
+        for (field, v, max) in [
+            ("packet_size", self.packet_size, MAX_PACKET_BYTES),
+            ("header_size", self.header_size, MAX_PACKET_BYTES),
+            ("ack_size", self.ack_size, MAX_PACKET_BYTES),
+            ("window", self.window, MAX_WINDOW_PACKETS),
+            ("window_init", self.window_init, MAX_WINDOW_PACKETS),
+            (
+                "ssthresh_init",
+                self.ssthresh_init.unwrap_or(1),
+                MAX_WINDOW_PACKETS,
+            ),
+            (
+                "dupack_threshold",
+                self.dupack_threshold,
+                MAX_WINDOW_PACKETS,
+            ),
+            ("max_backoff", self.max_backoff, MAX_BACKOFF),
+        ] {
+            if v > max {
+                return err(field, format!("must be at most {max}, got {v}"));
+            }
+        }
+        if self.packet_size + self.header_size > MAX_PACKET_BYTES {
+            return err(
+                "packet_size",
+                format!(
+                    "packet_size + header_size must be at most {MAX_PACKET_BYTES} bytes (an IP \
+                     packet, RFC 791), got {} + {}",
+                    self.packet_size, self.header_size
+                ),
+            );
         }
         if self.window == 0 {
             return err("window", "must be at least 1 packet".into());

@@ -30,7 +30,7 @@ pub const DELACK_TIMER: u8 = 0;
 
 /// Out-of-order packets further than this above the next expected one are not buffered (no
 /// sender window is this large; it only bounds memory against corrupt input).
-const MAX_REORDER: i64 = 1 << 20;
+const MAX_REORDER: i64 = super::config::MAX_WINDOW_PACKETS as i64;
 
 pub struct TcpSink {
     ep: Endpoint,
