@@ -262,6 +262,10 @@ pub fn build_queue(
         } else {
             path.to_string()
         },
-        format!("unknown AQM '{name}'; known: {}", known.join(", ")),
+        crate::scenario::suggest::with_suggestion(
+            format!("unknown AQM '{name}'; known: {}", known.join(", ")),
+            &name,
+            known.iter().copied(),
+        ),
     ))
 }

@@ -55,7 +55,10 @@ pub fn from_value<T: serde::de::DeserializeOwned>(
     serde_path_to_error::deserialize(value).map_err(|e| {
         let inner = e.path().to_string();
         let inner = if inner == "." { String::new() } else { inner };
-        ScenarioError::new(join_path(path, &inner), e.inner().to_string())
+        ScenarioError::new(
+            join_path(path, &inner),
+            super::suggest::for_serde_message(e.inner().to_string()),
+        )
     })
 }
 

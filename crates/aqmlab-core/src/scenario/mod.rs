@@ -4,6 +4,7 @@
 pub mod build;
 pub mod error;
 pub mod schema;
+pub mod suggest;
 pub mod toml_text;
 pub mod units;
 

@@ -441,6 +441,10 @@ impl Scenario {
             return Err(ScenarioError::new("", "a scenario must be a table/dict"));
         }
         let file: ScenarioFile = from_value(value, "")?;
+        // The shared [tcp] table is checked where the user wrote it, before it is merged into
+        // each TCP flow (a typo there was reported as `flows[0].tcp.windw`, or not at all
+        // without TCP flows). Combinations (variant with partial_ack_timer) are checked per flow.
+        from_value::<crate::transport::tcp::TcpConfig>(&Value::Object(file.tcp.clone()), "tcp")?;
         let topology = parse_topology(&file.topology)?;
         let flows = file
             .flows
@@ -600,7 +604,11 @@ fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
         }
         other => Err(ScenarioError::new(
             "topology.kind",
-            format!("unknown topology '{other}'; known: dumbbell, graph"),
+            super::suggest::with_suggestion(
+                format!("unknown topology '{other}'; known: dumbbell, graph"),
+                other,
+                ["dumbbell", "graph"],
+            ),
         )),
     }
 }
@@ -753,7 +761,11 @@ fn parse_flow(
         other => {
             return Err(ScenarioError::new(
                 format!("{path}.kind"),
-                format!("unknown flow kind '{other}'; known: tcp, cbr, poisson, onoff"),
+                super::suggest::with_suggestion(
+                    format!("unknown flow kind '{other}'; known: tcp, cbr, poisson, onoff"),
+                    other,
+                    ["tcp", "cbr", "poisson", "onoff"],
+                ),
             ))
         }
     };

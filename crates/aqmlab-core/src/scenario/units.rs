@@ -4,6 +4,7 @@
 //! second for rates, bytes for sizes. Parsing is strict: an unknown unit, a negative or
 //! non-finite value is an error that names what was expected.
 
+use super::suggest::with_suggestion;
 use crate::sim::{time, Time};
 
 /// The largest rate accepted: 1 Tb/s (10^12 bps), far above any link studied here; a larger
@@ -54,8 +55,10 @@ pub fn parse_duration(s: &str) -> Result<Time, String> {
         "ns" => 1e-9,
         "min" => 60.0,
         _ => {
-            return Err(format!(
-                "unknown time unit '{unit}' in '{s}' (use s, ms, us, ns or min)"
+            return Err(with_suggestion(
+                format!("unknown time unit '{unit}' in '{s}' (use s, ms, us, ns or min)"),
+                unit,
+                ["s", "ms", "us", "ns", "min"],
             ))
         }
     };
@@ -86,8 +89,10 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
         "KBps" | "kBps" | "KB/s" | "kB/s" => 8e3,
         "MBps" | "MB/s" => 8e6,
         _ => {
-            return Err(format!(
-                "unknown rate unit '{unit}' in '{s}' (use bps, kbps, Mbps, Gbps)"
+            return Err(with_suggestion(
+                format!("unknown rate unit '{unit}' in '{s}' (use bps, kbps, Mbps, Gbps)"),
+                unit,
+                ["bps", "kbps", "Mbps", "Gbps", "Bps", "KBps", "MBps"],
             ))
         }
     };
@@ -114,8 +119,10 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "MiB" => 1024.0 * 1024.0,
         "b" | "bit" | "bits" => 0.125,
         _ => {
-            return Err(format!(
-                "unknown size unit '{unit}' in '{s}' (use B, KB, MB, KiB, MiB)"
+            return Err(with_suggestion(
+                format!("unknown size unit '{unit}' in '{s}' (use B, KB, MB, KiB, MiB)"),
+                unit,
+                ["B", "KB", "MB", "GB", "KiB", "MiB"],
             ))
         }
     };
