@@ -53,11 +53,13 @@ def _die(message: str, code: int = EXIT_USAGE) -> NoReturn:
 @contextmanager
 def _user_errors() -> Iterator[None]:
     """Turns bad input and Ctrl-C into a one-line message and an exit code, no traceback."""
-    from .errors import ScenarioError, SimulationError
+    from .errors import MissingExtraError, ScenarioError, SimulationError
 
     try:
         yield
     except ScenarioError as e:
+        _die(str(e), EXIT_USAGE)
+    except MissingExtraError as e:
         _die(str(e), EXIT_USAGE)
     except FileNotFoundError as e:
         _die(str(e) if e.filename is None else f"no such file: {e.filename}", EXIT_USAGE)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from ._core import ScenarioError, SimulationError
 
-__all__ = ["ScenarioError", "SimulationError", "scenario_error"]
+__all__ = ["MissingExtraError", "ScenarioError", "SimulationError", "scenario_error"]
+
+
+class MissingExtraError(ImportError):
+    """A feature needs an optional extra that is not installed; the message names the extra and
+    the command that installs it (the CLI prints it as one line)."""
 
 
 def scenario_error(path: str, message: str) -> ScenarioError:

@@ -277,7 +277,9 @@ def _open_dask(workers: int | None, scheduler: Any, cluster_kwargs: Mapping[str,
     try:
         from distributed import Client, LocalCluster
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("backend='dask' needs dask[distributed]: pip install 'aqmlab[dask]'") from exc
+        from ..errors import MissingExtraError
+
+        raise MissingExtraError("backend='dask' needs dask[distributed]: pip install 'aqmlab[dask]'") from exc
     owned_client = owned_cluster = None
     if scheduler is None:
         kw = {"n_workers": workers or os.cpu_count() or 1, "threads_per_worker": 1, "dashboard_address": ":0"}
