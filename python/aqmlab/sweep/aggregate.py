@@ -35,9 +35,13 @@ def t_quantile(confidence: float, dof: int) -> float:
 
 
 def summarize(values: Sequence[float] | np.ndarray, confidence: float = 0.95) -> dict[str, float | int]:
-    """Mean, sample std, n and t confidence interval of finite values."""
+    """Mean, sample std, n and t confidence interval of finite values.
+
+    The values are sorted before they are reduced: floating-point sums depend on the order of
+    their terms, and runs arrive in the order they finish, so without this the last bits of a
+    table depended on the backend and the number of workers (issue 11, item 12)."""
     arr = np.asarray(values, dtype=float)
-    arr = arr[np.isfinite(arr)]
+    arr = np.sort(arr[np.isfinite(arr)])
     n = int(arr.size)
     mean = float(arr.mean()) if n else math.nan
     std = float(arr.std(ddof=1)) if n > 1 else math.nan

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import figures as F
+from ...sweep.aggregate import summarize
 from ..tables import df_markdown, fmt
 from . import CompanionOutput, Context, hook
 
@@ -48,18 +49,11 @@ def _select(runs: pd.DataFrame, config: str, point: dict[str, Any]) -> pd.DataFr
 
 
 def stats(values: np.ndarray) -> dict[str, float]:
-    """mean, std (ddof 1), CI95 half width (t), n of the finite values."""
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
-    n = len(v)
-    if n == 0:
-        return {"mean": math.nan, "std": math.nan, "ci95": math.nan, "n": 0}
-    if n == 1:
-        return {"mean": float(v[0]), "std": math.nan, "ci95": math.nan, "n": 1}
-    from scipy.stats import t
-
-    sd = float(v.std(ddof=1))
-    return {"mean": float(v.mean()), "std": sd, "ci95": float(t.ppf(0.975, n - 1) * sd / math.sqrt(n)), "n": n}
+    """mean, std (ddof 1), CI95 half width (t), n of the finite values: the sweep's
+    :func:`~aqmlab.sweep.aggregate.summarize` (order-independent), under the names the
+    companions use."""
+    s = summarize(values)
+    return {"mean": s["mean"], "std": s["std"], "ci95": s["ci95_half_width"], "n": s["n"]}
 
 
 def paper_table(ctx: Context) -> pd.DataFrame:
