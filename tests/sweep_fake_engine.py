@@ -82,3 +82,16 @@ def run_exit(scenario: dict, seed: int) -> dict[str, Any]:
 def run_bad_return(scenario: dict, seed: int) -> Any:
     """Returns something that is not a summary mapping."""
     return [1, 2, 3]
+
+
+def run_logged(scenario: dict, seed: int) -> dict[str, Any]:
+    """Like :func:`run_slow`, appending ``max_th:seed`` to the file named by ``FAKE_RUN_LOG``
+    (one atomic append per run), so a test can count how often each job ran."""
+    out = run_slow(scenario, seed)
+    line = f"{scenario['bottleneck']['queue']['aqm']['max_th']}:{seed}\n".encode()
+    fd = os.open(os.environ["FAKE_RUN_LOG"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+    return out

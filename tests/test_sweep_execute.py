@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -223,14 +224,10 @@ def test_longest_first_in_practice(tmp_path):
               run_fn=fake.run_slow, workers=1, engine_version="t")
     # Doctor the stored times: the 1 s scenario "took" longer.
     store = ResultStore(tmp_path / "t")
-    store.compact_manifest()
-    lines = store.manifest_path.read_text().splitlines()
-    import json
-
-    entries = [json.loads(ln) for ln in lines]
+    entries = list(store.db.runs().values())
     for e in entries:
-        e["run_time_s"] = 9.0 if e["point"]["duration_s"] == 1.0 else 0.1
-    store.manifest_path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+        e["run_time_s"] = 9.0 if json.loads(e["point"])["duration_s"] == 1.0 else 0.1
+    store.db.put_runs(entries)
     seen.clear()
     run_sweep(Sweep(fake.base_scenario(), grid={"duration_s": [30.0, 1.0]}, replications=2), tmp_path / "t",
               run_fn=fake.run, workers=1, engine_version="t",

@@ -1,8 +1,8 @@
-"""The results store: keys, atomic run files, manifest robustness."""
+"""The results store: keys, atomic run files, index robustness."""
 
 from __future__ import annotations
 
-import json
+import hashlib
 import os
 
 import pyarrow.parquet as pq
@@ -42,9 +42,10 @@ def test_write_run_is_atomic_and_indexed(tmp_path):
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
     row = pq.read_table(path).to_pylist()[0]
     assert row["x"] == 1.5 and row["events"] == 10 and row["status"] == "ok" and row["seed"] == 42
-    lines = store.manifest_path.read_text().splitlines()
-    assert len(lines) == 1 and json.loads(lines[0])["point"] == {"a.b": 1}
-    assert store.index()["ab" + "0" * 62]["status"] == "ok"
+    entry = store.db.runs()["ab" + "0" * 62]
+    assert entry["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert entry["size"] == path.stat().st_size
+    assert store.index()["ab" + "0" * 62]["point"] == {"a.b": 1}
 
 
 def test_metric_names_clashing_with_metadata_are_prefixed(tmp_path):
@@ -55,36 +56,23 @@ def test_metric_names_clashing_with_metadata_are_prefixed(tmp_path):
     assert store.aggregate(["seed"], axes=["a.b"])["mean"].tolist() == [7.0]
 
 
-def test_torn_manifest_line_and_missing_entries_are_repaired(tmp_path):
+def test_files_missing_from_the_index_are_indexed_and_rows_without_files_dropped(tmp_path):
     store = ResultStore(tmp_path)
     store.write_run(_record("k1", x=1.0))
-    with open(store.manifest_path, "a") as fh:
-        fh.write('{"key": "k2", "stat')  # a writer killed mid-line
-    store2 = ResultStore(tmp_path)  # fresh process view
-    store2.write_run(_record("k3", x=3.0))
-    # A run file whose manifest line never got written (killed between the two writes):
+    store.write_run(_record("k2", status="failed"))
+    # A run file whose index row never got written (killed between the two writes):
     other = ResultStore(tmp_path / "other")
     other.write_run(_record("k4", status="failed"))
     target = store.run_file("k4")
     target.parent.mkdir(parents=True, exist_ok=True)
     os.replace(other.run_file("k4"), target)
-    index = ResultStore(tmp_path).index()
-    assert set(index) == {"k1", "k3", "k4"}
-    assert index["k4"]["status"] == "failed" and index["k4"]["error"] == "ValueError: boom"
-    lines = store.manifest_path.read_text().splitlines()
-    assert sum(1 for ln in lines if ln.startswith('{"key": "k2"')) == 1  # torn line kept apart, ignored
-    assert any('"k4"' in ln for ln in lines)  # re-indexed entry appended
-
-
-def test_manifest_entries_without_files_are_ignored_and_rebuild(tmp_path):
-    store = ResultStore(tmp_path)
-    store.write_run(_record("k1", x=1.0))
-    store.write_run(_record("k2", status="failed"))
     store.run_file("k1").unlink()
-    assert set(store.index()) == {"k2"}
-    store.manifest_path.write_text("garbage\n")
-    assert store.rebuild_manifest() == 1
-    assert [json.loads(ln)["key"] for ln in store.manifest_path.read_text().splitlines()] == ["k2"]
+    index = ResultStore(tmp_path).index()
+    assert set(index) == {"k2", "k4"}
+    assert index["k4"]["status"] == "failed" and index["k4"]["error"] == "ValueError: boom"
+    assert store.db.runs()["k4"]["sha256"] == hashlib.sha256(target.read_bytes()).hexdigest()
+    assert "k1" not in store.db.runs()
+    assert store.rebuild_index() == 2
 
 
 def test_overwrite_failed_with_ok_and_runs_frame(tmp_path):
@@ -93,8 +81,7 @@ def test_overwrite_failed_with_ok_and_runs_frame(tmp_path):
     assert store.runs().loc[0, "status"] == "failed"  # fills the read cache
     store.write_run(_record("k1", x=2.0))  # a retry replaces the file: the cache must notice
     assert store.index()["k1"]["status"] == "ok"
-    store.compact_manifest()
-    assert len(store.manifest_path.read_text().splitlines()) == 1
+    assert len(store.manifest()) == 1
     runs = store.runs()
     assert len(runs) == 1 and runs.loc[0, "x"] == 2.0 and runs.loc[0, "a.b"] == 1
 

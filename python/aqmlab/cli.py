@@ -7,6 +7,7 @@ Exit codes: 0 success; 1 a run failed; 2 invalid input (the message names the fi
 from __future__ import annotations
 
 import concurrent.futures as cf
+import errno
 import json
 import math
 import os
@@ -65,6 +66,11 @@ def _user_errors() -> Iterator[None]:
         _die(str(e) if e.filename is None else f"no such file: {e.filename}", EXIT_USAGE)
     except IsADirectoryError as e:
         _die(f"is a directory, not a scenario file: {e.filename}", EXIT_USAGE)
+    except OSError as e:
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        # A results store refuses to leave partial files, so the same command resumes.
+        _die(f"disk full: {e.strerror or e}", EXIT_FAILED)
     except UnicodeDecodeError as e:
         _die(f"scenario file is not UTF-8 text: {e}", EXIT_USAGE)
     except SimulationError as e:
@@ -436,11 +442,18 @@ def sweep(
     out_dir: Annotated[Path | None, typer.Option("--out", help="Results store directory.")] = None,
     backend: Annotated[str, typer.Option(help="process, thread or dask.")] = "process",
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Re-run failed runs.")] = False,
+    reuse_stale: Annotated[
+        bool,
+        typer.Option(
+            "--reuse-stale",
+            help="Keep stored runs computed by another engine build (default: re-run them), with a warning.",
+        ),
+    ] = False,
 ) -> None:
     """Run a parameter sweep into a results store."""
     mod = _sweep_cli()
     with _user_errors():
-        code = mod.sweep_command(sweepfile, workers, scheduler, out_dir, backend, retry_failed)
+        code = mod.sweep_command(sweepfile, workers, scheduler, out_dir, backend, retry_failed, reuse_stale)
     raise typer.Exit(int(code or 0))
 
 

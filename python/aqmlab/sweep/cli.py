@@ -9,13 +9,15 @@ process exit code, so the typer app only has to forward options::
         raise typer.Exit(sweep_command(sweepfile, workers, scheduler, out, backend, retry_failed))
 
 Exit codes: 0 every job stored successfully; 1 some runs failed or the sweep
-stopped early; 2 invalid input; 130 interrupted (Ctrl-C).
+stopped early (or the disk filled); 2 invalid input; 130 interrupted (Ctrl-C or SIGTERM).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Sequence
+import signal
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from .atomic_file import DiskFullError
 from .definition import Sweep, SweepDefinitionError
 from .execute import SweepInterrupted, SweepProgress, SweepReport, run_sweep
 from .store import ResultStore
@@ -86,9 +89,36 @@ def _print_report(console: Console, report: SweepReport) -> None:
         + (f", {report.not_run} not run" if report.not_run else "")
         + f" in {report.elapsed_s:.1f}s"
     )
+    if report.stale_rerun or report.stale_kept:
+        console.print(
+            f"[yellow]stale:[/] {report.stale_rerun + report.stale_kept} stored run(s) were computed by another "
+            f"engine build; " + (f"{report.stale_kept} kept (--reuse-stale)" if report.stale_kept else "re-run")
+        )
+    if report.corrupt_rerun:
+        console.print(f"[yellow]corrupt:[/] {report.corrupt_rerun} stored run file(s) failed their checksum; re-run")
+    if report.from_other_sweep:
+        console.print(f"{report.from_other_sweep} run(s) were computed by a concurrent sweep on this store")
     if report.stopped_reason and report.stopped_reason != "interrupted":
         console.print(f"[yellow]stopped: {report.stopped_reason}[/]")
     _print_failures(console, [(f.point, f.replication, f.error) for f in report.failures])
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a job scheduler's stop) takes the same clean path as Ctrl-C."""
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def sweep_command(
@@ -98,6 +128,7 @@ def sweep_command(
     out: Path | None = None,
     backend: str = "process",
     retry_failed: bool = False,
+    reuse_stale: bool = False,
     *,
     console: Console | None = None,
 ) -> int:
@@ -137,20 +168,29 @@ def sweep_command(
             bar.update(task, total=p.total, completed=p.done, ok=p.ok, failed=p.failed, running=p.running)
 
         try:
-            report = run_sweep(
-                sweep,
-                store_dir,
-                workers=workers,
-                backend=backend,
-                scheduler=scheduler,
-                progress=on_progress,
-                retry_failed=retry_failed,
-            )
+            with _terminate_as_interrupt():
+                report = run_sweep(
+                    sweep,
+                    store_dir,
+                    workers=workers,
+                    backend=backend,
+                    scheduler=scheduler,
+                    progress=on_progress,
+                    retry_failed=retry_failed,
+                    reuse_stale=reuse_stale,
+                )
         except SweepInterrupted as exc:
             bar.stop()
-            _print_report(console, exc.report)
-            console.print("[yellow]interrupted[/]: finished runs are stored; run the same command to resume.")
+            console.print(
+                f"[yellow]interrupted[/]: {exc.report.summary_line()}; finished runs are stored in {store_dir}: "
+                "run the same command to resume.",
+                soft_wrap=True,
+            )
             return EXIT_INTERRUPTED
+        except DiskFullError as exc:  # SweepDiskFull, or the index could not even be opened
+            bar.stop()
+            console.print(f"[red]error:[/] {exc.strerror}", soft_wrap=True)
+            return EXIT_FAILED
         except ValueError as exc:  # bad backend / workers
             bar.stop()
             console.print(f"[red]error:[/] {exc}")

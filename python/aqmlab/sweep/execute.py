@@ -22,15 +22,36 @@ Failure policy:
   several workers ends in ``KilledWorker`` and is stored as failed;
 * Ctrl-C -> in-flight jobs are abandoned (not recorded, so they run next
   time), worker processes are terminated, and :class:`SweepInterrupted` (a
-  ``KeyboardInterrupt`` carrying the partial report) is raised.
+  ``KeyboardInterrupt`` carrying the partial report) is raised;
+* the store's disk fills -> the sweep stops as for Ctrl-C and raises
+  :class:`SweepDiskFull` (nothing partial is written: run it again to resume).
+
+Worker processes ignore SIGINT (the driver stops them) and, on Linux, are
+killed by the kernel when the driver dies, even by SIGKILL
+(``PR_SET_PDEATHSIG``).
+
+Which stored runs are reused: a run stored as ``ok`` (or ``failed``, unless
+``retry_failed``) under the same key -- same scenario, seed and
+``engine_version`` -- whose file passes its SHA-256 check and which was
+computed by the same engine *fingerprint* (:mod:`aqmlab.fingerprint`).  A run
+from another fingerprint is *stale*: it is re-run, or, with
+``reuse_stale=True``, kept with a warning.  Corrupt runs are re-run.
+
+Two sweeps sharing a store: each claims a job in the store index before
+running it (:mod:`.store_index`); a job claimed by another live sweep is
+waited for and its result reused, and one whose claimant has died is run.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import signal
+import socket
 import statistics
 import time
+import uuid
+import warnings
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import (
@@ -51,6 +72,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..fingerprint import engine_fingerprint
+from .atomic_file import DiskFullError
 from .definition import Job, RunFnSpec, Sweep
 from .keys import canonical_json, point_id, run_key, scenario_id
 from . import runfn
@@ -61,6 +84,7 @@ __all__ = [
     "BACKENDS",
     "FailedRun",
     "PlannedJob",
+    "SweepDiskFull",
     "SweepInterrupted",
     "SweepProgress",
     "SweepReport",
@@ -175,6 +199,11 @@ class SweepReport:
     not_run: int = 0
     stopped_reason: str | None = None
     elapsed_s: float = 0.0
+    fingerprint: str = ""
+    stale_rerun: int = 0  # stored by another engine fingerprint, run again
+    stale_kept: int = 0  # stored by another engine fingerprint, kept (reuse_stale)
+    corrupt_rerun: int = 0  # stored file failed its checksum, run again
+    from_other_sweep: int = 0  # claimed by a concurrent sweep, waited for and reused
     keys: list[str] = field(default_factory=list, repr=False)
     axes: list[str] = field(default_factory=list)
     metrics: list[str] | None = None
@@ -204,11 +233,33 @@ class SweepReport:
         return self.store.runs(status=status, keys=self.keys)
 
 
+    def summary_line(self) -> str:
+        """One line: what this invocation did and what is left."""
+        r = self
+        pending = r.not_run
+        line = f"{r.executed} run(s) done ({r.ok} ok, {r.failed} failed), {pending} not run"
+        if r.skipped_ok + r.skipped_failed:
+            line += f", {r.skipped_ok + r.skipped_failed} reused from {r.store.path}"
+        return line
+
+
 class SweepInterrupted(KeyboardInterrupt):
     """Ctrl-C during a sweep; ``report`` describes what was stored before it."""
 
     def __init__(self, report: SweepReport) -> None:
         super().__init__("sweep interrupted")
+        self.report = report
+
+
+class SweepDiskFull(DiskFullError):
+    """The store's disk filled during a sweep; ``report`` describes what was stored."""
+
+    def __init__(self, report: SweepReport, cause: BaseException) -> None:
+        super().__init__(
+            28,
+            f"the disk holding {report.store.path} is full ({cause}); {report.summary_line()}. "
+            "Nothing partial was written: free some space and run the same command to resume.",
+        )
         self.report = report
 
 
@@ -235,6 +286,26 @@ class _Backend:
     capacity: Callable[[], int]
     restart: Callable[[], Executor] | None = None  # only for pools we own
     close: Callable[[bool], None] = lambda interrupted: None
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _init_worker(driver_pid: int | None) -> None:
+    """Worker process set-up: die with the driver, leave Ctrl-C to it."""
+    # The driver handles Ctrl-C for everyone (it terminates the pool); a worker
+    # reacting too would print its own traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(os, "sched_getaffinity"):  # Linux: ask the kernel to SIGKILL us when the driver dies
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if driver_pid is not None and os.getppid() != driver_pid:  # the driver died before the prctl
+        os._exit(1)
 
 
 def _terminate_pool(pool: ProcessPoolExecutor) -> None:
@@ -339,7 +410,14 @@ def _open_backend(
         return _Backend(pool, lambda: cap, close=lambda i: _close_executor(pool, i))
 
     def make_pool() -> Executor:
-        return ProcessPoolExecutor(max_workers=n, mp_context=mp_context)
+        import multiprocessing
+
+        method = (mp_context or multiprocessing).get_start_method()
+        # Under forkserver the workers' parent is the server, not the driver.
+        parent = os.getpid() if method in ("fork", "spawn") else None
+        return ProcessPoolExecutor(
+            max_workers=n, mp_context=mp_context, initializer=_init_worker, initargs=(parent,)
+        )
 
     holder = {"pool": make_pool()}
 
@@ -378,6 +456,10 @@ class _Driver:
         self.restarts_left = max_pool_restarts
         self.start = time.monotonic()
         self.done = 0
+        # Claims in the store index keep a concurrent sweep from running our jobs (and us theirs).
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.waiting: dict[str, PlannedJob] = {}  # claimed by another live sweep
+        self.last_beat = self.last_poll = time.monotonic()
 
     def _notify(self, last: RunRecord | None) -> None:
         if self.progress is None:
@@ -408,8 +490,9 @@ class _Driver:
             pid=outcome.get("pid"),
             finished_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
             metrics=dict(outcome.get("metrics") or {}),
+            fingerprint=self.report.fingerprint,
         )
-        self.store.write_run(rec)
+        self.store.write_run(rec, release_owner=self.owner)
         r = self.report
         r.executed_keys.append(p.key)
         if rec.status == "ok":
@@ -465,13 +548,52 @@ class _Driver:
         self.backend.executor = self.backend.restart()
         return True
 
+    def _next_claimed(self) -> PlannedJob | None:
+        """The next pending job this sweep could claim; others' jobs move to ``waiting``."""
+        while self.pending:
+            p = self.pending.popleft()
+            if self.store.db.claim(p.key, self.owner) is None:
+                return p
+            self.waiting[p.key] = p
+        return None
+
+    def _poll_others(self) -> None:
+        """Reuse what concurrent sweeps finished; take back jobs whose claimant is gone."""
+        now = time.monotonic()
+        if now - self.last_beat > 5.0:
+            self.store.db.heartbeat(self.owner)
+            self.last_beat = now
+        if not self.waiting or now - self.last_poll < 0.5:
+            return
+        self.last_poll = now
+        stored = self.store.db.runs()
+        for key in list(self.waiting):
+            status = stored.get(key, {}).get("status")
+            if status is not None:
+                del self.waiting[key]
+                self.report.from_other_sweep += 1
+                if status == "ok":
+                    self.report.skipped_ok += 1
+                else:
+                    self.report.skipped_failed += 1
+                self.total -= 1
+            elif self.store.db.holder(key) is None:  # its sweep stopped without storing it
+                self.pending.append(self.waiting.pop(key))
+        self._notify(None)
+
     def run(self) -> None:
         self._notify(None)
-        while self.pending or self.inflight:
+        while self.pending or self.inflight or self.waiting:
+            self._poll_others()
+            if not self.inflight and not self.pending:
+                time.sleep(0.2)  # only jobs of another sweep are left: wait for them
+                continue
             broken = False
             capacity = max(1, self.backend.capacity())
             while self.pending and len(self.inflight) < capacity:
-                p = self.pending.popleft()
+                p = self._next_claimed()
+                if p is None:
+                    break
                 try:
                     fut = self.backend.executor.submit(
                         execute_job, p.job.scenario, p.job.seed, self.run_fn, self.search_path
@@ -517,6 +639,8 @@ def run_sweep(
     cluster_kwargs: Mapping[str, Any] | None = None,
     max_pool_restarts: int = 3,
     mp_context: Any = None,
+    reuse_stale: bool = False,
+    fingerprint: str | None = None,
 ) -> SweepReport:
     """Run every job of ``sweep`` that is not yet stored in ``store_dir``.
 
@@ -547,6 +671,12 @@ def run_sweep(
         Part of every store key (default ``aqmlab.__version__`` or
         ``"dev"``); pass a distinct value when injecting a different run
         function into a shared store.
+    reuse_stale:
+        Keep stored runs computed by another engine fingerprint (with a
+        warning) instead of re-running them.
+    fingerprint:
+        The engine fingerprint recorded with each run (default
+        :func:`aqmlab.fingerprint.engine_fingerprint`).
     """
     t0 = time.monotonic()
     store = store_dir if isinstance(store_dir, ResultStore) else ResultStore(store_dir)
@@ -554,6 +684,7 @@ def run_sweep(
     version = str(engine_version) if engine_version is not None else runfn.engine_version()
     planned = plan_jobs(sweep, version)
     index = store.index()
+    fp = str(fingerprint) if fingerprint is not None else engine_fingerprint()
 
     report = SweepReport(
         name=sweep.name,
@@ -564,16 +695,35 @@ def run_sweep(
         axes=list(sweep.axes),
         metrics=list(sweep.metrics) if sweep.metrics else None,
         point_order=[canonical_json(pt) for pt in sweep.expand_points()],
+        fingerprint=fp,
     )
-    todo = []
+    # A stored run is reused only if its file still matches its checksum.
+    corrupt = set(store.verify([p.key for p in planned if p.key in index]))
+    report.corrupt_rerun = len(corrupt)
+    todo, stale_kept = [], 0
     for p in planned:
-        status = index.get(p.key, {}).get("status")
-        if status == "ok":
-            report.skipped_ok += 1
-        elif status == "failed" and not retry_failed:
-            report.skipped_failed += 1
-        else:
+        entry = index.get(p.key, {}) if p.key not in corrupt else {}
+        status = entry.get("status")
+        reuse = status == "ok" or (status == "failed" and not retry_failed)
+        if reuse and entry.get("fingerprint") != fp:
+            if not reuse_stale:
+                report.stale_rerun += 1
+                reuse = False
+            else:
+                stale_kept += 1
+        if not reuse:
             todo.append(p)
+        elif status == "ok":
+            report.skipped_ok += 1
+        else:
+            report.skipped_failed += 1
+    report.stale_kept = stale_kept
+    if stale_kept:
+        warnings.warn(
+            f"{stale_kept} stored run(s) in {store.path} were computed by another engine build "
+            f"(fingerprint differs from {fp}); kept because reuse_stale=True",
+            stacklevel=2,
+        )
     store.save_sweep_meta(
         {
             "name": sweep.name,
@@ -607,19 +757,29 @@ def run_sweep(
             ) from exc
     driver = _Driver(store, report, todo, back, fn_spec, search_path, progress, max_pool_restarts)
     interrupted = False
-    try:
-        driver.run()
-    except KeyboardInterrupt as exc:
+
+    def stop(reason: str) -> None:
+        nonlocal interrupted
         interrupted = True
         for fut in driver.inflight:
             fut.cancel()
-        report.not_run += len(driver.pending) + len(driver.inflight)
-        report.stopped_reason = "interrupted"
+        report.not_run += len(driver.pending) + len(driver.inflight) + len(driver.waiting)
+        report.stopped_reason = reason
         report.elapsed_s = time.monotonic() - t0
+
+    try:
+        driver.run()
+    except KeyboardInterrupt as exc:
+        stop("interrupted")
         raise SweepInterrupted(report) from exc
+    except DiskFullError as exc:
+        stop("disk full")
+        raise SweepDiskFull(report, exc) from exc
     finally:
         back.close(interrupted)
-    if not interrupted:
-        store.compact_manifest()
+        try:
+            store.db.release(driver.owner)
+        except Exception:  # noqa: BLE001 - a claim of a dead process is taken over anyway
+            pass
     report.elapsed_s = time.monotonic() - t0
     return report

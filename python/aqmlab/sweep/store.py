@@ -1,24 +1,28 @@
-"""On-disk results store: one Parquet file per finished run, plus a manifest.
+"""On-disk results store: one Parquet file per finished run, indexed in SQLite.
 
 Layout of a store directory::
 
     STORE/
-      runs/ab/ab12...ef.parquet   one row per run (ok or failed), the source of truth
-      manifest.jsonl              index of runs (one JSON object per line, last line per key wins)
+      runs/ab/ab12...ef.parquet   one row per run (ok or failed)
+      index.sqlite                per run: manifest fields, engine fingerprint, file sha256 and
+                                  size; per run being computed: which sweep claimed it
       sweep.json                  the last sweep run into this store (keys, axes, order)
       cache/runs.parquet          all run rows consolidated for fast reading (safe to delete)
+      corrupt/                    run files found damaged, set aside (their runs are re-run)
 
-Durability rules, chosen so that no finished run is ever lost:
+Rules, chosen so that no finished run is lost and no damaged one is used:
 
-* a run file is written to a temporary name in the same directory and then
-  ``os.replace``-d into place, so it either exists completely or not at all;
-* the manifest is appended *after* the run file, one ``os.write`` per batch of
-  complete lines on an ``O_APPEND`` descriptor; a torn trailing line is
-  skipped when reading;
-* the run files are authoritative: a run file missing from the manifest (the
-  process died between the two writes) is re-indexed automatically, a
-  manifest line without a run file is ignored, and :meth:`ResultStore.rebuild_manifest`
-  regenerates the whole manifest atomically.
+* a run file is written atomically (:func:`.atomic_file.write_atomic`: temp
+  file, fsync, rename), then indexed with its SHA-256 and size in one SQLite
+  transaction that also releases the sweep's claim on it;
+* a run file without an index row (the process died between the two writes)
+  is indexed again from the file; an index row without a file is dropped;
+* a file whose size differs from its row, or (on a full check or a read) whose
+  SHA-256 differs, or that does not parse, is *corrupt*: it is moved to
+  ``corrupt/``, a warning names the run, and the next sweep re-runs it; a read
+  that meets one raises :class:`CorruptRunError` naming it;
+* a full disk raises :class:`.atomic_file.DiskFullError` with nothing partial
+  written, so the store stays readable and the sweep resumable.
 
 Only the driver process writes to the store; workers return results to it.
 That keeps the store on the driver's local disk even when the workers are a
@@ -29,7 +33,7 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
+import time
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -42,10 +46,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .aggregate import aggregate_runs, axis_series, export_table, to_wide
+from .atomic_file import DiskFullError, remove_dead_temp_files, sha256_hex, write_atomic
 from .keys import canonical_json
+from .store_index import StoreIndex
 
 RUNS_DIR = "runs"
-MANIFEST = "manifest.jsonl"
+CORRUPT_DIR = "corrupt"
 SWEEP_META = "sweep.json"
 CACHE = "cache/runs.parquet"
 _SIG = "_file_signature"
@@ -61,6 +67,7 @@ META_SCHEMA = pa.schema(
         ("error", pa.string()),
         ("run_time_s", pa.float64()),
         ("engine_version", pa.string()),
+        ("fingerprint", pa.string()),
         ("host", pa.string()),
         ("pid", pa.int64()),
         ("finished_at", pa.string()),
@@ -73,7 +80,7 @@ META_SCHEMA = pa.schema(
 RESERVED_COLUMNS = frozenset(META_SCHEMA.names)
 #: Summary keys that clash with a metadata column are stored with this prefix.
 CLASH_PREFIX = "metric."
-#: Manifest fields (the traceback and the scenario stay in the run file).
+#: Index fields shown by :meth:`ResultStore.manifest` (the traceback and scenario stay in the file).
 MANIFEST_FIELDS = (
     "key",
     "scenario_id",
@@ -82,6 +89,7 @@ MANIFEST_FIELDS = (
     "replication",
     "seed",
     "engine_version",
+    "fingerprint",
     "status",
     "error",
     "run_time_s",
@@ -93,6 +101,21 @@ MANIFEST_FIELDS = (
 def metric_column(name: str) -> str:
     """Column name under which a summary key is stored."""
     return CLASH_PREFIX + name if name in RESERVED_COLUMNS else name
+
+
+class CorruptRunError(RuntimeError):
+    """Stored run files were damaged; they were set aside and their runs will be re-run.
+
+    ``runs`` lists ``(key, description)`` pairs."""
+
+    def __init__(self, store: Path, runs: Sequence[tuple[str, str]]) -> None:
+        self.runs = list(runs)
+        shown = "; ".join(f"{k[:12]} ({d})" for k, d in self.runs[:5])
+        more = f" and {len(self.runs) - 5} more" if len(self.runs) > 5 else ""
+        super().__init__(
+            f"{len(self.runs)} stored run(s) in {store} were corrupt: {shown}{more}. They were moved to "
+            f"{store / CORRUPT_DIR} and will be re-run by the next sweep (run the same command again)."
+        )
 
 
 @dataclass
@@ -115,6 +138,7 @@ class RunRecord:
     pid: int | None = None
     finished_at: str | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
+    fingerprint: str | None = None
 
     def meta_row(self) -> dict[str, Any]:
         return {
@@ -126,6 +150,7 @@ class RunRecord:
             "error": self.error,
             "run_time_s": self.run_time_s,
             "engine_version": self.engine_version,
+            "fingerprint": self.fingerprint,
             "host": self.host,
             "pid": self.pid,
             "finished_at": self.finished_at,
@@ -144,11 +169,10 @@ class RunRecord:
             arrays.append(pa.array([v]))
         return pa.Table.from_arrays(arrays, names=names)
 
-    def manifest_entry(self) -> dict[str, Any]:
-        meta = self.meta_row()
-        entry = {k: meta[k] for k in MANIFEST_FIELDS}
-        entry["point"] = self.point
-        return entry
+    def to_parquet_bytes(self) -> bytes:
+        sink = pa.BufferOutputStream()
+        pq.write_table(self.to_table(), sink)
+        return sink.getvalue().to_pybytes()
 
 
 def _signature(path: Path) -> str:
@@ -157,13 +181,27 @@ def _signature(path: Path) -> str:
     return f"{st.st_ino}:{st.st_mtime_ns}:{st.st_size}"
 
 
-def _entry_from_row(row: Mapping[str, Any]) -> dict[str, Any]:
+def _index_entry(row: Mapping[str, Any], sha: str, size: int) -> dict[str, Any]:
+    """An index row from a run file's metadata row (``point`` kept as canonical JSON)."""
     entry = {k: row.get(k) for k in MANIFEST_FIELDS}
-    try:
-        entry["point"] = json.loads(entry["point"]) if entry["point"] else {}
-    except (TypeError, ValueError):
-        entry["point"] = {}
+    entry["sha256"], entry["size"] = sha, size
     return entry
+
+
+def _public(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """An index row as the API shows it: manifest fields, ``point`` as a dict."""
+    out = {k: entry.get(k) for k in MANIFEST_FIELDS}
+    try:
+        out["point"] = json.loads(out["point"]) if out["point"] else {}
+    except (TypeError, ValueError):
+        out["point"] = {}
+    return out
+
+
+def _describe(entry: Mapping[str, Any] | None) -> str:
+    if not entry:
+        return "not indexed"
+    return f"point {entry.get('point')}, replication {entry.get('replication')}"
 
 
 class ResultStore:
@@ -175,63 +213,33 @@ class ResultStore:
             (self.path / RUNS_DIR).mkdir(parents=True, exist_ok=True)
         elif not self.path.is_dir():
             raise FileNotFoundError(f"results store not found: {self.path}")
-        self._tail_checked = False
+        self.db = StoreIndex(self.path)
+        remove_dead_temp_files(self.path)
 
     def __repr__(self) -> str:
         return f"ResultStore({str(self.path)!r})"
-
-    @property
-    def manifest_path(self) -> Path:
-        return self.path / MANIFEST
 
     def run_file(self, key: str) -> Path:
         """Path of a run's Parquet file (two-level fan-out keeps directories small)."""
         return self.path / RUNS_DIR / key[:2] / f"{key}.parquet"
 
     # ------------------------------------------------------------------ writing
-    def write_run(self, record: RunRecord) -> Path:
-        """Persist one run atomically, then index it in the manifest."""
+    def write_run(self, record: RunRecord, *, release_owner: str | None = None) -> Path:
+        """Persist one run atomically, then index it (and drop ``release_owner``'s claim on it).
+
+        Raises :class:`.atomic_file.DiskFullError` with nothing partial written."""
         target = self.run_file(record.key)
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-        try:
-            pq.write_table(record.to_table(), tmp)
-            os.replace(tmp, target)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
-        self._append_manifest([record.manifest_entry()])
+        data = record.to_parquet_bytes()
+        write_atomic(target, data)
+        entry = _index_entry(record.meta_row(), sha256_hex(data), len(data))
+        self.db.put_runs([entry], release_owner=release_owner)
         return target
-
-    def _append_manifest(self, entries: Iterable[Mapping[str, Any]]) -> None:
-        data = "".join(json.dumps(e, sort_keys=True, default=str) + "\n" for e in entries)
-        if not data:
-            return
-        fd = os.open(self.manifest_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            if not self._tail_checked:
-                # A previous writer killed mid-line would glue our first line to its torn one.
-                size = os.fstat(fd).st_size
-                if size:
-                    with open(self.manifest_path, "rb") as fh:
-                        fh.seek(size - 1)
-                        if fh.read(1) != b"\n":
-                            data = "\n" + data
-                self._tail_checked = True
-            buf = data.encode("utf-8")
-            while buf:
-                buf = buf[os.write(fd, buf) :]
-        finally:
-            os.close(fd)
-
-    def _write_json_atomic(self, path: Path, text: str) -> None:
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
 
     # ------------------------------------------------------------------ indexing
     def run_files(self) -> dict[str, Path]:
-        """Key -> file of every completely written run (temp files are ignored)."""
+        """Key -> file of every completely written run (temp files are ignored; dead writers'
+        temp files are removed)."""
         out: dict[str, Path] = {}
         root = self.path / RUNS_DIR
         if not root.is_dir():
@@ -240,82 +248,114 @@ class ResultStore:
             for sub in subdirs:
                 if not sub.is_dir():
                     continue
+                remove_dead_temp_files(Path(sub.path))
                 with os.scandir(sub.path) as files:
                     for f in files:
                         if f.name.endswith(".parquet") and not f.name.startswith("."):
                             out[f.name[: -len(".parquet")]] = Path(f.path)
         return out
 
-    def _read_manifest(self) -> dict[str, dict[str, Any]]:
-        entries: dict[str, dict[str, Any]] = {}
-        try:
-            fh = open(self.manifest_path, encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            return entries
-        with fh:
-            for line in fh:
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue  # torn line from a killed writer
-                if isinstance(entry, dict) and isinstance(entry.get("key"), str):
-                    entries[entry["key"]] = entry
-        return entries
+    def _quarantine(self, found: Mapping[str, tuple[Path, str]]) -> None:
+        """Move damaged run files aside, drop their index rows and warn, naming each run."""
+        if not found:
+            return
+        dest = self.path / CORRUPT_DIR
+        dest.mkdir(exist_ok=True)
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        for key, (path, _) in found.items():
+            try:
+                os.replace(path, dest / f"{key}.{stamp}.parquet")
+            except FileNotFoundError:
+                pass
+        self._repair(self.db.delete_runs, list(found))
+        names = "; ".join(f"{k[:12]} ({why})" for k, (_, why) in list(found.items())[:5])
+        warnings.warn(
+            f"{len(found)} corrupt run file(s) in {self.path} moved to {dest}; they will be re-run: {names}",
+            stacklevel=3,
+        )
 
-    def _entry_from_file(self, path: Path) -> dict[str, Any] | None:
+    def _index_file(self, path: Path) -> dict[str, Any] | None:
+        """An index row rebuilt from a run file, or None if the file does not parse."""
         try:
-            schema = pq.read_schema(path)
-            cols = [c for c in MANIFEST_FIELDS if c in schema.names]
-            row = pq.read_table(path, columns=cols).to_pylist()[0]
-        except Exception as exc:  # corrupt file: treat the run as missing so it is re-run
-            warnings.warn(f"ignoring unreadable run file {path}: {exc}", stacklevel=3)
+            data = path.read_bytes()
+            table = pq.read_table(pa.BufferReader(data))
+            row = table.select([c for c in MANIFEST_FIELDS if c in table.column_names]).to_pylist()[0]
+        except Exception:
             return None
-        return _entry_from_row(row)
+        return _index_entry(row, sha256_hex(data), len(data))
 
-    def index(self) -> dict[str, dict[str, Any]]:
-        """Key -> manifest entry of every stored run, reconciling with the run files.
-
-        Runs whose file exists but whose manifest line is missing are
-        re-indexed (and appended to the manifest).
-        """
+    def _reconciled(self) -> dict[str, dict[str, Any]]:
+        """Key -> raw index row of every stored run, after reconciling index and files."""
         files = self.run_files()
-        entries = self._read_manifest()
-        repaired = []
-        out = {}
+        rows = self.db.runs()
+        gone = [k for k in rows if k not in files]
+        if gone:
+            self._repair(self.db.delete_runs, gone)
+        new, corrupt, out = [], {}, {}
         for key, path in files.items():
-            entry = entries.get(key)
-            if entry is None:
-                entry = self._entry_from_file(path)
-                if entry is None:
+            row = rows.get(key)
+            if row is None:
+                row = self._index_file(path)
+                if row is None:
+                    corrupt[key] = (path, "file does not parse")
                     continue
-                repaired.append(entry)
-            out[key] = entry
-        if repaired:
-            self._append_manifest(repaired)
+                new.append(row)
+            else:
+                try:
+                    size = path.stat().st_size
+                except FileNotFoundError:
+                    continue
+                if row.get("size") is not None and size != row["size"]:
+                    corrupt[key] = (path, f"{_describe(row)}: {size} bytes, {row['size']} written")
+                    continue
+            out[key] = row
+        if new:
+            self._repair(self.db.put_runs, new)
+        self._quarantine(corrupt)
         return out
 
-    def rebuild_manifest(self) -> int:
-        """Regenerate the manifest from the run files alone; returns the run count.
+    @staticmethod
+    def _repair(write: Any, arg: Any) -> None:
+        """An index repair found while reading; on a full disk, reading goes on without it
+        (the next reader repairs it again)."""
+        try:
+            write(arg)
+        except DiskFullError:
+            pass
 
-        Do not call while a sweep is writing to this store.
-        """
-        entries = [e for e in map(self._entry_from_file, self.run_files().values()) if e is not None]
-        text = "".join(json.dumps(e, sort_keys=True, default=str) + "\n" for e in entries)
-        self._write_json_atomic(self.manifest_path, text)
-        self._tail_checked = False
-        return len(entries)
+    def index(self) -> dict[str, dict[str, Any]]:
+        """Key -> manifest entry of every stored run (``point`` as a dict).
 
-    def compact_manifest(self) -> None:
-        """Rewrite the manifest atomically with one line per stored run."""
-        index = self.index()
-        text = "".join(json.dumps(e, sort_keys=True, default=str) + "\n" for e in index.values())
-        self._write_json_atomic(self.manifest_path, text)
-        self._tail_checked = False
+        Run files missing from the index are indexed; index rows without a file
+        are dropped; files of the wrong size are set aside as corrupt."""
+        return {k: _public(e) for k, e in self._reconciled().items()}
+
+    def verify(self, keys: Iterable[str] | None = None) -> list[str]:
+        """Check the SHA-256 of stored runs (all, or ``keys``); corrupt ones are set aside
+        (see the module docstring). Returns the corrupt keys."""
+        rows = self._reconciled()
+        wanted = rows if keys is None else {k: rows[k] for k in keys if k in rows}
+        corrupt = {}
+        for key, row in wanted.items():
+            path = self.run_file(key)
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:
+                continue
+            if row.get("sha256") and sha256_hex(data) != row["sha256"]:
+                corrupt[key] = (path, f"{_describe(row)}: checksum mismatch")
+        self._quarantine(corrupt)
+        return list(corrupt)
+
+    def rebuild_index(self) -> int:
+        """Re-index every run from its file alone (trusting the files as they are now);
+        returns the run count. Do not call while a sweep is writing to this store."""
+        self.db.delete_runs(self.db.runs())
+        return len(self._reconciled())
 
     def manifest(self) -> pd.DataFrame:
         """The index as a DataFrame (``point`` holds the axis values as a dict)."""
-        index = self.index()
-        return pd.DataFrame(list(index.values()), columns=list(MANIFEST_FIELDS))
+        return pd.DataFrame(list(self.index().values()), columns=list(MANIFEST_FIELDS))
 
     def cost_estimates(self, index: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, float]:
         """Mean run time of successful runs per scenario id (for longest-first)."""
@@ -330,7 +370,7 @@ class ResultStore:
     # --------------------------------------------------------------- sweep meta
     def save_sweep_meta(self, meta: Mapping[str, Any]) -> None:
         """Remember the last sweep run here, so ``aggregate()`` knows its axes and jobs."""
-        self._write_json_atomic(self.path / SWEEP_META, json.dumps(meta, indent=1, default=str))
+        write_atomic(self.path / SWEEP_META, json.dumps(meta, indent=1, default=str).encode("utf-8"))
 
     def load_sweep_meta(self) -> dict[str, Any] | None:
         try:
@@ -340,9 +380,18 @@ class ResultStore:
 
     # ------------------------------------------------------------------ reading
     @staticmethod
-    def _read_one(path: Path) -> pa.Table:
-        sig = _signature(path)  # before reading: a concurrent rewrite can only make the cache miss
-        table = pq.ParquetFile(path).read(use_threads=False)
+    def _read_one(path: Path, sha: str | None) -> pa.Table | None:
+        """One run file as a table, or None if it does not match its checksum or parse."""
+        try:
+            sig = _signature(path)  # before reading: a concurrent rewrite can only make the cache miss
+            data = path.read_bytes()
+            if sha and sha256_hex(data) != sha:
+                return None
+            table = pq.ParquetFile(pa.BufferReader(data)).read(use_threads=False)
+        except FileNotFoundError:
+            raise
+        except Exception:
+            return None
         return table.append_column(_SIG, pa.array([sig], pa.string()))
 
     @staticmethod
@@ -362,20 +411,22 @@ class ResultStore:
     def read_runs(self, keys: Iterable[str] | None = None, status: str | None = None) -> pd.DataFrame:
         """Raw run rows (metadata + metrics, ``point`` as canonical JSON).
 
+        Every file read is checked against the SHA-256 recorded when it was
+        written; a damaged one is set aside and :class:`CorruptRunError` names it.
         Reading thousands of one-row files costs about a millisecond each, so
         the rows read are also kept in ``STORE/cache/runs.parquet``; a cached
         row is reused while its run file is unchanged (same inode, mtime and
         size; a rewrite always makes a new inode via ``os.replace``).  Deleting the
         cache is always safe.
         """
-        files = self.run_files()
-        wanted = files if keys is None else {k: files[k] for k in keys if k in files}
+        rows = self._reconciled()
+        wanted = rows if keys is None else {k: rows[k] for k in keys if k in rows}
         if status is not None:
-            index = self.index()
-            wanted = {k: p for k, p in wanted.items() if index.get(k, {}).get("status") == status}
+            wanted = {k: r for k, r in wanted.items() if r.get("status") == status}
         if not wanted:
             return pd.DataFrame(columns=list(META_SCHEMA.names))
-        sigs = {k: _signature(p) for k, p in wanted.items()}
+        paths = {k: self.run_file(k) for k in wanted}
+        sigs = {k: _signature(p) for k, p in paths.items()}
         cache = self._load_cache()
         cached = None
         if cache is not None and _SIG in cache.column_names and "key" in cache.column_names:
@@ -386,21 +437,22 @@ class ResultStore:
             have = {ck[i] for i in fresh}
         else:
             have = set()
-        missing = [p for k, p in wanted.items() if k not in have]
+        missing = [k for k in wanted if k not in have]
         tables = [cached] if cached is not None and cached.num_rows else []
         if missing:
             with ThreadPoolExecutor(max_workers=min(8, len(missing))) as pool:
-                new = list(pool.map(self._read_one, missing))
+                new = list(pool.map(lambda k: self._read_one(paths[k], wanted[k].get("sha256")), missing))
+            corrupt = {k: (paths[k], _describe(wanted[k])) for k, t in zip(missing, new, strict=True) if t is None}
+            if corrupt:
+                self._quarantine(corrupt)
+                raise CorruptRunError(self.path, [(k, why) for k, (_, why) in corrupt.items()])
             tables.extend(new)
-            self._update_cache(cache, new, files)
+            self._update_cache(cache, new, rows)
         combined = self._concat(tables)
         df = combined.to_pandas() if isinstance(combined, pa.Table) else combined
-        df = df.drop(columns=[_SIG], errors="ignore")
-        if status is not None and len(df):
-            df = df[df["status"] == status].reset_index(drop=True)
-        return df
+        return df.drop(columns=[_SIG], errors="ignore")
 
-    def _update_cache(self, cache: pa.Table | None, new: Sequence[pa.Table], files: Mapping[str, Path]) -> None:
+    def _update_cache(self, cache: pa.Table | None, new: Sequence[pa.Table], stored: Mapping[str, Any]) -> None:
         """Merge freshly read rows into the cache (best effort, atomic replace)."""
         try:
             new_keys = set()
@@ -408,7 +460,7 @@ class ResultStore:
                 new_keys.update(t.column("key").to_pylist())
             parts = list(new)
             if cache is not None and "key" in cache.column_names:
-                keep = [i for i, k in enumerate(cache.column("key").to_pylist()) if k in files and k not in new_keys]
+                keep = [i for i, k in enumerate(cache.column("key").to_pylist()) if k in stored and k not in new_keys]
                 if keep:
                     parts.insert(0, cache.take(pa.array(keep, pa.int64())))
             merged = self._concat(parts)
@@ -416,11 +468,11 @@ class ResultStore:
                 return  # incompatible metric types: not worth caching
             target = self.path / CACHE
             target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-            pq.write_table(merged, tmp)
-            os.replace(tmp, target)
+            sink = pa.BufferOutputStream()
+            pq.write_table(merged, sink)
+            write_atomic(target, sink.getvalue().to_pybytes(), durable=False)
         except OSError:
-            pass
+            pass  # the cache is only an accelerator (a full disk included)
 
     def runs(self, status: str | None = None, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """One row per stored run: metadata, one column per axis path, then metrics.

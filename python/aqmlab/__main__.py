@@ -1,0 +1,5 @@
+"""``python -m aqmlab``: the command line."""
+
+from .cli import main
+
+main()

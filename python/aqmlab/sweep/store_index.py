@@ -1,0 +1,205 @@
+"""A results store's index: one SQLite database (WAL mode) beside the run files.
+
+It holds, per stored run, the manifest fields plus the engine ``fingerprint``
+that computed it and the run file's ``sha256`` and ``size`` (to detect a
+truncated or corrupted file); and, per run being computed, a *claim* naming
+the sweep process that runs it, so that two sweeps sharing a store never run
+the same point twice.
+
+Why SQLite: claims must be taken atomically across processes, and an index
+must survive a process killed mid-write.  SQLite's transactions give both;
+WAL mode lets readers proceed while a sweep writes.  ``synchronous=NORMAL``
+in WAL mode cannot corrupt the database on a crash (the last transactions may
+be lost on a power cut, which the run files' reconciliation repairs: see
+:meth:`aqmlab.sweep.store.ResultStore.index`).  SQLite's locking needs a local
+filesystem; a store on NFS is not supported.
+
+A claim is *live* while its process runs: on the same host, while its pid
+exists; from another host, while its heartbeat is younger than
+:data:`CLAIM_TIMEOUT_S` (the driver refreshes it every few seconds).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .atomic_file import DiskFullError, _pid_alive
+
+INDEX_FILE = "index.sqlite"
+#: Schema version (``PRAGMA user_version``); a store written by a newer schema is refused.
+SCHEMA_VERSION = 1
+#: A claim from another host whose heartbeat is older than this is taken over.
+CLAIM_TIMEOUT_S = 600.0
+
+#: Columns of the ``runs`` table after ``key``, in order.
+RUN_COLUMNS = (
+    "status",
+    "fingerprint",
+    "sha256",
+    "size",
+    "scenario_id",
+    "point_id",
+    "point",
+    "replication",
+    "seed",
+    "engine_version",
+    "error",
+    "run_time_s",
+    "host",
+    "finished_at",
+)
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, {", ".join(RUN_COLUMNS)});
+CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, host TEXT NOT NULL,
+                                   pid INTEGER NOT NULL, heartbeat REAL NOT NULL);
+"""
+
+
+class StoreIndexError(RuntimeError):
+    """The index database cannot be used (newer schema, not a database)."""
+
+
+def _full(exc: sqlite3.Error) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and "full" in str(exc).lower()
+
+
+class StoreIndex:
+    """The SQLite index of one store directory (one connection per process)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = Path(directory) / INDEX_FILE
+        self._conn: sqlite3.Connection | None = None
+        self._pid = -1
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------- connection
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is not None and self._pid == os.getpid():
+            return self._conn
+        # A connection inherited through fork must not be used by the child.
+        try:
+            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StoreIndexError(
+                    f"{self.path} was written by a newer aqmlab (index schema {version} > {SCHEMA_VERSION})"
+                )
+            if version < SCHEMA_VERSION:  # a new store (no write otherwise: a full disk can still be read)
+                conn.executescript(_SCHEMA)
+                conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            if _full(exc):
+                raise DiskFullError(28, f"no space left on the device for the store index {self.path}") from exc
+            raise StoreIndexError(f"cannot open the store index {self.path}: {exc}") from exc
+        self._conn, self._pid = conn, os.getpid()
+        return conn
+
+    def close(self) -> None:
+        if self._conn is not None and self._pid == os.getpid():
+            self._conn.close()
+        self._conn = None
+
+    def _write(self, statements: Iterable[tuple[str, tuple]]) -> None:
+        """Run ``statements`` in one immediate transaction."""
+        with self._lock:
+            conn = self._connect()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                for sql, args in statements:
+                    conn.execute(sql, args)
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error) and _full(exc):
+                    raise DiskFullError(28, f"no space left on the device for the store index {self.path}") from exc
+                raise
+
+    # ------------------------------------------------------------------- runs
+    def put_runs(self, entries: Iterable[Mapping[str, Any]], *, release_owner: str | None = None) -> None:
+        """Insert or replace run rows; with ``release_owner``, drop that owner's claims on them."""
+        cols = ("key", *RUN_COLUMNS)
+        sql = f"INSERT OR REPLACE INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
+        stmts: list[tuple[str, tuple]] = []
+        for e in entries:
+            stmts.append((sql, tuple(e.get(c) for c in cols)))
+            if release_owner is not None:
+                stmts.append(("DELETE FROM claims WHERE key=? AND owner=?", (e["key"], release_owner)))
+        if stmts:
+            self._write(stmts)
+
+    def delete_runs(self, keys: Iterable[str]) -> None:
+        self._write(("DELETE FROM runs WHERE key=?", (k,)) for k in list(keys))
+
+    def runs(self) -> dict[str, dict[str, Any]]:
+        """Key -> row of every indexed run."""
+        cols = ("key", *RUN_COLUMNS)
+        with self._lock:
+            rows = self._connect().execute(f"SELECT {', '.join(cols)} FROM runs").fetchall()
+        return {r[0]: dict(zip(cols, r, strict=True)) for r in rows}
+
+    # ----------------------------------------------------------------- claims
+    @staticmethod
+    def claim_is_live(holder: Mapping[str, Any], now: float | None = None) -> bool:
+        if holder["host"] == socket.gethostname():
+            return _pid_alive(int(holder["pid"]))
+        return (now if now is not None else time.time()) - float(holder["heartbeat"]) < CLAIM_TIMEOUT_S
+
+    def claim(self, key: str, owner: str) -> dict[str, Any] | None:
+        """Claim ``key`` for ``owner``; returns None on success, else the live holder's claim."""
+        with self._lock:
+            conn = self._connect()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                row = conn.execute("SELECT owner, host, pid, heartbeat FROM claims WHERE key=?", (key,)).fetchone()
+                now = time.time()
+                if row is not None and row[0] != owner:
+                    holder = dict(zip(("owner", "host", "pid", "heartbeat"), row, strict=True))
+                    if self.claim_is_live(holder, now):
+                        conn.execute("COMMIT")
+                        return holder
+                conn.execute(
+                    "INSERT OR REPLACE INTO claims (key, owner, host, pid, heartbeat) VALUES (?, ?, ?, ?, ?)",
+                    (key, owner, socket.gethostname(), os.getpid(), now),
+                )
+                conn.execute("COMMIT")
+                return None
+            except BaseException as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error) and _full(exc):
+                    raise DiskFullError(28, f"no space left on the device for the store index {self.path}") from exc
+                raise
+
+    def holder(self, key: str) -> dict[str, Any] | None:
+        """The live claim on ``key``, if any."""
+        with self._lock:
+            row = (
+                self._connect()
+                .execute("SELECT owner, host, pid, heartbeat FROM claims WHERE key=?", (key,))
+                .fetchone()
+            )
+        if row is None:
+            return None
+        holder = dict(zip(("owner", "host", "pid", "heartbeat"), row, strict=True))
+        return holder if self.claim_is_live(holder) else None
+
+    def heartbeat(self, owner: str) -> None:
+        self._write([("UPDATE claims SET heartbeat=? WHERE owner=?", (time.time(), owner))])
+
+    def release(self, owner: str, keys: Iterable[str] | None = None) -> None:
+        """Drop ``owner``'s claims (all of them, or on ``keys``)."""
+        if keys is None:
+            self._write([("DELETE FROM claims WHERE owner=?", (owner,))])
+        else:
+            self._write(("DELETE FROM claims WHERE key=? AND owner=?", (k, owner)) for k in list(keys))
