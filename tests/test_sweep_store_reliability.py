@@ -166,6 +166,38 @@ def test_two_sweeps_on_one_store_run_each_point_once(tmp_path, workers):
     assert len(ResultStore(tmp_path / "store").index()) == 12
 
 
+def test_a_store_index_waits_out_sqlite_busy_errors_that_skip_the_busy_timeout(tmp_path, monkeypatch):
+    # Seen in CI: two sweeps opening a new store at the same instant; the second's switch
+    # to WAL failed at once with "database is locked" (SQLite does not call its busy
+    # handler there).  Here the first three opens fail that way, as does one transaction.
+    import sqlite3
+
+    from aqmlab.sweep import store_index
+
+    real_connect = sqlite3.connect
+    failures = {"open": 3, "begin": 1}
+
+    class FlakyConnection:
+        def __init__(self, conn):
+            self.conn = conn
+
+        def execute(self, sql, *args):
+            kind = "open" if sql.startswith("PRAGMA journal_mode") else "begin" if sql == "BEGIN IMMEDIATE" else None
+            if kind and failures[kind] > 0:
+                failures[kind] -= 1
+                raise sqlite3.OperationalError("database is locked")
+            return self.conn.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self.conn, name)
+
+    monkeypatch.setattr(store_index.sqlite3, "connect", lambda *a, **k: FlakyConnection(real_connect(*a, **k)))
+    index = store_index.StoreIndex(tmp_path)
+    assert index.runs() == {}
+    assert index.claim("k", "me") is None and index.holder("k")["owner"] == "me"
+    assert failures == {"open": 0, "begin": 0}
+
+
 def test_a_claim_of_a_dead_sweep_is_taken_over(tmp_path):
     store = ResultStore(tmp_path / "s")
     sweep = small_sweep(replications=1)

@@ -21,6 +21,7 @@ exists; from another host, while its heartbeat is younger than
 
 from __future__ import annotations
 
+import fcntl
 import os
 import socket
 import sqlite3
@@ -37,6 +38,8 @@ INDEX_FILE = "index.sqlite"
 SCHEMA_VERSION = 1
 #: A claim from another host whose heartbeat is older than this is taken over.
 CLAIM_TIMEOUT_S = 600.0
+#: How long an operation retries a "database is locked" that SQLite's busy handler did not absorb.
+BUSY_RETRY_S = 60.0
 
 #: Columns of the ``runs`` table after ``key``, in order.
 RUN_COLUMNS = (
@@ -67,8 +70,31 @@ class StoreIndexError(RuntimeError):
     """The index database cannot be used (newer schema, not a database)."""
 
 
-def _full(exc: sqlite3.Error) -> bool:
+def _full(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and "full" in str(exc).lower()
+
+
+def _busy(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
+
+
+def _retry_busy(operation):
+    """Run ``operation``, retrying while SQLite reports the database locked.
+
+    The connection's busy timeout covers ordinary lock waits, but some WAL-mode
+    paths (opening while another process switches the file to WAL, or recovers
+    the WAL index) return SQLITE_BUSY at once without calling the busy handler.
+    """
+    deadline = time.monotonic() + BUSY_RETRY_S
+    delay = 0.001
+    while True:
+        try:
+            return operation()
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
 
 
 class StoreIndex:
@@ -85,6 +111,26 @@ class StoreIndex:
         if self._conn is not None and self._pid == os.getpid():
             return self._conn
         # A connection inherited through fork must not be used by the child.
+        # Opening (switching a new file to WAL, writing the schema) is serialized
+        # across processes by an advisory lock on a side file: concurrent
+        # switches to WAL fail with "database is locked" without waiting.
+        # (A read-only store directory cannot hold the lock file: then no lock.)
+        try:
+            lock_file = open(self.path.with_name(INDEX_FILE + ".lock"), "a")  # noqa: SIM115
+        except OSError:
+            lock_file = None
+        try:
+            if lock_file is not None:
+                fcntl.flock(lock_file, fcntl.LOCK_EX)
+            conn = _retry_busy(self._open)
+        finally:
+            if lock_file is not None:
+                lock_file.close()  # closing releases the flock
+        self._conn, self._pid = conn, os.getpid()
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        conn = None
         try:
             conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -97,11 +143,16 @@ class StoreIndex:
             if version < SCHEMA_VERSION:  # a new store (no write otherwise: a full disk can still be read)
                 conn.executescript(_SCHEMA)
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as exc:
+        except BaseException as exc:
+            if conn is not None:
+                conn.close()
+            if not isinstance(exc, sqlite3.DatabaseError):
+                raise
             if _full(exc):
                 raise DiskFullError(28, f"no space left on the device for the store index {self.path}") from exc
+            if _busy(exc):
+                raise
             raise StoreIndexError(f"cannot open the store index {self.path}: {exc}") from exc
-        self._conn, self._pid = conn, os.getpid()
         return conn
 
     def close(self) -> None:
@@ -111,19 +162,33 @@ class StoreIndex:
 
     def _write(self, statements: Iterable[tuple[str, tuple]]) -> None:
         """Run ``statements`` in one immediate transaction."""
-        with self._lock:
+        statements = list(statements)
+
+        def transaction(conn: sqlite3.Connection) -> None:
+            for sql, args in statements:
+                conn.execute(sql, args)
+
+        self._transaction(transaction)
+
+    def _transaction(self, body):
+        """Run ``body(connection)`` in one immediate transaction (retried whole while locked)."""
+
+        def attempt():
             conn = self._connect()
             try:
                 conn.execute("BEGIN IMMEDIATE")
-                for sql, args in statements:
-                    conn.execute(sql, args)
+                result = body(conn)
                 conn.execute("COMMIT")
+                return result
             except BaseException as exc:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error) and _full(exc):
+                if _full(exc):
                     raise DiskFullError(28, f"no space left on the device for the store index {self.path}") from exc
                 raise
+
+        with self._lock:
+            return _retry_busy(attempt)
 
     # ------------------------------------------------------------------- runs
     def put_runs(self, entries: Iterable[Mapping[str, Any]], *, release_owner: str | None = None) -> None:
@@ -145,7 +210,7 @@ class StoreIndex:
         """Key -> row of every indexed run."""
         cols = ("key", *RUN_COLUMNS)
         with self._lock:
-            rows = self._connect().execute(f"SELECT {', '.join(cols)} FROM runs").fetchall()
+            rows = _retry_busy(lambda: self._connect().execute(f"SELECT {', '.join(cols)} FROM runs").fetchall())
         return {r[0]: dict(zip(cols, r, strict=True)) for r in rows}
 
     # ----------------------------------------------------------------- claims
@@ -157,35 +222,27 @@ class StoreIndex:
 
     def claim(self, key: str, owner: str) -> dict[str, Any] | None:
         """Claim ``key`` for ``owner``; returns None on success, else the live holder's claim."""
-        with self._lock:
-            conn = self._connect()
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                row = conn.execute("SELECT owner, host, pid, heartbeat FROM claims WHERE key=?", (key,)).fetchone()
-                now = time.time()
-                if row is not None and row[0] != owner:
-                    holder = dict(zip(("owner", "host", "pid", "heartbeat"), row, strict=True))
-                    if self.claim_is_live(holder, now):
-                        conn.execute("COMMIT")
-                        return holder
-                conn.execute(
-                    "INSERT OR REPLACE INTO claims (key, owner, host, pid, heartbeat) VALUES (?, ?, ?, ?, ?)",
-                    (key, owner, socket.gethostname(), os.getpid(), now),
-                )
-                conn.execute("COMMIT")
-                return None
-            except BaseException as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error) and _full(exc):
-                    raise DiskFullError(28, f"no space left on the device for the store index {self.path}") from exc
-                raise
+
+        def take(conn: sqlite3.Connection) -> dict[str, Any] | None:
+            row = conn.execute("SELECT owner, host, pid, heartbeat FROM claims WHERE key=?", (key,)).fetchone()
+            now = time.time()
+            if row is not None and row[0] != owner:
+                holder = dict(zip(("owner", "host", "pid", "heartbeat"), row, strict=True))
+                if self.claim_is_live(holder, now):
+                    return holder
+            conn.execute(
+                "INSERT OR REPLACE INTO claims (key, owner, host, pid, heartbeat) VALUES (?, ?, ?, ?, ?)",
+                (key, owner, socket.gethostname(), os.getpid(), now),
+            )
+            return None
+
+        return self._transaction(take)
 
     def holder(self, key: str) -> dict[str, Any] | None:
         """The live claim on ``key``, if any."""
         with self._lock:
-            row = (
-                self._connect()
+            row = _retry_busy(
+                lambda: self._connect()
                 .execute("SELECT owner, host, pid, heartbeat FROM claims WHERE key=?", (key,))
                 .fetchone()
             )
