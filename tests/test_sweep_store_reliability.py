@@ -166,6 +166,23 @@ def test_two_sweeps_on_one_store_run_each_point_once(tmp_path, workers):
     assert len(ResultStore(tmp_path / "store").index()) == 12
 
 
+def test_a_job_stored_by_another_sweep_after_planning_is_reused_not_rerun(tmp_path):
+    # The race behind a flaky CI run: sweep B plans a job, sweep A runs and stores it and
+    # releases its claim, then B claims it.  B must see the stored run, not run it again.
+    # B's progress callback (called once B has planned, before it claims) runs A in full.
+    store = tmp_path / "s"
+    calls = []
+
+    def run_the_other_sweep_first(progress):
+        if not calls:
+            calls.append(run_sweep(small_sweep(), store, run_fn=fake.run, workers=1, engine_version="t"))
+
+    second = run_sweep(small_sweep(), store, run_fn=fake.run, workers=1, engine_version="t",
+                       progress=run_the_other_sweep_first)
+    assert calls[0].executed == 6
+    assert second.executed == 0 and second.from_other_sweep == 6 and second.skipped_ok == 6
+
+
 def test_a_store_index_waits_out_sqlite_busy_errors_that_skip_the_busy_timeout(tmp_path, monkeypatch):
     # Seen in CI: two sweeps opening a new store at the same instant; the second's switch
     # to WAL failed at once with "database is locked" (SQLite does not call its busy

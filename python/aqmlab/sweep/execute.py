@@ -443,6 +443,7 @@ class _Driver:
         search_path: Sequence[str],
         progress: Callable[[SweepProgress], None] | None,
         max_pool_restarts: int,
+        seen_sha256: Mapping[str, str | None],
     ) -> None:
         self.store = store
         self.report = report
@@ -459,6 +460,9 @@ class _Driver:
         # Claims in the store index keep a concurrent sweep from running our jobs (and us theirs).
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.waiting: dict[str, PlannedJob] = {}  # claimed by another live sweep
+        # The checksum of each job's stored run when planned (None: none stored); a
+        # different one at claim time means another sweep has stored it since.
+        self.seen_sha256 = seen_sha256
         self.last_beat = self.last_poll = time.monotonic()
 
     def _notify(self, last: RunRecord | None) -> None:
@@ -549,13 +553,28 @@ class _Driver:
         return True
 
     def _next_claimed(self) -> PlannedJob | None:
-        """The next pending job this sweep could claim; others' jobs move to ``waiting``."""
+        """The next pending job this sweep could claim; others' jobs move to ``waiting``
+        (or are reused at once if another sweep stored them since we planned)."""
         while self.pending:
             p = self.pending.popleft()
-            if self.store.db.claim(p.key, self.owner) is None:
+            refused = self.store.db.claim(
+                p.key, self.owner, seen_sha256=self.seen_sha256.get(p.key), fingerprint=self.report.fingerprint
+            )
+            if refused is None:
                 return p
-            self.waiting[p.key] = p
+            if "stored" in refused:
+                self._reuse_from_other(refused["stored"])
+            else:
+                self.waiting[p.key] = p
         return None
+
+    def _reuse_from_other(self, status: str) -> None:
+        self.report.from_other_sweep += 1
+        if status == "ok":
+            self.report.skipped_ok += 1
+        else:
+            self.report.skipped_failed += 1
+        self.total -= 1
 
     def _poll_others(self) -> None:
         """Reuse what concurrent sweeps finished; take back jobs whose claimant is gone."""
@@ -571,12 +590,7 @@ class _Driver:
             status = stored.get(key, {}).get("status")
             if status is not None:
                 del self.waiting[key]
-                self.report.from_other_sweep += 1
-                if status == "ok":
-                    self.report.skipped_ok += 1
-                else:
-                    self.report.skipped_failed += 1
-                self.total -= 1
+                self._reuse_from_other(status)
             elif self.store.db.holder(key) is None:  # its sweep stopped without storing it
                 self.pending.append(self.waiting.pop(key))
         self._notify(None)
@@ -684,6 +698,9 @@ def run_sweep(
     version = str(engine_version) if engine_version is not None else runfn.engine_version()
     planned = plan_jobs(sweep, version)
     index = store.index()
+    # Each stored run's checksum now; a different one at claim time means another
+    # sweep stored that job since (corrupt runs set aside below count as none).
+    seen_sha256 = {key: row.get("sha256") for key, row in store.db.runs().items()}
     fp = str(fingerprint) if fingerprint is not None else engine_fingerprint()
 
     report = SweepReport(
@@ -755,7 +772,8 @@ def run_sweep(
                 f"run_fn {fn_spec!r} cannot be sent to worker processes ({exc}); define it at module level, "
                 "pass it as 'module:function', or run with workers=1 / backend='thread'"
             ) from exc
-    driver = _Driver(store, report, todo, back, fn_spec, search_path, progress, max_pool_restarts)
+    seen = {p.key: None if p.key in corrupt else seen_sha256.get(p.key) for p in todo}
+    driver = _Driver(store, report, todo, back, fn_spec, search_path, progress, max_pool_restarts, seen)
     interrupted = False
 
     def stop(reason: str) -> None:

@@ -220,10 +220,22 @@ class StoreIndex:
             return _pid_alive(int(holder["pid"]))
         return (now if now is not None else time.time()) - float(holder["heartbeat"]) < CLAIM_TIMEOUT_S
 
-    def claim(self, key: str, owner: str) -> dict[str, Any] | None:
-        """Claim ``key`` for ``owner``; returns None on success, else the live holder's claim."""
+    def claim(
+        self, key: str, owner: str, *, seen_sha256: str | None = None, fingerprint: str | None = None
+    ) -> dict[str, Any] | None:
+        """Claim ``key`` for ``owner``; returns None on success, else why not.
+
+        Why not is the live holder's claim, or ``{"stored": status}`` when a run
+        by the same ``fingerprint`` was stored since the caller planned the job
+        (its file's checksum is no longer ``seen_sha256``): another sweep ran it
+        and released its claim in between.
+        """
 
         def take(conn: sqlite3.Connection) -> dict[str, Any] | None:
+            if fingerprint is not None:
+                run = conn.execute("SELECT sha256, status, fingerprint FROM runs WHERE key=?", (key,)).fetchone()
+                if run is not None and run[0] != seen_sha256 and run[2] == fingerprint:
+                    return {"stored": run[1]}
             row = conn.execute("SELECT owner, host, pid, heartbeat FROM claims WHERE key=?", (key,)).fetchone()
             now = time.time()
             if row is not None and row[0] != owner:
