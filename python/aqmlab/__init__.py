@@ -11,10 +11,13 @@ from ._core import version as _engine_version
 from .api import aqms, run
 from .custom_aqm import register_aqm, registered_aqms, unregister_aqm
 from .errors import ScenarioError, SimulationError
+from .interrupt import install_sigint_handler as _install_sigint_handler
+from .interrupt import interrupt
 from .result import Result
 from .scenario import default_scenario_path, load_scenario, validate_scenario
 
 __version__: str = _engine_version()
+_install_sigint_handler()
 
 __all__ = [
     "Result",
@@ -23,6 +26,7 @@ __all__ = [
     "__version__",
     "aqms",
     "default_scenario_path",
+    "interrupt",
     "load_scenario",
     "register_aqm",
     "registered_aqms",

@@ -102,6 +102,9 @@ def run(
 ) -> RawResult:
     """Runs a scenario (JSON text) with the GIL released; see :func:`aqmlab.run`."""
 
+def interrupt_runs() -> None:
+    """Stops every run in progress in this process, on any thread, with KeyboardInterrupt."""
+
 def validate(scenario_json: str) -> None:
     """Parses and checks a scenario (JSON text); raises ScenarioError."""
 

@@ -50,6 +50,12 @@ impl From<ScenarioError> for Error {
     }
 }
 
+impl From<sim::Stopped> for Error {
+    fn from(_: sim::Stopped) -> Self {
+        Error::Run(RunError::Interrupted)
+    }
+}
+
 impl From<RunError> for Error {
     fn from(e: RunError) -> Self {
         Error::Run(e)
@@ -58,17 +64,19 @@ impl From<RunError> for Error {
 
 /// Builds and runs `scenario` with master seed `seed`.
 pub fn run(scenario: &Scenario, seed: u64) -> Result<RunResult, Error> {
-    Ok(scenario::build::build(scenario, seed, None)?.run()?)
+    Ok(scenario::build::build(scenario, seed, None, &mut || true)?.run()?)
 }
 
 /// Builds and runs `scenario`, with algorithms the core does not know built by `custom`
 /// (e.g. AQMs prototyped in Python), and `progress(fraction done)` called now and then; the
-/// run stops with [`RunError::Interrupted`] when it returns false.
+/// run stops with [`RunError::Interrupted`] when it returns false. While the scenario is
+/// being built (which can take a while for a large one) it is called with fraction 0.
 pub fn run_with(
     scenario: &Scenario,
     seed: u64,
     custom: Option<&dyn aqm::CustomAqmFactory>,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<RunResult, Error> {
-    Ok(scenario::build::build(scenario, seed, custom)?.run_with_progress(progress)?)
+    let simulator = scenario::build::build(scenario, seed, custom, &mut || progress(0.0))?;
+    Ok(simulator.run_with_progress(progress)?)
 }

@@ -18,7 +18,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValue
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 pyo3::create_exception!(
@@ -568,6 +568,18 @@ fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T>
         })
 }
 
+/// Bumped by `interrupt_runs`: a run that sees it differ from its value at the run's start
+/// stops. Python runs signal handlers on the main thread only, so a run on another thread
+/// cannot see Ctrl-C through `check_signals`; aqmlab's SIGINT handler bumps this instead.
+static CANCEL_EPOCH: AtomicU64 = AtomicU64::new(0);
+
+/// Stops every run in progress in this process, on any thread (each raises KeyboardInterrupt
+/// within about a millisecond of simulated work). Runs started afterwards are unaffected.
+#[pyfunction]
+fn interrupt_runs() {
+    CANCEL_EPOCH.fetch_add(1, Ordering::SeqCst);
+}
+
 /// Runs a scenario given as JSON text with master seed `seed`; returns the result as a dict.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, seed, progress=None, custom_aqms=None))]
@@ -603,9 +615,10 @@ fn run(
         _ => None,
     };
     let progress = progress.filter(|p| !p.is_none(py));
+    let epoch = CANCEL_EPOCH.load(Ordering::SeqCst);
     let outcome = guarded(py, || {
         let mut cb = |frac: f64| -> bool {
-            if failure.failed() {
+            if failure.failed() || CANCEL_EPOCH.load(Ordering::SeqCst) != epoch {
                 return false;
             }
             Python::attach(|py| {
@@ -744,6 +757,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPacket>()?;
     m.add_class::<PyRng>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(interrupt_runs, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(load_toml, m)?)?;
     m.add_function(wrap_pyfunction!(aqms, m)?)?;

@@ -34,6 +34,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from ..interrupt import interrupt
 from .atomic_file import DiskFullError
 from .definition import Sweep, SweepDefinitionError
 from .execute import SweepInterrupted, SweepProgress, SweepReport, run_sweep
@@ -108,6 +109,7 @@ def _terminate_as_interrupt() -> Iterator[None]:
     """SIGTERM (a job scheduler's stop) takes the same clean path as Ctrl-C."""
 
     def handler(signum: int, frame: Any) -> None:
+        interrupt()  # runs on the thread backend's threads stop too
         raise KeyboardInterrupt
 
     try:

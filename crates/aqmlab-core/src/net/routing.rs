@@ -3,6 +3,7 @@
 //! do not depend on anything but the topology's description.
 
 use super::{LinkId, NodeId};
+use crate::sim::{Stopped, WorkBudget};
 use std::collections::VecDeque;
 
 const NONE: LinkId = LinkId::MAX;
@@ -19,6 +20,24 @@ pub struct RoutingTable {
 impl RoutingTable {
     /// Routes towards each of `destinations` over links given as (from, to).
     pub fn compute(n_nodes: usize, links: &[(NodeId, NodeId)], destinations: &[NodeId]) -> Self {
+        let mut never_stop = || true;
+        Self::compute_within(
+            n_nodes,
+            links,
+            destinations,
+            &mut WorkBudget::new(&mut never_stop),
+        )
+        .expect("never stopped")
+    }
+
+    /// [`RoutingTable::compute`], spending `budget` (a search costs about `n_nodes + links`
+    /// units) so that a large graph's routing can be interrupted.
+    pub fn compute_within(
+        n_nodes: usize,
+        links: &[(NodeId, NodeId)],
+        destinations: &[NodeId],
+        budget: &mut WorkBudget,
+    ) -> Result<Self, Stopped> {
         let mut incoming: Vec<Vec<LinkId>> = vec![vec![]; n_nodes];
         for (i, &(_, to)) in links.iter().enumerate() {
             incoming[to as usize].push(i as LinkId);
@@ -30,6 +49,7 @@ impl RoutingTable {
             if dst_row[d as usize] != u32::MAX {
                 continue;
             }
+            budget.spend((n_nodes + links.len()) as u64)?;
             let row = (next.len() / n_nodes.max(1)) as u32;
             dst_row[d as usize] = row;
             let base = next.len();
@@ -48,11 +68,11 @@ impl RoutingTable {
                 }
             }
         }
-        RoutingTable {
+        Ok(RoutingTable {
             n_nodes,
             dst_row,
             next,
-        }
+        })
     }
 
     /// The link to take from `at` towards `dst`, if `dst` is reachable.

@@ -8,30 +8,33 @@ use super::schema::{
 use super::ScenarioError;
 use crate::aqm::{build_queue, CustomAqmFactory, QueueEnv, QueueLimit};
 use crate::net::{Link, NodeId, RoutingTable};
-use crate::sim::{time, EventKind, RngStream, StreamKind, Time};
+use crate::sim::{time, EventKind, RngStream, StreamKind, Time, WorkBudget};
 use crate::simulator::{FlowInfo, Simulator};
 use crate::transport::tcp::{TcpSender, TcpSink};
 use crate::transport::udp::{SizeDistribution, UdpPattern, UdpSink, UdpSource};
 use crate::transport::{Agent, Endpoint};
+use crate::Error;
+use std::collections::{HashMap, HashSet};
 
 struct NetworkBuilder<'a> {
     seed: u64,
     nodes: Vec<String>,
+    /// Node name -> id (the first node of that name), so lookups stay O(1) on large graphs.
+    node_ids: HashMap<String, NodeId>,
     links: Vec<Link>,
     custom: Option<&'a dyn CustomAqmFactory>,
 }
 
 impl NetworkBuilder<'_> {
     fn node(&mut self, name: &str) -> NodeId {
+        let id = self.nodes.len() as NodeId;
         self.nodes.push(name.to_string());
-        (self.nodes.len() - 1) as NodeId
+        self.node_ids.entry(name.to_string()).or_insert(id);
+        id
     }
 
     fn find(&self, name: &str) -> Option<NodeId> {
-        self.nodes
-            .iter()
-            .position(|n| n == name)
-            .map(|i| i as NodeId)
+        self.node_ids.get(name).copied()
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -165,15 +168,20 @@ fn resolve_endpoints(
     Ok(out)
 }
 
-/// Builds the simulator for `scenario` with master seed `seed`.
+/// Builds the simulator for `scenario` with master seed `seed`. `keep_going` is polled
+/// every so much work (see [`WorkBudget`]); when it returns false the build stops with
+/// [`crate::RunError::Interrupted`].
 pub fn build(
     scenario: &Scenario,
     seed: u64,
     custom: Option<&dyn CustomAqmFactory>,
-) -> Result<Simulator, ScenarioError> {
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Simulator, Error> {
+    let mut budget = WorkBudget::new(keep_going);
     let mut b = NetworkBuilder {
         seed,
         nodes: vec![],
+        node_ids: HashMap::new(),
         links: vec![],
         custom,
     };
@@ -196,10 +204,12 @@ pub fn build(
             b.links[bottleneck].monitor = true;
             b.links[bottleneck + 1].name = "bottleneck_reverse".into();
             for (i, &s) in senders.iter().enumerate() {
+                budget.spend(2)?;
                 b.access(s, r0, &d.access, i, "topology.access")?;
             }
             let ra = d.receiver_access.as_ref().unwrap_or(&d.access);
             for (i, &r) in receivers.iter().enumerate() {
+                budget.spend(2)?;
                 b.access(r1, r, ra, i, "topology.receiver_access")?;
             }
             groups.push(("senders", senders));
@@ -210,6 +220,7 @@ pub fn build(
                 b.node(n);
             }
             for (i, l) in g.links.iter().enumerate() {
+                budget.spend(2)?;
                 let path = format!("topology.links[{i}]");
                 let (from, to) = (
                     b.find(&l.from).expect("validated"),
@@ -246,12 +257,14 @@ pub fn build(
             }
         }
     }
-    for (i, l) in b.links.iter().enumerate() {
-        if b.links[..i].iter().any(|o| o.name == l.name) {
+    let mut link_names = HashSet::with_capacity(b.links.len());
+    for l in &b.links {
+        if !link_names.insert(l.name.as_str()) {
             return Err(ScenarioError::new(
                 "topology.links",
                 format!("two links are named '{}'", l.name),
-            ));
+            )
+            .into());
         }
     }
 
@@ -275,7 +288,8 @@ pub fn build(
                     format!(
                         "{n} sources and {m} destinations: give equal numbers, or one of either"
                     ),
-                ))
+                )
+                .into())
             }
         };
         let group = c.group.clone().unwrap_or(path.clone());
@@ -285,9 +299,11 @@ pub fn build(
                 return Err(ScenarioError::new(
                     format!("{path}.to"),
                     format!("a flow from '{}' to itself", b.nodes[src as usize]),
-                ));
+                )
+                .into());
             }
             for _ in 0..c.count {
+                budget.spend(1)?;
                 let flow = flows.len() as u32;
                 let (sa, ra) = (agents.len() as u32, agents.len() as u32 + 1);
                 let send_ep = Endpoint {
@@ -389,7 +405,8 @@ pub fn build(
                             "flow starts at {}s, at or after the end of the run",
                             time::to_secs_f64(start)
                         ),
-                    ));
+                    )
+                    .into());
                 }
                 starts.push((start, EventKind::AgentStart(sa)));
                 if let Some(stop) = c.stop {
@@ -397,7 +414,8 @@ pub fn build(
                         return Err(ScenarioError::new(
                             format!("{path}.stop"),
                             "must be later than the flow's start",
-                        ));
+                        )
+                        .into());
                     }
                     starts.push((stop.0, EventKind::AgentStop(sa)));
                 }
@@ -418,7 +436,7 @@ pub fn build(
     let mut dests: Vec<NodeId> = agent_node.clone();
     dests.sort_unstable();
     dests.dedup();
-    let routing = RoutingTable::compute(b.nodes.len(), &link_ends, &dests);
+    let routing = RoutingTable::compute_within(b.nodes.len(), &link_ends, &dests, &mut budget)?;
     for (fi, f) in flows.iter().enumerate() {
         let (s, d) = (
             agent_node[f.sender as usize],
@@ -432,7 +450,8 @@ pub fn build(
                         "flow {fi} ({}): no route from '{}' to '{}'",
                         f.group, b.nodes[a as usize], b.nodes[z as usize]
                     ),
-                ));
+                )
+                .into());
             }
         }
     }

@@ -5,8 +5,10 @@ pub mod event_queue;
 pub mod rng;
 pub mod time;
 pub mod timer;
+pub mod work_budget;
 
 pub use event_queue::{Event, EventKind, EventQueue};
 pub use rng::{RngStream, StreamKind};
 pub use time::{Time, NANOS_PER_SEC};
 pub use timer::LazyTimer;
+pub use work_budget::{Stopped, WorkBudget};

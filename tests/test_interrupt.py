@@ -1,0 +1,154 @@
+"""Issue 11, item 13: Ctrl-C stops a simulation on any thread and during scenario building.
+
+Before: a run on a worker thread never saw Ctrl-C (Python runs signal handlers on the main
+thread only) so the process could not exit until the run ended, and building a large
+scenario did not look at signals at all."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from typing import Any
+
+import pytest
+
+import aqmlab
+from _aqmlab_scenarios import LONG_TOML
+
+# A run that takes hours; the thread test stops it after a second.
+THREAD_SCRIPT = textwrap.dedent(
+    f"""
+    import os, signal, sys, time
+    from concurrent.futures import ThreadPoolExecutor
+    import aqmlab
+
+    scenario = aqmlab.load_scenario({LONG_TOML!r})
+    with ThreadPoolExecutor(1) as pool:
+        future = pool.submit(aqmlab.run, scenario)
+        time.sleep(1.0)
+        assert not future.done(), "the long run ended by itself"
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+            sys.exit("no KeyboardInterrupt on the main thread")
+        except KeyboardInterrupt:
+            pass
+        t0 = time.monotonic()
+        try:
+            future.result(timeout=30)
+            sys.exit("the worker's run finished instead of stopping")
+        except KeyboardInterrupt:
+            print(f"stopped {{time.monotonic() - t0:.3f}}")
+    """
+)
+
+
+def test_ctrl_c_stops_a_run_on_a_worker_thread() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", THREAD_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    waited = float(proc.stdout.split("stopped")[1])
+    assert waited < 1.0, f"the worker's run took {waited:.3f} s to stop after Ctrl-C"
+
+
+def test_interrupt_stops_runs_in_progress_only() -> None:
+    """aqmlab.interrupt() from another thread stops the run in progress; a later run is
+    unaffected (the stop is not remembered)."""
+    import threading
+
+    scenario = aqmlab.load_scenario(LONG_TOML)
+    started = threading.Event()
+
+    def progress(fraction: float) -> None:
+        started.set()
+
+    timer = threading.Thread(target=lambda: (started.wait(30), aqmlab.interrupt()))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt, match="run interrupted"):
+        aqmlab.run(scenario, progress=progress)
+    timer.join()
+    short = aqmlab.load_scenario(LONG_TOML.replace('"100000s"', '"1s"'))
+    assert aqmlab.run(short).duration_s == 1.0
+
+
+def big_build(flows: int) -> dict[str, Any]:
+    return {
+        "name": "many-flows",
+        "duration": "10ms",
+        "topology": {
+            "kind": "dumbbell",
+            "senders": 2,
+            "bottleneck": {"rate": "10Mbps", "delay": "10ms"},
+            "access": {"rate": "100Mbps", "delay": "1ms"},
+        },
+        "flows": [{"kind": "tcp", "from": "senders", "to": "receivers", "count": flows}],
+    }
+
+
+def test_building_a_large_scenario_polls_for_interrupts() -> None:
+    calls: list[float] = []
+
+    def stop_at_once(fraction: float) -> bool:
+        calls.append(fraction)
+        return False
+
+    with pytest.raises(KeyboardInterrupt):
+        aqmlab.run(big_build(200_000), progress=stop_at_once)
+    assert calls == [0.0], "the build must stop at its first poll"
+
+    # Going on, the build polls with fraction 0 several times before the run reports any
+    # progress (the event loop's first report is at a positive simulated time).
+    seen: list[float] = []
+    aqmlab.run(big_build(200_000), progress=seen.append)
+    build_polls = next(i for i, f in enumerate(seen) if f > 0)
+    assert build_polls >= 3, seen[:10]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_during_a_long_build_exits_130_promptly(tmp_path: Any) -> None:
+    """The CLI, interrupted while building 400,000 flows (about 2 s of building and
+    5 s more of running and reporting), exits with 130 and one line."""
+    p = tmp_path / "many.toml"
+    p.write_text(
+        textwrap.dedent(
+            """
+            name = "many-flows"
+            duration = "10ms"
+            [topology]
+            kind = "dumbbell"
+            senders = 2
+            bottleneck = { rate = "10Mbps", delay = "10ms" }
+            access = { rate = "100Mbps", delay = "1ms" }
+            [[flows]]
+            kind = "tcp"
+            from = "senders"
+            to = "receivers"
+            count = 400000
+            """
+        )
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import aqmlab.cli as c; print('ready', flush=True); c.main()",
+         "run", str(p)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.5)  # well inside the build
+    t0 = time.monotonic()
+    os.kill(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    waited = time.monotonic() - t0
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "interrupted" in stderr
+    assert waited < 1.5, f"took {waited:.2f} s to stop"
