@@ -14,7 +14,9 @@ HEADER = """# The AQM algorithms
 
 Every queue discipline aqmlab knows, with its source and its parameters (defaults and units).
 Use one at a queue with `aqm = "name"` (defaults) or `aqm = { kind = "name", param = value }`.
-Durations are strings with units (`"5ms"`); thresholds and limits are in packets.
+A parameter of unit `s` is a duration: a string with a unit (`"5ms"`, `"1.5s"`) or a bare
+number of seconds (`0.005`); parameters in bytes, packets, probabilities and weights are plain
+numbers.
 
 Conventions shared by every discipline: the queue counts packets *waiting*, excluding the one
 being transmitted, and a limit of N packets holds N waiting packets (ns-2's DropTail holds

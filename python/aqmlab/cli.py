@@ -28,6 +28,11 @@ from rich.text import Text
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
+UNITS_NOTE = (
+    'unit s: a duration such as "5ms" or a bare number of seconds; bytes, packets, probability, '
+    "weight: plain numbers"
+)
+
 app = typer.Typer(
     name="aqmlab",
     help="Packet-level simulation of Active Queue Management algorithms.",
@@ -419,6 +424,7 @@ def aqms(
             Text(params),
             "yes" if a["implemented"] else "no",
         )
+    t.caption = UNITS_NOTE
     out.print(t)
 
 

@@ -38,18 +38,29 @@ fn a_large_build_stops_when_the_callback_says_so() {
         "expected an interrupted build, got {:?}",
         outcome.err()
     );
-    assert_eq!(polls, 1, "the build must stop at the first poll that says stop");
+    assert_eq!(
+        polls, 1,
+        "the build must stop at the first poll that says stop"
+    );
 }
 
 #[test]
 fn a_build_polls_in_proportion_to_its_size_and_completes_when_told_to_go_on() {
     let mut polls = 0;
-    build(&dumbbell(4 * WorkBudget::EVERY as u32), 1, None, &mut || {
-        polls += 1;
-        true
-    })
+    build(
+        &dumbbell(4 * WorkBudget::EVERY as u32),
+        1,
+        None,
+        &mut || {
+            polls += 1;
+            true
+        },
+    )
     .unwrap();
-    assert!(polls >= 4, "a build of 4 budget periods polled {polls} times");
+    assert!(
+        polls >= 4,
+        "a build of 4 budget periods polled {polls} times"
+    );
 
     // A small scenario does not reach one period: the callback is never needed.
     let mut small_polls = 0;

@@ -46,7 +46,7 @@ pub const ADAPT_DOCS: &[ParamDoc] = &[
     doc(
         "interval",
         "0.5s",
-        "time",
+        "s",
         "at most one change of max_p per interval (checked on arrivals, ns-2 style)",
     ),
     doc(

@@ -52,7 +52,7 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         name: "freeze_time",
         default: "100ms",
-        unit: "time",
+        unit: "s",
         meaning: "least time between two changes of p",
     },
     ParamDoc {

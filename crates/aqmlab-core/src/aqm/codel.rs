@@ -42,13 +42,13 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         name: "target",
         default: "5ms",
-        unit: "time",
+        unit: "s",
         meaning: "acceptable standing queue delay",
     },
     ParamDoc {
         name: "interval",
         default: "100ms",
-        unit: "time",
+        unit: "s",
         meaning: "sliding window; drop spacing starts here",
     },
     ParamDoc {

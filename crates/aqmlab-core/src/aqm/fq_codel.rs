@@ -76,13 +76,13 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         name: "target",
         default: "5ms",
-        unit: "time",
+        unit: "s",
         meaning: "CoDel target, per queue",
     },
     ParamDoc {
         name: "interval",
         default: "100ms",
-        unit: "time",
+        unit: "s",
         meaning: "CoDel interval, per queue",
     },
     ParamDoc {

@@ -66,13 +66,13 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         name: "min_interval",
         default: "100ms",
-        unit: "time",
+        unit: "s",
         meaning: "minTIVL: least time between two updates of P",
     },
     ParamDoc {
         name: "k",
         default: "0.1s",
-        unit: "time",
+        unit: "s",
         meaning: "K: time constant of the CSFQ arrival-rate estimator",
     },
     ParamDoc {

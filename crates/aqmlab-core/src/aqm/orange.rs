@@ -42,7 +42,7 @@ pub const PARAMS: &[ParamDoc] = &[
     doc(
         "timer",
         "5ms",
-        "time",
+        "s",
         "T: mean of the exponential drop-server time (no early drop while it runs)",
     ),
     doc(

@@ -72,13 +72,13 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         name: "target",
         default: "15ms",
-        unit: "time",
+        unit: "s",
         meaning: "target queueing delay",
     },
     ParamDoc {
         name: "t_update",
         default: "15ms",
-        unit: "time",
+        unit: "s",
         meaning: "probability update period",
     },
     ParamDoc {
@@ -96,7 +96,7 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         name: "max_burst",
         default: "150ms",
-        unit: "time",
+        unit: "s",
         meaning: "burst allowance",
     },
     ParamDoc {

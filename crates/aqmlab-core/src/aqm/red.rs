@@ -306,7 +306,7 @@ pub const RED_DOCS_REST: &[ParamDoc] = &[
     doc(
         "target_delay",
         "5ms",
-        "time",
+        "s",
         "target delay for the automatic min_th",
     ),
 ];

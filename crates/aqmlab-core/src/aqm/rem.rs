@@ -73,7 +73,7 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         name: "interval",
         default: "2ms",
-        unit: "time",
+        unit: "s",
         meaning: "price update period",
     },
     ParamDoc {

@@ -44,8 +44,21 @@ fn check_value(v: f64, what: &str, original: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// Parses a duration; returns nanoseconds.
+/// Errors about a bare number say which unit it was read in: "-5" or "1e-10" alone does not
+/// tell the user that aqmlab took it as seconds.
+fn note_bare_number(error: String, s: &str, base: &str) -> String {
+    match split_number(s) {
+        Some((_, "")) => format!("{error} (a bare number means {base})"),
+        _ => error,
+    }
+}
+
+/// Parses a duration; returns nanoseconds. A bare number is seconds.
 pub fn parse_duration(s: &str) -> Result<Time, String> {
+    parse_duration_with_unit(s).map_err(|e| note_bare_number(e, s, "seconds"))
+}
+
+fn parse_duration_with_unit(s: &str) -> Result<Time, String> {
     let (v, unit) = split_number(s)
         .ok_or_else(|| format!("expected a duration like '5ms' or '1.5s', got '{s}'"))?;
     let scale = match unit {
@@ -64,7 +77,9 @@ pub fn parse_duration(s: &str) -> Result<Time, String> {
     };
     let secs = check_value(v * scale, "a duration", s)?;
     if secs > 1e9 {
-        return Err(format!("duration '{s}' is too long"));
+        return Err(format!(
+            "a duration must be at most 1e9 s (31 years), got '{s}'"
+        ));
     }
     // Time is integer nanoseconds and durations are rounded to the nearest one (a computed
     // 1/3 s is fine); a positive duration that would round to 0 (0.4 ns) is an error, not a 0.
@@ -76,8 +91,12 @@ pub fn parse_duration(s: &str) -> Result<Time, String> {
     Ok(time::from_secs_f64(secs))
 }
 
-/// Parses a bit rate; returns bits per second.
+/// Parses a bit rate; returns bits per second. A bare number is bits per second.
 pub fn parse_rate(s: &str) -> Result<u64, String> {
+    parse_rate_with_unit(s).map_err(|e| note_bare_number(e, s, "bits per second"))
+}
+
+fn parse_rate_with_unit(s: &str) -> Result<u64, String> {
     let (v, unit) =
         split_number(s).ok_or_else(|| format!("expected a rate like '10Mbps', got '{s}'"))?;
     let scale = match unit {
@@ -106,8 +125,12 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
     Ok(bps.round() as u64)
 }
 
-/// Parses a size; returns bytes.
+/// Parses a size; returns bytes. A bare number is bytes.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    parse_bytes_with_unit(s).map_err(|e| note_bare_number(e, s, "bytes"))
+}
+
+fn parse_bytes_with_unit(s: &str) -> Result<u64, String> {
     let (v, unit) = split_number(s)
         .ok_or_else(|| format!("expected a size like '1040B' or '64KB', got '{s}'"))?;
     let scale = match unit {
@@ -134,7 +157,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 macro_rules! unit_type {
-    ($name:ident, $inner:ty, $parse:ident, $expect:literal, $from_num:expr, $fmt:expr) => {
+    ($name:ident, $inner:ty, $parse:ident, $expect:literal, $base:literal, $from_num:expr, $fmt:expr) => {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
         pub struct $name(pub $inner);
 
@@ -158,7 +181,10 @@ macro_rules! unit_type {
                     }
                     fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
                         if v < 0 {
-                            return Err(E::custom(format!("must not be negative, got {v}")));
+                            return Err(E::custom(format!(
+                                "must not be negative, got {v} (a bare number means {})",
+                                $base
+                            )));
                         }
                         self.visit_u64(v as u64)
                     }
@@ -181,6 +207,7 @@ unit_type!(
     Time,
     parse_duration,
     "a duration such as \"5ms\" or a number of seconds",
+    "seconds",
     |v| parse_duration(&v.to_string()),
     |t| format!("{}s", time::to_secs_f64(t))
 );
@@ -189,10 +216,13 @@ unit_type!(
     u64,
     parse_rate,
     "a rate such as \"10Mbps\" or a number of bits per second",
+    "bits per second",
     |v| if v == 0 {
-        Err("a rate must be at least 1 bps, got 0".into())
+        Err("a rate must be at least 1 bps, got 0 (a bare number means bits per second)".into())
     } else if v as f64 > MAX_RATE_BPS {
-        Err(format!("a rate must be at most 1Tbps, got {v} bps"))
+        Err(format!(
+            "a rate must be at most 1Tbps, got {v} (a bare number means bits per second)"
+        ))
     } else {
         Ok(v)
     },
@@ -203,6 +233,7 @@ unit_type!(
     u64,
     parse_bytes,
     "a size such as \"1040B\" or a number of bytes",
+    "bytes",
     Ok,
     |b| format!("{b}B")
 );
@@ -259,6 +290,48 @@ mod tests {
         assert_eq!(parse_duration("0.3333333333333333"), Ok(333_333_333));
         assert_eq!(parse_duration("2.3ms"), Ok(2_300_000));
         assert!(serde_json::from_str::<Rate>("10000000000000").is_err());
+    }
+
+    /// Issue 11, item 5: an error about a bare number says the unit it was read in; one about
+    /// a number with a unit does not need to.
+    #[test]
+    fn errors_about_bare_numbers_name_the_unit() {
+        for (text, unit) in [
+            ("-5", "seconds"),
+            ("1e-10", "seconds"),
+            ("1e10", "seconds"),
+            ("0", "bits per second"),
+            ("1e13", "bits per second"),
+            ("1.5", "bytes"),
+        ] {
+            let err = match unit {
+                "seconds" => parse_duration(text).unwrap_err(),
+                "bits per second" => parse_rate(text).unwrap_err(),
+                _ => parse_bytes(text).unwrap_err(),
+            };
+            assert!(
+                err.ends_with(&format!("(a bare number means {unit})")),
+                "{text}: {err}"
+            );
+        }
+        assert!(!parse_duration("-5ms").unwrap_err().contains("bare"));
+        for (json, unit) in [
+            ("-5", "seconds"),
+            ("-1", "bits per second"),
+            ("0", "bits per second"),
+            ("-2", "bytes"),
+        ] {
+            let err = match unit {
+                "seconds" => serde_json::from_str::<Duration>(json).unwrap_err(),
+                "bits per second" => serde_json::from_str::<Rate>(json).unwrap_err(),
+                _ => serde_json::from_str::<Bytes>(json).unwrap_err(),
+            }
+            .to_string();
+            assert!(
+                err.contains(&format!("(a bare number means {unit})")),
+                "{json}: {err}"
+            );
+        }
     }
 
     #[test]
