@@ -114,7 +114,7 @@ def test_building_a_large_scenario_polls_for_interrupts() -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_during_a_long_build_exits_130_promptly(tmp_path: Any) -> None:
-    """The CLI, interrupted while building 400,000 flows (about 2 s of building and
+    """The CLI, interrupted while building 800,000 flows (about 2 s of building and
     5 s more of running and reporting), exits with 130 and one line."""
     p = tmp_path / "many.toml"
     p.write_text(

@@ -13,6 +13,7 @@ from .custom_aqm import register_aqm, registered_aqms, unregister_aqm
 from .errors import ScenarioError, SimulationError
 from .interrupt import install_sigint_handler as _install_sigint_handler
 from .interrupt import interrupt
+from .memory_limit import estimate_memory
 from .result import Result
 from .scenario import default_scenario_path, load_scenario, validate_scenario
 
@@ -26,6 +27,7 @@ __all__ = [
     "__version__",
     "aqms",
     "default_scenario_path",
+    "estimate_memory",
     "interrupt",
     "load_scenario",
     "register_aqm",

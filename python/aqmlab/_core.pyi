@@ -99,8 +99,21 @@ def run(
     seed: int,
     progress: Callable[[float], bool | None] | None = None,
     custom_aqms: Mapping[str, type] | None = None,
+    max_memory: int | None = None,
 ) -> RawResult:
     """Runs a scenario (JSON text) with the GIL released; see :func:`aqmlab.run`."""
+
+class MemoryPart(TypedDict):
+    what: str
+    field: str
+    bytes: int
+
+class MemoryEstimate(TypedDict):
+    total: int
+    parts: list[MemoryPart]
+
+def estimate_memory(scenario_json: str) -> MemoryEstimate:
+    """The memory a run of the scenario (JSON text) would need; see aqmlab.estimate_memory."""
 
 def interrupt_runs() -> None:
     """Stops every run in progress in this process, on any thread, with KeyboardInterrupt."""

@@ -9,6 +9,7 @@ import pandas as pd
 
 from . import _core
 from .custom_aqm import merged, registered_aqms
+from .memory_limit import resolve_max_memory
 from .result import Result
 from .scenario import ScenarioLike, load_scenario, resolve_seed, to_json
 
@@ -20,6 +21,7 @@ def run(
     seed: int | None = None,
     progress: ProgressFn | None = None,
     custom_aqms: Mapping[str, type] | None = None,
+    max_memory: int | float | str | None = None,
 ) -> Result:
     """Runs one simulation and returns its :class:`Result`.
 
@@ -29,7 +31,10 @@ def run(
     the thread running the simulation) with the fraction of simulated time done; returning
     ``False`` stops the run with KeyboardInterrupt. ``custom_aqms`` maps names to Python AQM
     classes (see :mod:`aqmlab.custom_aqm`), in addition to those registered with
-    :func:`aqmlab.register_aqm`.
+    :func:`aqmlab.register_aqm`. ``max_memory`` (bytes, ``"8GB"`` or ``"none"``) refuses a
+    scenario whose estimated memory exceeds it with a ScenarioError before anything is built;
+    None means ``AQMLAB_MAX_MEMORY`` or half this machine's memory (see
+    :mod:`aqmlab.memory_limit`).
 
     The GIL is released while the engine runs, so runs on several threads proceed in parallel
     (unless they call Python AQMs). Raises :class:`aqmlab.ScenarioError` (a ValueError naming
@@ -40,7 +45,8 @@ def run(
     s = load_scenario(scenario)
     seed = resolve_seed(s, seed)
     customs = merged(custom_aqms)
-    raw = _core.run(to_json(s), seed, progress, customs or None)
+    limit = resolve_max_memory(max_memory)
+    raw = _core.run(to_json(s), seed, progress, customs or None, limit)
     return Result(raw)
 
 

@@ -56,16 +56,43 @@ def _die(message: str, code: int = EXIT_USAGE) -> NoReturn:
     raise typer.Exit(code)
 
 
+MaxMemoryOption = Annotated[
+    str | None,
+    typer.Option(
+        "--max-memory",
+        help="Refuse a run whose estimated memory exceeds this ('8GB', '512MiB', 'none'); "
+        "default: $AQMLAB_MAX_MEMORY, else half this machine's memory.",
+    ),
+]
+
+
+def _apply_max_memory(value: str | None) -> None:
+    """Checks --max-memory and hands it to every run this command starts, on threads or in
+    worker processes, through the environment variable the runs read."""
+    from .memory_limit import ENV_VAR, MemoryLimitError, parse_memory
+
+    if value is None:
+        return
+    try:
+        parse_memory(value, "--max-memory")
+    except MemoryLimitError as e:
+        _die(str(e))
+    os.environ[ENV_VAR] = value
+
+
 @contextmanager
 def _user_errors() -> Iterator[None]:
     """Turns bad input and Ctrl-C into a one-line message and an exit code, no traceback."""
     from .errors import MissingExtraError, ScenarioError, SimulationError
+    from .memory_limit import MemoryLimitError
 
     try:
         yield
     except ScenarioError as e:
         _die(str(e), EXIT_USAGE)
     except MissingExtraError as e:
+        _die(str(e), EXIT_USAGE)
+    except MemoryLimitError as e:
         _die(str(e), EXIT_USAGE)
     except FileNotFoundError as e:
         _die(str(e) if e.filename is None else f"no such file: {e.filename}", EXIT_USAGE)
@@ -199,10 +226,12 @@ def run(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    max_memory: MaxMemoryOption = None,
 ) -> None:
     """Run one scenario and print a summary."""
     from . import api
 
+    _apply_max_memory(max_memory)
     with _user_errors():
         progress = _LazyProgress("simulating", enabled=not quiet)
         try:
@@ -329,11 +358,13 @@ def compare(
     warmup: Annotated[float | None, typer.Option(help="Override the warm-up (seconds).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print rows and notes as JSON on stdout.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    max_memory: MaxMemoryOption = None,
 ) -> None:
     """Run one scenario under every AQM (its bottleneck queue replaced) and compare them."""
     from . import _core
     from .scenario import default_scenario_path, load_scenario, with_duration
 
+    _apply_max_memory(max_memory)
     with _user_errors():
         path = scenario if scenario is not None else str(default_scenario_path())
         base = load_scenario(path)
@@ -455,9 +486,11 @@ def sweep(
             help="Keep stored runs computed by another engine build (default: re-run them), with a warning.",
         ),
     ] = False,
+    max_memory: MaxMemoryOption = None,
 ) -> None:
     """Run a parameter sweep into a results store."""
     mod = _sweep_cli()
+    _apply_max_memory(max_memory)
     with _user_errors():
         code = mod.sweep_command(sweepfile, workers, scheduler, out_dir, backend, retry_failed, reuse_stale)
     raise typer.Exit(int(code or 0))
@@ -488,11 +521,13 @@ def reproduce(
     quick: Annotated[bool, typer.Option("--quick", help="Reduced runs (CI-sized); notes.md says what changed.")] = False,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory (default results/reproduce/<paper>).")] = None,
     workers: Annotated[int | None, typer.Option(help="Parallel workers (default: all cores).")] = None,
+    max_memory: MaxMemoryOption = None,
 ) -> None:
     """Reproduce a seed paper's experiments: tables next to the paper's, figures, notes."""
     from .reproduce.cli import reproduce_command
     from .reproduce.spec import ReproduceError
 
+    _apply_max_memory(max_memory)
     with _user_errors():
         try:
             code = reproduce_command(paper, experiment, replications, quick, out_dir, workers, err)

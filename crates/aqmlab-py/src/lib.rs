@@ -11,6 +11,7 @@ use aqmlab_core::aqm::{
     QueueLimit, QueueView, StateSink, REGISTRY,
 };
 use aqmlab_core::net::{Packet, PacketKind};
+use aqmlab_core::scenario::memory;
 use aqmlab_core::sim::time::{from_secs_f64, to_secs_f64};
 use aqmlab_core::sim::{RngStream, StreamKind, Time};
 use aqmlab_core::{Error, RunError, RunResult, Scenario, ScenarioError as CoreScenarioError};
@@ -581,16 +582,24 @@ fn interrupt_runs() {
 }
 
 /// Runs a scenario given as JSON text with master seed `seed`; returns the result as a dict.
+/// With `max_memory` (bytes), a scenario whose memory estimate exceeds it is refused with a
+/// ScenarioError before anything is built.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed, progress=None, custom_aqms=None))]
+#[pyo3(signature = (scenario_json, seed, progress=None, custom_aqms=None, max_memory=None))]
 fn run(
     py: Python<'_>,
     scenario_json: &str,
     seed: u64,
     progress: Option<Py<PyAny>>,
     custom_aqms: Option<Bound<'_, PyDict>>,
+    max_memory: Option<u64>,
 ) -> PyResult<Py<PyAny>> {
     let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+    if let Some(limit) = max_memory {
+        memory::estimate(&scenario)
+            .check(limit)
+            .map_err(|e| scenario_error(py, &e))?;
+    }
     let failure = Arc::new(Failure::default());
     let factory = match custom_aqms {
         Some(d) if !d.is_empty() => {
@@ -672,6 +681,26 @@ fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
     Scenario::from_json(scenario_json)
         .map(|_| ())
         .map_err(|e| scenario_error(py, &e))
+}
+
+/// The memory a scenario (JSON text) would need: `{"total": bytes, "parts": [{"what", "field",
+/// "bytes"}]}` (see `aqmlab_core::scenario::memory`).
+#[pyfunction]
+fn estimate_memory(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyAny>> {
+    let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+    let estimate = memory::estimate(&scenario);
+    let out = PyDict::new(py);
+    out.set_item("total", estimate.total())?;
+    let parts = PyList::empty(py);
+    for p in &estimate.parts {
+        let d = PyDict::new(py);
+        d.set_item("what", &p.what)?;
+        d.set_item("field", &p.field)?;
+        d.set_item("bytes", p.bytes)?;
+        parts.append(d)?;
+    }
+    out.set_item("parts", parts)?;
+    Ok(out.into_any().unbind())
 }
 
 /// Parses TOML text into Python objects (the scenario as a dict), with the core's TOML rules.
@@ -758,6 +787,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRng>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(interrupt_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(load_toml, m)?)?;
     m.add_function(wrap_pyfunction!(aqms, m)?)?;

@@ -27,7 +27,8 @@
 //! from the fattest queue until the discipline fits.
 //!
 //! Parameters:
-//! - `flows` (1024): number of queues
+//! - `flows` (1024, at most 65536 as in Linux: `fq_codel_change` in net/sched/sch_fq_codel.c
+//!   refuses `flows_cnt > 65536`): number of queues
 //! - `quantum` (1514, bytes): DRR quantum
 //! - `limit` (10240, packets): upper bound on the packets held
 //! - `drop_batch` (64, packets): most packets one overflow drops
@@ -48,12 +49,18 @@ use crate::sim::Time;
 use serde::Deserialize;
 use std::collections::VecDeque;
 
+/// Linux's default and largest number of flow queues (net/sched/sch_fq_codel.c).
+pub const DEFAULT_FLOWS: u32 = 1024;
+pub const MAX_FLOWS: u32 = 65536;
+/// Memory of one flow queue (its state, allocated up front for every queue).
+pub const BYTES_PER_FLOW_QUEUE: u64 = std::mem::size_of::<Flow>() as u64;
+
 pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         name: "flows",
         default: "1024",
         unit: "queues",
-        meaning: "number of flow queues",
+        meaning: "number of flow queues (at most 65536, as in Linux)",
     },
     ParamDoc {
         name: "quantum",
@@ -122,7 +129,7 @@ pub struct FqCodelParams {
 impl Default for FqCodelParams {
     fn default() -> Self {
         FqCodelParams {
-            flows: 1024,
+            flows: DEFAULT_FLOWS,
             quantum: 1514,
             limit: 10240,
             drop_batch: 64,
@@ -366,6 +373,12 @@ impl QueueDiscipline for FqCodel {
 pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, ScenarioError> {
     let cfg: FqCodelParams = p.parse()?;
     p.require(cfg.flows > 0, "flows", || "must be > 0".into())?;
+    p.require(cfg.flows <= MAX_FLOWS, "flows", || {
+        format!(
+            "must be at most {MAX_FLOWS} (Linux's limit), got {}",
+            cfg.flows
+        )
+    })?;
     p.require(cfg.quantum > 0, "quantum", || "must be > 0".into())?;
     p.require(cfg.limit > 0, "limit", || "must be > 0".into())?;
     p.require(cfg.drop_batch > 0, "drop_batch", || "must be > 0".into())?;

@@ -14,10 +14,12 @@ pub struct DelayHistogram {
     max: Time,
 }
 
+const BUCKETS: usize = (64 - SUB_BITS as usize + 1) * SUB as usize;
+
 impl Default for DelayHistogram {
     fn default() -> Self {
         DelayHistogram {
-            counts: vec![0; (64 - SUB_BITS as usize + 1) * SUB as usize],
+            counts: vec![0; BUCKETS],
             n: 0,
             sum: 0.0,
             max: 0,
@@ -46,6 +48,9 @@ fn bucket_low(b: usize) -> u64 {
 }
 
 impl DelayHistogram {
+    /// Memory of a histogram's buckets (allocated up front: 30 KB).
+    pub const HEAP_BYTES: usize = BUCKETS * std::mem::size_of::<u64>();
+
     #[inline]
     pub fn record(&mut self, d: Time) {
         self.counts[bucket(d)] += 1;

@@ -57,14 +57,62 @@ pub fn from_value<T: serde::de::DeserializeOwned>(
         let inner = if inner == "." { String::new() } else { inner };
         ScenarioError::new(
             join_path(path, &inner),
-            super::suggest::for_serde_message(e.inner().to_string()),
+            super::suggest::for_serde_message(integer_range_message(e.inner().to_string())),
         )
     })
+}
+
+/// serde's "invalid value: integer `4294967296`, expected u32" in the user's terms: the allowed
+/// range, not the Rust type.
+fn integer_range_message(message: String) -> String {
+    let range = |ty: &str| -> Option<(i128, i128)> {
+        Some(match ty {
+            "u8" => (0, u8::MAX as i128),
+            "u16" => (0, u16::MAX as i128),
+            "u32" => (0, u32::MAX as i128),
+            "u64" | "usize" => (0, u64::MAX as i128),
+            "i32" => (i32::MIN as i128, i32::MAX as i128),
+            "i64" => (i64::MIN as i128, i64::MAX as i128),
+            _ => return None,
+        })
+    };
+    let parsed = message
+        .strip_prefix("invalid value: integer `")
+        .and_then(|rest| rest.split_once("`, expected "))
+        .and_then(|(n, ty)| Some((n, range(ty)?)));
+    if let Some((n, (lo, hi))) = parsed {
+        return format!("must be a whole number from {lo} to {hi}, got {n}");
+    }
+    let float = message
+        .strip_prefix("invalid type: floating point `")
+        .and_then(|rest| rest.split_once("`, expected "))
+        .and_then(|(n, ty)| Some((n, range(ty)?)));
+    if let Some((n, _)) = float {
+        return format!("must be a whole number, got {n}");
+    }
+    message
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_range_errors_give_the_range_not_the_rust_type() {
+        assert_eq!(
+            integer_range_message("invalid value: integer `4294967296`, expected u32".into()),
+            "must be a whole number from 0 to 4294967295, got 4294967296"
+        );
+        assert_eq!(
+            integer_range_message("invalid value: integer `-1`, expected u8".into()),
+            "must be a whole number from 0 to 255, got -1"
+        );
+        assert_eq!(
+            integer_range_message("invalid type: floating point `1.5`, expected u32".into()),
+            "must be a whole number, got 1.5"
+        );
+        assert_eq!(integer_range_message("other".into()), "other");
+    }
 
     #[test]
     fn paths_join_with_dots_and_brackets() {

@@ -3,6 +3,8 @@
 
 pub mod build;
 pub mod error;
+pub mod limits;
+pub mod memory;
 pub mod schema;
 pub mod suggest;
 pub mod toml_text;

@@ -25,6 +25,7 @@
 //! then the matching struct, so every error names the full field path.
 
 use super::error::{from_value, ScenarioError};
+use super::limits::{MAX_FLOWS, MAX_GRAPH_LINKS, MAX_NODES, MAX_SAMPLES};
 use super::units::{Bytes, Duration, Rate};
 use serde::Deserialize;
 use serde_json::Value;
@@ -485,10 +486,13 @@ impl Scenario {
                 return Err(ScenarioError::new("sample_interval", "must be > 0"));
             }
             let samples = self.duration.0 / iv.0;
-            if samples > 10_000_000 {
+            if samples > MAX_SAMPLES {
                 return Err(ScenarioError::new(
                     "sample_interval",
-                    format!("would record {samples} samples per series; use a longer interval"),
+                    format!(
+                        "would record {samples} samples per series, above the maximum of \
+                         {MAX_SAMPLES}; use a longer interval"
+                    ),
                 ));
             }
         }
@@ -497,6 +501,23 @@ impl Scenario {
                 "flows",
                 "a scenario needs at least one flow",
             ));
+        }
+        let size = super::memory::ScenarioSize::of(self);
+        if size.flows > MAX_FLOWS {
+            let mut total = 0u64;
+            for (i, n) in size.flows_per_entry.iter().enumerate() {
+                total += n;
+                if total > MAX_FLOWS {
+                    return Err(ScenarioError::new(
+                        format!("flows[{i}].count"),
+                        format!(
+                            "the scenario would have {} flows (count x nodes, over all \
+                             entries), above the maximum of {MAX_FLOWS}",
+                            size.flows
+                        ),
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -536,6 +557,14 @@ fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
             if d.senders == 0 {
                 return Err(ScenarioError::new("topology.senders", "must be at least 1"));
             }
+            for (field, n) in [("senders", Some(d.senders)), ("receivers", d.receivers)] {
+                if n.is_some_and(|n| n > MAX_NODES) {
+                    return Err(ScenarioError::new(
+                        format!("topology.{field}"),
+                        format!("must be at most {MAX_NODES}, got {}", n.unwrap_or(0)),
+                    ));
+                }
+            }
             if d.receivers == Some(0) {
                 return Err(ScenarioError::new(
                     "topology.receivers",
@@ -568,8 +597,24 @@ fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
             let mut obj = v.as_object().cloned().unwrap_or_default();
             obj.remove("kind");
             let g: GraphSpec = from_value(&Value::Object(obj), "topology")?;
+            if g.nodes.len() > MAX_NODES as usize {
+                return Err(ScenarioError::new(
+                    "topology.nodes",
+                    format!("must list at most {MAX_NODES} nodes, got {}", g.nodes.len()),
+                ));
+            }
+            if g.links.len() > MAX_GRAPH_LINKS {
+                return Err(ScenarioError::new(
+                    "topology.links",
+                    format!(
+                        "must list at most {MAX_GRAPH_LINKS} links, got {}",
+                        g.links.len()
+                    ),
+                ));
+            }
+            let mut names = std::collections::HashSet::with_capacity(g.nodes.len());
             for (i, n) in g.nodes.iter().enumerate() {
-                if g.nodes[..i].contains(n) {
+                if !names.insert(n.as_str()) {
                     return Err(ScenarioError::new(
                         format!("topology.nodes[{i}]"),
                         format!("duplicate node name '{n}'"),
@@ -579,7 +624,7 @@ fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
             for (i, l) in g.links.iter().enumerate() {
                 let p = format!("topology.links[{i}]");
                 for (f, n) in [("from", &l.from), ("to", &l.to)] {
-                    if !g.nodes.contains(n) {
+                    if !names.contains(n.as_str()) {
                         return Err(ScenarioError::new(
                             format!("{p}.{f}"),
                             format!("unknown node '{n}'"),

@@ -61,7 +61,6 @@ mod tests {
         }
         assert_eq!(budget.spend(1), Ok(())); // second poll
         assert_eq!(budget.spend(WorkBudget::EVERY), Err(Stopped)); // third poll says stop
-        drop(budget);
         assert_eq!(polls, 3);
     }
 }

@@ -1,0 +1,424 @@
+//! How much memory a scenario will need, estimated from its description before anything is
+//! built, so that a run too large for the machine is refused with a message naming the field
+//! that makes it large, instead of aborting the process (exit 134) an hour into a sweep.
+//!
+//! The estimate is the peak of a run made from Python (engine plus the result handed to
+//! Python), the sum of:
+//! - routing: one next-hop entry per (node, destination) pair, destinations being the nodes
+//!   with an agent (exact: the table is dense);
+//! - links: each link with its queue statistics (a delay histogram of fixed size, exact) and
+//!   its queue's own state (FQ-CoDel: one sub-queue per `flows`, exact), plus
+//!   [`BYTES_PER_LINK_EXTRA`] (measured);
+//! - flows: agents, flow table, counters, events and the result row in Python
+//!   ([`BYTES_PER_FLOW`], measured);
+//! - packets in flight: at most what the senders can have outstanding (a TCP flow: a window of
+//!   data and a window of ACKs; a UDP source: everything it sends) and at most what the
+//!   network can hold (every queue full plus every link's rate x delay in the smallest
+//!   packets), whichever is smaller;
+//! - time series: samples x series ([`BYTES_PER_SAMPLE_POINT`], measured).
+//!
+//! The measured constants come from `benches/memory_calibration.py`; the test
+//! `tests/test_memory_limit.py` checks the estimate against the peak resident memory of real
+//! runs that stress each part.
+
+use super::schema::{FlowSpec, LimitSpec, QueueSpec, Scenario, Topology};
+use super::ScenarioError;
+use crate::aqm::fq_codel;
+use crate::metrics::DelayHistogram;
+use crate::net::{Link, LinkId, Packet};
+use serde_json::Value;
+
+/// Engine and Python memory per flow (two agents, flow info, counters, pending events, the
+/// flow's result row as a Python dict): 1.9-2.0 KiB measured at 50k-200k TCP flows, rounded
+/// up.
+pub const BYTES_PER_FLOW: u64 = 2048;
+/// Memory per link besides its struct and delay histogram (its node, queue buffer, pending
+/// events, result row): 4 KiB measured at 16k-32k links.
+pub const BYTES_PER_LINK_EXTRA: u64 = 4096;
+/// Memory per recorded time-series point: 24 bytes in the engine (time, source, variable,
+/// value) times the growth of its vectors, the result's columns (source and variable names as
+/// strings) and the four Python lists: 270 bytes measured, rounded up.
+pub const BYTES_PER_SAMPLE_POINT: u64 = 280;
+/// Series recorded per monitored queue and sample: six counters plus up to eight AQM state
+/// variables (the most any AQM reports).
+const SERIES_PER_QUEUE: u64 = 14;
+/// Series recorded per TCP sender and sample (`sample_flows`): cwnd, ssthresh, srtt, rto, in flight.
+const SERIES_PER_TCP_FLOW: u64 = 5;
+/// The smallest packet on the wire (a 40-byte ACK), for how many packets a link can hold.
+const SMALLEST_PACKET_BYTES: u64 = 40;
+
+/// One part of the estimate: what it is, the field that sizes it, its bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryPart {
+    pub what: String,
+    /// The scenario field a user would change to shrink this part.
+    pub field: String,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryEstimate {
+    pub parts: Vec<MemoryPart>,
+}
+
+impl MemoryEstimate {
+    pub fn total(&self) -> u64 {
+        self.parts
+            .iter()
+            .map(|p| p.bytes)
+            .fold(0, u64::saturating_add)
+    }
+
+    /// Refuses a scenario whose estimate exceeds `limit` bytes; the error names the field of
+    /// the largest part.
+    pub fn check(&self, limit: u64) -> Result<(), ScenarioError> {
+        let total = self.total();
+        if total <= limit {
+            return Ok(());
+        }
+        let largest = self
+            .parts
+            .iter()
+            .max_by_key(|p| p.bytes)
+            .expect("an estimate has parts");
+        Err(ScenarioError::new(
+            largest.field.clone(),
+            format!(
+                "the run would need about {} of memory, {} of it for {}, above the limit of {}; \
+                 make the scenario smaller, or raise the limit with --max-memory or \
+                 AQMLAB_MAX_MEMORY if the machine has the memory",
+                human_bytes(total),
+                human_bytes(largest.bytes),
+                largest.what,
+                human_bytes(limit)
+            ),
+        ))
+    }
+}
+
+/// "12.3 GB" (decimal units, as `free -h` and the limit option read them).
+pub fn human_bytes(b: u64) -> String {
+    let units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
+    let mut v = b as f64;
+    let mut i = 0;
+    while v >= 1000.0 && i + 1 < units.len() {
+        v /= 1000.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", units[i])
+    }
+}
+
+/// The counts the estimate is made of, read from the description alone.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScenarioSize {
+    pub nodes: u64,
+    pub links: u64,
+    /// Flows after expanding `count` and node lists, the total and per `flows` entry.
+    pub flows: u64,
+    pub flows_per_entry: Vec<u64>,
+    pub tcp_flows: u64,
+    /// Nodes with an agent (routing destinations), at most `nodes`.
+    pub destinations: u64,
+    pub monitored_links: u64,
+    /// Bytes of queue state beyond the fixed part of a link (FQ-CoDel sub-queues).
+    pub queue_state_bytes: u64,
+    /// The path of the queue with the largest state, for the error message.
+    pub largest_queue_field: String,
+    /// Packets every queue full plus every link's rate x delay can hold.
+    pub network_packets: u64,
+    /// Packets the senders can have outstanding at once.
+    pub sender_packets: u64,
+}
+
+struct LinkGroup<'a> {
+    count: u64,
+    rate_bps: u64,
+    delay_ns: u64,
+    limit: LimitSpec,
+    /// The queue's AQM; None for the DropTail a duplex link's reverse gets by default.
+    aqm: Option<&'a Value>,
+    field: String,
+}
+
+impl<'a> LinkGroup<'a> {
+    fn new(count: u64, rate_bps: u64, delay_ns: u64, queue: &'a QueueSpec, field: String) -> Self {
+        LinkGroup {
+            count,
+            rate_bps,
+            delay_ns,
+            limit: queue.limit,
+            aqm: Some(&queue.aqm),
+            field,
+        }
+    }
+
+    /// The reverse of a duplex link: `reverse_queue`, else DropTail with the forward limit.
+    fn reverse(forward: &LinkGroup<'a>, reverse: Option<&'a QueueSpec>, field: String) -> Self {
+        match reverse {
+            Some(q) => LinkGroup::new(forward.count, forward.rate_bps, forward.delay_ns, q, field),
+            None => LinkGroup {
+                aqm: None,
+                field,
+                ..*forward
+            },
+        }
+    }
+}
+
+impl ScenarioSize {
+    pub fn of(s: &Scenario) -> Self {
+        let mut size = ScenarioSize::default();
+        let mut groups: Vec<LinkGroup> = vec![];
+        // A dumbbell's (senders, receivers), the nodes its endpoint groups denote.
+        let (hosts_senders, hosts_receivers) = match &s.topology {
+            Topology::Dumbbell(d) => {
+                let senders = d.senders as u64;
+                let receivers = d.receivers.unwrap_or(d.senders) as u64;
+                size.nodes = senders + receivers + 2;
+                size.monitored_links = 1;
+                let forward = LinkGroup::new(
+                    1,
+                    d.bottleneck.rate.0,
+                    d.bottleneck.delay.0,
+                    &d.bottleneck.queue,
+                    "topology.bottleneck.queue".into(),
+                );
+                groups.push(LinkGroup::reverse(
+                    &forward,
+                    d.bottleneck.reverse_queue.as_ref(),
+                    "topology.bottleneck.reverse_queue".into(),
+                ));
+                groups.push(forward);
+                let receiver_access = d.receiver_access.as_ref().unwrap_or(&d.access);
+                for (hosts, a, name) in [
+                    (senders, &d.access, "access"),
+                    (receivers, receiver_access, "receiver_access"),
+                ] {
+                    let name = if d.receiver_access.is_none() {
+                        "access"
+                    } else {
+                        name
+                    };
+                    // Both directions of an access link have the access queue.
+                    groups.push(LinkGroup::new(
+                        2 * hosts,
+                        (0..a.rate.len())
+                            .map(|i| a.rate.get(i).0)
+                            .max()
+                            .unwrap_or(0),
+                        (0..a.delay.len())
+                            .map(|i| a.delay.get(i).0)
+                            .max()
+                            .unwrap_or(0),
+                        &a.queue,
+                        format!("topology.{name}.queue"),
+                    ));
+                }
+                (senders, receivers)
+            }
+            Topology::Graph(g) => {
+                size.nodes = g.nodes.len() as u64;
+                let mut monitored = 0;
+                for (i, l) in g.links.iter().enumerate() {
+                    let path = format!("topology.links[{i}]");
+                    let both = l.duplex as u64 + 1;
+                    monitored += both * l.monitor as u64;
+                    let forward =
+                        LinkGroup::new(1, l.rate.0, l.delay.0, &l.queue, format!("{path}.queue"));
+                    if l.duplex {
+                        groups.push(LinkGroup::reverse(
+                            &forward,
+                            l.reverse_queue.as_ref(),
+                            format!("{path}.reverse_queue"),
+                        ));
+                    }
+                    groups.push(forward);
+                }
+                let links: u64 = groups.iter().map(|g| g.count).sum();
+                // A graph with no monitored link records every queue.
+                size.monitored_links = if monitored == 0 { links } else { monitored };
+                (0, 0)
+            }
+        };
+
+        let mut largest_queue = 0;
+        for g in &groups {
+            size.links += g.count;
+            let state = g.count.saturating_mul(g.aqm.map_or(0, queue_state_bytes));
+            if state > largest_queue {
+                largest_queue = state;
+                size.largest_queue_field = format!("{}.aqm.flows", g.field);
+            }
+            size.queue_state_bytes = size.queue_state_bytes.saturating_add(state);
+            let held = match g.limit {
+                LimitSpec::Packets(n) => n as u64,
+                LimitSpec::Bytes(b) => b / SMALLEST_PACKET_BYTES,
+            };
+            let in_flight = (g.rate_bps as u128 * g.delay_ns as u128
+                / (8 * SMALLEST_PACKET_BYTES as u128 * 1_000_000_000))
+                .min(u64::MAX as u128) as u64;
+            size.network_packets = size
+                .network_packets
+                .saturating_add(g.count.saturating_mul(held.saturating_add(in_flight + 1)));
+        }
+
+        let nodes_named = |names: &super::schema::Endpoints| -> u64 {
+            let list: Vec<&String> = match names {
+                super::schema::Endpoints::One(n) => vec![n],
+                super::schema::Endpoints::Many(v) => v.iter().collect(),
+            };
+            list.iter()
+                .map(|n| match n.as_str() {
+                    "senders" if hosts_senders > 0 => hosts_senders,
+                    "receivers" if hosts_receivers > 0 => hosts_receivers,
+                    _ => 1,
+                })
+                .sum()
+        };
+        let mut endpoints = 0u64;
+        for f in &s.flows {
+            let c = f.common();
+            let (n, m) = (nodes_named(&c.from), nodes_named(&c.to));
+            // The build pairs them one to one, or one to many (anything else is an error there).
+            let pairs = if n == 1 || m == 1 { n.max(m) } else { n.min(m) };
+            let flows = pairs.saturating_mul(c.count as u64);
+            size.flows_per_entry.push(flows);
+            size.flows = size.flows.saturating_add(flows);
+            endpoints = endpoints.saturating_add(n + m);
+            let outstanding = match f {
+                FlowSpec::Tcp { tcp, .. } => {
+                    size.tcp_flows = size.tcp_flows.saturating_add(flows);
+                    2 * tcp.window as u64
+                }
+                FlowSpec::Cbr {
+                    rate, packet_size, ..
+                }
+                | FlowSpec::OnOff {
+                    rate, packet_size, ..
+                } => sent_packets(rate.0 as f64 / 8.0 / packet_size.0.max(1) as f64, s),
+                FlowSpec::Poisson {
+                    packets_per_second, ..
+                } => sent_packets(*packets_per_second, s),
+            };
+            size.sender_packets = size
+                .sender_packets
+                .saturating_add(flows.saturating_mul(outstanding));
+        }
+        size.destinations = endpoints.min(size.nodes);
+        size
+    }
+}
+
+/// Every packet a source sending `per_second` packets sends over the run.
+fn sent_packets(per_second: f64, s: &Scenario) -> u64 {
+    let p = per_second * s.duration.secs() + 1.0;
+    if p >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        p as u64
+    }
+}
+
+/// Queue state beyond a link's fixed part: FQ-CoDel's sub-queues (`flows`, 1024 by default;
+/// a value above the maximum is refused when the queue is built, so it is counted at the
+/// maximum here and the user sees that error rather than this estimate).
+fn queue_state_bytes(aqm: &Value) -> u64 {
+    let Some(obj) = aqm.as_object() else {
+        return if aqm.as_str() == Some("fq_codel") {
+            fq_codel::DEFAULT_FLOWS as u64 * fq_codel::BYTES_PER_FLOW_QUEUE
+        } else {
+            0
+        };
+    };
+    if obj.get("kind").and_then(Value::as_str) != Some("fq_codel") {
+        return 0;
+    }
+    let flows = obj
+        .get("flows")
+        .and_then(Value::as_u64)
+        .unwrap_or(fq_codel::DEFAULT_FLOWS as u64)
+        .min(fq_codel::MAX_FLOWS as u64);
+    flows * fq_codel::BYTES_PER_FLOW_QUEUE
+}
+
+/// Estimates the memory `scenario` needs (see the module documentation).
+pub fn estimate(scenario: &Scenario) -> MemoryEstimate {
+    let size = ScenarioSize::of(scenario);
+    let mut parts = vec![];
+    parts.push(MemoryPart {
+        what: format!(
+            "the routing table ({} nodes x {} destinations)",
+            size.nodes, size.destinations
+        ),
+        field: match scenario.topology {
+            Topology::Dumbbell(_) => "topology.senders".into(),
+            Topology::Graph(_) => "topology.nodes".into(),
+        },
+        bytes: size
+            .nodes
+            .saturating_mul(size.destinations)
+            .saturating_mul(std::mem::size_of::<LinkId>() as u64),
+    });
+    let per_link =
+        (std::mem::size_of::<Link>() + DelayHistogram::HEAP_BYTES) as u64 + BYTES_PER_LINK_EXTRA;
+    parts.push(MemoryPart {
+        what: format!("{} links and their queue statistics", size.links),
+        field: match scenario.topology {
+            Topology::Dumbbell(_) => "topology.senders".into(),
+            Topology::Graph(_) => "topology.links".into(),
+        },
+        bytes: size.links.saturating_mul(per_link),
+    });
+    if size.queue_state_bytes > 0 {
+        parts.push(MemoryPart {
+            what: "FQ-CoDel sub-queues".into(),
+            field: size.largest_queue_field.clone(),
+            bytes: size.queue_state_bytes,
+        });
+    }
+    let largest_entry = size
+        .flows_per_entry
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, &n)| n)
+        .map(|(i, _)| i)
+        .unwrap_or(0);
+    parts.push(MemoryPart {
+        what: format!("{} flows", size.flows),
+        field: format!("flows[{largest_entry}].count"),
+        bytes: size.flows.saturating_mul(BYTES_PER_FLOW),
+    });
+    let packets = size.network_packets.min(size.sender_packets);
+    parts.push(MemoryPart {
+        what: format!("up to {packets} packets in flight"),
+        field: if size.network_packets <= size.sender_packets {
+            "queue limits (topology.*.queue.limit)".into()
+        } else {
+            format!("flows[{largest_entry}]")
+        },
+        // The packet arena and the event queue entry of each, with vector growth.
+        bytes: packets.saturating_mul(2 * (std::mem::size_of::<Packet>() as u64 + 32)),
+    });
+    if let Some(iv) = scenario.sample_interval {
+        let samples = scenario.duration.0 / iv.0.max(1) + 1;
+        let series = 2
+            + size.monitored_links * SERIES_PER_QUEUE
+            + if scenario.sample_flows {
+                size.tcp_flows * SERIES_PER_TCP_FLOW
+            } else {
+                0
+            };
+        parts.push(MemoryPart {
+            what: format!("the time series ({samples} samples x {series} series)"),
+            field: "sample_interval".into(),
+            bytes: samples
+                .saturating_mul(series)
+                .saturating_mul(BYTES_PER_SAMPLE_POINT),
+        });
+    }
+    MemoryEstimate { parts }
+}

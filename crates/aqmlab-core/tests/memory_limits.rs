@@ -1,0 +1,121 @@
+//! Issue 11, item 2: resource bombs (FQ-CoDel `flows = 1e8`, a million senders, a sample
+//! every nanosecond, a window of 2^32) are refused before anything is built, with the field
+//! and its maximum, or with the memory estimate and the field that makes the run large;
+//! before, each aborted the process (exit 134, out of memory).
+
+use aqmlab_core::scenario::build::build;
+use aqmlab_core::scenario::memory::{estimate, ScenarioSize};
+use aqmlab_core::Scenario;
+
+fn dumbbell(senders: u64, flows: &str, extra: &str) -> Result<Scenario, String> {
+    Scenario::from_toml(&format!(
+        r#"
+        duration = "100s"
+        {extra}
+        [topology]
+        kind = "dumbbell"
+        senders = {senders}
+        bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {{ limit = 50, aqm = "red" }} }}
+        access = {{ rate = "100Mbps", delay = "1ms" }}
+        [[flows]]
+        kind = "tcp"
+        from = "senders"
+        to = "receivers"
+        {flows}
+        "#
+    ))
+    .map_err(|e| e.to_string())
+}
+
+#[test]
+fn size_fields_above_their_maximum_are_errors_naming_field_and_maximum() {
+    assert_eq!(
+        dumbbell(1_000_001, "", "").unwrap_err(),
+        "topology.senders: must be at most 1000000, got 1000001"
+    );
+    assert_eq!(
+        dumbbell(2, "count = 600000", "").unwrap_err(),
+        "flows[0].count: the scenario would have 1200000 flows (count x nodes, over all \
+         entries), above the maximum of 1000000"
+    );
+    let samples = dumbbell(2, "", "sample_interval = \"1ns\"").unwrap_err();
+    assert!(
+        samples.starts_with("sample_interval: would record 100000000000 samples per series"),
+        "{samples}"
+    );
+    assert!(dumbbell(2, "tcp = { window = 4294967296 }", "")
+        .unwrap_err()
+        .starts_with("flows[0].tcp.window"));
+}
+
+#[test]
+fn fq_codel_flows_above_linux_maximum_are_refused_when_the_queue_is_built() {
+    let s = Scenario::from_toml(
+        r#"
+        duration = "1s"
+        [topology]
+        kind = "dumbbell"
+        senders = 1
+        bottleneck = { rate = "10Mbps", queue = { aqm = { kind = "fq_codel", flows = 100000000 } } }
+        access = { rate = "100Mbps" }
+        [[flows]]
+        kind = "tcp"
+        from = "senders"
+        to = "receivers"
+        "#,
+    )
+    .unwrap();
+    // Counted at the maximum, so the user sees the field's limit, not a memory estimate.
+    assert!(estimate(&s).total() < 100_000_000);
+    let err = build(&s, 1, None, &mut || true).err().unwrap().to_string();
+    assert_eq!(
+        err,
+        "topology.bottleneck.queue.aqm.flows: must be at most 65536 (Linux's limit), got 100000000"
+    );
+}
+
+#[test]
+fn the_routing_part_is_exact_for_a_dumbbell() {
+    // 1000 senders and receivers: 2002 nodes, every host has an agent (2000 destinations),
+    // one 4-byte next hop per pair.
+    let s = dumbbell(1000, "", "").unwrap();
+    let size = ScenarioSize::of(&s);
+    assert_eq!(
+        (size.nodes, size.destinations, size.flows),
+        (2002, 2000, 1000)
+    );
+    assert_eq!(size.links, 2 + 4 * 1000);
+    let routing = &estimate(&s).parts[0];
+    assert!(routing.what.starts_with("the routing table"));
+    assert_eq!(routing.bytes, 2002 * 2000 * 4);
+}
+
+#[test]
+fn a_million_senders_are_refused_by_the_estimate_naming_the_field_that_makes_it_large() {
+    let s = dumbbell(1_000_000, "", "").unwrap();
+    let e = estimate(&s);
+    assert!(e.total() > 10_000_000_000_000, "{}", e.total()); // the dense routing table: 16 TB
+    let err = e.check(8_000_000_000).unwrap_err().to_string();
+    assert!(
+        err.starts_with(
+            "topology.senders: the run would need about 16.2 TB of memory, 16.0 TB of it for \
+             the routing table (2000002 nodes x 2000000 destinations), above the limit of 8.0 GB"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("AQMLAB_MAX_MEMORY"), "{err}");
+}
+
+#[test]
+fn fine_sampling_is_charged_to_sample_interval() {
+    let s = dumbbell(100, "", "sample_interval = \"10us\"").unwrap();
+    let err = estimate(&s).check(1_000_000_000).unwrap_err().to_string();
+    assert!(
+        err.starts_with("sample_interval: the run would need about"),
+        "{err}"
+    );
+    assert!(err.contains("the time series (10000001 samples x"), "{err}");
+    // A small scenario passes any sensible limit.
+    let small = dumbbell(2, "", "").unwrap();
+    assert!(estimate(&small).check(100_000_000).is_ok());
+}

@@ -1,0 +1,105 @@
+"""Checks the memory estimate against the peak resident memory of real runs.
+
+Each scenario below stresses one part of the estimate (flows, links, routing, FQ-CoDel
+sub-queues, time series). ``python -m aqmlab.memory_calibration [scale]`` runs each in a fresh
+process, measures the growth of its peak resident set size over the run (``VmHWM`` after
+the run minus before it; Linux) and prints it next to :func:`aqmlab.estimate_memory`; the measured
+constants of ``crates/aqmlab-core/src/scenario/memory.rs`` come from this table, and
+``tests/test_memory_limit.py`` runs it at a reduced scale.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from .memory_limit import estimate_memory
+
+_MEASURE = """
+import json, sys
+import aqmlab
+
+def peak():
+    # VmHWM, the peak resident set of this process image (ru_maxrss is not usable: Linux
+    # carries it over from the parent across fork and exec).
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:"))
+
+scenario = json.loads(sys.argv[1])
+before = peak()
+aqmlab.run(scenario, max_memory="none")
+print(peak() - before)
+"""
+
+def _dumbbell(
+    senders: int = 2,
+    count: int = 1,
+    duration: str = "10ms",
+    sample_interval: str | None = None,
+    flows_from: str = "senders",
+    flows_to: str = "receivers",
+    access_aqm: Any = "droptail",
+) -> dict[str, Any]:
+    s: dict[str, Any] = {
+        "duration": duration,
+        "topology": {
+            "kind": "dumbbell",
+            "senders": senders,
+            "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"limit": 100, "aqm": "red"}},
+            "access": {"rate": "100Mbps", "delay": "1ms", "queue": {"limit": 1000, "aqm": access_aqm}},
+        },
+        "flows": [{"kind": "tcp", "from": flows_from, "to": flows_to, "count": count}],
+    }
+    if sample_interval is not None:
+        s["sample_interval"] = sample_interval
+    return s
+
+
+# name -> scenario at scale 1 (each needs a few hundred MB); scale multiplies its size.
+SCENARIOS: dict[str, Callable[[float], dict[str, Any]]] = {
+    "flows": lambda k: _dumbbell(count=int(50_000 * k)),
+    "links": lambda k: _dumbbell(senders=int(4000 * k), flows_from="s0", flows_to="d0"),
+    "routing": lambda k: _dumbbell(senders=int(3000 * k)),
+    "fq_codel sub-queues": lambda k: _dumbbell(
+        senders=int(64 * k), access_aqm={"kind": "fq_codel", "flows": 16384}
+    ),
+    "time series": lambda k: _dumbbell(duration=f"{k:g}s", sample_interval="20us"),
+}
+
+
+def measure(scenario: dict[str, Any]) -> int:
+    """Growth of the peak resident set size (bytes) over one run in a fresh process."""
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, json.dumps(scenario)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(out.stdout.strip())
+
+
+def calibrate(scale: float = 1.0) -> list[dict[str, Any]]:
+    """One row per scenario: name, estimated and measured bytes, their ratio."""
+    rows = []
+    for name, make in SCENARIOS.items():
+        s = make(scale)
+        estimated = estimate_memory(s)["total"]
+        measured = measure(s)
+        rows.append(
+            {"scenario": name, "estimated": estimated, "measured": measured, "ratio": estimated / measured}
+        )
+    return rows
+
+
+def main() -> None:
+    scale = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
+    print(f"{'scenario':<22} {'estimated MB':>13} {'measured MB':>12} {'ratio':>6}")
+    for r in calibrate(scale):
+        print(f"{r['scenario']:<22} {r['estimated'] / 1e6:>13.1f} {r['measured'] / 1e6:>12.1f} {r['ratio']:>6.2f}")
+
+
+if __name__ == "__main__":
+    main()
