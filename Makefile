@@ -1,7 +1,7 @@
 # The two commands of the README, and the pieces they are made of.
 PYTHON ?= python3
 
-.PHONY: install compare test test-rust test-python reproduce-quick reproduce bench
+.PHONY: install compare test test-rust test-python fuzz reproduce-quick reproduce bench
 
 # Builds the Rust engine and installs the Python package with its test dependencies.
 install:
@@ -19,6 +19,12 @@ test-rust:
 
 test-python:
 	$(PYTHON) -m pytest -q
+
+# The scenario fuzz targets at length (CI runs them bounded: 256 proptest and 300 hypothesis
+# cases each): 50,000 Rust cases and 20,000 Python examples per target, about 20 minutes.
+fuzz: install
+	PROPTEST_CASES=50000 cargo test -p aqmlab-core --test scenario_fuzz
+	HYPOTHESIS_PROFILE=fuzz $(PYTHON) -m pytest -q tests/test_scenario_fuzz.py
 
 # Every experiment of the five papers, reduced (about a minute on 2 cores), and in full.
 reproduce-quick: install

@@ -45,7 +45,9 @@ def _parse_text(text: str, origin: str | None = None) -> dict[str, Any]:
 
 
 def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
-    """Returns a scenario as a plain dict (a deep copy when given a dict).
+    """Returns a scenario as a plain dict (a copy made of plain JSON data when given a dict:
+    tuples become lists, numpy scalars numbers; a value that is not data, not finite or nested
+    deeper than :data:`MAX_DEPTH` raises ScenarioError naming the field).
 
     ``scenario`` is a dict; a path (``str`` or ``Path``) to a ``.toml`` or ``.json`` file; or
     TOML (or JSON) text. A string is a path if it names an existing file, or if it is a single
@@ -54,7 +56,9 @@ def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
     checked when the scenario is run (or by :func:`validate_scenario`).
     """
     if isinstance(scenario, Mapping):
-        return copy.deepcopy(dict(scenario))
+        # Not copy.deepcopy: it recursed without limit on a deeply nested value
+        # (RecursionError, found by tests/test_scenario_fuzz.py).
+        return _plain(scenario, "")
     if isinstance(scenario, os.PathLike):
         path = Path(scenario)
     elif isinstance(scenario, str):

@@ -55,9 +55,18 @@ pub fn from_value<T: serde::de::DeserializeOwned>(
     serde_path_to_error::deserialize(value).map_err(|e| {
         let inner = e.path().to_string();
         let inner = if inner == "." { String::new() } else { inner };
+        let at = join_path(path, &inner);
+        let message = e.inner().to_string();
+        // "missing field `duration`" is about the field that is missing, not its table.
+        if let Some(field) = message
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'))
+        {
+            return ScenarioError::new(join_path(&at, field), "required, but missing");
+        }
         ScenarioError::new(
-            join_path(path, &inner),
-            super::suggest::for_serde_message(integer_range_message(e.inner().to_string())),
+            at,
+            super::suggest::for_serde_message(integer_range_message(message)),
         )
     })
 }
