@@ -21,7 +21,7 @@
 //! `tests/test_memory_limit.py` checks the estimate against the peak resident memory of real
 //! runs that stress each part.
 
-use super::schema::{FlowSpec, LimitSpec, QueueSpec, Scenario, Topology};
+use super::schema::{Endpoints, FlowSpec, LimitSpec, QueueSpec, Scenario, Topology};
 use super::ScenarioError;
 use crate::aqm::fq_codel;
 use crate::metrics::DelayHistogram;
@@ -266,18 +266,16 @@ impl ScenarioSize {
                 .saturating_add(g.count.saturating_mul(held.saturating_add(in_flight + 1)));
         }
 
-        let nodes_named = |names: &super::schema::Endpoints| -> u64 {
-            let list: Vec<&String> = match names {
-                super::schema::Endpoints::One(n) => vec![n],
-                super::schema::Endpoints::Many(v) => v.iter().collect(),
+        let nodes_named = |names: &Endpoints| -> u64 {
+            let count = |n: &String| match n.as_str() {
+                "senders" if hosts_senders > 0 => hosts_senders,
+                "receivers" if hosts_receivers > 0 => hosts_receivers,
+                _ => 1,
             };
-            list.iter()
-                .map(|n| match n.as_str() {
-                    "senders" if hosts_senders > 0 => hosts_senders,
-                    "receivers" if hosts_receivers > 0 => hosts_receivers,
-                    _ => 1,
-                })
-                .sum()
+            match names {
+                Endpoints::One(n) => count(n),
+                Endpoints::Many(v) => v.iter().map(count).sum(),
+            }
         };
         let mut endpoints = 0u64;
         for f in &s.flows {
@@ -313,14 +311,10 @@ impl ScenarioSize {
     }
 }
 
-/// Every packet a source sending `per_second` packets sends over the run.
+/// Every packet a source sending `per_second` packets sends over the run (the float-to-integer
+/// conversion saturates).
 fn sent_packets(per_second: f64, s: &Scenario) -> u64 {
-    let p = per_second * s.duration.secs() + 1.0;
-    if p >= u64::MAX as f64 {
-        u64::MAX
-    } else {
-        p as u64
-    }
+    (per_second * s.duration.secs() + 1.0) as u64
 }
 
 /// Queue state beyond a link's fixed part: FQ-CoDel's sub-queues (`flows`, 1024 by default;
