@@ -20,8 +20,9 @@ test-rust:
 test-python:
 	$(PYTHON) -m pytest -q
 
-# The scenario fuzz targets at length (CI runs them bounded: 256 proptest and 300 hypothesis
-# cases each): 50,000 Rust cases and 20,000 Python examples per target, about 20 minutes.
+# The scenario fuzz targets at length (CI runs them bounded: 256 proptest cases per target,
+# 300 and 100 hypothesis examples): 50,000 Rust cases per target and 20,000 + 5,000 Python
+# examples, about 15 minutes on 2 cores.
 fuzz: install
 	PROPTEST_CASES=50000 cargo test -p aqmlab-core --test scenario_fuzz
 	HYPOTHESIS_PROFILE=fuzz $(PYTHON) -m pytest -q tests/test_scenario_fuzz.py

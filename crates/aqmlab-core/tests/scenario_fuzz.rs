@@ -250,3 +250,39 @@ fn a_missing_required_field_is_named_itself() {
         "topology.bottleneck.rate: required, but missing"
     );
 }
+
+/// Found by the Python fuzz target: "one or a list" fields said only "data did not match any
+/// variant of untagged enum OneOrMany".
+#[test]
+fn one_or_a_list_fields_say_what_they_expected() {
+    let error_with = |edit: &dyn Fn(&mut Value)| {
+        let mut v: Value = serde_json::from_str(DUMBBELL).unwrap();
+        edit(&mut v);
+        Scenario::from_value(&v).unwrap_err().to_string()
+    };
+    assert_eq!(
+        error_with(&|v| v["topology"]["access"]["rate"] = json!({"a": 1})),
+        "topology.access.rate: invalid type: map, expected a rate such as \"10Mbps\" or a \
+         number of bits per second, or a list of them"
+    );
+    assert_eq!(
+        error_with(&|v| v["topology"]["access"]["delay"] = json!(["1ms", "5 parsecs"])),
+        "topology.access.delay: item 1: unknown time unit 'parsecs' in '5 parsecs' (use s, \
+         ms, us, ns or min)"
+    );
+    assert_eq!(
+        error_with(&|v| v["flows"][0]["from"] = json!(3)),
+        "flows[0].from: expected a node name or a list of them: invalid type: integer `3`, \
+         expected a string, or a list of them"
+    );
+    assert_eq!(
+        error_with(&|v| v["flows"][0]["start"] = json!({"uniformm": ["0s", "1s"]})),
+        "flows[0].start: unknown field `uniformm`, expected `uniform`; did you mean `uniform`?"
+    );
+    assert_eq!(
+        error_with(&|v| v["flows"][0]["start"] = json!(true)),
+        "flows[0].start: expected a time, a list of times or { uniform = [lo, hi] }: invalid \
+         type: boolean `true`, expected a duration such as \"5ms\" or a number of seconds, or \
+         a list of them"
+    );
+}

@@ -27,6 +27,7 @@
 use super::error::{from_value, ScenarioError};
 use super::limits::{MAX_FLOWS, MAX_GRAPH_LINKS, MAX_NODES, MAX_SAMPLES};
 use super::units::{Bytes, Duration, Rate};
+use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -197,11 +198,43 @@ impl LossDirection {
 }
 
 /// One value for all, or one per item (cycled if shorter).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum OneOrMany<T> {
     One(T),
     Many(Vec<T>),
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(
+            match one_or_list(Value::deserialize(d)?).map_err(D::Error::custom)? {
+                Ok(one) => OneOrMany::One(one),
+                Err(many) => OneOrMany::Many(many),
+            },
+        )
+    }
+}
+
+/// Reads one value or a list of them, with errors in the user's terms: serde's untagged enums
+/// said only "data did not match any variant of untagged enum OneOrMany" (found by
+/// tests/test_scenario_fuzz.py). An element's error names its index.
+fn one_or_list<T: DeserializeOwned>(v: Value) -> Result<Result<T, Vec<T>>, String> {
+    match v {
+        Value::Array(items) => items
+            .into_iter()
+            .enumerate()
+            .map(|(i, x)| T::deserialize(x).map_err(|e| format!("item {i}: {e}")))
+            .collect::<Result<Vec<T>, String>>()
+            .map(Err),
+        other => T::deserialize(other).map(Ok).map_err(|e| {
+            let e = e.to_string();
+            if e.starts_with("invalid type") {
+                format!("{e}, or a list of them")
+            } else {
+                e
+            }
+        }),
+    }
 }
 
 impl<T: Clone> OneOrMany<T> {
@@ -295,12 +328,36 @@ pub struct GraphSpec {
 }
 
 /// When flows start: a time, a list cycled over the flows of the entry, or uniform at random.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum StartSpec {
     At(Duration),
     Each(Vec<Duration>),
     Random { uniform: [Duration; 2] },
+}
+
+impl<'de> Deserialize<'de> for StartSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Random {
+            uniform: [Duration; 2],
+        }
+        match Value::deserialize(d)? {
+            Value::Object(m) => Random::deserialize(Value::Object(m))
+                .map(|r| StartSpec::Random { uniform: r.uniform })
+                .map_err(D::Error::custom),
+            v => Ok(
+                match one_or_list(v).map_err(|e| {
+                    D::Error::custom(format!(
+                        "expected a time, a list of times or {{ uniform = [lo, hi] }}: {e}"
+                    ))
+                })? {
+                    Ok(t) => StartSpec::At(t),
+                    Err(ts) => StartSpec::Each(ts),
+                },
+            ),
+        }
+    }
 }
 
 impl Default for StartSpec {
@@ -310,11 +367,23 @@ impl Default for StartSpec {
 }
 
 /// Node names: one, a list, or the dumbbell's "senders" / "receivers".
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum Endpoints {
     One(String),
     Many(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for Endpoints {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(
+            match one_or_list(Value::deserialize(d)?).map_err(|e| {
+                D::Error::custom(format!("expected a node name or a list of them: {e}"))
+            })? {
+                Ok(one) => Endpoints::One(one),
+                Err(many) => Endpoints::Many(many),
+            },
+        )
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
