@@ -22,7 +22,7 @@ test-python:
 
 # The scenario fuzz targets at length (CI runs them bounded: 256 proptest cases per target,
 # 300 and 100 hypothesis examples): 50,000 Rust cases per target and 20,000 + 5,000 Python
-# examples, about 15 minutes on 2 cores.
+# examples, about a minute on 2 cores once built.
 fuzz: install
 	PROPTEST_CASES=50000 cargo test -p aqmlab-core --test scenario_fuzz
 	HYPOTHESIS_PROFILE=fuzz $(PYTHON) -m pytest -q tests/test_scenario_fuzz.py
