@@ -1,0 +1,80 @@
+//! The ns-2 TCP agents (Reno, NewReno, Sack1, with and without ECN) must stay exactly as they
+//! are while modern TCP is added beside them (issue 12): every number of a fixed set of runs,
+//! time series included, is hashed and compared with the hash recorded when this test was
+//! written (2026-11-24, before the split of loss recovery and congestion control). A change
+//! of any bit of any result fails it. If a change is intended (a bug fix in the ns-2 agents),
+//! record the new hash in the same commit and say why in its message.
+
+use aqmlab_core::{run, Scenario};
+
+/// FNV-1a, 64 bits: stable across platforms and Rust versions (unlike `DefaultHasher`).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn fingerprint(variant: &str, aqm: &str, ecn: bool) -> u64 {
+    let aqm = if ecn {
+        format!("{{ kind = \"{aqm}\", ecn = true }}")
+    } else {
+        format!("\"{aqm}\"")
+    };
+    let s = Scenario::from_toml(&format!(
+        r#"
+        duration = "20s"
+        warmup = "5s"
+        sample_interval = "100ms"
+        [topology]
+        kind = "dumbbell"
+        senders = 5
+        bottleneck = {{ rate = "10Mbps", delay = "20ms", queue = {{ limit = 60, aqm = {aqm} }} }}
+        access = {{ rate = "100Mbps", delay = ["1ms", "3ms", "7ms", "12ms", "20ms"] }}
+        [tcp]
+        variant = "{variant}"
+        ecn = {ecn}
+        window = 64
+        [[flows]]
+        kind = "tcp"
+        from = "senders"
+        to = "receivers"
+        start = {{ uniform = ["0s", "1s"] }}
+        "#
+    ))
+    .unwrap();
+    let mut r = run(&s, 7).unwrap();
+    // Wall-clock speed is the only thing that may differ between runs.
+    r.wall_time_s = 0.0;
+    r.events_per_second = 0.0;
+    fnv1a(serde_json::to_string(&r).unwrap().as_bytes())
+}
+
+#[test]
+fn ns2_agents_give_the_recorded_results_bit_for_bit() {
+    let got: Vec<(&str, &str, bool, u64)> = [
+        ("reno", "droptail", false),
+        ("newreno", "droptail", false),
+        ("sack", "droptail", false),
+        ("reno", "red", false),
+        ("newreno", "red", true),
+        ("sack", "red", true),
+    ]
+    .into_iter()
+    .map(|(v, a, e)| (v, a, e, fingerprint(v, a, e)))
+    .collect();
+    for ((v, a, e, h), want) in got.iter().zip(RECORDED) {
+        assert_eq!(
+            *h, want,
+            "{v} over {a} (ecn {e}): results changed; got {h:#018x}"
+        );
+    }
+}
+
+const RECORDED: [u64; 6] = [
+    0xe0b0_2692_f313_b6da,
+    0x9c8e_336d_c595_1a8c,
+    0x2802_ff88_6f76_e5e9,
+    0x768b_ae4e_7df0_9b0a,
+    0x553b_6c10_8d37_2cca,
+    0x5250_30e6_7cd6_e6fd,
+];
