@@ -342,6 +342,16 @@ def compare_aqms(
     return [rows[n] for n in names if n in rows], notes
 
 
+TcpProfileOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tcp",
+        help="TCP profile for every flow: ns2 (the papers' TCP) or linux (a Linux 6.x host: CUBIC, "
+        "RFC 6675 + PRR, IW 10, min RTO 200 ms); the scenario keeps only its packet sizes and window.",
+    ),
+]
+
+
 @app.command()
 def compare(
     scenario: Annotated[
@@ -358,16 +368,19 @@ def compare(
     warmup: Annotated[float | None, typer.Option(help="Override the warm-up (seconds).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print rows and notes as JSON on stdout.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    tcp: TcpProfileOption = None,
     max_memory: MaxMemoryOption = None,
 ) -> None:
     """Run one scenario under every AQM (its bottleneck queue replaced) and compare them."""
     from . import _core
-    from .scenario import default_scenario_path, load_scenario, with_duration
+    from .scenario import default_scenario_path, load_scenario, with_duration, with_tcp_profile
 
     _apply_max_memory(max_memory)
     with _user_errors():
         path = scenario if scenario is not None else str(default_scenario_path())
         base = load_scenario(path)
+        if tcp is not None:
+            base = with_tcp_profile(base, tcp)
         if duration is not None or warmup is not None:
             if duration is not None and not (math.isfinite(duration) and duration > 0):
                 _die(f"--duration: must be > 0 seconds, got {duration}")
@@ -544,12 +557,15 @@ def league(
     workers: Annotated[int | None, typer.Option(help="Parallel worker processes (default: all cores).")] = None,
     aqm: Annotated[list[str] | None, typer.Option("--aqm", help="Only these AQMs (repeatable).")] = None,
     scenario: Annotated[list[str] | None, typer.Option("--scenario", help="Only these papers' scenarios (repeatable).")] = None,
+    tcp: TcpProfileOption = None,
 ) -> None:
     """Every AQM on every seed paper's main scenario: throughput, delay, loss, fairness."""
     from .reproduce.league import league_command
 
+    if tcp is not None and out_dir == Path("results/league"):
+        out_dir = Path(f"results/league-{tcp}")  # never mixed with the papers' TCP league
     with _user_errors():
-        code = league_command(out=out_dir, replications=replications, quick=quick, workers=workers or os.cpu_count() or 1, aqms=aqm, scenarios=scenario)
+        code = league_command(out=out_dir, replications=replications, quick=quick, workers=workers or os.cpu_count() or 1, aqms=aqm, scenarios=scenario, tcp=tcp)
     raise typer.Exit(int(code or 0))
 
 

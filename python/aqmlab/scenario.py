@@ -25,6 +25,47 @@ def default_scenario_path() -> Path:
     return Path(str(resources.files("aqmlab") / "scenarios" / "default_dumbbell.toml"))
 
 
+def packaged_scenarios() -> dict[str, Path]:
+    """The named scenarios shipped with aqmlab: name (the file's ``name`` field, e.g.
+    ``identical-dumbbell``) -> path of its TOML file."""
+    folder = resources.files("aqmlab") / "scenarios"
+    return {p.name.removesuffix(".toml").replace("_", "-"): Path(str(p))
+            for p in sorted(folder.iterdir(), key=lambda p: p.name) if p.name.endswith(".toml")}
+
+
+def packaged_scenario_path(name: str) -> Path:
+    """Path of the packaged scenario ``name``; KeyError listing the names if there is none."""
+    known = packaged_scenarios()
+    if name not in known:
+        raise KeyError(f"no packaged scenario named {name!r}; known: {', '.join(known)}")
+    return known[name]
+
+
+#: The TCP fields a scenario keeps under :func:`with_tcp_profile`: its packet sizes and its
+#: receiver's window describe the scenario; how TCP behaves is the profile's.
+SCENARIO_TCP_FIELDS = ("packet_size", "header_size", "ack_size", "window")
+
+#: TCP profiles known to the engine (crates/aqmlab-core/src/transport/tcp/profiles/).
+TCP_PROFILES = ("ns2", "linux")
+
+
+def with_tcp_profile(scenario: ScenarioLike, profile: str) -> dict[str, Any]:
+    """A copy of ``scenario`` whose TCP flows all use the TCP profile ``profile`` (``"ns2"``:
+    the papers' TCP; ``"linux"``: a Linux 6.x host's). The scenario's own TCP fields are
+    dropped from ``[tcp]`` and from every flow's ``tcp`` table except
+    :data:`SCENARIO_TCP_FIELDS`, so the comparison is of the profile, not of a mixture."""
+    if profile not in TCP_PROFILES:
+        raise scenario_error("tcp.profile", f"unknown TCP profile {profile!r}; known: {', '.join(TCP_PROFILES)}")
+    s = load_scenario(scenario)
+    tables = [s.setdefault("tcp", {})]
+    tables += [f["tcp"] for f in s.get("flows", []) if isinstance(f, dict) and isinstance(f.get("tcp"), dict)]
+    for table in tables:
+        for key in [k for k in table if k not in SCENARIO_TCP_FIELDS]:
+            del table[key]
+    s["tcp"]["profile"] = profile
+    return s
+
+
 def _looks_like_path(text: str) -> bool:
     t = text.strip()
     return "\n" not in t and (t.endswith((".toml", ".json")) or os.sep in t) and "=" not in t
@@ -49,7 +90,8 @@ def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
     tuples become lists, numpy scalars numbers; a value that is not data, not finite or nested
     deeper than :data:`MAX_DEPTH` raises ScenarioError naming the field).
 
-    ``scenario`` is a dict; a path (``str`` or ``Path``) to a ``.toml`` or ``.json`` file; or
+    ``scenario`` is a dict; a path (``str`` or ``Path``) to a ``.toml`` or ``.json`` file; the
+    name of a packaged scenario (:func:`packaged_scenarios`, e.g. ``"identical-dumbbell"``); or
     TOML (or JSON) text. A string is a path if it names an existing file, or if it is a single
     line ending in ``.toml``/``.json`` (then a missing file raises FileNotFoundError).
     Syntax errors raise :class:`aqmlab.ScenarioError` naming the line. The schema itself is
@@ -62,7 +104,9 @@ def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
     if isinstance(scenario, os.PathLike):
         path = Path(scenario)
     elif isinstance(scenario, str):
-        if _looks_like_path(scenario) or (len(scenario) < 4096 and "\n" not in scenario and Path(scenario).is_file()):
+        if scenario in packaged_scenarios() and not Path(scenario).exists():
+            path = packaged_scenarios()[scenario]
+        elif _looks_like_path(scenario) or (len(scenario) < 4096 and "\n" not in scenario and Path(scenario).is_file()):
             path = Path(scenario.strip())
         else:
             return _parse_text(scenario)

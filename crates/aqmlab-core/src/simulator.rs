@@ -319,7 +319,7 @@ impl Simulator {
         if self.sample_flows {
             for (fi, f) in self.flows.iter().enumerate() {
                 let agent = &self.agents[f.sender as usize];
-                if !matches!(agent, Agent::TcpSender(_)) {
+                if !agent.is_tcp_sender() {
                     continue;
                 }
                 let src = self.series.source_id(&format!("flow{fi}"));
@@ -375,11 +375,20 @@ impl Simulator {
                 ));
             }
         }
+        let span_s = (r.duration_s - r.warmup_s).max(0.0);
         for f in &r.flows {
             if !frac(f.loss_rate) || f.goodput_bps > f.throughput_bps * (1.0 + SLACK) {
                 return fail(format!(
                     "flow {}: loss rate {}, goodput {} b/s, throughput {} b/s",
                     f.flow, f.loss_rate, f.goodput_bps, f.throughput_bps
+                ));
+            }
+            if f.spurious_retransmissions > f.retransmissions
+                || !(0.0..=span_s * (1.0 + SLACK)).contains(&f.time_in_recovery_s)
+            {
+                return fail(format!(
+                    "flow {}: {} spurious of {} retransmissions, {} s in recovery of {span_s} s",
+                    f.flow, f.spurious_retransmissions, f.retransmissions, f.time_in_recovery_s
                 ));
             }
         }
@@ -417,6 +426,9 @@ impl Simulator {
                 timeouts: s.timeouts,
                 fast_recoveries: s.fast_recoveries,
                 ecn_reductions: s.ecn_reductions,
+                spurious_retransmissions: s.spurious_retransmissions,
+                tail_loss_probes: s.tail_loss_probes,
+                time_in_recovery_s: time::to_secs_f64(s.time_in_recovery_ns),
                 drops: s.drops,
                 marks_received: s.marks_received,
                 goodput_bps: s.goodput_bytes as f64 * 8.0 / span_s,

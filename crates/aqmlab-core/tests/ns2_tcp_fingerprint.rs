@@ -46,7 +46,27 @@ fn fingerprint(variant: &str, aqm: &str, ecn: bool) -> u64 {
     // Wall-clock speed is the only thing that may differ between runs.
     r.wall_time_s = 0.0;
     r.events_per_second = 0.0;
-    fnv1a(serde_json::to_string(&r).unwrap().as_bytes())
+    for f in &r.flows {
+        assert_eq!(
+            (f.spurious_retransmissions, f.tail_loss_probes, f.time_in_recovery_s),
+            (0, 0, 0.0),
+            "the ns-2 agents report none of the metrics issue 12 added"
+        );
+    }
+    let json = serde_json::to_string(&r).unwrap();
+    fnv1a(without_fields_added_later(&json).as_bytes())
+}
+
+/// The flow table's columns added after the hashes were recorded (issue 12), cut out of the
+/// JSON text so that the recorded hashes still apply; they are checked to be 0 above.
+fn without_fields_added_later(json: &str) -> String {
+    let mut out = json.to_string();
+    for key in ["spurious_retransmissions", "tail_loss_probes", "time_in_recovery_s"] {
+        for value in ["0", "0.0"] {
+            out = out.replace(&format!(",\"{key}\":{value},"), ",");
+        }
+    }
+    out
 }
 
 #[test]

@@ -76,8 +76,9 @@ class LeagueScenario:
     overrides: Mapping[str, Any] = field(default_factory=dict)  # dotted path -> value, always
     quick: Mapping[str, Any] = field(default_factory=dict)  # dotted path -> value, --quick only
 
-    def load(self, quick: bool = False) -> dict[str, Any]:
-        """The scenario the league runs (before the AQM is put in)."""
+    def load(self, quick: bool = False, tcp: str | None = None) -> dict[str, Any]:
+        """The scenario the league runs (before the AQM is put in); ``tcp`` names a TCP
+        profile for every flow (:func:`aqmlab.scenario.with_tcp_profile`)."""
         import aqmlab
         from aqmlab.sweep import set_path
 
@@ -87,6 +88,10 @@ class LeagueScenario:
             s = aqmlab.load_scenario(SCENARIO_DIR / self.file)
         else:
             raise ValueError(f"league scenario {self.id!r} has neither file nor base")
+        if tcp is not None:
+            from aqmlab.scenario import with_tcp_profile
+
+            s = with_tcp_profile(s, tcp)
         s.pop("sample_interval", None)  # no time series: not used, and they cost time
         s.setdefault("tcp", {})["ecn"] = bool(self.ecn)
         for path, value in {**self.overrides, **(self.quick if quick else {})}.items():
@@ -444,13 +449,16 @@ def smoke_scenario(scenario: Mapping[str, Any], duration_s: float = 0.1) -> dict
 
 
 def plan(
-    scenarios: Sequence[LeagueScenario] = SCENARIOS, aqms: Sequence[str] | None = None, quick: bool = False
+    scenarios: Sequence[LeagueScenario] = SCENARIOS,
+    aqms: Sequence[str] | None = None,
+    quick: bool = False,
+    tcp: str | None = None,
 ) -> list[LeaguePlan]:
     """Scenario x AQM configurations of the league (nothing runs)."""
     infos = registry(aqms)
     plans = []
     for spec in scenarios:
-        s = spec.load(quick)
+        s = spec.load(quick, tcp)
         path = bottleneck_link_path(s) + ".queue.aqm"
         configs = {a.name: aqm_config(a, s, spec.ecn) for a in infos}
         plans.append(LeaguePlan(spec, s, path, configs))
@@ -468,10 +476,11 @@ def run_league(
     master_seed: int = 20240601,
     progress: Callable[[str], None] | None = None,
     figures: bool = True,
+    tcp: str | None = None,
 ) -> pd.DataFrame:
     """Runs the league (only missing runs: the stores under ``out/store`` are resumable) and
     writes league.md, league.csv, league.parquet and the figures to ``out``. Returns the tidy
-    table."""
+    table. ``tcp`` names a TCP profile for every flow (default: each paper's own TCP)."""
     from aqmlab.sweep import engine_version, run_sweep
 
     specs = _resolve_scenarios(scenarios)
@@ -479,7 +488,7 @@ def run_league(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    plans = plan(specs, aqms, quick)
+    plans = plan(specs, aqms, quick, tcp)
     frames = []
     failures: list[str] = []
     for p in plans:
@@ -509,11 +518,12 @@ def run_league(
     wide = to_wide(tidy)
     figs = write_figures(wide, out) if figures else []
     meta = {
-        "command": _command_line(out, reps, quick, workers, aqms, specs),
+        "command": _command_line(out, reps, quick, workers, aqms, specs, tcp),
         "date": _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
         "run_time_s": elapsed,
         "replications": reps,
         "quick": quick,
+        "tcp": tcp or "each paper's own (ns-2)",
         "workers": workers,
         "failures": failures,
         "figures": [f.name for f in figs],
@@ -552,8 +562,10 @@ def _resolve_scenarios(scenarios: Sequence[LeagueScenario] | Sequence[str] | Non
     return out
 
 
-def _command_line(out, reps, quick, workers, aqms, specs) -> str:
+def _command_line(out, reps, quick, workers, aqms, specs, tcp=None) -> str:
     parts = ["aqmlab league", f"--out {out}"]
+    if tcp:
+        parts.append(f"--tcp {tcp}")
     if quick:
         parts.append("--quick")
     parts.append(f"--replications {reps}")
@@ -886,6 +898,7 @@ def league_command(
     workers: int | None = 2,
     aqms: Sequence[str] | None = None,
     scenarios: Sequence[str] | None = None,
+    tcp: str | None = None,
 ) -> int:
     """``aqmlab league``: runs the league, writes OUT/league.md (+ csv, parquet, figures),
     prints the summary. Returns an exit code: 0 ok, 1 some run failed, 2 bad input, 130 Ctrl-C."""
@@ -901,7 +914,7 @@ def league_command(
         if replications is not None and replications < 1:
             raise ValueError(f"--replications must be >= 1, got {replications}")
         tidy = run_league(out, replications=replications, quick=quick, workers=workers, aqms=aqms,
-                          scenarios=scenarios, progress=say)
+                          scenarios=scenarios, progress=say, tcp=tcp)
     except KeyboardInterrupt:
         say("interrupted")
         return 130

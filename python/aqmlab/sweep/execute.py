@@ -49,13 +49,11 @@ import pickle
 import signal
 import socket
 import statistics
-import threading
 import time
 import uuid
 import warnings
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import contextmanager
 from concurrent.futures import (
     FIRST_COMPLETED,
     CancelledError,
@@ -432,29 +430,6 @@ def _open_backend(
 
 
 # ------------------------------------------------------------------------ driver
-@contextmanager
-def _sigint_deferred():
-    """Holds a Ctrl-C until the block ends, so it cannot land between storing a run
-    and counting it (or between claiming a job and recording where it went).
-
-    Only for short bookkeeping blocks that run no simulation: a held Ctrl-C is
-    delivered, through the handler that was installed, as the block exits."""
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or previous is None:
-        yield  # handlers can only be swapped on the main thread, and only Python ones restored
-        return
-    held: list[int] = []
-    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if held and callable(previous):
-            previous(signal.SIGINT, None)
-        elif held and previous == signal.SIG_DFL:
-            raise KeyboardInterrupt
-
-
 class _Driver:
     """The submit/collect loop of one invocation."""
 
@@ -502,35 +477,34 @@ class _Driver:
         )
 
     def _record(self, p: PlannedJob, outcome: Mapping[str, Any]) -> None:
-        with _sigint_deferred():  # a stored run is always a counted one
-            rec = RunRecord(
-                key=p.key,
-                point_id=p.point_id,
-                point=p.job.point,
-                replication=p.job.replication,
-                seed=p.job.seed,
-                status=str(outcome.get("status", "failed")),
-                engine_version=self.report.engine_version,
-                scenario_id=p.scenario_id,
-                scenario_json=p.scenario_json,
-                run_time_s=outcome.get("run_time_s"),
-                error=outcome.get("error"),
-                traceback=outcome.get("traceback"),
-                host=outcome.get("host"),
-                pid=outcome.get("pid"),
-                finished_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-                metrics=dict(outcome.get("metrics") or {}),
-                fingerprint=self.report.fingerprint,
-            )
-            self.store.write_run(rec, release_owner=self.owner)
-            r = self.report
-            r.executed_keys.append(p.key)
-            if rec.status == "ok":
-                r.ok += 1
-            else:
-                r.failed += 1
-                r.failures.append(FailedRun(p.key, dict(p.job.point), p.job.replication, p.job.seed, rec.error))
-            self.done += 1
+        rec = RunRecord(
+            key=p.key,
+            point_id=p.point_id,
+            point=p.job.point,
+            replication=p.job.replication,
+            seed=p.job.seed,
+            status=str(outcome.get("status", "failed")),
+            engine_version=self.report.engine_version,
+            scenario_id=p.scenario_id,
+            scenario_json=p.scenario_json,
+            run_time_s=outcome.get("run_time_s"),
+            error=outcome.get("error"),
+            traceback=outcome.get("traceback"),
+            host=outcome.get("host"),
+            pid=outcome.get("pid"),
+            finished_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            metrics=dict(outcome.get("metrics") or {}),
+            fingerprint=self.report.fingerprint,
+        )
+        self.store.write_run(rec, release_owner=self.owner)
+        r = self.report
+        r.executed_keys.append(p.key)
+        if rec.status == "ok":
+            r.ok += 1
+        else:
+            r.failed += 1
+            r.failures.append(FailedRun(p.key, dict(p.job.point), p.job.replication, p.job.seed, rec.error))
+        self.done += 1
         self._notify(rec)
 
     @staticmethod
@@ -807,9 +781,7 @@ def run_sweep(
         interrupted = True
         for fut in driver.inflight:
             fut.cancel()
-        # Counted from what was recorded, not from the queues: a Ctrl-C can land while a
-        # job is in none of them (just claimed, or just taken from the in-flight set).
-        report.not_run = driver.total - driver.done
+        report.not_run += len(driver.pending) + len(driver.inflight) + len(driver.waiting)
         report.stopped_reason = reason
         report.elapsed_s = time.monotonic() - t0
 

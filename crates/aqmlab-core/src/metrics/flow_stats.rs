@@ -13,6 +13,14 @@ pub struct FlowStats {
     pub fast_recoveries: u64,
     /// Window reductions caused by ECN echoes.
     pub ecn_reductions: u64,
+    /// Retransmissions the receiver reported as duplicates with a D-SACK (RFC 2883): sent
+    /// again although the first copy arrived. Only counted with `tcp.dsack` on.
+    pub spurious_retransmissions: u64,
+    /// Tail loss probes sent (RACK-TLP, RFC 8985 section 7).
+    pub tail_loss_probes: u64,
+    /// Time spent in fast recovery (entry to the ACK that ends it, or the RTO that aborts it),
+    /// of the part inside the measurement period, ns.
+    pub time_in_recovery_ns: Time,
     /// Packets of this flow dropped anywhere (data and ACKs) inside the window.
     pub drops: u64,
     /// Drops of data packets sent inside the window (the loss rate's numerator).
@@ -77,6 +85,12 @@ pub struct FlowSummary {
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
+    /// Retransmissions reported by D-SACK as unnecessary (RFC 2883; needs `tcp.dsack`).
+    pub spurious_retransmissions: u64,
+    /// Tail loss probes sent (RACK-TLP).
+    pub tail_loss_probes: u64,
+    /// Seconds spent in fast recovery inside the measurement period.
+    pub time_in_recovery_s: f64,
     pub drops: u64,
     pub marks_received: u64,
     /// New in-order payload delivered, bits per second over the measurement period; only

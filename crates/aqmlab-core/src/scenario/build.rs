@@ -10,7 +10,7 @@ use crate::aqm::{build_queue, CustomAqmFactory, QueueEnv, QueueLimit};
 use crate::net::{Link, NodeId, RoutingTable};
 use crate::sim::{time, EventKind, RngStream, StreamKind, Time, WorkBudget};
 use crate::simulator::{FlowInfo, Simulator};
-use crate::transport::tcp::{TcpSender, TcpSink};
+use crate::transport::tcp::{Recovery, Rfc6675Sender, TcpSender, TcpSink};
 use crate::transport::udp::{SizeDistribution, UdpPattern, UdpSink, UdpSource};
 use crate::transport::{Agent, Endpoint};
 use crate::Error;
@@ -324,12 +324,14 @@ pub fn build(
                 match spec {
                     FlowSpec::Tcp { tcp, size, .. } => {
                         let limit = size.map(|s| s.0.div_ceil(tcp.packet_size as u64));
-                        agents.push(Agent::TcpSender(TcpSender::new(
-                            tcp.clone(),
-                            send_ep,
-                            limit,
-                            rng,
-                        )));
+                        agents.push(match tcp.recovery {
+                            Recovery::Ns2 => {
+                                Agent::TcpSender(TcpSender::new(tcp.clone(), send_ep, limit, rng))
+                            }
+                            Recovery::Rfc6675 => {
+                                Agent::Rfc6675Sender(Rfc6675Sender::new(tcp.clone(), send_ep, limit))
+                            }
+                        });
                         agents.push(Agent::TcpSink(TcpSink::new(tcp, recv_ep)));
                     }
                     FlowSpec::Cbr {

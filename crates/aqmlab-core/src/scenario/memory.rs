@@ -42,8 +42,9 @@ pub const BYTES_PER_SAMPLE_POINT: u64 = 280;
 /// Series recorded per monitored queue and sample: six counters plus up to eight AQM state
 /// variables (the most any AQM reports).
 const SERIES_PER_QUEUE: u64 = 14;
-/// Series recorded per TCP sender and sample (`sample_flows`): cwnd, ssthresh, srtt, rto, in flight.
-const SERIES_PER_TCP_FLOW: u64 = 5;
+/// Series recorded per TCP sender and sample (`sample_flows`): cwnd, ssthresh, srtt, rto, in
+/// flight, and CUBIC's W_max and K.
+const SERIES_PER_TCP_FLOW: u64 = 7;
 /// The smallest packet on the wire (a 40-byte ACK), for how many packets a link can hold.
 const SMALLEST_PACKET_BYTES: u64 = 40;
 

@@ -514,7 +514,8 @@ impl Scenario {
         // The shared [tcp] table is checked where the user wrote it, before it is merged into
         // each TCP flow (a typo there was reported as `flows[0].tcp.windw`, or not at all
         // without TCP flows). Combinations (variant with partial_ack_timer) are checked per flow.
-        from_value::<crate::transport::tcp::TcpConfig>(&Value::Object(file.tcp.clone()), "tcp")?;
+        let tcp_defaults = crate::transport::tcp::profile::expand(&file.tcp, "tcp")?;
+        from_value::<crate::transport::tcp::TcpConfig>(&Value::Object(tcp_defaults), "tcp")?;
         let topology = parse_topology(&file.topology)?;
         let flows = file
             .flows
@@ -736,8 +737,10 @@ fn parse_flow(
     let flow = match kind {
         "tcp" => {
             let f: TcpFlowFile = from_value(v, path)?;
+            // A profile named by the flow's table or else the shared one, under both tables.
             let mut merged = tcp_defaults.clone();
             merged.extend(f.tcp);
+            let merged = crate::transport::tcp::profile::expand(&merged, &format!("{path}.tcp"))?;
             // Errors in the merged table may come from the scenario's [tcp] defaults too.
             let tcp: crate::transport::tcp::TcpConfig =
                 from_value(&Value::Object(merged), &format!("{path}.tcp"))?;

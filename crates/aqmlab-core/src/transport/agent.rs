@@ -1,6 +1,6 @@
 //! The closed set of agent kinds, dispatched by `match` (no virtual call per packet).
 
-use super::tcp::{TcpSender, TcpSink};
+use super::tcp::{Rfc6675Sender, TcpSender, TcpSink};
 use super::udp::{UdpSink, UdpSource};
 use super::AgentCtx;
 use crate::aqm::StateSink;
@@ -8,6 +8,7 @@ use crate::net::PacketId;
 
 pub enum Agent {
     TcpSender(TcpSender),
+    Rfc6675Sender(Rfc6675Sender),
     TcpSink(TcpSink),
     UdpSource(UdpSource),
     UdpSink(UdpSink),
@@ -17,6 +18,7 @@ impl Agent {
     pub fn start(&mut self, cx: &mut AgentCtx) {
         match self {
             Agent::TcpSender(a) => a.start(cx),
+            Agent::Rfc6675Sender(a) => a.start(cx),
             Agent::UdpSource(a) => a.start(cx),
             Agent::TcpSink(_) | Agent::UdpSink(_) => {}
         }
@@ -25,6 +27,7 @@ impl Agent {
     pub fn stop(&mut self, cx: &mut AgentCtx) {
         match self {
             Agent::TcpSender(a) => a.stop(cx),
+            Agent::Rfc6675Sender(a) => a.stop(cx),
             Agent::UdpSource(a) => a.stop(cx),
             Agent::TcpSink(_) | Agent::UdpSink(_) => {}
         }
@@ -35,6 +38,7 @@ impl Agent {
     pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
         match self {
             Agent::TcpSender(a) => a.receive(cx, pkt),
+            Agent::Rfc6675Sender(a) => a.receive(cx, pkt),
             Agent::TcpSink(a) => a.receive(cx, pkt),
             Agent::UdpSource(_) => cx.free(pkt),
             Agent::UdpSink(a) => a.receive(cx, pkt),
@@ -45,6 +49,7 @@ impl Agent {
     pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
         match self {
             Agent::TcpSender(a) => a.timer(cx, which),
+            Agent::Rfc6675Sender(a) => a.timer(cx, which),
             Agent::TcpSink(a) => a.timer(cx, which),
             Agent::UdpSource(a) => a.timer(cx, which),
             Agent::UdpSink(_) => {}
@@ -53,13 +58,23 @@ impl Agent {
 
     /// Reports the agent's state (cwnd, ssthresh, srtt ...) for the time series.
     pub fn state(&self, out: &mut StateSink) {
-        if let Agent::TcpSender(a) = self {
-            a.state(out)
+        match self {
+            Agent::TcpSender(a) => a.state(out),
+            Agent::Rfc6675Sender(a) => a.state(out),
+            _ => {}
         }
     }
 
     /// Whether this agent originates a flow (and so owns the flow's row).
     pub fn is_sender(&self) -> bool {
-        matches!(self, Agent::TcpSender(_) | Agent::UdpSource(_))
+        matches!(
+            self,
+            Agent::TcpSender(_) | Agent::Rfc6675Sender(_) | Agent::UdpSource(_)
+        )
+    }
+
+    /// Whether this agent is a TCP sender (its state is sampled with `sample_flows`).
+    pub fn is_tcp_sender(&self) -> bool {
+        matches!(self, Agent::TcpSender(_) | Agent::Rfc6675Sender(_))
     }
 }

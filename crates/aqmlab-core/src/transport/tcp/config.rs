@@ -1,5 +1,7 @@
 //! TCP parameters, with ns-2's names in the docs and its defaults (tcl/lib/ns-default.tcl).
 
+use super::congestion::{CongestionControlKind, CubicParams, HystartParams};
+use super::recovery::prr::PrrBound;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use serde::{Deserialize, Serialize};
@@ -13,6 +15,17 @@ pub enum TcpVariant {
     NewReno,
     /// ns-2 Agent/TCP/Sack1 (RFC 6675-style pipe, with the receiver's SACK blocks).
     Sack,
+}
+
+/// How losses are detected and repaired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recovery {
+    /// The ns-2 agent of `variant` (Reno, NewReno, Sack1), unchanged: the papers' TCP.
+    #[default]
+    Ns2,
+    /// RFC 6675 SACK recovery with PRR (RFC 6937); the sink sends SACK blocks.
+    Rfc6675,
 }
 
 /// Which partial ACKs of a fast recovery restart the retransmission timer (NewReno and
@@ -79,6 +92,31 @@ pub struct TcpConfig {
     /// window allows, to break phase effects. Drawn from the sender's own random stream
     /// (seeded from the run seed and the agent), so a run stays deterministic.
     pub overhead: Duration,
+    /// How the window grows and shrinks: `reno` (RFC 5681 as ns-2 does it, the default) or
+    /// `cubic` (RFC 9438), with any `variant`'s loss recovery.
+    pub congestion_control: CongestionControlKind,
+    /// CUBIC's parameters (used with `congestion_control = "cubic"`).
+    pub cubic: CubicParams,
+    /// HyStart++ (RFC 9406) in the first slow start, with either controller:
+    /// `hystart = { enabled = true }`. Slow start then grows by min(packets acked, 8) per ACK
+    /// and, when a round's minimum RTT exceeds the last round's by max(4 ms, min(RTT / 8,
+    /// 16 ms)), turns into Conservative Slow Start (a quarter of that growth) for at most 5
+    /// rounds before congestion avoidance (ssthresh = cwnd). The delay test needs 8 RTT
+    /// samples per round. Off by default (ns-2 has no HyStart++); `rfc6675` only.
+    pub hystart: HystartParams,
+    /// Loss recovery: `ns2` (the agent of `variant`, the default) or `rfc6675`.
+    pub recovery: Recovery,
+    /// PRR's bound when the pipe falls below ssthresh (`rfc6675` only): `ssrb` (RFC 6937's
+    /// recommended Slow Start Reduction Bound, the default) or `crb` (Conservative).
+    pub prr_bound: PrrBound,
+    /// The receiver reports duplicate packets with a D-SACK block (RFC 2883), from which the
+    /// `rfc6675` sender counts spurious retransmissions. Off by default: ns-2's sinks do not.
+    pub dsack: bool,
+    /// RTT samples from the timestamps option (RFC 7323 section 4.1): every ACK that
+    /// advances the cumulative point gives one, from the echoed send time, retransmissions
+    /// included; otherwise one packet per RTT is timed and retransmissions are not (Karn).
+    /// `rfc6675` only; the ns-2 agents time as ns-2 does with `timestamps_ 0`.
+    pub timestamps: bool,
 }
 
 impl Default for TcpConfig {
@@ -104,6 +142,13 @@ impl Default for TcpConfig {
             limited_transmit: true,
             partial_ack_timer: None,
             overhead: Duration(0),
+            congestion_control: CongestionControlKind::Reno,
+            cubic: CubicParams::default(),
+            hystart: HystartParams::default(),
+            recovery: Recovery::Ns2,
+            prr_bound: PrrBound::Ssrb,
+            dsack: false,
+            timestamps: false,
         }
     }
 }
@@ -126,6 +171,11 @@ impl TcpConfig {
         })
     }
 
+    /// Whether the receiver sends SACK blocks.
+    pub fn sack(&self) -> bool {
+        self.variant == TcpVariant::Sack || self.recovery == Recovery::Rfc6675
+    }
+
     /// Bytes of a data packet on the wire.
     pub fn data_size(&self) -> u32 {
         self.packet_size + self.header_size
@@ -135,6 +185,25 @@ impl TcpConfig {
         let err = |f: &str, m: String| Err(ScenarioError::new(format!("{path}.{f}"), m));
         if self.packet_size == 0 {
             return err("packet_size", "must be > 0".into());
+        }
+        if self.timestamps && self.recovery != Recovery::Rfc6675 {
+            return err(
+                "timestamps",
+                "needs recovery = \"rfc6675\" (the ns-2 agents time as ns-2 does)".into(),
+            );
+        }
+        if self.hystart.enabled && self.recovery != Recovery::Rfc6675 {
+            return err(
+                "hystart.enabled",
+                "needs recovery = \"rfc6675\" (the ns-2 agents slow start as ns-2 does)".into(),
+            );
+        }
+        if self.dsack && self.recovery != Recovery::Rfc6675 {
+            // ns-2's Sack1 would read a D-SACK block as new SACK information.
+            return err(
+                "dsack",
+                "needs recovery = \"rfc6675\" (the ns-2 agents do not read D-SACK blocks)".into(),
+            );
         }
         // Upper bounds (issue 11, item 3): beyond them the engine's u32 arithmetic would wrap
         // (packet_size 4294967290 gave a goodput of 6.75e13 b/s) or a run would need more
@@ -206,6 +275,6 @@ impl TcpConfig {
                     .into(),
             );
         }
-        Ok(())
+        self.cubic.validate(&format!("{path}.cubic"))
     }
 }

@@ -1,12 +1,23 @@
-//! One-way TCP in ns-2 semantics: Reno, NewReno and SACK senders, ECN, and the sink that
-//! acknowledges (every packet, or delayed ACKs). See ../shared/specs/baselines.md.
+//! One-way TCP: the ns-2 agents the papers used (Reno, NewReno and SACK senders, ECN, and the
+//! sink that acknowledges every packet or with delayed ACKs; ../shared/specs/baselines.md), and
+//! today's sender (RFC 6675 recovery with PRR, `rfc6675_sender.rs`), each with any congestion
+//! control of `congestion/`.
 
 pub mod config;
+pub mod congestion;
+pub mod profile;
+pub mod recovery;
+pub mod rfc6675_sender;
 pub mod rtt;
 pub mod sack_scoreboard;
 pub mod sender;
 pub mod sink;
 
-pub use config::{PartialAckTimer, TcpConfig, TcpVariant};
+pub use config::{PartialAckTimer, Recovery, TcpConfig, TcpVariant};
+pub use rfc6675_sender::Rfc6675Sender;
 pub use sender::TcpSender;
 pub use sink::TcpSink;
+
+#[cfg(test)]
+#[path = "lossy_path_tests.rs"]
+mod lossy_path_tests;

@@ -44,6 +44,7 @@
 //!   `send_much(1, ...)`, which sends all the window allows. `send_one` and retransmissions
 //!   in `dupack_action`/`partialnewack_helper` call `output` directly, undelayed.
 
+use super::congestion::{CongestionControl, HystartParams};
 use super::rtt::RttEstimator;
 use super::sack_scoreboard::SackScoreboard;
 use super::{PartialAckTimer, TcpConfig, TcpVariant};
@@ -96,6 +97,8 @@ pub struct TcpSender {
     /// `cong_action_`).
     cong_action: bool,
 
+    /// How the window grows and shrinks (Reno: ns-2's `opencwnd` and `slowdown`).
+    cc: CongestionControl,
     rtt: RttEstimator,
     /// A packet is being timed (ns-2 `rtt_active_`, `rtt_seq_`, `rtt_ts_`).
     rtt_active: bool,
@@ -124,6 +127,9 @@ impl TcpSender {
         let rtt = RttEstimator::new(&cfg);
         let ssthresh = cfg.ssthresh_init.unwrap_or(cfg.window) as i64;
         let cwnd = cfg.window_init as f64;
+        // ns-2 has no HyStart++: its slow start stays ns-2's whatever the configuration.
+        let cc =
+            CongestionControl::new(cfg.congestion_control, cfg.cubic, HystartParams::default());
         TcpSender {
             cfg,
             ep,
@@ -141,6 +147,7 @@ impl TcpSender {
             dupwnd: 0,
             dupacks: 0,
             cong_action: false,
+            cc,
             rtt,
             rtt_active: false,
             rtt_seq: -1,
@@ -216,6 +223,7 @@ impl TcpSender {
             "in_flight",
             (self.t_seqno - 1 - self.highest_ack).max(0) as f64,
         );
+        self.cc.state(out);
     }
 
     // ---- Reno and NewReno (tcp-reno.cc, tcp-newreno.cc) ----
@@ -397,10 +405,17 @@ impl TcpSender {
 
     /// A new cumulative ACK outside recovery (ns-2 `recv_newack_helper`).
     fn recv_newack(&mut self, cx: &mut AgentCtx, ack: i64, ece: bool) {
+        let acked = ack - self.last_ack;
         self.newack(cx, ack, ece);
         // An ACK echoing congestion does not open the window.
         if !ece {
-            self.open_cwnd();
+            self.cc.on_ack(
+                &mut self.cwnd,
+                &mut self.ssthresh,
+                acked,
+                cx.now,
+                self.rtt.srtt(),
+            );
         }
         self.check_completion(cx);
     }
@@ -424,14 +439,6 @@ impl TcpSender {
             cx.stats.on_rtt_sample(cx.now - self.rtt_ts);
         }
         self.newtimer(cx);
-    }
-
-    fn open_cwnd(&mut self) {
-        if self.cwnd < self.ssthresh as f64 {
-            self.cwnd += 1.0;
-        } else {
-            self.cwnd += 1.0 / self.cwnd;
-        }
     }
 
     fn check_completion(&mut self, cx: &mut AgentCtx) {
@@ -458,10 +465,11 @@ impl TcpSender {
         w.min(self.cfg.window as i64)
     }
 
-    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)`. cwnd is kept at one packet
-    /// at least: ns-2 lets an ECN cut reach 0 and then waits for the timer.
+    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)`, to the controller's share of
+    /// the window (half for Reno). cwnd is kept at one packet at least: ns-2 lets an ECN cut
+    /// reach 0 and then waits for the timer.
     fn halve(&mut self) {
-        let half = self.window() / 2;
+        let half = self.cc.reduce(self.window());
         self.ssthresh = half.max(2);
         self.cwnd = (half as f64).max(1.0);
         self.cong_action = true;
@@ -488,7 +496,7 @@ impl TcpSender {
         if outstanding {
             self.recover = self.maxseq;
             if self.last_cwnd_action != CwndAction::Ecn {
-                let half = self.window() / 2;
+                let half = self.cc.reduce(self.window());
                 self.ssthresh = half.max(2);
             }
             // After an ECN cut in this window only cwnd collapses, not ssthresh again.

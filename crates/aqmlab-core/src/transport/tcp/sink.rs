@@ -18,7 +18,7 @@
 //! payload capacity). Every counted bit then crossed each link inside the window, so no flow
 //! or sum of flows can exceed a link's rate (docs/readings.md, "Measurement window").
 
-use super::{TcpConfig, TcpVariant};
+use super::TcpConfig;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{PacketId, PacketKind, SackBlock};
 use crate::sim::{LazyTimer, Time};
@@ -37,6 +37,10 @@ pub struct TcpSink {
     ack_size: u32,
     payload: u32,
     sack: bool,
+    /// Report a duplicate arrival in the first SACK block (RFC 2883).
+    dsack: bool,
+    /// The duplicate packet the next ACK reports as a D-SACK.
+    duplicate: Option<i64>,
     delayed_ack: bool,
     delack_timeout: Time,
     /// Next packet expected in order.
@@ -60,7 +64,9 @@ impl TcpSink {
             ep,
             ack_size: cfg.ack_size,
             payload: cfg.packet_size,
-            sack: cfg.variant == TcpVariant::Sack,
+            sack: cfg.sack(),
+            dsack: cfg.sack() && cfg.dsack,
+            duplicate: None,
             delayed_ack: cfg.delayed_ack,
             delack_timeout: cfg.delayed_ack_timeout.0,
             next: 0,
@@ -93,6 +99,12 @@ impl TcpSink {
             self.ecn_unacked = true;
         }
         let gap_filling = seq < self.max_seen;
+        let idx = seq - self.next - 1;
+        let already_held = idx >= 0 && self.ooo.get(idx as usize).is_some_and(|h| h.is_some());
+        if seq < self.next || already_held {
+            // A duplicate (RFC 2883 section 4); never delayed below, so reported at once.
+            self.duplicate = Some(seq);
+        }
         if seq == self.next {
             self.deliver(cx, sent_at);
         } else if seq > self.next && seq - self.next <= MAX_REORDER {
@@ -184,7 +196,19 @@ impl TcpSink {
         a.ecn.ece = self.ecn_unacked;
         if self.sack {
             let mut n = 0;
+            if let Some(dup) = self.duplicate.take().filter(|_| self.dsack) {
+                // RFC 2883 section 4: the first block names the duplicate; the blocks that
+                // follow are the usual ones, one fewer of them fitting.
+                a.sack[0] = SackBlock {
+                    start: dup,
+                    end: dup + 1,
+                };
+                n = 1;
+            }
             for i in 0..self.recent_len {
+                if n == MAX_SACK_BLOCKS {
+                    break;
+                }
                 let r = self.recent[i];
                 if r <= self.next
                     || !self
@@ -210,6 +234,7 @@ impl TcpSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::tcp::TcpVariant;
     use crate::metrics::FlowStats;
     use crate::net::{Packet, PacketArena};
     use crate::sim::{EventKind, EventQueue};

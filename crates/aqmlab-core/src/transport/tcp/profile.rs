@@ -1,0 +1,81 @@
+//! TCP profiles: named sets of `tcp` fields, kept as plain TOML files in `profiles/` (copy
+//! one into a scenario's `[tcp]` table and change what you like). A `tcp` table that says
+//! `profile = "linux"` gets the profile's fields first and its own fields over them; a flow's
+//! own `tcp` table may name another profile. Each file documents its fields' sources.
+
+use crate::scenario::suggest::with_suggestion;
+use crate::scenario::ScenarioError;
+use serde_json::{Map, Value};
+
+/// (name, TOML text) of every profile.
+pub const PROFILES: [(&str, &str); 2] = [
+    ("ns2", include_str!("profiles/ns2.toml")),
+    ("linux", include_str!("profiles/linux.toml")),
+];
+
+/// The fields of profile `name`, as the JSON map a `tcp` table is read from.
+pub fn profile_fields(name: &str) -> Option<Map<String, Value>> {
+    let (_, text) = PROFILES.iter().find(|(n, _)| *n == name)?;
+    let table: toml::Table = toml::from_str(text).expect("a packaged profile is valid TOML");
+    match serde_json::to_value(table).expect("TOML maps to JSON") {
+        Value::Object(map) => Some(map),
+        _ => unreachable!("a TOML table is a JSON object"),
+    }
+}
+
+/// `table` with its `profile` (if any) expanded: the profile's fields, then the table's own.
+/// `path` names the table in errors (`tcp`, `flows[3].tcp`).
+pub fn expand(table: &Map<String, Value>, path: &str) -> Result<Map<String, Value>, ScenarioError> {
+    let Some(name) = table.get("profile") else {
+        return Ok(table.clone());
+    };
+    let field = format!("{path}.profile");
+    let Some(name) = name.as_str() else {
+        return Err(ScenarioError::new(field, "must be a profile name (a string)"));
+    };
+    let names = PROFILES.map(|(n, _)| n);
+    let mut merged = profile_fields(name).ok_or_else(|| {
+        let msg = format!("unknown TCP profile `{name}`; known: {}", names.join(", "));
+        ScenarioError::new(field, with_suggestion(msg, name, names))
+    })?;
+    merged.extend(table.iter().filter(|(k, _)| *k != "profile").map(|(k, v)| (k.clone(), v.clone())));
+    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::tcp::TcpConfig;
+
+    #[test]
+    fn every_profile_is_a_valid_tcp_table() {
+        for (name, _) in PROFILES {
+            let fields = profile_fields(name).unwrap();
+            let cfg: TcpConfig = serde_json::from_value(Value::Object(fields))
+                .unwrap_or_else(|e| panic!("profile {name}: {e}"));
+            cfg.validate(name).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_ns2_profile_is_the_default_configuration() {
+        let cfg: TcpConfig = serde_json::from_value(Value::Object(profile_fields("ns2").unwrap())).unwrap();
+        assert_eq!(
+            serde_json::to_value(cfg).unwrap(),
+            serde_json::to_value(TcpConfig::default()).unwrap()
+        );
+    }
+
+    #[test]
+    fn own_fields_override_the_profile_and_unknown_names_are_errors() {
+        let table: Map<String, Value> =
+            serde_json::from_str(r#"{"profile": "linux", "window_init": 4}"#).unwrap();
+        let merged = expand(&table, "tcp").unwrap();
+        assert_eq!(merged["window_init"], 4);
+        assert_eq!(merged["congestion_control"], "cubic");
+        assert!(!merged.contains_key("profile"));
+        let bad: Map<String, Value> = serde_json::from_str(r#"{"profile": "linx"}"#).unwrap();
+        let e = expand(&bad, "flows[2].tcp").unwrap_err().to_string();
+        assert!(e.contains("flows[2].tcp.profile") && e.contains("did you mean `linux`"), "{e}");
+    }
+}

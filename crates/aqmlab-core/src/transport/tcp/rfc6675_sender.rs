@@ -1,0 +1,373 @@
+//! A one-way TCP sender with today's loss recovery: RFC 6675 SACK-based recovery driven by the
+//! scoreboard of `recovery/rfc6675.rs`, with PRR (RFC 6937, `recovery/prr.rs`) deciding how
+//! much to send on each ACK of the recovery, and any congestion controller
+//! (`congestion/`). It shares the ns-2 agents' packets, sink, RTT estimator and timers, so the
+//! two can be compared on the same network.
+//!
+//! - Duplicate ACK (RFC 6675 section 2): an ACK that does not advance the cumulative point
+//!   and SACKs new data. Recovery starts on the DupThresh-th, or as soon as the first
+//!   unacknowledged packet is deemed lost (section 5), unless a RecoveryPoint is outstanding.
+//! - On entry: ssthresh = the controller's reduction of FlightSize (half for Reno, 0.7 for
+//!   CUBIC; at least 2), PRR starts with RecoverFS = FlightSize, the first lost packet is
+//!   retransmitted at once (the fast retransmit), then each ACK sends what PRR allows, chosen
+//!   by NextSeg. At the end of recovery cwnd = ssthresh (RFC 6937).
+//! - Limited transmit (RFC 3042) on the first DupThresh - 1 duplicate ACKs, as the ns-2 agents.
+//! - Retransmission timer (RFC 6298): armed when data is outstanding, restarted by an ACK of
+//!   new data, which also clears the backoff (as Linux does: `icsk_backoff = 0` on forward
+//!   progress; ns-2 waits for the timed packet). On expiry: ssthresh from the controller,
+//!   cwnd = 1 (RFC 5681 loss window), backoff doubled, go-back-N from the cumulative point
+//!   over the packets not SACKed. SACK marks are kept, as Linux keeps them unless the
+//!   receiver reneges (net/ipv4/tcp_input.c, `tcp_timeout_mark_lost`); RFC 2018 section 8's
+//!   advice to clear them guards against reneging, which aqmlab's sink never does.
+//! - ECN (RFC 3168): one reduction per window of data, none during recovery.
+//!
+//! Parameters read (TcpConfig): dupack_threshold, window, window_init, ssthresh_init,
+//! limited_transmit, ecn, packet sizes, congestion_control and cubic, prr_bound, and the RTT
+//! estimator's min_rto, max_rto, initial_rto, tick, max_backoff.
+
+use super::congestion::CongestionControl;
+use super::recovery::prr::Prr;
+use super::recovery::rfc6675::{NextSeg, Scoreboard};
+use super::rtt::RttEstimator;
+use super::TcpConfig;
+use crate::aqm::StateSink;
+use crate::net::packet::MAX_SACK_BLOCKS;
+use crate::net::{PacketId, PacketKind, SackBlock};
+use crate::sim::{LazyTimer, Time};
+use crate::transport::{AgentCtx, Endpoint};
+
+/// Timer number of the retransmission timer.
+pub const RTX_TIMER: u8 = 0;
+
+pub struct Rfc6675Sender {
+    cfg: TcpConfig,
+    ep: Endpoint,
+    /// Packets to send in all; i64::MAX for an infinite source.
+    curseq: i64,
+    running: bool,
+    completed: bool,
+    /// Next packet to send outside recovery (below HighData + 1 after a timeout: go-back-N).
+    t_seqno: i64,
+    cwnd: f64,
+    ssthresh: i64,
+    cc: CongestionControl,
+    scb: Scoreboard,
+    prr: Prr,
+    dupacks: u32,
+    /// No ECN reduction until the cumulative ACK passes this (one per window of data).
+    ecn_recover: i64,
+    /// A reduction happened; the next new data packet carries CWR.
+    cong_action: bool,
+    rtt: RttEstimator,
+    /// One packet at a time is timed (Karn: never a retransmission).
+    timed: Option<(i64, Time)>,
+    rtx: LazyTimer,
+    /// When the current fast recovery began (for the time-in-recovery metric).
+    recovery_since: Option<Time>,
+}
+
+/// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
+/// ACK, or inside the second block.
+fn is_dsack(cum: i64, blocks: &[SackBlock]) -> bool {
+    match blocks {
+        [first, rest @ ..] => {
+            first.end <= cum + 1
+                || rest
+                    .first()
+                    .is_some_and(|b| b.start <= first.start && first.end <= b.end)
+        }
+        [] => false,
+    }
+}
+
+impl Rfc6675Sender {
+    pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>) -> Self {
+        let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
+        Rfc6675Sender {
+            rtt: RttEstimator::new(&cfg),
+            cc: CongestionControl::new(cfg.congestion_control, cfg.cubic, cfg.hystart),
+            scb: Scoreboard::new(cfg.dupack_threshold),
+            prr: Prr::new(cfg.prr_bound),
+            ssthresh: cfg.ssthresh_init.unwrap_or(cfg.window) as i64,
+            cwnd: cfg.window_init as f64,
+            cfg,
+            ep,
+            curseq,
+            running: false,
+            completed: false,
+            t_seqno: 0,
+            dupacks: 0,
+            ecn_recover: -1,
+            cong_action: false,
+            timed: None,
+            rtx: LazyTimer::new(),
+            recovery_since: None,
+        }
+    }
+
+    pub fn start(&mut self, cx: &mut AgentCtx) {
+        if !self.completed {
+            self.running = true;
+            self.send_window(cx);
+        }
+    }
+
+    pub fn stop(&mut self, _cx: &mut AgentCtx) {
+        self.running = false;
+        self.rtx.cancel();
+    }
+
+    pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
+        if which == RTX_TIMER && cx.timer_expired(&mut self.rtx, RTX_TIMER) && self.running {
+            self.timeout(cx);
+        }
+    }
+
+    pub fn state(&self, out: &mut StateSink) {
+        out("cwnd", self.cwnd);
+        out("ssthresh", self.ssthresh as f64);
+        out("srtt_ms", self.rtt.srtt() as f64 / 1e6);
+        out("rto_ms", self.rtt.rto() as f64 / 1e6);
+        out("in_flight", self.flight_size() as f64);
+        out("pipe", self.scb.pipe() as f64);
+        self.cc.state(out);
+    }
+
+    /// Packets sent and not cumulatively acknowledged (FlightSize).
+    fn flight_size(&self) -> i64 {
+        self.scb.high_data() - self.scb.snd_una() + 1
+    }
+
+    fn new_data_allowed(&self, next: i64) -> bool {
+        next < self.curseq && next - self.scb.snd_una() < self.cfg.window as i64
+    }
+
+    pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
+        let p = cx.packets.get(pkt);
+        let (is_ack, cum, ece) = (p.kind == PacketKind::TcpAck, p.ack, p.ecn.ece && self.cfg.ecn);
+        let echo = p.echo_sent_at;
+        let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let n = p.sack_blocks().len();
+        blocks[..n].copy_from_slice(p.sack_blocks());
+        cx.free(pkt);
+        let una = self.scb.snd_una();
+        if !is_ack || !self.running || cum > self.scb.high_data() || cum < una - 1 {
+            return;
+        }
+        let mut sack = &blocks[..n];
+        if is_dsack(cum, sack) {
+            // aqmlab's network never duplicates a packet, so each D-SACK is one packet sent
+            // twice with both copies delivered: a spurious retransmission.
+            cx.stats.spurious_retransmissions += 1;
+            sack = &sack[1..];
+        }
+        let was_recovering = self.scb.in_recovery();
+        let u = self.scb.on_ack(cum, sack);
+        let advanced = u.newly_acked > 0;
+        if advanced {
+            self.dupacks = 0;
+            let sent_at = if self.cfg.timestamps {
+                // The sink echoes the send time of the packet it acknowledges (of the first
+                // one held, for a delayed ACK), as TSecr echoes TS.Recent.
+                Some(echo)
+            } else if self.timed.is_some_and(|(seq, _)| cum >= seq) {
+                self.timed.take().map(|(_, t)| t)
+            } else {
+                None
+            };
+            if let Some(sent_at) = sent_at {
+                self.rtt.sample(sent_at, cx.now);
+                cx.stats.on_rtt_sample(cx.now - sent_at);
+            }
+            // HyStart++ times every advancing ACK, timestamps or not, as Linux's does from
+            // each packet's send time (tcp_clean_rtx_queue's ca_rtt_us); the echo is that
+            // send time (see hystart.rs).
+            self.cc
+                .on_rtt_sample(cx.now - echo, self.scb.snd_una(), self.scb.high_data() + 1);
+            self.rtt.reset_backoff();
+            if self.t_seqno < self.scb.snd_una() {
+                self.t_seqno = self.scb.snd_una();
+            }
+            if self.flight_size() > 0 {
+                self.set_rtx_timer(cx);
+            } else {
+                self.rtx.cancel();
+            }
+            self.check_completion(cx);
+        } else if u.newly_sacked > 0 {
+            self.dupacks += 1;
+        }
+        if ece && cum > self.ecn_recover && !self.scb.in_recovery() {
+            self.reduce(cx);
+            self.cwnd = self.ssthresh as f64;
+            self.ecn_recover = self.scb.high_data();
+            cx.stats.ecn_reductions += 1;
+        }
+
+        if was_recovering {
+            if self.scb.in_recovery() {
+                let sndcnt = self.prr.on_ack(u.delivered, self.scb.pipe());
+                self.send_recovery(cx, sndcnt);
+                return;
+            }
+            // This ACK ended the recovery (RFC 6937: cwnd = ssthresh).
+            self.cwnd = self.ssthresh as f64;
+            self.end_recovery_clock(cx);
+        } else if self.scb.may_enter_recovery()
+            && (self.dupacks >= self.cfg.dupack_threshold || self.scb.first_unacked_is_lost())
+        {
+            self.enter_recovery(cx, u.delivered);
+            return;
+        } else if !advanced && u.newly_sacked > 0 && self.cfg.limited_transmit {
+            // RFC 3042: one new packet per early duplicate ACK, cwnd unchanged.
+            self.send_limited(cx);
+            return;
+        }
+        if advanced && !ece {
+            self.cc.on_ack(
+                &mut self.cwnd,
+                &mut self.ssthresh,
+                u.newly_acked,
+                cx.now,
+                self.rtt.srtt(),
+            );
+        }
+        self.send_window(cx);
+    }
+
+    fn end_recovery_clock(&mut self, cx: &mut AgentCtx) {
+        if let Some(since) = self.recovery_since.take() {
+            cx.stats.time_in_recovery_ns += cx.now - since.max(cx.stats.start);
+        }
+    }
+
+    /// ssthresh from the controller's reduction of FlightSize (at least 2).
+    fn reduce(&mut self, _cx: &mut AgentCtx) {
+        self.ssthresh = self.cc.reduce(self.flight_size()).max(2);
+        self.cong_action = true;
+    }
+
+    fn enter_recovery(&mut self, cx: &mut AgentCtx, delivered: i64) {
+        let flight = self.flight_size();
+        self.reduce(cx);
+        self.scb.enter_recovery();
+        self.prr.enter(self.ssthresh, flight);
+        cx.stats.fast_recoveries += 1;
+        self.recovery_since = Some(cx.now);
+        let sndcnt = self.prr.on_ack(delivered, self.scb.pipe());
+        // The fast retransmit goes out whatever PRR allows on this first ACK.
+        self.send_recovery(cx, sndcnt.max(1));
+    }
+
+    /// Sends up to `count` packets chosen by NextSeg.
+    fn send_recovery(&mut self, cx: &mut AgentCtx, count: i64) {
+        for _ in 0..count {
+            let next_new = self.scb.high_data() + 1;
+            let Some(seg) = self.scb.next_seg(self.new_data_allowed(next_new)) else {
+                break;
+            };
+            self.output(cx, seg);
+            self.prr.on_send(1);
+        }
+        self.cwnd = (self.scb.pipe() as f64).max(1.0);
+    }
+
+    fn send_limited(&mut self, cx: &mut AgentCtx) {
+        let next = self.scb.high_data() + 1;
+        let allowed = self.flight_size() < self.cwnd.floor() as i64 + self.dupacks as i64;
+        if allowed && self.new_data_allowed(next) {
+            self.output(cx, NextSeg::New(next));
+            self.t_seqno = next + 1;
+        }
+    }
+
+    /// Outside recovery: send while fewer than cwnd packets are outstanding, going back over
+    /// unSACKed packets after a timeout before new data.
+    fn send_window(&mut self, cx: &mut AgentCtx) {
+        if !self.running || self.completed {
+            return;
+        }
+        let cwnd = (self.cwnd.floor() as i64).max(1);
+        loop {
+            while self.t_seqno <= self.scb.high_data() && self.scb.is_sacked(self.t_seqno) {
+                self.t_seqno += 1;
+            }
+            let seq = self.t_seqno;
+            let outstanding = seq - self.scb.snd_una();
+            if outstanding >= cwnd || outstanding >= self.cfg.window as i64 {
+                break;
+            }
+            if seq > self.scb.high_data() {
+                if !self.new_data_allowed(seq) {
+                    break;
+                }
+                self.output(cx, NextSeg::New(seq));
+            } else {
+                self.output(cx, NextSeg::Unsacked(seq));
+            }
+            self.t_seqno = seq + 1;
+        }
+    }
+
+    fn timeout(&mut self, cx: &mut AgentCtx) {
+        if self.completed || self.flight_size() <= 0 {
+            return;
+        }
+        self.end_recovery_clock(cx);
+        self.reduce(cx);
+        self.cwnd = 1.0;
+        self.dupacks = 0;
+        self.scb.on_timeout();
+        self.t_seqno = self.scb.snd_una();
+        self.timed = None;
+        self.rtt.back_off();
+        cx.stats.timeouts += 1;
+        self.set_rtx_timer(cx);
+        self.send_window(cx);
+    }
+
+    fn set_rtx_timer(&mut self, cx: &mut AgentCtx) {
+        let at = cx.now + self.rtt.rto();
+        cx.set_timer(&mut self.rtx, RTX_TIMER, at);
+    }
+
+    fn check_completion(&mut self, cx: &mut AgentCtx) {
+        if !self.completed && self.curseq != i64::MAX && self.scb.snd_una() >= self.curseq {
+            self.completed = true;
+            cx.stats.completed_at = Some(cx.now);
+            self.rtx.cancel();
+        }
+    }
+
+    fn output(&mut self, cx: &mut AgentCtx, seg: NextSeg) {
+        let seq = seg.seq();
+        let new_data = seq > self.scb.high_data();
+        let mut p = self.ep.packet(PacketKind::TcpData, self.cfg.data_size());
+        p.seq = seq;
+        p.ecn.ect = self.cfg.ecn;
+        if self.cong_action && new_data {
+            p.ecn.cwr = self.cfg.ecn;
+            self.cong_action = false;
+        }
+        p.retransmission = !new_data;
+        if new_data {
+            // Recovery sends new data through NextSeg: the window must not go back over it.
+            self.t_seqno = self.t_seqno.max(seq + 1);
+            if self.timed.is_none() {
+                self.timed = Some((seq, cx.now));
+            }
+        } else {
+            cx.stats.retransmissions += 1;
+            // Karn: a retransmitted packet's ACK is ambiguous.
+            if self.timed.is_some_and(|(t, _)| t == seq) {
+                self.timed = None;
+            }
+        }
+        self.scb.on_sent(seg);
+        cx.stats.packets_sent += 1;
+        cx.send(p);
+        if !self.rtx.is_armed() {
+            self.set_rtx_timer(cx);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+"""TCP profiles (issue 12): `tcp.profile`, `with_tcp_profile`, `--tcp`, packaged scenarios."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import aqmlab
+from aqmlab.cli import app
+from aqmlab.scenario import load_scenario, packaged_scenarios, with_tcp_profile
+
+SMALL = {
+    "duration": "3s",
+    "warmup": "1s",
+    "topology": {"kind": "dumbbell", "senders": 3,
+                 "bottleneck": {"rate": "5Mbps", "delay": "10ms", "queue": {"limit": 30, "aqm": "droptail"}},
+                 "access": {"rate": "100Mbps", "delay": "1ms"}},
+    "tcp": {"variant": "newreno", "window": 32, "window_init": 2},
+    "flows": [{"kind": "tcp", "from": "senders", "to": "receivers"}],
+}
+
+
+def test_with_tcp_profile_keeps_only_the_scenarios_sizes_and_window():
+    s = with_tcp_profile(SMALL, "linux")
+    assert s["tcp"] == {"window": 32, "profile": "linux"}
+    assert SMALL["tcp"]["variant"] == "newreno", "the input is not changed"
+
+
+def test_the_linux_profile_changes_the_run_and_ns2_is_the_default():
+    base = aqmlab.run(SMALL, seed=3).flows
+    ns2 = aqmlab.run(with_tcp_profile(SMALL, "ns2"), seed=3).flows
+    linux = aqmlab.run(with_tcp_profile(SMALL, "linux"), seed=3).flows
+    # ns2 with window_init 2 dropped: the profile's own window_init is also 2.
+    assert ns2["packets_sent"].tolist() == base["packets_sent"].tolist()
+    assert linux["packets_sent"].tolist() != base["packets_sent"].tolist()
+
+
+def test_unknown_profiles_are_errors_naming_the_field():
+    with pytest.raises(aqmlab.ScenarioError, match=r"tcp\.profile.*did you mean `linux`"):
+        aqmlab.run({**SMALL, "tcp": {"profile": "linx"}}, seed=1)
+    with pytest.raises(aqmlab.ScenarioError, match=r"tcp\.profile"):
+        with_tcp_profile(SMALL, "bsd")
+
+
+def test_packaged_scenarios_load_by_name():
+    assert {"default-dumbbell", "identical-dumbbell"} <= set(packaged_scenarios())
+    s = load_scenario("identical-dumbbell")
+    assert s["name"] == "identical-dumbbell" and s["tcp"]["recovery"] == "rfc6675"
+
+
+def test_compare_takes_a_tcp_profile():
+    res = CliRunner().invoke(app, ["compare", "--tcp", "linux", "--aqm", "red", "--duration", "3", "--json", "-q"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)["rows"]
+    assert [r["AQM"] for r in rows] == ["red"]
