@@ -2,6 +2,7 @@
 
 use super::congestion::{CongestionControlKind, CubicParams, HystartParams};
 use super::recovery::prr::PrrBound;
+use super::recovery::rack_tlp::RackTlpParams;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use serde::{Deserialize, Serialize};
@@ -42,6 +43,20 @@ pub enum PartialAckTimer {
     /// takes (the "Slow-but-Steady" variant of RFC 2582 4; ns-2 Newreno with
     /// `newreno_changes1_ 0`; ns-2 Sack1's default, `partial_ack_ false`).
     Every,
+}
+
+/// What restarts the retransmission timer besides its first arming (`rfc6675` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRestart {
+    /// An ACK of new data (RFC 6298 5.3).
+    #[default]
+    NewAck,
+    /// Also a retransmission of the first unacknowledged packet, so that a long recovery
+    /// does not time out while it still repairs (Linux `tcp_xmit_retransmit_queue` re-arms
+    /// the RTO when it resends the head; RFC 6675 section 6 allows re-arming on
+    /// retransmissions during recovery).
+    HeadRetransmission,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -106,6 +121,17 @@ pub struct TcpConfig {
     pub hystart: HystartParams,
     /// Loss recovery: `ns2` (the agent of `variant`, the default) or `rfc6675`.
     pub recovery: Recovery,
+    /// RACK-TLP loss detection (RFC 8985; `rfc6675` only): `rack_tlp = { enabled = true }`.
+    /// A packet is deemed lost when one sent after it is delivered and RACK.rtt plus a
+    /// reordering window (min RTT / 4, 0 in recovery or with DupThresh packets SACKed) has
+    /// passed since its sending, instead of by counting DupThresh SACKed packets above it;
+    /// a tail loss probe 2 SRTT after the last ACK (plus `max_ack_delay`, 200 ms, with one
+    /// packet in flight) draws the ACK that repairs a tail loss without a timeout. Off by
+    /// default (ns-2 has no RACK-TLP); the `linux` profile turns it on.
+    pub rack_tlp: RackTlpParams,
+    /// What restarts the RTO: `new_ack` (RFC 6298, the default) or `head_retransmission`
+    /// (also resending the first unacknowledged packet, as Linux). `rfc6675` only.
+    pub rto_restart: RtoRestart,
     /// PRR's bound when the pipe falls below ssthresh (`rfc6675` only): `ssrb` (RFC 6937's
     /// recommended Slow Start Reduction Bound, the default) or `crb` (Conservative).
     pub prr_bound: PrrBound,
@@ -145,6 +171,8 @@ impl Default for TcpConfig {
             congestion_control: CongestionControlKind::Reno,
             cubic: CubicParams::default(),
             hystart: HystartParams::default(),
+            rack_tlp: RackTlpParams::default(),
+            rto_restart: RtoRestart::NewAck,
             recovery: Recovery::Ns2,
             prr_bound: PrrBound::Ssrb,
             dsack: false,
@@ -196,6 +224,20 @@ impl TcpConfig {
             return err(
                 "hystart.enabled",
                 "needs recovery = \"rfc6675\" (the ns-2 agents slow start as ns-2 does)".into(),
+            );
+        }
+        if self.rack_tlp.enabled && self.recovery != Recovery::Rfc6675 {
+            return err(
+                "rack_tlp.enabled",
+                "needs recovery = \"rfc6675\" (the ns-2 agents detect losses as ns-2 does)".into(),
+            );
+        }
+        self.rack_tlp.validate(&format!("{path}.rack_tlp"))?;
+        if self.rto_restart != RtoRestart::NewAck && self.recovery != Recovery::Rfc6675 {
+            return err(
+                "rto_restart",
+                "needs recovery = \"rfc6675\" (the ns-2 agents restart the RTO as ns-2 does)"
+                    .into(),
             );
         }
         if self.dsack && self.recovery != Recovery::Rfc6675 {

@@ -224,3 +224,85 @@ fn timestamps_give_an_rtt_sample_per_advancing_ack() {
     assert_eq!(samples[1], 60, "one per ACK: the sink acknowledges every packet");
     assert!(samples[0] < 20, "one per window of data: {}", samples[0]);
 }
+
+/// RACK-TLP with the RTO restarted by the head's retransmission, as the `linux` profile.
+fn rack_tlp(mut c: TcpConfig) -> TcpConfig {
+    c.rack_tlp.enabled = true;
+    c.rto_restart = RtoRestart::HeadRetransmission;
+    c
+}
+
+/// RACK-TLP (RFC 8985) against the DupThresh rule on losses at the tail of a 60-packet
+/// transfer, where fewer than DupThresh packets follow the loss: (timeouts, fast recoveries,
+/// tail loss probes, packets retransmitted, completion time).
+fn tail(c: TcpConfig, drop_first: &[i64]) -> (u64, u64, u64, Vec<i64>, Time) {
+    let mut path = LossyPath::new(c, 60, drop_first);
+    path.run(30_000 * MS);
+    let s = &path.stats[0];
+    let done = s.completed_at.expect("the transfer completes");
+    (s.timeouts, s.fast_recoveries, s.tail_loss_probes, seqs(&path), done)
+}
+
+/// The case: the last packet is lost. Nothing follows it, so no ACK can reveal the
+/// loss; the probe (a retransmission of the highest packet, as there is no new data) repairs
+/// it where the DupThresh sender waits for its RTO.
+#[test]
+fn a_lost_last_packet_is_recovered_by_a_probe_not_an_rto() {
+    let base = cfg(Recovery::Rfc6675, 10, false);
+    let (rto, fr, tlp, rtx, done_rto) = tail(base.clone(), &[59]);
+    assert_eq!((rto, fr, tlp, rtx), (1, 0, 0, vec![59]));
+    let (rto, fr, tlp, rtx, done_tlp) = tail(rack_tlp(base), &[59]);
+    assert_eq!((rto, fr, tlp, rtx), (0, 0, 1, vec![59]));
+    assert!(done_tlp <= done_rto, "{done_tlp} > {done_rto}");
+}
+
+/// The last three packets are lost: the probe's SACK shows that 57 and 58, sent before it,
+/// are lost, and RACK starts a fast recovery that repairs them.
+#[test]
+fn a_probe_turns_a_lost_tail_into_a_fast_recovery() {
+    let base = cfg(Recovery::Rfc6675, 10, false);
+    let (rto, _, tlp, _, done_rto) = tail(base.clone(), &[57, 58, 59]);
+    assert_eq!((rto, tlp), (1, 0));
+    let (rto, fr, tlp, rtx, done_tlp) = tail(rack_tlp(base), &[57, 58, 59]);
+    assert_eq!((rto, fr, tlp, rtx), (0, 1, 1, vec![59, 57, 58]));
+    // Here the PTO (2 SRTT) and the RTO (200 ms minimum) fall at the same time and both
+    // repairs take two round trips; the probe's spares the window its collapse to 1.
+    assert!(done_tlp <= done_rto, "{done_tlp} > {done_rto}");
+}
+
+/// One loss followed by only two packets: two duplicate ACKs never reach DupThresh, so the
+/// DupThresh sender times out; RACK's reordering timer (min RTT / 4 after the SACK) marks the
+/// packet lost and a fast recovery repairs it, before any probe.
+#[test]
+fn rack_reordering_timer_detects_a_loss_dupthresh_cannot() {
+    let base = cfg(Recovery::Rfc6675, 10, false);
+    let (rto, fr, ..) = tail(base.clone(), &[57]);
+    assert_eq!((rto, fr), (1, 0));
+    let (rto, fr, tlp, rtx, _) = tail(rack_tlp(base), &[57]);
+    assert_eq!((rto, fr, tlp, rtx), (0, 1, 0, vec![57]));
+}
+
+/// Away from the tail RACK-TLP repairs what RFC 6675 repairs: three losses in a window of 20
+/// at every placement, each packet sent again once, no timeout and no probe.
+#[test]
+fn rack_tlp_repairs_any_three_losses_in_a_window_of_20() {
+    for delayed_ack in [false, true] {
+        for a in 0..20 {
+            for b in a + 1..20 {
+                for c in b + 1..20 {
+                    let mut path =
+                        LossyPath::new(rack_tlp(cfg(Recovery::Rfc6675, 20, delayed_ack)), 60, &[a, b, c]);
+                    path.run(30_000 * MS);
+                    let s = &path.stats[0];
+                    assert!(s.completed_at.is_some());
+                    assert_eq!(
+                        (s.timeouts, s.fast_recoveries, s.tail_loss_probes),
+                        (0, 1, 0),
+                        "losses {a} {b} {c}, delayed ACK {delayed_ack}"
+                    );
+                    assert_eq!(seqs(&path), [a, b, c]);
+                }
+            }
+        }
+    }
+}

@@ -20,16 +20,24 @@
 //!   receiver reneges (net/ipv4/tcp_input.c, `tcp_timeout_mark_lost`); RFC 2018 section 8's
 //!   advice to clear them guards against reneging, which aqmlab's sink never does.
 //! - ECN (RFC 3168): one reduction per window of data, none during recovery.
+//! - With `rack_tlp` (RFC 8985, `recovery/rack_tlp.rs`): RACK marks losses on each ACK and on
+//!   its reordering timer, and recovery starts when it marks one (Linux `tcp_time_to_recover`
+//!   with RACK: "the loss is proven"), not on the DupThresh-th duplicate ACK. One timer slot
+//!   serves the RTO, the reordering timer and the probe timeout, as Linux's
+//!   `icsk_retransmit_timer`; `rto_at` keeps the RTO's expiry while the slot waits for one of
+//!   the others, and neither may run past it.
 //!
 //! Parameters read (TcpConfig): dupack_threshold, window, window_init, ssthresh_init,
-//! limited_transmit, ecn, packet sizes, congestion_control and cubic, prr_bound, and the RTT
-//! estimator's min_rto, max_rto, initial_rto, tick, max_backoff.
+//! limited_transmit, ecn, packet sizes, congestion_control and cubic, hystart, prr_bound,
+//! rack_tlp, dsack, timestamps, and the RTT estimator's min_rto, max_rto, initial_rto, tick,
+//! max_backoff.
 
 use super::congestion::CongestionControl;
 use super::recovery::prr::Prr;
-use super::recovery::rfc6675::{NextSeg, Scoreboard};
+use super::recovery::rack_tlp::{probe_timeout, ProbeOutcome, Rack, TailLossProbe};
+use super::recovery::rfc6675::{LossRule, NextSeg, Scoreboard};
 use super::rtt::RttEstimator;
-use super::TcpConfig;
+use super::{RtoRestart, TcpConfig};
 use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{PacketId, PacketKind, SackBlock};
@@ -38,6 +46,16 @@ use crate::transport::{AgentCtx, Endpoint};
 
 /// Timer number of the retransmission timer.
 pub const RTX_TIMER: u8 = 0;
+
+/// What the retransmission timer slot is waiting for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum XmitTimer {
+    Rto,
+    /// RACK's reordering timer (RFC 8985 section 6.2 step 5).
+    Reorder,
+    /// TLP's probe timeout (section 7.2).
+    Probe,
+}
 
 pub struct Rfc6675Sender {
     cfg: TcpConfig,
@@ -62,6 +80,12 @@ pub struct Rfc6675Sender {
     /// One packet at a time is timed (Karn: never a retransmission).
     timed: Option<(i64, Time)>,
     rtx: LazyTimer,
+    rtx_mode: XmitTimer,
+    /// When the RTO expires (the slot may be set earlier, for RACK or TLP).
+    rto_at: Time,
+    /// RACK-TLP's state, when enabled.
+    rack: Option<Rack>,
+    tlp: TailLossProbe,
     /// When the current fast recovery began (for the time-in-recovery metric).
     recovery_since: Option<Time>,
 }
@@ -86,7 +110,16 @@ impl Rfc6675Sender {
         Rfc6675Sender {
             rtt: RttEstimator::new(&cfg),
             cc: CongestionControl::new(cfg.congestion_control, cfg.cubic, cfg.hystart),
-            scb: Scoreboard::new(cfg.dupack_threshold),
+            scb: Scoreboard::new(
+                cfg.dupack_threshold,
+                if cfg.rack_tlp.enabled {
+                    LossRule::Marked
+                } else {
+                    LossRule::DupThresh
+                },
+            ),
+            rack: cfg.rack_tlp.enabled.then(Rack::default),
+            tlp: TailLossProbe::default(),
             prr: Prr::new(cfg.prr_bound),
             ssthresh: cfg.ssthresh_init.unwrap_or(cfg.window) as i64,
             cwnd: cfg.window_init as f64,
@@ -101,6 +134,8 @@ impl Rfc6675Sender {
             cong_action: false,
             timed: None,
             rtx: LazyTimer::new(),
+            rtx_mode: XmitTimer::Rto,
+            rto_at: 0,
             recovery_since: None,
         }
     }
@@ -109,6 +144,7 @@ impl Rfc6675Sender {
         if !self.completed {
             self.running = true;
             self.send_window(cx);
+            self.schedule_probe(cx);
         }
     }
 
@@ -119,7 +155,11 @@ impl Rfc6675Sender {
 
     pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
         if which == RTX_TIMER && cx.timer_expired(&mut self.rtx, RTX_TIMER) && self.running {
-            self.timeout(cx);
+            match self.rtx_mode {
+                XmitTimer::Rto => self.timeout(cx),
+                XmitTimer::Reorder => self.reorder_timeout(cx),
+                XmitTimer::Probe => self.send_probe(cx),
+            }
         }
     }
 
@@ -154,16 +194,49 @@ impl Rfc6675Sender {
         if !is_ack || !self.running || cum > self.scb.high_data() || cum < una - 1 {
             return;
         }
+        if self.rtx_mode == XmitTimer::Probe {
+            // Any ACK takes the slot back to the RTO; the probe is scheduled again below if
+            // the ACK advances and the conditions still hold (Linux tcp_ack: tcp_rearm_rto,
+            // then tcp_set_xmit_timer).
+            self.rearm_rto(cx);
+        }
         let mut sack = &blocks[..n];
+        let mut dsack_end = None;
         if is_dsack(cum, sack) {
             // aqmlab's network never duplicates a packet, so each D-SACK is one packet sent
             // twice with both copies delivered: a spurious retransmission.
             cx.stats.spurious_retransmissions += 1;
+            dsack_end = Some(sack[0].end);
             sack = &sack[1..];
         }
         let was_recovering = self.scb.in_recovery();
-        let u = self.scb.on_ack(cum, sack);
+        let was_after_loss = !self.scb.may_enter_recovery();
+        let u = match &mut self.rack {
+            Some(rack) => {
+                let ts_echo = self.cfg.timestamps.then_some(echo);
+                self.scb
+                    .on_ack_visit(cum, sack, |d| rack.on_delivered(d, cx.now, ts_echo))
+            }
+            None => self.scb.on_ack(cum, sack),
+        };
         let advanced = u.newly_acked > 0;
+        let mut newly_lost = 0;
+        if self.rack.is_some() {
+            let rack = self.rack.as_mut().expect("checked");
+            if dsack_end.is_some() {
+                rack.on_dsack(self.scb.snd_una(), self.scb.high_data() + 1);
+            }
+            if was_after_loss && self.scb.may_enter_recovery() {
+                rack.on_recovery_end();
+            }
+            let probe = self.tlp.on_ack(cum + 1, dsack_end, !advanced && n == 0);
+            if probe == ProbeOutcome::RepairedLoss {
+                // RFC 8985 7.4: the probe repaired a loss the controller has not seen; it
+                // reduces as for any loss (Linux tcp_process_tlp_ack: cwnd = ssthresh).
+                self.reduce(cx);
+                self.cwnd = self.ssthresh as f64;
+            }
+        }
         if advanced {
             self.dupacks = 0;
             let sent_at = if self.cfg.timestamps {
@@ -204,6 +277,10 @@ impl Rfc6675Sender {
             cx.stats.ecn_reductions += 1;
         }
 
+        if self.rack.is_some() {
+            newly_lost = self.rack_detect_loss(cx);
+        }
+
         if was_recovering {
             if self.scb.in_recovery() {
                 let sndcnt = self.prr.on_ack(u.delivered, self.scb.pipe());
@@ -214,7 +291,12 @@ impl Rfc6675Sender {
             self.cwnd = self.ssthresh as f64;
             self.end_recovery_clock(cx);
         } else if self.scb.may_enter_recovery()
-            && (self.dupacks >= self.cfg.dupack_threshold || self.scb.first_unacked_is_lost())
+            && match self.rack {
+                Some(_) => newly_lost > 0,
+                None => {
+                    self.dupacks >= self.cfg.dupack_threshold || self.scb.first_unacked_is_lost()
+                }
+            }
         {
             self.enter_recovery(cx, u.delivered);
             return;
@@ -232,7 +314,109 @@ impl Rfc6675Sender {
                 self.rtt.srtt(),
             );
         }
-        self.send_window(cx);
+        let sent = self.send_window(cx);
+        if advanced || sent {
+            self.schedule_probe(cx);
+        }
+    }
+
+    /// RACK's loss detection (RFC 8985 section 6.2 steps 4 and 5): marks the packets now
+    /// deemed lost and arms the reordering timer for those not yet due. Returns the count.
+    fn rack_detect_loss(&mut self, cx: &mut AgentCtx) -> i64 {
+        let Some(rack) = &self.rack else {
+            return 0;
+        };
+        let reo_wnd = rack.reo_wnd(
+            !self.scb.may_enter_recovery(),
+            self.scb.sacked_count(),
+            self.cfg.dupack_threshold as usize,
+            self.rtt.srtt(),
+        );
+        let Some((newest, threshold)) = rack.loss_threshold(reo_wnd) else {
+            return 0;
+        };
+        let (marked, wait) = self.scb.mark_lost_by_time(newest, threshold, cx.now);
+        if let Some(wait) = wait {
+            let at = cx.now + wait;
+            if at < self.rto_at {
+                self.rtx_mode = XmitTimer::Reorder;
+                cx.set_timer(&mut self.rtx, RTX_TIMER, at);
+            }
+        } else if self.rtx_mode == XmitTimer::Reorder {
+            self.rearm_rto(cx);
+        }
+        marked
+    }
+
+    /// The reordering timer fired: look again, start a recovery if a packet is now lost, and
+    /// send what the recovery allows (Linux tcp_rack_reo_timeout).
+    fn reorder_timeout(&mut self, cx: &mut AgentCtx) {
+        self.rtx_mode = XmitTimer::Rto;
+        let marked = self.rack_detect_loss(cx);
+        if marked > 0 {
+            if self.scb.in_recovery() {
+                let sndcnt = self.prr.on_ack(0, self.scb.pipe());
+                self.send_recovery(cx, sndcnt);
+            } else if self.scb.may_enter_recovery() {
+                self.enter_recovery(cx, 0);
+            }
+        }
+        if !self.rtx.is_armed() && self.flight_size() > 0 {
+            self.rearm_rto(cx);
+        }
+    }
+
+    /// The slot goes back to the RTO, at its expiry (at once if that has passed).
+    fn rearm_rto(&mut self, cx: &mut AgentCtx) {
+        self.rtx_mode = XmitTimer::Rto;
+        let at = self.rto_at.max(cx.now);
+        cx.set_timer(&mut self.rtx, RTX_TIMER, at);
+    }
+
+    /// RFC 8985 section 7.2: after new data is sent or an ACK advances, outside any recovery
+    /// and with nothing SACKed, the slot waits for the probe timeout instead of the RTO.
+    fn schedule_probe(&mut self, cx: &mut AgentCtx) {
+        let flight = self.flight_size();
+        if self.rack.is_none()
+            || !self.running
+            || self.completed
+            || flight <= 0
+            || !self.scb.may_enter_recovery()
+            || self.scb.sacked_count() > 0
+            || self.tlp.outstanding()
+            || self.rtx_mode == XmitTimer::Reorder
+        {
+            return;
+        }
+        if !self.rtx.is_armed() {
+            self.set_rtx_timer(cx);
+        }
+        let pto = probe_timeout(self.rtt.srtt(), flight, self.cfg.rack_tlp.max_ack_delay.0);
+        self.rtx_mode = XmitTimer::Probe;
+        let at = (cx.now + pto).min(self.rto_at);
+        cx.set_timer(&mut self.rtx, RTX_TIMER, at);
+    }
+
+    /// TLP_send_probe (RFC 8985 section 7.3): one packet whatever the window, new data if
+    /// there is some the receiver allows, else the highest packet sent; then the RTO.
+    fn send_probe(&mut self, cx: &mut AgentCtx) {
+        self.rtx_mode = XmitTimer::Rto;
+        if self.completed || self.flight_size() <= 0 {
+            return;
+        }
+        if !self.tlp.outstanding() {
+            let next = self.scb.high_data() + 1;
+            let is_retrans = !self.new_data_allowed(next);
+            let seg = if is_retrans {
+                NextSeg::Unsacked(self.scb.high_data())
+            } else {
+                NextSeg::New(next)
+            };
+            self.output(cx, seg);
+            self.tlp.on_probe_sent(self.scb.high_data() + 1, is_retrans);
+            cx.stats.tail_loss_probes += 1;
+        }
+        self.set_rtx_timer(cx);
     }
 
     fn end_recovery_clock(&mut self, cx: &mut AgentCtx) {
@@ -251,6 +435,7 @@ impl Rfc6675Sender {
         let flight = self.flight_size();
         self.reduce(cx);
         self.scb.enter_recovery();
+        self.tlp.reset();
         self.prr.enter(self.ssthresh, flight);
         cx.stats.fast_recoveries += 1;
         self.recovery_since = Some(cx.now);
@@ -283,10 +468,11 @@ impl Rfc6675Sender {
 
     /// Outside recovery: send while fewer than cwnd packets are outstanding, going back over
     /// unSACKed packets after a timeout before new data.
-    fn send_window(&mut self, cx: &mut AgentCtx) {
+    fn send_window(&mut self, cx: &mut AgentCtx) -> bool {
         if !self.running || self.completed {
-            return;
+            return false;
         }
+        let mut sent = false;
         let cwnd = (self.cwnd.floor() as i64).max(1);
         loop {
             while self.t_seqno <= self.scb.high_data() && self.scb.is_sacked(self.t_seqno) {
@@ -302,11 +488,13 @@ impl Rfc6675Sender {
                     break;
                 }
                 self.output(cx, NextSeg::New(seq));
+                sent = true;
             } else {
                 self.output(cx, NextSeg::Unsacked(seq));
             }
             self.t_seqno = seq + 1;
         }
+        sent
     }
 
     fn timeout(&mut self, cx: &mut AgentCtx) {
@@ -318,6 +506,14 @@ impl Rfc6675Sender {
         self.cwnd = 1.0;
         self.dupacks = 0;
         self.scb.on_timeout();
+        if let Some(rack) = &self.rack {
+            self.tlp.reset();
+            // RFC 8985 6.3; the reordering window is 0 in RTO recovery unless reordering
+            // was seen.
+            let reo_wnd = rack.reo_wnd(true, self.scb.sacked_count(), 0, self.rtt.srtt());
+            let threshold = rack.loss_threshold(reo_wnd).map_or(Time::MAX, |(_, t)| t);
+            self.scb.mark_losses_on_rto(threshold, cx.now);
+        }
         self.t_seqno = self.scb.snd_una();
         self.timed = None;
         self.rtt.back_off();
@@ -327,8 +523,9 @@ impl Rfc6675Sender {
     }
 
     fn set_rtx_timer(&mut self, cx: &mut AgentCtx) {
-        let at = cx.now + self.rtt.rto();
-        cx.set_timer(&mut self.rtx, RTX_TIMER, at);
+        self.rto_at = cx.now + self.rtt.rto();
+        self.rtx_mode = XmitTimer::Rto;
+        cx.set_timer(&mut self.rtx, RTX_TIMER, self.rto_at);
     }
 
     fn check_completion(&mut self, cx: &mut AgentCtx) {
@@ -358,15 +555,19 @@ impl Rfc6675Sender {
             }
         } else {
             cx.stats.retransmissions += 1;
+
             // Karn: a retransmitted packet's ACK is ambiguous.
             if self.timed.is_some_and(|(t, _)| t == seq) {
                 self.timed = None;
             }
         }
-        self.scb.on_sent(seg);
+        self.scb.on_sent(seg, cx.now);
         cx.stats.packets_sent += 1;
         cx.send(p);
-        if !self.rtx.is_armed() {
+        let head_resent = !new_data && seq == self.scb.snd_una();
+        if !self.rtx.is_armed()
+            || (head_resent && self.cfg.rto_restart == RtoRestart::HeadRetransmission)
+        {
             self.set_rtx_timer(cx);
         }
     }

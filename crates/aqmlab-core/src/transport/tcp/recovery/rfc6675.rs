@@ -19,11 +19,38 @@
 //! Reading taken where the RFC leaves a choice: after a timeout the SACKed marks are kept (RFC
 //! 6675 5.1 allows using them; Linux keeps them unless the receiver reneges) and HighRxt goes
 //! back to HighACK, since every hole is sent again.
+//!
+//! With RACK-TLP (`LossRule::Marked`, RFC 8985 section 4: RACK "replaces" the DupThresh
+//! rule), IsLost(S) is a mark that RACK sets (`rack_tlp.rs`) and a retransmission clears
+//! until RACK marks it again, as Linux's `TCPCB_LOST`/`TCPCB_SACKED_RETRANS` bits
+//! (net/ipv4/tcp_recovery.c): SetPipe counts each unSACKed packet once if not marked lost and
+//! once more if retransmitted since it was marked (Linux `tcp_packets_in_flight`), and
+//! NextSeg's rule 1 sends any marked packet not yet retransmitted, wherever it lies, so a
+//! lost retransmission is sent again without a timeout. Rules 2 and 3 are unchanged; rule 4,
+//! the rescue retransmission, is left out: the tail loss probe does its job (Linux, whose
+//! recovery is RACK-TLP's reference, has no rescue retransmission).
 
 use crate::net::SackBlock;
+use crate::sim::Time;
 use std::collections::VecDeque;
 
 const SACKED: u8 = 1;
+/// RACK deemed the packet lost (Linux TCPCB_LOST); only with `LossRule::Marked`.
+const LOST: u8 = 2;
+/// Sent again since it was last deemed lost (Linux TCPCB_SACKED_RETRANS); RACK's
+/// Segment.retransmitted.
+const RETRANSMITTED: u8 = 4;
+/// Sent more than once, ever (Linux TCPCB_EVER_RETRANS): its ACK gives no trusted RTT.
+const EVER_RETRANSMITTED: u8 = 8;
+
+/// What IsLost means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossRule {
+    /// RFC 6675 section 4: DupThresh SACKed packets above.
+    DupThresh,
+    /// RFC 8985: RACK's marks (`mark_lost_by_time`, `mark_losses_on_rto`).
+    Marked,
+}
 
 /// What NextSeg chose, by the rule that chose it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,9 +88,14 @@ pub struct AckUpdate {
 #[derive(Debug, Clone)]
 pub struct Scoreboard {
     dup_thresh: usize,
+    rule: LossRule,
     /// The first packet not cumulatively acknowledged (the RFC's HighACK + 1); `flags[0]`.
     base: i64,
     flags: VecDeque<u8>,
+    /// When each packet from `base` on was last sent (RACK's Segment.xmit_ts).
+    sent_at: VecDeque<SendStamp>,
+    /// Transmissions so far: orders sends made at the same instant.
+    sends: u64,
     sacked: usize,
     /// The highest packet sent (HighData); `base - 1` when nothing is outstanding.
     high_data: i64,
@@ -76,11 +108,14 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
-    pub fn new(dup_thresh: u32) -> Self {
+    pub fn new(dup_thresh: u32, rule: LossRule) -> Self {
         Scoreboard {
             dup_thresh: dup_thresh as usize,
+            rule,
             base: 0,
             flags: VecDeque::new(),
+            sent_at: VecDeque::new(),
+            sends: 0,
             sacked: 0,
             high_data: -1,
             high_rxt: -1,
@@ -117,14 +152,31 @@ impl Scoreboard {
         self.flag(seq) & SACKED != 0
     }
 
-    /// Records the sending of `seq`: new data extends HighData; a retransmission moves HighRxt,
-    /// unless it is the rescue retransmission.
-    pub fn on_sent(&mut self, seg: NextSeg) {
+    /// SACKed packets above the cumulative ACK (RACK.segs_sacked).
+    pub fn sacked_count(&self) -> usize {
+        self.sacked
+    }
+
+    /// Records the sending of `seq` at `now`: new data extends HighData; a retransmission
+    /// moves HighRxt, unless it is the rescue retransmission.
+    pub fn on_sent(&mut self, seg: NextSeg, now: Time) {
         let seq = seg.seq();
+        let stamp = SendStamp {
+            at: now,
+            order: self.sends,
+        };
+        self.sends += 1;
         if seq > self.high_data {
-            self.flags.resize((seq - self.base + 1) as usize, 0);
+            let len = (seq - self.base + 1) as usize;
+            self.flags.resize(len, 0);
+            self.sent_at.resize(len, stamp);
             self.high_data = seq;
             return;
+        }
+        if seq >= self.base {
+            let i = (seq - self.base) as usize;
+            self.flags[i] |= RETRANSMITTED | EVER_RETRANSMITTED;
+            self.sent_at[i] = stamp;
         }
         match seg {
             NextSeg::Rescue(_) => self.rescue_rxt = self.recovery_point,
@@ -135,25 +187,49 @@ impl Scoreboard {
     /// Records an ACK: `cum` is the highest packet received in order (-1 for none), `blocks`
     /// its SACK blocks (end exclusive); blocks beyond HighData are clipped.
     pub fn on_ack(&mut self, cum: i64, blocks: &[SackBlock]) -> AckUpdate {
+        self.on_ack_visit(cum, blocks, |_| {})
+    }
+
+    /// `on_ack`, calling `delivered` for each packet this ACK newly delivers (cumulatively
+    /// acknowledged and not SACKed before, or newly SACKed): what RACK learns from (RFC 8985
+    /// section 6.2 steps 2 and 3).
+    pub fn on_ack_visit(
+        &mut self,
+        cum: i64,
+        blocks: &[SackBlock],
+        mut delivered: impl FnMut(Delivered),
+    ) -> AckUpdate {
         let mut u = AckUpdate::default();
         while self.base <= cum.min(self.high_data) {
             let f = self.flags.pop_front().unwrap_or(0);
+            let sent = self.sent_at.pop_front().unwrap_or_default();
             if f & SACKED != 0 {
                 self.sacked -= 1;
             } else {
                 u.delivered += 1;
+                delivered(Delivered {
+                    seq: self.base,
+                    sent,
+                    retransmitted: f & EVER_RETRANSMITTED != 0,
+                });
             }
             u.newly_acked += 1;
             self.base += 1;
         }
         for b in blocks {
             for seq in b.start.max(self.base)..b.end.min(self.high_data + 1) {
-                let f = &mut self.flags[(seq - self.base) as usize];
+                let i = (seq - self.base) as usize;
+                let f = &mut self.flags[i];
                 if *f & SACKED == 0 {
                     *f |= SACKED;
                     self.sacked += 1;
                     u.newly_sacked += 1;
                     u.delivered += 1;
+                    delivered(Delivered {
+                        seq,
+                        sent: self.sent_at[i],
+                        retransmitted: *f & EVER_RETRANSMITTED != 0,
+                    });
                 }
             }
         }
@@ -192,10 +268,13 @@ impl Scoreboard {
         self.rescue_rxt = None;
     }
 
-    /// IsLost: DupThresh SACKed packets above `seq`.
+    /// IsLost: DupThresh SACKed packets above `seq`, or RACK's mark.
     pub fn is_lost(&self, seq: i64) -> bool {
         if seq < self.base {
             return false;
+        }
+        if self.rule == LossRule::Marked {
+            return self.flag(seq) & (LOST | SACKED) == LOST;
         }
         let from = (seq - self.base + 1) as usize;
         self.flags
@@ -209,6 +288,14 @@ impl Scoreboard {
 
     /// SetPipe: the RFC's estimate of the packets in the network.
     pub fn pipe(&self) -> i64 {
+        if self.rule == LossRule::Marked {
+            return self
+                .flags
+                .iter()
+                .filter(|&&f| f & SACKED == 0)
+                .map(|&f| i64::from(f & LOST == 0) + i64::from(f & RETRANSMITTED != 0))
+                .sum();
+        }
         let mut pipe = 0;
         let mut sacked_above = self.sacked;
         for (i, &f) in self.flags.iter().enumerate() {
@@ -232,6 +319,9 @@ impl Scoreboard {
     /// NextSeg: the packet to send next, if any. `new_data` says whether the application
     /// and the receiver's window allow a new packet.
     pub fn next_seg(&self, new_data: bool) -> Option<NextSeg> {
+        if self.rule == LossRule::Marked {
+            return self.next_seg_marked(new_data);
+        }
         let highest_sacked = self
             .flags
             .iter()
@@ -265,7 +355,11 @@ impl Scoreboard {
         if let Some(seq) = first_unsacked {
             return Some(NextSeg::Unsacked(seq));
         }
-        // Rule 4: one rescue per recovery, of the highest outstanding unSACKed packet.
+        self.rescue()
+    }
+
+    /// Rule 4: one rescue per recovery, of the highest outstanding unSACKed packet.
+    fn rescue(&self) -> Option<NextSeg> {
         if self.recovering && self.rescue_rxt.is_none_or(|r| self.base - 1 > r) {
             let highest_unsacked = (self.base..=self.high_data)
                 .rev()
@@ -274,6 +368,94 @@ impl Scoreboard {
         }
         None
     }
+
+    /// NextSeg with RACK's marks: rule 1 takes any marked packet not sent since it was
+    /// marked; rule 3 the first unmarked unSACKed packet above HighRxt below the highest
+    /// SACK; no rule 4.
+    fn next_seg_marked(&self, new_data: bool) -> Option<NextSeg> {
+        let mut first_unsacked = None;
+        let top = self.flags.iter().rposition(|&f| f & SACKED != 0);
+        for (i, &f) in self.flags.iter().enumerate() {
+            if f & SACKED != 0 {
+                continue;
+            }
+            let seq = self.base + i as i64;
+            if f & (LOST | RETRANSMITTED) == LOST {
+                return Some(NextSeg::Lost(seq));
+            }
+            if f & LOST == 0 && seq > self.high_rxt && top.is_some_and(|t| i < t) {
+                first_unsacked.get_or_insert(seq);
+            }
+        }
+        if new_data {
+            return Some(NextSeg::New(self.high_data + 1));
+        }
+        first_unsacked.map(NextSeg::Unsacked)
+    }
+
+    /// RACK_detect_loss (RFC 8985 section 6.2 step 5): marks lost each unSACKed packet sent
+    /// before `newest` (the sending of RACK.xmit_ts / RACK.end_seq) whose time `threshold`
+    /// (RACK.rtt + RACK.reo_wnd) after its sending has passed; packets already marked and not
+    /// resent are skipped. Returns the packets newly marked and, if some are not yet due, the
+    /// time left until the last of them is (the RACK reordering timer).
+    pub fn mark_lost_by_time(
+        &mut self,
+        newest: SendStamp,
+        threshold: Time,
+        now: Time,
+    ) -> (i64, Option<Time>) {
+        let mut marked = 0;
+        let mut wait: Option<Time> = None;
+        for (i, f) in self.flags.iter_mut().enumerate() {
+            let sent = self.sent_at[i];
+            // RFC 8985 walks packets in sending order and stops at the first sent after
+            // RACK's; in sequence order (retransmissions are out of sending order) the same
+            // packets are found by skipping those sent after.
+            if *f & SACKED != 0 || sent > newest || *f & (LOST | RETRANSMITTED) == LOST {
+                continue;
+            }
+            let due = sent.at.saturating_add(threshold);
+            if due <= now {
+                *f = (*f | LOST) & !RETRANSMITTED;
+                marked += 1;
+            } else {
+                wait = Some(wait.map_or(due - now, |w| w.max(due - now)));
+            }
+        }
+        (marked, wait)
+    }
+
+    /// RACK_mark_losses_on_RTO (RFC 8985 section 6.3): the first unacknowledged packet, and
+    /// each one whose time `threshold` after sending has passed, are marked lost.
+    pub fn mark_losses_on_rto(&mut self, threshold: Time, now: Time) {
+        for (i, f) in self.flags.iter_mut().enumerate() {
+            if *f & SACKED == 0 && (i == 0 || self.sent_at[i].at.saturating_add(threshold) <= now)
+            {
+                *f = (*f | LOST) & !RETRANSMITTED;
+            }
+        }
+    }
+}
+
+/// When a packet was sent, ordered as the sends were made. RFC 8985 orders sends by
+/// (xmit_ts, end_seq), assuming a clock fine enough that sends rarely share a timestamp; in a
+/// simulator a burst leaves at one instant, and by sequence number a retransmission would
+/// seem sent after new data sent just before it. The sender's own count of transmissions
+/// orders them as they were made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct SendStamp {
+    pub at: Time,
+    pub order: u64,
+}
+
+/// A packet newly delivered by an ACK, as RACK sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delivered {
+    pub seq: i64,
+    /// When it was last sent.
+    pub sent: SendStamp,
+    /// Sent more than once.
+    pub retransmitted: bool,
 }
 
 #[cfg(test)]
@@ -286,9 +468,9 @@ mod tests {
 
     /// Sends packets 0..n.
     fn sent(n: i64) -> Scoreboard {
-        let mut s = Scoreboard::new(3);
+        let mut s = Scoreboard::new(3, LossRule::DupThresh);
         for seq in 0..n {
-            s.on_sent(NextSeg::New(seq));
+            s.on_sent(NextSeg::New(seq), 0);
         }
         s
     }
@@ -317,7 +499,7 @@ mod tests {
         // above: in flight). Pipe = 1.
         assert_eq!(s.pipe(), 1);
         s.enter_recovery();
-        s.on_sent(s.next_seg(false).unwrap());
+        s.on_sent(s.next_seg(false).unwrap(), 0);
         // Rule 1 retransmits 0; at or below HighRxt it counts again: pipe = 2.
         assert_eq!(s.pipe(), 2);
     }
@@ -337,19 +519,19 @@ mod tests {
         );
         // Rule 1: lost packets in order, whatever new data there is.
         assert_eq!(s.next_seg(true), Some(NextSeg::Lost(1)));
-        s.on_sent(NextSeg::Lost(1));
+        s.on_sent(NextSeg::Lost(1), 0);
         assert_eq!(s.next_seg(true), Some(NextSeg::Lost(4)));
-        s.on_sent(NextSeg::Lost(4));
+        s.on_sent(NextSeg::Lost(4), 0);
         // 7 is not lost (8, 9 above): rule 2 sends new data when there is some ...
         assert_eq!(s.next_seg(true), Some(NextSeg::New(10)));
         // ... else rule 3 retransmits it as the first unSACKed packet above HighRxt.
         assert_eq!(s.next_seg(false), Some(NextSeg::Unsacked(7)));
-        s.on_sent(NextSeg::Unsacked(7));
+        s.on_sent(NextSeg::Unsacked(7), 0);
         // Nothing left below the highest SACK: rule 4, one rescue of the highest unSACKed
         // packet (7 again, the only unSACKed one above HighACK besides those retransmitted).
         let rescue = s.next_seg(false);
         assert_eq!(rescue, Some(NextSeg::Rescue(7)));
-        s.on_sent(rescue.unwrap());
+        s.on_sent(rescue.unwrap(), 0);
         assert_eq!(s.next_seg(false), None, "one rescue per recovery");
         // The cumulative ACK covering RecoveryPoint (9) ends the recovery.
         s.on_ack(9, &[]);
@@ -374,7 +556,7 @@ mod tests {
         let mut s = sent(8);
         s.on_ack(0, &[blk(2, 8)]);
         s.enter_recovery();
-        s.on_sent(NextSeg::Lost(1));
+        s.on_sent(NextSeg::Lost(1), 0);
         s.on_timeout();
         assert!(!s.in_recovery() && !s.may_enter_recovery());
         assert!(s.is_sacked(5), "SACKed marks are kept");
