@@ -25,7 +25,12 @@ QUEUES = {
     "red": {"limit": 50, "aqm": {"kind": "red", "min_th": 5, "max_th": 15, "w_q": 0.002, "max_p": 0.1, "gentle": True}},
     "droptail": {"limit": 50, "aqm": "droptail"},
 }
-RECOVERIES = {"sack1": {"variant": "sack", "recovery": "ns2"}, "rfc6675+prr": {"variant": "sack", "recovery": "rfc6675"}}
+RECOVERIES = {
+    "sack1": {"variant": "sack", "recovery": "ns2"},
+    "rfc6675+prr": {"variant": "sack", "recovery": "rfc6675"},
+    # Beside the pair: the same recovery with RACK-TLP loss detection (RFC 8985).
+    "rfc6675+prr+rack-tlp": {"variant": "sack", "recovery": "rfc6675", "rack_tlp": {"enabled": True}},
+}
 COLUMNS = ["N", "queue", "tcp", "utilization", "drop rate", "avg queue", "RTOs/flow", "FR/flow", "retx/flow",
            "events", "wall s", "Mev/s"]
 
