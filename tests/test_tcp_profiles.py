@@ -55,3 +55,40 @@ def test_compare_takes_a_tcp_profile():
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)["rows"]
     assert [r["AQM"] for r in rows] == ["red"]
+
+
+@pytest.mark.parametrize(
+    "fields, field",
+    [
+        ({"timestamps": True}, "tcp.timestamps"),
+        ({"dsack": True}, "tcp.dsack"),
+        ({"hystart": {"enabled": True}}, "tcp.hystart.enabled"),
+        ({"rack_tlp": {"enabled": True}}, "tcp.rack_tlp.enabled"),
+        ({"rto_restart": "head_retransmission"}, "tcp.rto_restart"),
+    ],
+)
+def test_modern_tcp_fields_need_the_rfc6675_sender(fields, field):
+    # With the ns-2 agents these would be silently ignored; they are refused instead.
+    bad = {**SMALL, "tcp": {**SMALL["tcp"], **fields}}
+    with pytest.raises(aqmlab.ScenarioError, match=rf"{field}.*needs recovery = \"rfc6675\""):
+        aqmlab.run(bad, seed=1)
+    aqmlab.run({**SMALL, "tcp": {**SMALL["tcp"], **fields, "recovery": "rfc6675"}}, seed=1)
+
+
+def test_rack_tlp_field_errors_name_the_field():
+    tcp = {**SMALL["tcp"], "recovery": "rfc6675"}
+    with pytest.raises(aqmlab.ScenarioError, match=r"tcp\.rack_tlp\.max_ack_delay.*at most 60s"):
+        aqmlab.run({**SMALL, "tcp": {**tcp, "rack_tlp": {"enabled": True, "max_ack_delay": "61s"}}}, seed=1)
+    with pytest.raises(aqmlab.ScenarioError, match=r"rack_tlp.*probe_delay"):
+        aqmlab.run({**SMALL, "tcp": {**tcp, "rack_tlp": {"probe_delay": "1s"}}}, seed=1)
+
+
+def test_the_linux_profile_probes_tails():
+    # 20 bulk flows through a 30-packet DropTail queue: under the linux profile (RACK-TLP)
+    # tails are probed; a probe is a packet sent.
+    s = {**SMALL, "duration": "20s", "topology": {**SMALL["topology"], "senders": 20}}
+    flows = aqmlab.run(with_tcp_profile(s, "linux"), seed=2).flows
+    assert flows["tail_loss_probes"].sum() > 0
+    assert (flows["tail_loss_probes"] <= flows["packets_sent"]).all()
+    ns2 = aqmlab.run(with_tcp_profile(s, "ns2"), seed=2).flows
+    assert ns2["tail_loss_probes"].sum() == 0

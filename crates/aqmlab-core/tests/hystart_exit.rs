@@ -45,7 +45,11 @@ fn without_hystart_slow_start_overshoots_into_loss() {
     let r = run(&scenario(false), 1).unwrap();
     let f = &r.flows[0];
     assert!(f.fast_recoveries >= 1);
-    assert!(f.retransmissions > 100, "{} retransmissions", f.retransmissions);
+    assert!(
+        f.retransmissions > 100,
+        "{} retransmissions",
+        f.retransmissions
+    );
 }
 
 #[test]
@@ -68,5 +72,8 @@ fn hystart_leaves_slow_start_through_css_before_the_buffer_fills() {
     let cwnd_at_exit = series(&r, "cwnd").iter().find(|p| p.0 >= over).unwrap().1;
     assert_eq!(after, cwnd_at_exit.floor());
     assert!(after < 1120.0, "ssthresh {after}");
-    assert!(ssthresh.iter().filter(|p| p.0 < over).all(|p| p.1 == 100_000.0));
+    assert!(ssthresh
+        .iter()
+        .filter(|p| p.0 < over)
+        .all(|p| p.1 == 100_000.0));
 }

@@ -48,7 +48,11 @@ fn fingerprint(variant: &str, aqm: &str, ecn: bool) -> u64 {
     r.events_per_second = 0.0;
     for f in &r.flows {
         assert_eq!(
-            (f.spurious_retransmissions, f.tail_loss_probes, f.time_in_recovery_s),
+            (
+                f.spurious_retransmissions,
+                f.tail_loss_probes,
+                f.time_in_recovery_s
+            ),
             (0, 0, 0.0),
             "the ns-2 agents report none of the metrics issue 12 added"
         );
@@ -61,7 +65,11 @@ fn fingerprint(variant: &str, aqm: &str, ecn: bool) -> u64 {
 /// JSON text so that the recorded hashes still apply; they are checked to be 0 above.
 fn without_fields_added_later(json: &str) -> String {
     let mut out = json.to_string();
-    for key in ["spurious_retransmissions", "tail_loss_probes", "time_in_recovery_s"] {
+    for key in [
+        "spurious_retransmissions",
+        "tail_loss_probes",
+        "time_in_recovery_s",
+    ] {
         for value in ["0", "0.0"] {
             out = out.replace(&format!(",\"{key}\":{value},"), ",");
         }

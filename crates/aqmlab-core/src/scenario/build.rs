@@ -328,9 +328,11 @@ pub fn build(
                             Recovery::Ns2 => {
                                 Agent::TcpSender(TcpSender::new(tcp.clone(), send_ep, limit, rng))
                             }
-                            Recovery::Rfc6675 => {
-                                Agent::Rfc6675Sender(Rfc6675Sender::new(tcp.clone(), send_ep, limit))
-                            }
+                            Recovery::Rfc6675 => Agent::Rfc6675Sender(Rfc6675Sender::new(
+                                tcp.clone(),
+                                send_ep,
+                                limit,
+                            )),
                         });
                         agents.push(Agent::TcpSink(TcpSink::new(tcp, recv_ep)));
                     }

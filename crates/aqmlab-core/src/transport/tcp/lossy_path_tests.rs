@@ -43,11 +43,9 @@ impl LossyPath {
                 Some(packets),
                 RngStream::new(1, StreamKind::Agent, 0),
             )),
-            Recovery::Rfc6675 => Agent::Rfc6675Sender(Rfc6675Sender::new(
-                cfg.clone(),
-                ep(0, 1),
-                Some(packets),
-            )),
+            Recovery::Rfc6675 => {
+                Agent::Rfc6675Sender(Rfc6675Sender::new(cfg.clone(), ep(0, 1), Some(packets)))
+            }
         };
         LossyPath {
             events: EventQueue::new(),
@@ -64,7 +62,12 @@ impl LossyPath {
         }
     }
 
-    fn with<R>(&mut self, agent: usize, now: Time, f: impl FnOnce(&mut Agent, &mut AgentCtx) -> R) -> R {
+    fn with<R>(
+        &mut self,
+        agent: usize,
+        now: Time,
+        f: impl FnOnce(&mut Agent, &mut AgentCtx) -> R,
+    ) -> R {
         let mut cx = AgentCtx {
             now,
             agent: agent as u32,
@@ -85,8 +88,10 @@ impl LossyPath {
                 continue;
             }
             self.sent += 1;
-            self.in_flight
-                .insert((now + self.delay, self.sent), (id, if data { 1 } else { 0 }));
+            self.in_flight.insert(
+                (now + self.delay, self.sent),
+                (id, if data { 1 } else { 0 }),
+            );
         }
         r
     }
@@ -95,7 +100,12 @@ impl LossyPath {
     fn run(&mut self, end: Time) {
         self.with(0, 0, |a, cx| a.start(cx));
         loop {
-            let next_packet = self.in_flight.keys().next().map(|k| k.0).unwrap_or(Time::MAX);
+            let next_packet = self
+                .in_flight
+                .keys()
+                .next()
+                .map(|k| k.0)
+                .unwrap_or(Time::MAX);
             let next = next_packet.min(end);
             // Timers due before the next packet arrives fire first.
             if let Some(e) = self.events.pop_until(next) {
@@ -131,7 +141,10 @@ fn cfg(recovery: Recovery, w: u32, delayed_ack: bool) -> TcpConfig {
 fn run(recovery: Recovery, w: u32, delayed_ack: bool, drop_first: &[i64]) -> LossyPath {
     let mut path = LossyPath::new(cfg(recovery, w, delayed_ack), 60, drop_first);
     path.run(30_000 * MS);
-    assert!(path.stats[0].completed_at.is_some(), "the transfer completes");
+    assert!(
+        path.stats[0].completed_at.is_some(),
+        "the transfer completes"
+    );
     assert_eq!(path.dropped.len(), drop_first.len());
     path
 }
@@ -150,7 +163,11 @@ fn three_losses_in_one_window_rfc6675_recovers_where_sack1_times_out() {
     let modern = run(Recovery::Rfc6675, 20, true, &[11, 12, 13]);
     let s = &modern.stats[0];
     assert_eq!((s.timeouts, s.fast_recoveries), (0, 1));
-    assert_eq!(seqs(&modern), [11, 12, 13], "each lost packet once, nothing else");
+    assert_eq!(
+        seqs(&modern),
+        [11, 12, 13],
+        "each lost packet once, nothing else"
+    );
 
     let sack1 = run(Recovery::Ns2, 20, true, &[11, 12, 13]);
     let s = &sack1.stats[0];
@@ -169,9 +186,14 @@ fn any_three_losses_in_a_window_of_20() {
                 for c in b + 1..20 {
                     let modern = run(Recovery::Rfc6675, 20, delayed_ack, &[a, b, c]);
                     let s = &modern.stats[0];
-                    assert_eq!((s.timeouts, s.fast_recoveries), (0, 1), "losses {a} {b} {c}");
+                    assert_eq!(
+                        (s.timeouts, s.fast_recoveries),
+                        (0, 1),
+                        "losses {a} {b} {c}"
+                    );
                     assert_eq!(seqs(&modern), [a, b, c]);
-                    sack1_timeouts += run(Recovery::Ns2, 20, delayed_ack, &[a, b, c]).stats[0].timeouts;
+                    sack1_timeouts +=
+                        run(Recovery::Ns2, 20, delayed_ack, &[a, b, c]).stats[0].timeouts;
                 }
             }
         }
@@ -202,7 +224,10 @@ fn dsack_reports_the_spurious_rescue_retransmission() {
     c.window = 20;
     let mut path = LossyPath::new(c, 60, &[3, 5, 7]);
     path.run(30_000 * MS);
-    assert_eq!(path.stats[0].spurious_retransmissions, 0, "not counted without D-SACK");
+    assert_eq!(
+        path.stats[0].spurious_retransmissions, 0,
+        "not counted without D-SACK"
+    );
 }
 
 /// With timestamps every ACK that advances gives an RTT sample (RFC 7323); without, one
@@ -221,7 +246,10 @@ fn timestamps_give_an_rtt_sample_per_advancing_ack() {
         assert!((s.rtt_sum_ns / s.rtt_samples as f64 - 100e6).abs() < 1.0);
         samples.push(s.rtt_samples);
     }
-    assert_eq!(samples[1], 60, "one per ACK: the sink acknowledges every packet");
+    assert_eq!(
+        samples[1], 60,
+        "one per ACK: the sink acknowledges every packet"
+    );
     assert!(samples[0] < 20, "one per window of data: {}", samples[0]);
 }
 
@@ -240,7 +268,13 @@ fn tail(c: TcpConfig, drop_first: &[i64]) -> (u64, u64, u64, Vec<i64>, Time) {
     path.run(30_000 * MS);
     let s = &path.stats[0];
     let done = s.completed_at.expect("the transfer completes");
-    (s.timeouts, s.fast_recoveries, s.tail_loss_probes, seqs(&path), done)
+    (
+        s.timeouts,
+        s.fast_recoveries,
+        s.tail_loss_probes,
+        seqs(&path),
+        done,
+    )
 }
 
 /// The case: the last packet is lost. Nothing follows it, so no ACK can reveal the
@@ -290,8 +324,11 @@ fn rack_tlp_repairs_any_three_losses_in_a_window_of_20() {
         for a in 0..20 {
             for b in a + 1..20 {
                 for c in b + 1..20 {
-                    let mut path =
-                        LossyPath::new(rack_tlp(cfg(Recovery::Rfc6675, 20, delayed_ack)), 60, &[a, b, c]);
+                    let mut path = LossyPath::new(
+                        rack_tlp(cfg(Recovery::Rfc6675, 20, delayed_ack)),
+                        60,
+                        &[a, b, c],
+                    );
                     path.run(30_000 * MS);
                     let s = &path.stats[0];
                     assert!(s.completed_at.is_some());

@@ -31,14 +31,22 @@ pub fn expand(table: &Map<String, Value>, path: &str) -> Result<Map<String, Valu
     };
     let field = format!("{path}.profile");
     let Some(name) = name.as_str() else {
-        return Err(ScenarioError::new(field, "must be a profile name (a string)"));
+        return Err(ScenarioError::new(
+            field,
+            "must be a profile name (a string)",
+        ));
     };
     let names = PROFILES.map(|(n, _)| n);
     let mut merged = profile_fields(name).ok_or_else(|| {
         let msg = format!("unknown TCP profile `{name}`; known: {}", names.join(", "));
         ScenarioError::new(field, with_suggestion(msg, name, names))
     })?;
-    merged.extend(table.iter().filter(|(k, _)| *k != "profile").map(|(k, v)| (k.clone(), v.clone())));
+    merged.extend(
+        table
+            .iter()
+            .filter(|(k, _)| *k != "profile")
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
     Ok(merged)
 }
 
@@ -59,7 +67,8 @@ mod tests {
 
     #[test]
     fn the_ns2_profile_is_the_default_configuration() {
-        let cfg: TcpConfig = serde_json::from_value(Value::Object(profile_fields("ns2").unwrap())).unwrap();
+        let cfg: TcpConfig =
+            serde_json::from_value(Value::Object(profile_fields("ns2").unwrap())).unwrap();
         assert_eq!(
             serde_json::to_value(cfg).unwrap(),
             serde_json::to_value(TcpConfig::default()).unwrap()
@@ -76,6 +85,9 @@ mod tests {
         assert!(!merged.contains_key("profile"));
         let bad: Map<String, Value> = serde_json::from_str(r#"{"profile": "linx"}"#).unwrap();
         let e = expand(&bad, "flows[2].tcp").unwrap_err().to_string();
-        assert!(e.contains("flows[2].tcp.profile") && e.contains("did you mean `linux`"), "{e}");
+        assert!(
+            e.contains("flows[2].tcp.profile") && e.contains("did you mean `linux`"),
+            "{e}"
+        );
     }
 }

@@ -184,7 +184,11 @@ impl Rfc6675Sender {
 
     pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
         let p = cx.packets.get(pkt);
-        let (is_ack, cum, ece) = (p.kind == PacketKind::TcpAck, p.ack, p.ecn.ece && self.cfg.ecn);
+        let (is_ack, cum, ece) = (
+            p.kind == PacketKind::TcpAck,
+            p.ack,
+            p.ecn.ece && self.cfg.ecn,
+        );
         let echo = p.echo_sent_at;
         let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
         let n = p.sack_blocks().len();

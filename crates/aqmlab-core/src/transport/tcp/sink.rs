@@ -234,10 +234,10 @@ impl TcpSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::tcp::TcpVariant;
     use crate::metrics::FlowStats;
     use crate::net::{Packet, PacketArena};
     use crate::sim::{EventKind, EventQueue};
+    use crate::transport::tcp::TcpVariant;
 
     const MS: Time = 1_000_000;
 

@@ -152,7 +152,13 @@ impl Rack {
     }
 
     /// RACK.reo_wnd (step 4). `srtt` 0 means no sample yet.
-    pub fn reo_wnd(&self, recovering: bool, segs_sacked: usize, dup_thresh: usize, srtt: Time) -> Time {
+    pub fn reo_wnd(
+        &self,
+        recovering: bool,
+        segs_sacked: usize,
+        dup_thresh: usize,
+        srtt: Time,
+    ) -> Time {
         if !self.reordering_seen && (recovering || segs_sacked >= dup_thresh) {
             return 0;
         }
@@ -256,7 +262,11 @@ mod tests {
 
     /// Packet `seq` sent at `at` as the `seq`-th transmission (`order` given for resends).
     fn d(seq: i64, at: Time, retransmitted: bool) -> Delivered {
-        let order = if retransmitted { 100 + seq as u64 } else { seq as u64 };
+        let order = if retransmitted {
+            100 + seq as u64
+        } else {
+            seq as u64
+        };
         Delivered {
             seq,
             sent: SendStamp { at, order },
@@ -275,7 +285,10 @@ mod tests {
         r.on_delivered(d(2, 10 * MS, false), 120 * MS, None);
         // Packet 1, sent before 2, arrives later: reordering, and RACK keeps packet 2.
         r.on_delivered(d(1, 5 * MS, false), 130 * MS, None);
-        assert_eq!(r.loss_threshold(0), Some((stamp(2, 10 * MS, false), 110 * MS)));
+        assert_eq!(
+            r.loss_threshold(0),
+            Some((stamp(2, 10 * MS, false), 110 * MS))
+        );
         assert!(r.reordering_seen);
         assert_eq!(r.min_rtt(), Some(100 * MS));
     }
@@ -292,8 +305,14 @@ mod tests {
         r.on_delivered(d(2, 150 * MS, true), 300 * MS, Some(20 * MS));
         assert_eq!(r.loss_threshold(0), Some((stamp(0, 0, false), 100 * MS)));
         r.on_delivered(d(3, 150 * MS, true), 300 * MS, Some(150 * MS));
-        assert_eq!(r.loss_threshold(0), Some((stamp(3, 150 * MS, true), 150 * MS)));
-        assert!(!r.reordering_seen, "retransmissions below FACK are not reordering");
+        assert_eq!(
+            r.loss_threshold(0),
+            Some((stamp(3, 150 * MS, true), 150 * MS))
+        );
+        assert!(
+            !r.reordering_seen,
+            "retransmissions below FACK are not reordering"
+        );
     }
 
     #[test]

@@ -429,8 +429,7 @@ impl Scoreboard {
     /// each one whose time `threshold` after sending has passed, are marked lost.
     pub fn mark_losses_on_rto(&mut self, threshold: Time, now: Time) {
         for (i, f) in self.flags.iter_mut().enumerate() {
-            if *f & SACKED == 0 && (i == 0 || self.sent_at[i].at.saturating_add(threshold) <= now)
-            {
+            if *f & SACKED == 0 && (i == 0 || self.sent_at[i].at.saturating_add(threshold) <= now) {
                 *f = (*f | LOST) & !RETRANSMITTED;
             }
         }
