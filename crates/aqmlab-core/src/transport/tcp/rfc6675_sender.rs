@@ -224,22 +224,19 @@ impl Rfc6675Sender {
             None => self.scb.on_ack(cum, sack),
         };
         let advanced = u.newly_acked > 0;
-        let mut newly_lost = 0;
-        if self.rack.is_some() {
-            let rack = self.rack.as_mut().expect("checked");
+        if let Some(rack) = &mut self.rack {
             if dsack_end.is_some() {
                 rack.on_dsack(self.scb.snd_una(), self.scb.high_data() + 1);
             }
             if was_after_loss && self.scb.may_enter_recovery() {
                 rack.on_recovery_end();
             }
-            let probe = self.tlp.on_ack(cum + 1, dsack_end, !advanced && n == 0);
-            if probe == ProbeOutcome::RepairedLoss {
-                // RFC 8985 7.4: the probe repaired a loss the controller has not seen; it
-                // reduces as for any loss (Linux tcp_process_tlp_ack: cwnd = ssthresh).
-                self.reduce(cx);
-                self.cwnd = self.ssthresh as f64;
-            }
+        }
+        if self.tlp.on_ack(cum + 1, dsack_end, !advanced && n == 0) == ProbeOutcome::RepairedLoss {
+            // RFC 8985 7.4: the probe repaired a loss the controller has not seen; it
+            // reduces as for any loss (Linux tcp_process_tlp_ack: cwnd = ssthresh).
+            self.reduce(cx);
+            self.cwnd = self.ssthresh as f64;
         }
         if advanced {
             self.dupacks = 0;
@@ -281,9 +278,7 @@ impl Rfc6675Sender {
             cx.stats.ecn_reductions += 1;
         }
 
-        if self.rack.is_some() {
-            newly_lost = self.rack_detect_loss(cx);
-        }
+        let newly_lost = self.rack_detect_loss(cx);
 
         if was_recovering {
             if self.scb.in_recovery() {
