@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .custom_aqm import merged, registered_aqms
 from .memory_limit import resolve_max_memory
 from .result import Result
 from .scenario import ScenarioLike, load_scenario, resolve_seed, to_json
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ProgressFn = Callable[[float], "bool | None"]
 
@@ -54,6 +55,8 @@ def aqms() -> pd.DataFrame:
     """The AQM registry as a DataFrame: name, title, source, ecn, kind ("fifo" or
     "discipline"), implemented, build_error, params (a list of dicts: name, default, unit,
     meaning), builtin. Registered Python AQMs are listed last with ``builtin=False``."""
+    import pandas as pd  # here, not at the top: pandas takes longer to import than aqmlab itself
+
     rows: list[dict[str, Any]] = [{**a, "builtin": True} for a in _core.aqms()]
     for name, cls in registered_aqms().items():
         rows.append(

@@ -537,11 +537,13 @@ def reproduce(
     max_memory: MaxMemoryOption = None,
 ) -> None:
     """Reproduce a seed paper's experiments: tables next to the paper's, figures, notes."""
-    from .reproduce.cli import reproduce_command
     from .reproduce.spec import ReproduceError
 
     _apply_max_memory(max_memory)
     with _user_errors():
+        # imported inside: without matplotlib (aqmlab[plot]) the import raises MissingExtraError
+        from .reproduce.cli import reproduce_command
+
         try:
             code = reproduce_command(paper, experiment, replications, quick, out_dir, workers, err)
         except ReproduceError as e:

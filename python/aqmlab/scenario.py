@@ -6,6 +6,7 @@ import copy
 import json
 import math
 import os
+import sys
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -152,15 +153,14 @@ def _plain(value: Any, path: str, depth: int = 0) -> Any:
         return out
     if isinstance(value, (list, tuple)):
         return [_plain(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
-    try:
-        import numpy as np
-
+    # A value can only be a numpy object if numpy is already imported; importing it here would
+    # cost more than the whole scenario check.
+    np = sys.modules.get("numpy")
+    if np is not None:
         if isinstance(value, np.generic):
             return _plain(value.item(), path, depth)
         if isinstance(value, np.ndarray):
             return _plain(value.tolist(), path, depth)
-    except ImportError:  # pragma: no cover
-        pass
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     raise scenario_error(path, f"must be a number, string, bool, list or table, got {type(value).__name__}")

@@ -43,8 +43,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+from ..errors import import_extra
 
+# matplotlib is the optional extra aqmlab[plot]; without it, reproducing fails here, before any
+# run, with one line naming the extra.
+matplotlib = import_extra("matplotlib", "plot", "drawing figures")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402

@@ -483,6 +483,9 @@ def run_league(
     table. ``tcp`` names a TCP profile for every flow (default: each paper's own TCP)."""
     from aqmlab.sweep import engine_version, run_sweep
 
+    if figures:
+        from . import figures as _  # noqa: F401  (without matplotlib: fail now, not after the runs)
+
     specs = _resolve_scenarios(scenarios)
     reps = replications if replications is not None else (2 if quick else 5)
     out = Path(out)
@@ -862,10 +865,7 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
 
 def write_figures(wide: pd.DataFrame, out: Path) -> list[Path]:
     """A delay-vs-goodput scatter (with 95% CIs) per scenario, PNG and SVG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from .figures import plt
 
     paths = []
     for sc, df in wide.groupby("scenario", sort=False):

@@ -345,12 +345,10 @@ def _dask_capacity(client: Any) -> Callable[[], int]:
 
 
 def _open_dask(workers: int | None, scheduler: Any, cluster_kwargs: Mapping[str, Any] | None) -> _Backend:
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        from ..errors import MissingExtraError
+    from ..errors import import_extra
 
-        raise MissingExtraError("backend='dask' needs dask[distributed]: pip install 'aqmlab[dask]'") from exc
+    distributed = import_extra("distributed", "dask", "backend='dask'", package="dask[distributed]")
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster
     owned_client = owned_cluster = None
     if scheduler is None:
         kw = {"n_workers": workers or os.cpu_count() or 1, "threads_per_worker": 1, "dashboard_address": ":0"}
