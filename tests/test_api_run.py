@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import aqmlab
+from aqmlab.result import TIMING_KEYS
 from _aqmlab_scenarios import UDP_DUMBBELL, UDP_TOML, scenario
 
 QUEUE_COLUMNS = [
@@ -77,7 +78,33 @@ def test_summary_contract(result: aqmlab.Result) -> None:
     assert math.isnan(s["flows.mean_rtt_ms.mean"])
     # no other key shapes
     for k in s:
-        assert k.startswith(("queue.", "flows.")) or k in {"jain_index", "events", "wall_time_s", "events_per_second", "conserved"}
+        assert k.startswith(("queue.", "flows.")) or k in {
+            "jain_index", "events", "wall_time_s", "events_per_second", "conserved", *TIMING_KEYS
+        }
+
+
+def test_timings_split_the_run_and_peak_memory_is_reported(result: aqmlab.Result) -> None:
+    t = result.timings
+    assert set(t) == {"setup_s", "loop_s", "collect_s"}
+    assert all(v >= 0 for v in t.values())
+    assert t["loop_s"] == result.wall_time_s
+    assert result.summary["setup_s"] == t["setup_s"]
+    # Linux reports VmHWM: at least the engine's own tables are resident.
+    assert result.peak_rss_bytes is not None and result.peak_rss_bytes > 1 << 20
+
+
+def test_tables_cross_as_arrow_and_reach_polars(result: aqmlab.Result) -> None:
+    flows = result.to_arrow("flows")
+    assert flows.num_rows == len(result.flows) == result.n_flows
+    assert str(flows.schema.field("packets_sent").type) == "int64"
+    ts = result.to_arrow("timeseries")
+    assert str(ts.schema.field("source").type).startswith("dictionary")
+    pl = pytest.importorskip("polars")
+    df = result.to_polars("queues")
+    assert isinstance(df, pl.DataFrame)
+    assert df["drops"].to_list() == result.queues["drops"].tolist()
+    with pytest.raises(KeyError, match="tables: queues, flows, timeseries"):
+        result.to_arrow("links")
 
 
 def test_same_seed_identical_different_seed_different() -> None:

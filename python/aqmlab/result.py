@@ -1,15 +1,19 @@
-"""The result of one run: tables as pandas DataFrames, run-level figures, a flat summary."""
+"""The result of one run: tables as pandas or polars DataFrames (built from the engine's Arrow
+record batches), run-level figures, a flat summary."""
 
 from __future__ import annotations
 
 import json
 import math
-from functools import cached_property
 from collections.abc import Mapping
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # imported where a table is first built: `import aqmlab` stays light
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
 
 #: Text columns of the flow table; every other flow column is numeric.
 FLOW_TEXT_COLUMNS = ("group", "kind", "src", "dst")
@@ -17,31 +21,31 @@ FLOW_TEXT_COLUMNS = ("group", "kind", "src", "dst")
 FLOW_ID_COLUMNS = ("flow",)
 #: Run-level keys of the summary, besides the queue and flow keys.
 RUN_KEYS = ("jain_index", "events", "wall_time_s", "events_per_second", "conserved")
+#: Where the run's time went (seconds) and its peak memory: in the summary, not in sweeps'
+#: identity (they are facts of the machine, not results).
+TIMING_KEYS = ("setup_s", "loop_s", "collect_s", "peak_rss_bytes")
+#: The engine's tables, each an Arrow record batch.
+TABLES = ("queues", "flows", "timeseries")
 
 SummaryValue = float | int | str | bool
 
 
 def _num(v: Any) -> float | int:
-    """None (the engine's non-finite floats) -> NaN; numbers unchanged."""
+    """None (the engine's non-finite floats, and Arrow nulls) -> NaN; numbers unchanged."""
     return math.nan if v is None else v
-
-
-def _frame(rows: list[dict[str, Any]], text_columns: tuple[str, ...]) -> pd.DataFrame:
-    df = pd.DataFrame.from_records(rows) if rows else pd.DataFrame()
-    for c in df.columns:
-        if c not in text_columns and df[c].dtype == object:
-            # Columns holding None (NaN in the engine) become float columns.
-            df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
-    return df
 
 
 class Result:
     """What :func:`aqmlab.run` returns.
 
     Attributes: ``queues`` (one row per queue that saw traffic), ``flows`` (one row per flow),
-    ``timeseries`` (long form: time_s, source, variable, value), ``raw`` (the engine's dict),
-    ``events``, ``wall_time_s``, ``events_per_second``, ``jain_index``, ``conserved``,
-    ``seed``, ``name``, ``duration_s``, ``warmup_s``; ``summary`` is a flat dict.
+    ``timeseries`` (long form: time_s, source, variable, value), as pandas DataFrames;
+    ``to_polars(table)`` and ``to_arrow(table)`` give the same tables as polars DataFrames
+    and pyarrow Tables, without a copy of the engine's columns. ``raw`` (the engine's dict; its
+    tables are Arrow record batches), ``events``, ``wall_time_s`` (the event loop),
+    ``timings`` (setup_s, loop_s, collect_s), ``peak_rss_bytes``, ``events_per_second``,
+    ``jain_index``, ``conserved``, ``seed``, ``name``, ``duration_s``, ``warmup_s``;
+    ``summary`` is a flat dict.
     """
 
     def __init__(self, raw: Mapping[str, Any]):
@@ -84,38 +88,76 @@ class Result:
     def conserved(self) -> bool:
         return bool(self.raw["conserved"])
 
+    @property
+    def timings(self) -> dict[str, float]:
+        """Wall-clock seconds of each stage: ``setup_s`` (building the scenario), ``loop_s``
+        (the event loop, = ``wall_time_s``), ``collect_s`` (gathering the result and handing
+        it to Python; building a DataFrame from it is not included)."""
+        return {k: float(v) for k, v in self.raw["timings"].items()}
+
+    @property
+    def peak_rss_bytes(self) -> int | None:
+        """The process's peak resident memory when the result was handed over (Linux)."""
+        v = self.raw.get("peak_rss_bytes")
+        return None if v is None else int(v)
+
+    @property
+    def n_flows(self) -> int:
+        return self.to_arrow("flows").num_rows
+
     # -- tables ---------------------------------------------------------------------------
+    def to_arrow(self, table: str) -> pa.Table:
+        """``table`` (``"queues"``, ``"flows"`` or ``"timeseries"``) as a pyarrow Table; the
+        time series' source and variable columns are dictionary-encoded."""
+        import pyarrow as pa
+
+        if table not in TABLES:
+            raise KeyError(f"no table {table!r}; tables: {', '.join(TABLES)}")
+        return pa.Table.from_batches([pa.record_batch(self.raw[table])])
+
+    def to_polars(self, table: str = "flows") -> pl.DataFrame:
+        """``table`` as a polars DataFrame (needs polars: ``pip install polars``)."""
+        from .errors import MissingExtraError
+
+        try:
+            import polars as pl
+        except ImportError as e:
+            raise MissingExtraError("Result.to_polars needs polars: pip install polars") from e
+        return pl.from_arrow(self.to_arrow(table))
+
     @cached_property
     def queues(self) -> pd.DataFrame:
         """One row per queue: arrivals, drops, marks, loss_rate, mean_queue_packets, delays
         (ms), utilization, throughput_bps, ..."""
-        return _frame(self.raw["queues"], ("name",))
+        return self.to_arrow("queues").to_pandas()
 
     @cached_property
     def flows(self) -> pd.DataFrame:
         """One row per flow: packets, retransmissions, drops, goodput_bps, mean_rtt_ms, ..."""
-        return _frame(self.raw["flows"], FLOW_TEXT_COLUMNS)
+        return self.to_arrow("flows").to_pandas()
 
     @cached_property
     def timeseries(self) -> pd.DataFrame:
         """Sampled series in long form: time_s, source, variable, value (empty unless the
-        scenario sets ``sample_interval``)."""
-        ts = self.raw["timeseries"]
-        return pd.DataFrame(
-            {
-                "time_s": pd.Series(ts["time_s"], dtype=float),
-                "source": pd.Series(ts["source"], dtype=object),
-                "variable": pd.Series(ts["variable"], dtype=object),
-                "value": pd.Series(ts["value"], dtype=float),
-            }
-        )
+        scenario sets ``sample_interval``); source and variable are Categorical."""
+        return self.to_arrow("timeseries").to_pandas()
+
+    @cached_property
+    def _queue_rows(self) -> list[dict[str, Any]]:
+        return self.to_arrow("queues").to_pylist()
+
+    @cached_property
+    def _flow_columns(self) -> dict[str, list[Any]]:
+        return self.to_arrow("flows").to_pydict()
 
     def queue(self, name: str = "bottleneck") -> pd.Series:
         """The row of the queue table for queue ``name``, as a Series indexed by column."""
-        for row in self.raw["queues"]:
+        import pandas as pd
+
+        for row in self._queue_rows:
             if row["name"] == name:
                 return pd.Series({k: (v if k == "name" else _num(v)) for k, v in row.items()}, name=name)
-        known = ", ".join(r["name"] for r in self.raw["queues"]) or "none"
+        known = ", ".join(r["name"] for r in self._queue_rows) or "none"
         raise KeyError(f"no queue named {name!r} in the result; queues: {known}")
 
     # -- summary --------------------------------------------------------------------------
@@ -128,34 +170,36 @@ class Result:
           (goodput_bps, throughput_bps, loss_rate, mean_rtt_ms, mean_delay_ms,
           retransmissions, timeouts, drops, ...); NaN entries (e.g. the RTT of UDP flows)
           are skipped, and an all-NaN column gives NaN;
-        - ``jain_index``, ``events``, ``wall_time_s``, ``events_per_second``, ``conserved``.
+        - ``jain_index``, ``events``, ``wall_time_s``, ``events_per_second``, ``conserved``;
+        - ``setup_s``, ``loop_s``, ``collect_s`` and ``peak_rss_bytes`` (see ``timings``).
         """
         out: dict[str, SummaryValue] = {}
-        for row in self.raw["queues"]:
+        for row in self._queue_rows:
             qname = row["name"]
             for col, v in row.items():
                 if col == "name":
                     continue
                 out[f"queue.{qname}.{col}"] = _num(v)
-        flows = self.raw["flows"]
-        if flows:
-            for col in flows[0]:
-                if col in FLOW_TEXT_COLUMNS or col in FLOW_ID_COLUMNS:
-                    continue
-                values = [_num(f[col]) for f in flows]
-                finite = [v for v in values if not (isinstance(v, float) and math.isnan(v))]
-                if finite:
-                    total = sum(finite)
-                    out[f"flows.{col}.mean"] = float(total) / len(finite)
-                    out[f"flows.{col}.sum"] = total
-                else:
-                    out[f"flows.{col}.mean"] = math.nan
-                    out[f"flows.{col}.sum"] = math.nan
+        for col, column in self._flow_columns.items():
+            if not column or col in FLOW_TEXT_COLUMNS or col in FLOW_ID_COLUMNS:
+                continue
+            values = [_num(v) for v in column]
+            finite = [v for v in values if not (isinstance(v, float) and math.isnan(v))]
+            if finite:
+                total = sum(finite)
+                out[f"flows.{col}.mean"] = float(total) / len(finite)
+                out[f"flows.{col}.sum"] = total
+            else:
+                out[f"flows.{col}.mean"] = math.nan
+                out[f"flows.{col}.sum"] = math.nan
         out["jain_index"] = self.jain_index
         out["events"] = self.events
         out["wall_time_s"] = self.wall_time_s
         out["events_per_second"] = self.events_per_second
         out["conserved"] = self.conserved
+        for k, v in self.timings.items():
+            out[k] = v
+        out["peak_rss_bytes"] = math.nan if self.peak_rss_bytes is None else self.peak_rss_bytes
         return out
 
     # -- export ---------------------------------------------------------------------------
@@ -188,6 +232,6 @@ class Result:
 
     def __repr__(self) -> str:
         return (
-            f"Result(name={self.name!r}, seed={self.seed}, queues={len(self.raw['queues'])}, "
-            f"flows={len(self.raw['flows'])}, events={self.events}, jain_index={self.jain_index:.4f})"
+            f"Result(name={self.name!r}, seed={self.seed}, queues={len(self._queue_rows)}, "
+            f"flows={self.n_flows}, events={self.events}, jain_index={self.jain_index:.4f})"
         )

@@ -64,7 +64,7 @@ impl From<RunError> for Error {
 
 /// Builds and runs `scenario` with master seed `seed`.
 pub fn run(scenario: &Scenario, seed: u64) -> Result<RunResult, Error> {
-    Ok(scenario::build::build(scenario, seed, None, &mut || true)?.run()?)
+    run_with(scenario, seed, None, &mut |_| true)
 }
 
 /// Builds and runs `scenario`, with algorithms the core does not know built by `custom`
@@ -77,6 +77,10 @@ pub fn run_with(
     custom: Option<&dyn aqm::CustomAqmFactory>,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<RunResult, Error> {
+    let building = std::time::Instant::now();
     let simulator = scenario::build::build(scenario, seed, custom, &mut || progress(0.0))?;
-    Ok(simulator.run_with_progress(progress)?)
+    let setup_s = building.elapsed().as_secs_f64();
+    let mut result = simulator.run_with_progress(progress)?;
+    result.timings.setup_s = setup_s;
+    Ok(result)
 }

@@ -141,9 +141,13 @@ impl Simulator {
         self.events.advance_to(end);
         progress(1.0);
         let wall = started.elapsed().as_secs_f64();
+        let collecting = std::time::Instant::now();
         self.check_packet_accounting()?;
-        let result = RunResult::collect(&self, self.events.processed(), wall);
+        let events = self.events.processed();
+        let mut result = RunResult::collect(&mut self, events, wall);
         self.check_bounds(&result)?;
+        result.timings.collect_s = collecting.elapsed().as_secs_f64();
+        result.peak_rss_bytes = crate::result::peak_rss_bytes();
         Ok(result)
     }
 

@@ -47,7 +47,9 @@ pub fn mean_window(p: f64, duration_s: f64) -> f64 {
     let ts = &r.timeseries;
     let warm = duration_s / 5.0;
     let cwnd: Vec<f64> = (0..ts.time_s.len())
-        .filter(|&i| ts.source[i] == "flow0" && ts.variable[i] == "cwnd" && ts.time_s[i] >= warm)
+        .filter(|&i| {
+            ts.source_name(i) == "flow0" && ts.variable_name(i) == "cwnd" && ts.time_s[i] >= warm
+        })
         .map(|i| ts.value[i])
         .collect();
     assert!(cwnd.len() > 100);

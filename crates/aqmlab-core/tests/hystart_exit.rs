@@ -35,7 +35,7 @@ fn scenario(hystart: bool) -> Scenario {
 fn series(r: &aqmlab_core::RunResult, variable: &str) -> Vec<(f64, f64)> {
     let ts = &r.timeseries;
     (0..ts.time_s.len())
-        .filter(|&i| ts.source[i] == "flow0" && ts.variable[i] == variable)
+        .filter(|&i| ts.source_name(i) == "flow0" && ts.variable_name(i) == variable)
         .map(|i| (ts.time_s[i], ts.value[i]))
         .collect()
 }

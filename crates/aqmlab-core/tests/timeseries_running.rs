@@ -46,7 +46,9 @@ fn at(r: &RunResult, source: &str, variable: &str, t: f64) -> f64 {
     let ts = &r.timeseries;
     (0..ts.time_s.len())
         .find(|&i| {
-            ts.source[i] == source && ts.variable[i] == variable && (ts.time_s[i] - t).abs() < 1e-9
+            ts.source_name(i) == source
+                && ts.variable_name(i) == variable
+                && (ts.time_s[i] - t).abs() < 1e-9
         })
         .map(|i| ts.value[i])
         .unwrap_or_else(|| panic!("no sample of {source}.{variable} at {t} s"))

@@ -4,6 +4,8 @@
 //! and adapts AQMs written in Python to the core's [`Aqm`] trait. Runs release the GIL; the
 //! progress callback re-acquires it briefly to call Python and to check for Ctrl-C.
 
+mod arrow_tables;
+
 use aqmlab_core::aqm::params::AqmParams;
 use aqmlab_core::aqm::registry::Builder;
 use aqmlab_core::aqm::{
@@ -18,9 +20,11 @@ use aqmlab_core::{Error, RunError, RunResult, Scenario, ScenarioError as CoreSce
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use pyo3_arrow::PyRecordBatch;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 pyo3::create_exception!(
     aqmlab,
@@ -97,18 +101,24 @@ fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py
     json_text_to_py(py, &text)
 }
 
-/// A run's result as Python objects: a dict of the `RunResult` fields, in order. Non-finite
-/// floats become None (JSON has no NaN); the time series is columnar lists, NaN preserved.
+/// A run's result as Python objects: a dict of the `RunResult` fields, in order, the scalars
+/// as Python values (non-finite floats become None) and the three tables (`queues`, `flows`,
+/// `timeseries`) as Arrow record batches, handed over through the Arrow C data interface
+/// without a copy of the series. `timings.collect_s` grows by this conversion's own time.
 fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAny>> {
-    let ts = std::mem::take(&mut r.timeseries);
+    let converting = Instant::now();
+    let queues = arrow_tables::rows_batch(&std::mem::take(&mut r.queues))?;
+    let flows = arrow_tables::rows_batch(&std::mem::take(&mut r.flows))?;
+    let series = arrow_tables::series_batch(std::mem::take(&mut r.timeseries))?;
     let text = serde_json::to_string(&r).map_err(|e| SimulationError::new_err(e.to_string()))?;
     let out = json_text_to_py(py, &text)?;
-    let series = PyDict::new(py);
-    series.set_item("time_s", PyList::new(py, ts.time_s)?)?;
-    series.set_item("source", PyList::new(py, ts.source)?)?;
-    series.set_item("variable", PyList::new(py, ts.variable)?)?;
-    series.set_item("value", PyList::new(py, ts.value)?)?;
-    out.set_item("timeseries", series)?;
+    out.set_item("queues", PyRecordBatch::new(queues).into_pyobject(py)?)?;
+    out.set_item("flows", PyRecordBatch::new(flows).into_pyobject(py)?)?;
+    out.set_item("timeseries", PyRecordBatch::new(series).into_pyobject(py)?)?;
+    let timings = out.get_item("timings")?;
+    let collect_s: f64 = timings.get_item("collect_s")?.extract()?;
+    timings.set_item("collect_s", collect_s + converting.elapsed().as_secs_f64())?;
+    out.set_item("peak_rss_bytes", aqmlab_core::result::peak_rss_bytes())?;
     Ok(out.unbind())
 }
 

@@ -1,7 +1,7 @@
 //! Counters of one flow (a sender and its receiver).
 
 use crate::sim::Time;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default)]
 pub struct FlowStats {
@@ -72,7 +72,7 @@ impl FlowStats {
 }
 
 /// One row of the flow table.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FlowSummary {
     pub flow: u32,
     pub group: String,

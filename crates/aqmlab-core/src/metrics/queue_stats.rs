@@ -14,7 +14,7 @@ use super::{DelayHistogram, TimeAverage};
 use crate::aqm::DropKind;
 use crate::net::Packet;
 use crate::sim::Time;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default)]
 pub struct QueueStats {
@@ -168,7 +168,7 @@ impl QueueStats {
 }
 
 /// One row of the queue table.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct QueueSummary {
     pub name: String,
     pub arrivals: u64,

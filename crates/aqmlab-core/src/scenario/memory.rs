@@ -28,17 +28,19 @@ use crate::metrics::DelayHistogram;
 use crate::net::{Link, LinkId, Packet};
 use serde_json::Value;
 
-/// Engine and Python memory per flow (two agents, flow info, counters, pending events, the
-/// flow's result row as a Python dict): 1.9-2.0 KiB measured at 50k-200k TCP flows, rounded
-/// up.
-pub const BYTES_PER_FLOW: u64 = 2048;
+/// Engine and result memory per flow (two agents, flow info, counters, pending events, the
+/// flow's result row and its Arrow columns): 2.3-2.4 KiB measured at 100k TCP flows
+/// (2026-11-25, results as Arrow), rounded up.
+pub const BYTES_PER_FLOW: u64 = 2560;
 /// Memory per link besides its struct and delay histogram (its node, queue buffer, pending
 /// events, result row): 4 KiB measured at 16k-32k links.
 pub const BYTES_PER_LINK_EXTRA: u64 = 4096;
 /// Memory per recorded time-series point: 24 bytes in the engine (time, source, variable,
-/// value) times the growth of its vectors, the result's columns (source and variable names as
-/// strings) and the four Python lists: 270 bytes measured, rounded up.
-pub const BYTES_PER_SAMPLE_POINT: u64 = 280;
+/// value) times the growth of its vectors, plus the result's time column in seconds; the
+/// columns cross to Python as Arrow without a copy, the names dictionary-coded. 25 bytes
+/// measured (2026-11-25; 280 when the series crossed as Python lists of strings), rounded up
+/// to cover a vector's growth.
+pub const BYTES_PER_SAMPLE_POINT: u64 = 32;
 /// Series recorded per monitored queue and sample: six counters plus up to eight AQM state
 /// variables (the most any AQM reports).
 const SERIES_PER_QUEUE: u64 = 14;

@@ -1,0 +1,60 @@
+//! A run's tables as Arrow record batches: the queue and flow tables from their row structs
+//! (serde_arrow, columns typed from the struct), the time series from its columns as they are
+//! (the value and time vectors become Arrow buffers without a copy; the names a dictionary).
+
+use aqmlab_core::result::SeriesColumns;
+use arrow_array::types::UInt32Type;
+use arrow_array::{ArrayRef, DictionaryArray, Float64Array, RecordBatch, StringArray, UInt32Array};
+use arrow_schema::{DataType, Field, FieldRef, Schema};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::PyResult;
+use serde::{Deserialize, Serialize};
+use serde_arrow::schema::{SchemaLike, TracingOptions};
+use std::sync::Arc;
+
+fn arrow_error(e: impl std::fmt::Display) -> pyo3::PyErr {
+    PyRuntimeError::new_err(format!("building a result table: {e}"))
+}
+
+/// Rows of `T` as a record batch, one column per field. Unsigned integers become Int64, the
+/// type pandas gave them when results crossed as JSON, so frames keep their dtypes.
+pub fn rows_batch<T: Serialize + for<'de> Deserialize<'de>>(rows: &[T]) -> PyResult<RecordBatch> {
+    let traced = Vec::<FieldRef>::from_type::<T>(TracingOptions::default()).map_err(arrow_error)?;
+    let fields: Vec<FieldRef> = traced
+        .into_iter()
+        .map(|f| match f.data_type() {
+            DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => {
+                Arc::new(Field::new(f.name(), DataType::Int64, f.is_nullable()))
+            }
+            _ => f,
+        })
+        .collect();
+    serde_arrow::to_record_batch(&fields, &rows).map_err(arrow_error)
+}
+
+/// The series in long form: time_s, source, variable, value; source and variable are
+/// dictionary columns over the run's names.
+pub fn series_batch(s: SeriesColumns) -> PyResult<RecordBatch> {
+    let names = |codes: Vec<u32>, names: Vec<String>| -> PyResult<ArrayRef> {
+        let dict = DictionaryArray::<UInt32Type>::try_new(
+            UInt32Array::from(codes),
+            Arc::new(StringArray::from(names)),
+        )
+        .map_err(arrow_error)?;
+        Ok(Arc::new(dict))
+    };
+    let dict_type = DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8));
+    let schema = Schema::new(vec![
+        Field::new("time_s", DataType::Float64, false),
+        Field::new("source", dict_type.clone(), false),
+        Field::new("variable", dict_type, false),
+        Field::new("value", DataType::Float64, false),
+    ]);
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Float64Array::from(s.time_s)),
+        names(s.source, s.source_names)?,
+        names(s.variable, s.variable_names)?,
+        Arc::new(Float64Array::from(s.value)),
+    ];
+    RecordBatch::try_new(Arc::new(schema), columns).map_err(arrow_error)
+}
