@@ -183,7 +183,7 @@ def _print_run(r: Any) -> None:
     head.add_row("simulated", f"{r.duration_s:g} s (warm-up {r.warmup_s:g} s)")
     head.add_row("events", f"{r.events:,}")
     head.add_row("wall time", f"{r.wall_time_s:.3f} s ({r.events_per_second / 1e6:.2f} M events/s)")
-    head.add_row("flows", f"{len(r.raw['flows'])}")
+    head.add_row("flows", f"{r.n_flows}")
     head.add_row("goodput (sum)", f"{_f(s.get('flows.goodput_bps.sum', math.nan) / 1e6)} Mb/s")
     head.add_row("mean RTT", f"{_f(s.get('flows.mean_rtt_ms.mean', math.nan), 2)} ms")
     head.add_row("retransmissions", _f(s.get("flows.retransmissions.sum")))
@@ -198,7 +198,7 @@ def _print_run(r: Any) -> None:
             q.add_column(c, no_wrap=True)
         else:
             q.add_column(c, justify="right", min_width=max(6, max(len(w) for w in c.split())))
-    rows = r.raw["queues"]
+    rows = r.queues.to_dict("records")
     shown = [x for x in rows if "bottleneck" in x["name"] or x["drops"] or x["marks"]]
     for x in shown:
         q.add_row(
