@@ -29,11 +29,6 @@ def test_import_loads_neither_matplotlib_nor_scipy(module):
     assert loaded_after_import(module, ("matplotlib", "scipy")) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="python/aqmlab/result.py still has `import pandas as pd` at the top (being rewritten for "
-    "Arrow results); remove this marker once that import is lazy",
-)
 @pytest.mark.parametrize("module", MODULES)
 def test_import_loads_no_table_library(module):
     assert loaded_after_import(module, ("pandas", "numpy", "pyarrow")) == []
