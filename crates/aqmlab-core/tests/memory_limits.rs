@@ -75,31 +75,60 @@ fn fq_codel_flows_above_linux_maximum_are_refused_when_the_queue_is_built() {
 }
 
 #[test]
-fn the_routing_part_is_exact_for_a_dumbbell() {
-    // 1000 senders and receivers: 2002 nodes, every host has an agent (2000 destinations),
-    // one 4-byte next hop per pair.
+fn the_routing_part_is_exact_for_a_dumbbell_and_for_a_table() {
+    // 1000 senders and receivers: 2002 nodes of a tree, 20 bytes each.
     let s = dumbbell(1000, "", "").unwrap();
     let size = ScenarioSize::of(&s);
     assert_eq!(
-        (size.nodes, size.destinations, size.flows),
-        (2002, 2000, 1000)
+        (size.nodes, size.destinations, size.flows, size.tree_routed),
+        (2002, 2000, 1000, true)
     );
     assert_eq!(size.links, 2 + 4 * 1000);
     let routing = &estimate(&s).parts[0];
-    assert!(routing.what.starts_with("the routing table"));
-    assert_eq!(routing.bytes, 2002 * 2000 * 4);
+    assert!(routing
+        .what
+        .starts_with("the routes (2002 nodes of a forest)"));
+    assert_eq!(routing.bytes, 2002 * 20);
+    // A triangle with a flow between each pair has a cycle: a table of one 4-byte next hop
+    // per (node, destination).
+    let ring = Scenario::from_toml(
+        r#"
+        duration = "1s"
+        [topology]
+        kind = "graph"
+        nodes = ["a", "b", "c"]
+        links = [
+            { from = "a", to = "b", rate = "10Mbps" },
+            { from = "b", to = "c", rate = "10Mbps" },
+            { from = "c", to = "a", rate = "10Mbps" },
+        ]
+        [[flows]]
+        kind = "tcp"
+        from = ["a", "b", "c"]
+        to = ["b", "c", "a"]
+        "#,
+    )
+    .unwrap();
+    let size = ScenarioSize::of(&ring);
+    assert!(!size.tree_routed);
+    let routing = &estimate(&ring).parts[0];
+    assert!(routing
+        .what
+        .starts_with("the routing table (3 nodes x 3 destinations)"));
+    assert_eq!(routing.bytes, 3 * 3 * 4);
 }
 
 #[test]
 fn a_million_senders_are_refused_by_the_estimate_naming_the_field_that_makes_it_large() {
     let s = dumbbell(1_000_000, "", "").unwrap();
     let e = estimate(&s);
-    assert!(e.total() > 10_000_000_000_000, "{}", e.total()); // the dense routing table: 16 TB
+    // The routes are a tree (40 MB); 40 packets in flight per flow are most of it.
+    assert!(e.total() > 10_000_000_000, "{}", e.total());
     let err = e.check(8_000_000_000).unwrap_err().to_string();
     assert!(
         err.starts_with(
-            "topology.senders: the run would need about 16.2 TB of memory, 16.0 TB of it for \
-             the routing table (2000002 nodes x 2000000 destinations), above the limit of 8.0 GB"
+            "flows[0]: the run would need about 19.2 GB of memory, 12.8 GB of it for up to \
+             40000000 packets in flight, above the limit of 8.0 GB"
         ),
         "{err}"
     );

@@ -20,12 +20,11 @@ pub struct FifoQueue {
 
 impl FifoQueue {
     pub fn new(aqm: Box<dyn Aqm>, limit: QueueLimit, link_rate_bps: u64) -> Self {
-        let cap = match limit {
-            QueueLimit::Packets(n) => (n as usize).min(1 << 16),
-            QueueLimit::Bytes(_) => 64,
-        };
         FifoQueue {
-            buf: VecDeque::with_capacity(cap + 1),
+            // Grown as packets arrive, not to the limit up front: most of a large network's
+            // queues (access links) never hold more than a few packets, and 4 KB each for a
+            // limit of 1000 was most of a dumbbell flow's memory.
+            buf: VecDeque::new(),
             bytes: 0,
             limit,
             link_rate_bps,

@@ -94,9 +94,12 @@ impl QueueStats {
             std::mem::take(&mut self.len_packets),
             std::mem::take(&mut self.len_bytes),
         );
+        let mut sojourn = std::mem::take(&mut self.sojourn);
+        sojourn.clear();
         *self = QueueStats {
             len_packets: lp,
             len_bytes: lb,
+            sojourn,
             backlog_at_start: backlog,
             start: now,
             ..Default::default()

@@ -4,12 +4,14 @@
 //!
 //! The estimate is the peak of a run made from Python (engine plus the result handed to
 //! Python), the sum of:
-//! - routing: one next-hop entry per (node, destination) pair, destinations being the nodes
-//!   with an agent (exact: the table is dense);
-//! - links: each link with its queue statistics (a delay histogram of fixed size, exact) and
-//!   its queue's own state (FQ-CoDel: one sub-queue per `flows`, exact), plus
-//!   [`BYTES_PER_LINK_EXTRA`] (measured);
-//! - flows: agents, flow table, counters, events and the result row in Python
+//! - routing: on a forest of duplex links (every dumbbell), a parent, depth and two links per
+//!   node (exact); otherwise one next-hop entry per (node, destination) pair, destinations
+//!   being the nodes with an agent (exact: the table is dense);
+//! - links: each link's struct and its queue's own state (FQ-CoDel: one sub-queue per
+//!   `flows`, exact), plus [`BYTES_PER_LINK_EXTRA`] (measured: its delay histogram, which
+//!   grows with the delays seen, its queue buffer, pending events, result row);
+//! - a graph's description: [`BYTES_PER_GRAPH_LINK_DESCRIBED`] per link given (measured);
+//! - flows: agents, flow table, counters, events and the result row
 //!   ([`BYTES_PER_FLOW`], measured);
 //! - packets in flight: at most what the senders can have outstanding (a TCP flow: a window of
 //!   data and a window of ACKs; a UDP source: everything it sends) and at most what the
@@ -21,20 +23,27 @@
 //! `tests/test_memory_limit.py` checks the estimate against the peak resident memory of real
 //! runs that stress each part.
 
-use super::schema::{Endpoints, FlowSpec, LimitSpec, QueueSpec, Scenario, Topology};
+use super::schema::{Endpoints, FlowSpec, GraphSpec, LimitSpec, QueueSpec, Scenario, Topology};
 use super::ScenarioError;
 use crate::aqm::fq_codel;
-use crate::metrics::DelayHistogram;
-use crate::net::{Link, LinkId, Packet};
+use crate::net::routing::TreeRoutes;
+use crate::net::{Link, LinkId, NodeId, Packet};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// Engine and result memory per flow (two agents, flow info, counters, pending events, the
 /// flow's result row and its Arrow columns): 2.3-2.4 KiB measured at 100k TCP flows
 /// (2026-11-25, results as Arrow), rounded up.
 pub const BYTES_PER_FLOW: u64 = 2560;
-/// Memory per link besides its struct and delay histogram (its node, queue buffer, pending
-/// events, result row): 4 KiB measured at 16k-32k links.
-pub const BYTES_PER_LINK_EXTRA: u64 = 4096;
+/// Memory per link besides its struct (its delay histogram, which grows with the span of
+/// delays seen, its node, queue buffer grown to the packets it held, pending events, result
+/// row): 0.5 KiB measured on a dumbbell of 4,000 senders whose every link carries a flow
+/// (2026-11-25; 4 KiB when every queue's buffer was allocated to its limit and every
+/// histogram to 30 KB).
+pub const BYTES_PER_LINK_EXTRA: u64 = 512;
+/// Memory per link of a graph topology's description (the scenario as parsed, and what the
+/// parse left in the allocator): 3 KiB measured at 2,000-8,000 links, rounded up.
+pub const BYTES_PER_GRAPH_LINK_DESCRIBED: u64 = 3072;
 /// Memory per recorded time-series point: 24 bytes in the engine (time, source, variable,
 /// value) times the growth of its vectors, plus the result's time column in seconds; the
 /// columns cross to Python as Arrow without a copy, the names dictionary-coded. 25 bytes
@@ -126,6 +135,9 @@ pub struct ScenarioSize {
     pub tcp_flows: u64,
     /// Nodes with an agent (routing destinations), at most `nodes`.
     pub destinations: u64,
+    /// The links form a short forest of duplex links, routed without a table (every
+    /// dumbbell; see `net/routing.rs`).
+    pub tree_routed: bool,
     pub monitored_links: u64,
     /// Bytes of queue state beyond the fixed part of a link (FQ-CoDel sub-queues).
     pub queue_state_bytes: u64,
@@ -183,6 +195,7 @@ impl ScenarioSize {
                 let receivers = d.receivers.unwrap_or(d.senders) as u64;
                 size.nodes = senders + receivers + 2;
                 size.monitored_links = 1;
+                size.tree_routed = true;
                 let forward = LinkGroup::new(
                     1,
                     d.bottleneck.rate.0,
@@ -225,6 +238,7 @@ impl ScenarioSize {
             }
             Topology::Graph(g) => {
                 size.nodes = g.nodes.len() as u64;
+                size.tree_routed = graph_is_tree_routed(g);
                 let mut monitored = 0;
                 for (i, l) in g.links.iter().enumerate() {
                     let path = format!("topology.links[{i}]");
@@ -342,26 +356,53 @@ fn queue_state_bytes(aqm: &Value) -> u64 {
     flows * fq_codel::BYTES_PER_FLOW_QUEUE
 }
 
+/// Whether the build will route `g` as a forest (the same test, on the same links).
+fn graph_is_tree_routed(g: &GraphSpec) -> bool {
+    let index: HashMap<&str, NodeId> = g
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i as NodeId))
+        .collect();
+    let mut ends = Vec::with_capacity(2 * g.links.len());
+    for l in &g.links {
+        let (Some(&a), Some(&b)) = (index.get(l.from.as_str()), index.get(l.to.as_str())) else {
+            return false; // refused by validation anyway
+        };
+        ends.push((a, b));
+        if l.duplex {
+            ends.push((b, a));
+        }
+    }
+    TreeRoutes::new(g.nodes.len(), &ends).is_some()
+}
+
 /// Estimates the memory `scenario` needs (see the module documentation).
 pub fn estimate(scenario: &Scenario) -> MemoryEstimate {
     let size = ScenarioSize::of(scenario);
     let mut parts = vec![];
     parts.push(MemoryPart {
-        what: format!(
-            "the routing table ({} nodes x {} destinations)",
-            size.nodes, size.destinations
-        ),
+        what: if size.tree_routed {
+            format!("the routes ({} nodes of a forest)", size.nodes)
+        } else {
+            format!(
+                "the routing table ({} nodes x {} destinations)",
+                size.nodes, size.destinations
+            )
+        },
         field: match scenario.topology {
             Topology::Dumbbell(_) => "topology.senders".into(),
             Topology::Graph(_) => "topology.nodes".into(),
         },
-        bytes: size
-            .nodes
-            .saturating_mul(size.destinations)
-            .saturating_mul(std::mem::size_of::<LinkId>() as u64),
+        bytes: if size.tree_routed {
+            size.nodes.saturating_mul(TreeRoutes::BYTES_PER_NODE)
+        } else {
+            size.nodes
+                .saturating_mul(size.destinations)
+                .saturating_mul(std::mem::size_of::<LinkId>() as u64)
+        },
     });
-    let per_link =
-        (std::mem::size_of::<Link>() + DelayHistogram::HEAP_BYTES) as u64 + BYTES_PER_LINK_EXTRA;
+    let per_link = std::mem::size_of::<Link>() as u64 + BYTES_PER_LINK_EXTRA;
     parts.push(MemoryPart {
         what: format!("{} links and their queue statistics", size.links),
         field: match scenario.topology {
@@ -370,6 +411,13 @@ pub fn estimate(scenario: &Scenario) -> MemoryEstimate {
         },
         bytes: size.links.saturating_mul(per_link),
     });
+    if let Topology::Graph(g) = &scenario.topology {
+        parts.push(MemoryPart {
+            what: format!("the description of {} links", g.links.len()),
+            field: "topology.links".into(),
+            bytes: (g.links.len() as u64).saturating_mul(BYTES_PER_GRAPH_LINK_DESCRIBED),
+        });
+    }
     if size.queue_state_bytes > 0 {
         parts.push(MemoryPart {
             what: "FQ-CoDel sub-queues".into(),
