@@ -107,6 +107,23 @@ def test_tables_cross_as_arrow_and_reach_polars(result: aqmlab.Result) -> None:
         result.to_arrow("links")
 
 
+def test_the_series_frame_shares_the_engines_buffers() -> None:
+    import numpy as np
+
+    from aqmlab.result import pa_record_batch
+
+    s = scenario(sample_interval="10ms")
+    r = aqmlab.run(s, seed=1)
+    ts = r.timeseries
+    batch = pa_record_batch(r.raw["timeseries"])
+    assert len(ts) == batch.num_rows > 0
+    # time and value are the engine's buffers, not copies; the names are Categorical codes.
+    assert np.shares_memory(ts["value"].to_numpy(), batch.column(3).to_numpy())
+    assert np.shares_memory(ts["time_s"].to_numpy(), batch.column(0).to_numpy())
+    assert ts["source"].dtype == "category" and ts["variable"].dtype == "category"
+    assert ts["source"].astype(str).tolist() == batch.column(1).to_pylist()
+
+
 def test_same_seed_identical_different_seed_different() -> None:
     a, b, c = (aqmlab.run(UDP_DUMBBELL, seed=s) for s in (7, 7, 8))
     pd.testing.assert_frame_equal(a.queues, b.queues)

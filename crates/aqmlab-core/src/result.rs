@@ -108,7 +108,9 @@ impl RunResult {
         let jain = sim.jain(&flows);
         let s = std::mem::take(&mut sim.series);
         let timeseries = SeriesColumns {
-            time_s: s.time.iter().map(|&t| time::to_secs_f64(t)).collect(),
+            // In place: a Vec<u64> collected into a Vec<f64> keeps its allocation, so a long
+            // series is not held twice.
+            time_s: s.time.into_iter().map(time::to_secs_f64).collect(),
             source: s.source,
             variable: s.variable,
             value: s.value,

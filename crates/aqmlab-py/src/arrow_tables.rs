@@ -3,8 +3,11 @@
 //! (the value and time vectors become Arrow buffers without a copy; the names a dictionary).
 
 use aqmlab_core::result::SeriesColumns;
-use arrow_array::types::UInt32Type;
-use arrow_array::{ArrayRef, DictionaryArray, Float64Array, RecordBatch, StringArray, UInt32Array};
+use arrow_array::types::{Int16Type, Int32Type, Int8Type};
+use arrow_array::{
+    Array, ArrayRef, DictionaryArray, Float64Array, Int16Array, Int32Array, Int8Array, RecordBatch,
+    StringArray,
+};
 use arrow_schema::{DataType, Field, FieldRef, Schema};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::PyResult;
@@ -33,28 +36,39 @@ pub fn rows_batch<T: Serialize + for<'de> Deserialize<'de>>(rows: &[T]) -> PyRes
 }
 
 /// The series in long form: time_s, source, variable, value; source and variable are
-/// dictionary columns over the run's names.
+/// dictionary columns over the run's names, with the narrowest signed keys that hold them
+/// (what pandas takes as Categorical codes).
 pub fn series_batch(s: SeriesColumns) -> PyResult<RecordBatch> {
-    let names = |codes: Vec<u32>, names: Vec<String>| -> PyResult<ArrayRef> {
-        let dict = DictionaryArray::<UInt32Type>::try_new(
-            UInt32Array::from(codes),
-            Arc::new(StringArray::from(names)),
-        )
-        .map_err(arrow_error)?;
-        Ok(Arc::new(dict))
-    };
-    let dict_type = DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8));
+    let source = dictionary(s.source, s.source_names)?;
+    let variable = dictionary(s.variable, s.variable_names)?;
     let schema = Schema::new(vec![
         Field::new("time_s", DataType::Float64, false),
-        Field::new("source", dict_type.clone(), false),
-        Field::new("variable", dict_type, false),
+        Field::new("source", source.data_type().clone(), false),
+        Field::new("variable", variable.data_type().clone(), false),
         Field::new("value", DataType::Float64, false),
     ]);
     let columns: Vec<ArrayRef> = vec![
         Arc::new(Float64Array::from(s.time_s)),
-        names(s.source, s.source_names)?,
-        names(s.variable, s.variable_names)?,
+        source,
+        variable,
         Arc::new(Float64Array::from(s.value)),
     ];
     RecordBatch::try_new(Arc::new(schema), columns).map_err(arrow_error)
+}
+
+fn dictionary(codes: Vec<u32>, names: Vec<String>) -> PyResult<ArrayRef> {
+    let values: ArrayRef = Arc::new(StringArray::from(names));
+    let n = values.len();
+    // Codes index `names`, so each is below n and fits the narrowest type that holds n - 1.
+    let array: ArrayRef = if n <= i8::MAX as usize + 1 {
+        let keys = Int8Array::from_iter_values(codes.into_iter().map(|c| c as i8));
+        Arc::new(DictionaryArray::<Int8Type>::try_new(keys, values).map_err(arrow_error)?)
+    } else if n <= i16::MAX as usize + 1 {
+        let keys = Int16Array::from_iter_values(codes.into_iter().map(|c| c as i16));
+        Arc::new(DictionaryArray::<Int16Type>::try_new(keys, values).map_err(arrow_error)?)
+    } else {
+        let keys = Int32Array::from_iter_values(codes.into_iter().map(|c| c as i32));
+        Arc::new(DictionaryArray::<Int32Type>::try_new(keys, values).map_err(arrow_error)?)
+    };
+    Ok(array)
 }
