@@ -31,6 +31,7 @@ def test_run_prints_a_summary(udp_file: Path) -> None:
     r = runner.invoke(app, ["run", str(udp_file), "--seed", "3"])
     assert r.exit_code == 0, r.output
     assert "bottleneck" in r.stdout and "Jain" in r.stdout
+    assert "set-up / loop / collect" in r.stdout and "peak memory" in r.stdout
 
 
 def test_run_json_parses_and_matches_api(udp_file: Path, tmp_path: Path) -> None:
@@ -42,6 +43,8 @@ def test_run_json_parses_and_matches_api(udp_file: Path, tmp_path: Path) -> None
     assert summary.keys() == api.keys()
     assert summary["queue.bottleneck.arrivals"] == api["queue.bottleneck.arrivals"]
     assert summary["flows.mean_rtt_ms.mean"] is None  # NaN -> null
+    assert summary["loop_s"] == summary["wall_time_s"] and summary["setup_s"] >= 0
+    assert summary["peak_rss_bytes"] > 0
     for table in ("queues", "flows", "timeseries"):
         assert (out / f"{table}.parquet").is_file() and (out / f"{table}.csv").is_file()
     assert (out / "summary.json").is_file()

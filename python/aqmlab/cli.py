@@ -183,6 +183,10 @@ def _print_run(r: Any) -> None:
     head.add_row("simulated", f"{r.duration_s:g} s (warm-up {r.warmup_s:g} s)")
     head.add_row("events", f"{r.events:,}")
     head.add_row("wall time", f"{r.wall_time_s:.3f} s ({r.events_per_second / 1e6:.2f} M events/s)")
+    t = r.timings
+    head.add_row("set-up / loop / collect", f"{t['setup_s']:.3f} / {t['loop_s']:.3f} / {t['collect_s']:.3f} s")
+    if r.peak_rss_bytes is not None:
+        head.add_row("peak memory", f"{r.peak_rss_bytes / 2**20:,.0f} MiB")
     head.add_row("flows", f"{r.n_flows}")
     head.add_row("goodput (sum)", f"{_f(s.get('flows.goodput_bps.sum', math.nan) / 1e6)} Mb/s")
     head.add_row("mean RTT", f"{_f(s.get('flows.mean_rtt_ms.mean', math.nan), 2)} ms")
