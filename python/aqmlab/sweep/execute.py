@@ -44,6 +44,7 @@ waited for and its result reused, and one whose claimant has died is run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
@@ -53,7 +54,7 @@ import time
 import uuid
 import warnings
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import (
     FIRST_COMPLETED,
     CancelledError,
@@ -294,8 +295,14 @@ _PR_SET_PDEATHSIG = 1
 def _init_worker(driver_pid: int | None) -> None:
     """Worker process set-up: die with the driver, leave Ctrl-C to it."""
     # The driver handles Ctrl-C for everyone (it terminates the pool); a worker
-    # reacting too would print its own traceback.
+    # reacting too would print its own traceback. SIGTERM (how the driver stops a worker)
+    # must kill it outright, not run a handler the driver installed before forking. The
+    # worker was forked with both blocked (`_SignalDeferredPool`): one that came before
+    # these lines is pending, and on unblocking is discarded (SIGINT) or kills (SIGTERM).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED_SIGNALS)
     if hasattr(os, "sched_getaffinity"):  # Linux: ask the kernel to SIGKILL us when the driver dies
         try:
             import ctypes
@@ -306,6 +313,34 @@ def _init_worker(driver_pid: int | None) -> None:
             pass
     if driver_pid is not None and os.getppid() != driver_pid:  # the driver died before the prctl
         os._exit(1)
+
+
+_DEFERRED_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM held back (not lost) on this thread: delivered when the block
+    ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+class _SignalDeferredPool(ProcessPoolExecutor):
+    """A process pool whose workers are forked with SIGINT and SIGTERM blocked. A Ctrl-C
+    (to the whole process group) or the driver's SIGTERM arriving while a worker starts would
+    otherwise meet the driver's handlers before the worker's initializer replaces them, and
+    the worker would print a KeyboardInterrupt traceback. The pool forks inside ``submit``."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        with _signals_deferred():
+            return super().submit(fn, *args, **kwargs)
 
 
 def _terminate_pool(pool: ProcessPoolExecutor) -> None:
@@ -322,7 +357,12 @@ def _close_executor(ex: Executor, interrupted: bool) -> None:
     if interrupted:
         if isinstance(ex, ProcessPoolExecutor):
             _terminate_pool(ex)
-        ex.shutdown(wait=False, cancel_futures=True)
+            # Wait for the pool's manager thread, which notices the killed workers at once:
+            # left running, it races the interpreter's exit hook for the pool's wake-up pipe
+            # ("OSError: Bad file descriptor" printed at exit, CPython 3.11).
+            ex.shutdown(wait=True, cancel_futures=True)
+        else:
+            ex.shutdown(wait=False, cancel_futures=True)
     else:
         ex.shutdown(wait=True)
 
@@ -413,7 +453,7 @@ def _open_backend(
         method = (mp_context or multiprocessing).get_start_method()
         # Under forkserver the workers' parent is the server, not the driver.
         parent = os.getpid() if method in ("fork", "spawn") else None
-        return ProcessPoolExecutor(
+        return _SignalDeferredPool(
             max_workers=n, mp_context=mp_context, initializer=_init_worker, initargs=(parent,)
         )
 
