@@ -1,7 +1,7 @@
 """Type stubs of the compiled engine binding ``aqmlab._core`` (crates/aqmlab-py)."""
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, Protocol, TypedDict
 
 __version__: str
 
@@ -72,14 +72,21 @@ class AqmInfo(TypedDict):
     implemented: bool
     build_error: str | None
 
-class TimeSeriesColumns(TypedDict):
-    time_s: list[float]
-    source: list[str]
-    variable: list[str]
-    value: list[float]
+class ArrowRecordBatch(Protocol):
+    """A record batch exported through the Arrow PyCapsule interface (pyo3-arrow's
+    RecordBatch): ``pyarrow.record_batch(batch)`` takes it without a copy."""
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+
+class Timings(TypedDict):
+    setup_s: float
+    loop_s: float
+    collect_s: float
 
 class RawResult(TypedDict):
-    """The engine's RunResult; non-finite floats are None (JSON semantics)."""
+    """The engine's RunResult: scalars as Python values (non-finite floats are None), the
+    tables as Arrow record batches (queues and flows one row per queue / flow; timeseries
+    time_s, source, variable, value with source and variable dictionary-encoded)."""
 
     name: str
     seed: int
@@ -88,11 +95,13 @@ class RawResult(TypedDict):
     events: int
     wall_time_s: float
     events_per_second: float | None
-    queues: list[dict[str, Any]]
-    flows: list[dict[str, Any]]
+    timings: Timings
+    peak_rss_bytes: int | None
+    queues: ArrowRecordBatch
+    flows: ArrowRecordBatch
     jain_index: float | None
     conserved: bool
-    timeseries: TimeSeriesColumns
+    timeseries: ArrowRecordBatch
 
 def run(
     scenario_json: str,
