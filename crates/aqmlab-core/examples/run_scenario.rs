@@ -3,7 +3,8 @@
 //! `cargo run --release -p aqmlab-core --example run_scenario -- FILE [SEED] [REPEATS]`
 //!
 //! Used for the whole-scenario figures in BENCHMARKS.md; prints one line per repeat and the
-//! median, so a figure is not a single lucky run.
+//! median, so a figure is not a single lucky run. "ns/pkt" is loop time over the packets the
+//! link named "bottleneck" sent in the measurement window (the scaling benchmark's measure).
 
 use aqmlab_core::{run, Scenario};
 
@@ -30,8 +31,12 @@ fn main() {
             std::process::exit(1)
         });
         let q = r.queue("bottleneck");
+        let ns_per_packet = q
+            .filter(|q| q.departures > 0)
+            .map(|q| r.wall_time_s * 1e9 / q.departures as f64)
+            .unwrap_or(f64::NAN);
         println!(
-            "run {i}: events {} wall {:.3}s events/s {:.3e} | bottleneck util {:.4} mean queue {:.1} drops {} | jain {:.3}",
+            "run {i}: events {} wall {:.3}s events/s {:.3e} ns/pkt {ns_per_packet:.0} | bottleneck util {:.4} mean queue {:.1} drops {} | jain {:.3}",
             r.events,
             r.wall_time_s,
             r.events_per_second,
@@ -40,9 +45,9 @@ fn main() {
             q.map(|q| q.drops).unwrap_or(0),
             r.jain_index
         );
-        rates.push((r.events_per_second, r.wall_time_s, r.events));
+        rates.push((r.events_per_second, r.wall_time_s, r.events, ns_per_packet));
     }
     rates.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (eps, wall, events) = rates[rates.len() / 2];
-    println!("median: {events} events in {wall:.3}s = {eps:.3e} events/s");
+    let (eps, wall, events, ns) = rates[rates.len() / 2];
+    println!("median: {events} events in {wall:.3}s = {eps:.3e} events/s, {ns:.0} ns/pkt");
 }
