@@ -74,7 +74,7 @@ pub fn run(scenario: &Scenario, seed: u64) -> Result<RunResult, Error> {
 pub fn run_with(
     scenario: &Scenario,
     seed: u64,
-    custom: Option<&dyn aqm::CustomAqmFactory>,
+    custom: Option<&dyn aqm::registry::CustomAqmFactory>,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<RunResult, Error> {
     let building = std::time::Instant::now();

@@ -4,7 +4,9 @@
 //! for CoDel/PIE/FQ-CoDel; 30 s, 10 s warm-up. Traffic: TCP NewReno (window 64) and an
 //! unresponsive Poisson overload; plus parameter errors through `build_queue`.
 
-use aqmlab_core::aqm::{build_queue, QueueEnv, QueueLimit};
+use aqmlab_core::aqm::params::QueueEnv;
+use aqmlab_core::aqm::registry::build_queue;
+use aqmlab_core::aqm::QueueLimit;
 use aqmlab_core::metrics::queue_stats::QueueSummary;
 use aqmlab_core::{run, Scenario};
 

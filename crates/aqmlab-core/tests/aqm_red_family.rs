@@ -2,7 +2,9 @@
 //! dumbbell (10 Mb/s, 5 ms, limit 100 packets, 100 Mb/s access links), with TCP Reno flows
 //! and with bursty UDP on/off traffic; plus parameter errors through `build_queue`.
 
-use aqmlab_core::aqm::{build_queue, QueueEnv, QueueLimit};
+use aqmlab_core::aqm::params::QueueEnv;
+use aqmlab_core::aqm::registry::build_queue;
+use aqmlab_core::aqm::QueueLimit;
 use aqmlab_core::{run, Scenario};
 
 /// (name, aqm table) for every algorithm of this family, at its defaults.

@@ -7,10 +7,10 @@
 mod arrow_tables;
 
 use aqmlab_core::aqm::params::AqmParams;
-use aqmlab_core::aqm::registry::Builder;
+use aqmlab_core::aqm::params::QueueEnv;
+use aqmlab_core::aqm::registry::{build_queue, Builder, CustomAqmFactory, REGISTRY};
 use aqmlab_core::aqm::{
-    build_queue, Aqm, ArrivalVerdict, CustomAqmFactory, DepartureVerdict, DropKind, QueueEnv,
-    QueueLimit, QueueView, StateSink, REGISTRY,
+    Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueLimit, QueueView, StateSink,
 };
 use aqmlab_core::net::{Packet, PacketKind};
 use aqmlab_core::scenario::memory;

@@ -28,13 +28,11 @@
 //! - `bottom` (probability, 0.01): no decrease once max_p is below it
 //! - `adaptive` (bool, true): false freezes max_p (plain gentle RED with ARED's auto settings)
 
-use super::params::AqmParams;
+use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::red::{
     concat_docs, docs_len, parse_variant, Red, RedConfig, RED_DOCS_REST, RED_DOCS_THRESHOLDS,
 };
-use super::registry::doc;
-use super::registry::ParamDoc;
-use super::{Aqm, ArrivalVerdict, QueueEnv, QueueView, StateSink};
+use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;

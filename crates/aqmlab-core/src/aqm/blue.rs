@@ -27,9 +27,8 @@
 //!   pseudocode); false: one clock per kind
 //! - `ecn` (false, bool): mark ECT packets instead of dropping them
 
-use super::params::AqmParams;
-use super::registry::ParamDoc;
-use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueView, StateSink};
+use super::params::{AqmParams, ParamDoc, QueueEnv};
+use super::{Aqm, ArrivalVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;

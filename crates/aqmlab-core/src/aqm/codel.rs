@@ -29,9 +29,8 @@
 //! - `ecn` (false, bool): CE-mark ECT packets instead of dropping (Linux sch_codel default
 //!   off)
 
-use super::params::AqmParams;
-use super::registry::ParamDoc;
-use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueEnv, QueueView, StateSink};
+use super::params::{AqmParams, ParamDoc, QueueEnv};
+use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;

@@ -32,11 +32,9 @@
 //! - `ecn` (bool, false)
 //! - `mean_pkt_size` (bytes, 500): ns-2's ptc for the idle decay
 
-use super::params::AqmParams;
+use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::red::{count_corrected, no_count_correction, Red, RedConfig, RedParams, WeightSetting};
-use super::registry::doc;
-use super::registry::ParamDoc;
-use super::{Aqm, ArrivalVerdict, QueueEnv, QueueView, StateSink};
+use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::ScenarioError;
 use crate::sim::{RngStream, Time};

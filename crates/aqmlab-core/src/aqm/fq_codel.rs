@@ -37,11 +37,8 @@
 //! - `perturbation` (0): hash perturbation
 
 use super::codel::{CodelParams, CodelVars};
-use super::params::AqmParams;
-use super::registry::ParamDoc;
-use super::{
-    DepartureVerdict, DropKind, QueueCtx, QueueDiscipline, QueueEnv, QueueLimit, StateSink,
-};
+use super::params::{AqmParams, ParamDoc, QueueEnv};
+use super::{DepartureVerdict, DropKind, QueueCtx, QueueDiscipline, QueueLimit, StateSink};
 use crate::net::PacketId;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;

@@ -46,11 +46,9 @@
 //! - `enqueue_rule` (bool, true): region 10.
 //! - `region7` (bool, false): region 7 as well.
 
-use super::params::AqmParams;
+use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::red::{concat_docs, docs_len, parse_variant, Red, RedConfig, RED_PARAM_DOCS};
-use super::registry::doc;
-use super::registry::ParamDoc;
-use super::{Aqm, ArrivalVerdict, QueueEnv, QueueView, StateSink};
+use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::ScenarioError;
 use crate::sim::{RngStream, Time};

@@ -25,10 +25,9 @@
 //! them).
 
 use super::hybrid_red::{self, HybridOptions, Reduction};
-use super::params::AqmParams;
+use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::red::{concat_docs, docs_len, parse_variant, RED_PARAM_DOCS};
-use super::registry::{doc, ParamDoc};
-use super::{Aqm, QueueEnv};
+use super::Aqm;
 use crate::scenario::ScenarioError;
 use serde::Deserialize;
 

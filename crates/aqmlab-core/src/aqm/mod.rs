@@ -39,7 +39,6 @@ pub mod red;
 pub mod rem;
 
 pub use fifo_queue::FifoQueue;
-pub use registry::{build_queue, AqmInfo, CustomAqmFactory, QueueEnv, REGISTRY};
 
 use crate::metrics::QueueStats;
 use crate::net::{Packet, PacketArena, PacketId};

@@ -41,9 +41,8 @@
 //! and folded into the next update with T > 0, as CSFQ's estimator does; "traffic is
 //! ECN-capable" is read from the arriving packet's ECT bit.
 
-use super::params::AqmParams;
-use super::registry::ParamDoc;
-use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueLimit, QueueView, StateSink};
+use super::params::{AqmParams, ParamDoc, QueueEnv};
+use super::{Aqm, ArrivalVerdict, DropKind, QueueLimit, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;

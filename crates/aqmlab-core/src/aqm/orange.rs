@@ -22,10 +22,8 @@
 //!   is 20/sqrt(K) ms): > 0
 //! - `ecn` (bool, false): mark ECT packets instead of dropping them
 
-use super::params::AqmParams;
-use super::registry::doc;
-use super::registry::ParamDoc;
-use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueView, StateSink};
+use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
+use super::{Aqm, ArrivalVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;

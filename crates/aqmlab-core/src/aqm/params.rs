@@ -1,6 +1,11 @@
-//! Reading an algorithm's parameters from a scenario, with errors that name the parameter.
+//! The vocabulary an algorithm describes and builds itself with: its parameters read from a
+//! scenario (with errors that name the parameter), their documentation, and what it may know
+//! of the link it serves. Algorithms and the registry both look here; the registry knows the
+//! algorithms, no algorithm knows the registry.
 
+use super::QueueLimit;
 use crate::scenario::error::{from_value, join_path, ScenarioError};
+use crate::sim::Time;
 use serde::de::DeserializeOwned;
 
 /// The parameters given for one queue's AQM (everything in its table except `kind`), and
@@ -55,5 +60,37 @@ impl AqmParams {
         self.require(v.is_finite() && v > 0.0, name, || {
             format!("must be > 0, got {v}")
         })
+    }
+}
+
+/// What a discipline may know about the link it serves when it is built.
+#[derive(Debug, Clone, Copy)]
+pub struct QueueEnv {
+    pub link_rate_bps: u64,
+    pub link_delay: Time,
+    pub limit: QueueLimit,
+}
+
+/// One documented parameter: name, default (as text), unit, meaning.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamDoc {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub unit: &'static str,
+    pub meaning: &'static str,
+}
+
+/// A [`ParamDoc`] in a const context.
+pub const fn doc(
+    name: &'static str,
+    default: &'static str,
+    unit: &'static str,
+    meaning: &'static str,
+) -> ParamDoc {
+    ParamDoc {
+        name,
+        default,
+        unit,
+        meaning,
     }
 }

@@ -16,9 +16,8 @@
 //! - `w` (170, Hz): sampling frequency of the controller
 //! - `ecn` (false, bool): mark ECT packets instead of dropping them
 
-use super::params::AqmParams;
-use super::registry::ParamDoc;
-use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueView, StateSink};
+use super::params::{AqmParams, ParamDoc, QueueEnv};
+use super::{Aqm, ArrivalVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
@@ -229,7 +228,7 @@ mod tests {
             link_delay: 0,
             limit: QueueLimit::Packets(300),
         };
-        let e = crate::aqm::build_queue(
+        let e = crate::aqm::registry::build_queue(
             &serde_json::json!({"kind": "pi", "q_ref": -3}),
             &env,
             None,

@@ -59,9 +59,8 @@
 //!   and re-armed (above)
 //! - `dq_threshold` (16384, bytes): departure-rate measurement size ("rate" only)
 
-use super::params::AqmParams;
-use super::registry::ParamDoc;
-use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueEnv, QueueView, StateSink};
+use super::params::{AqmParams, ParamDoc, QueueEnv};
+use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;

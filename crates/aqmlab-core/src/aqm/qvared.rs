@@ -57,11 +57,9 @@
 //!   `bottom` (0.01), `adaptive` (true)
 
 use super::ared::{AdaptParams, AdaptiveMaxP, ADAPT_DOCS, ADAPT_KEYS};
-use super::params::AqmParams;
+use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::red::{concat_docs, docs_len, Red, RedConfig, RedParams, WeightSetting};
-use super::registry::doc;
-use super::registry::ParamDoc;
-use super::{Aqm, ArrivalVerdict, QueueEnv, QueueView, StateSink};
+use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};

@@ -22,9 +22,8 @@
 //! `use_mark_p` reach the same drop through p = 1 but count it as unforced.
 
 use super::ewma::EwmaQueueAverage;
-use super::params::AqmParams;
-use super::registry::{doc, ParamDoc};
-use super::{Aqm, ArrivalVerdict, DropKind, QueueEnv, QueueView, StateSink};
+use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
+use super::{Aqm, ArrivalVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;

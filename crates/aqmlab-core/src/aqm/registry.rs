@@ -1,46 +1,13 @@
 //! Every queue discipline aqmlab knows, by name, with its source and parameters; the one
 //! place a scenario's `aqm = "..."` is turned into a running discipline.
 
-use super::params::AqmParams;
+use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::{
     ared, blue, codel, droptail, dsred, fq_codel, hybrid_red, lpf_oda, newque, orange, pi, pie,
     qvared, red, rem,
 };
-use super::{Aqm, FifoQueue, QueueDiscipline, QueueLimit};
+use super::{Aqm, FifoQueue, QueueDiscipline};
 use crate::scenario::ScenarioError;
-use crate::sim::Time;
-
-/// What a discipline may know about the link it serves when it is built.
-#[derive(Debug, Clone, Copy)]
-pub struct QueueEnv {
-    pub link_rate_bps: u64,
-    pub link_delay: Time,
-    pub limit: QueueLimit,
-}
-
-/// One documented parameter: name, default (as text), unit, meaning.
-#[derive(Debug, Clone, Copy)]
-pub struct ParamDoc {
-    pub name: &'static str,
-    pub default: &'static str,
-    pub unit: &'static str,
-    pub meaning: &'static str,
-}
-
-/// A [`ParamDoc`] in a const context.
-pub const fn doc(
-    name: &'static str,
-    default: &'static str,
-    unit: &'static str,
-    meaning: &'static str,
-) -> ParamDoc {
-    ParamDoc {
-        name,
-        default,
-        unit,
-        meaning,
-    }
-}
 
 /// How an algorithm is built: most are an [`Aqm`] in a [`FifoQueue`]; schedulers such as
 /// FQ-CoDel build a whole [`QueueDiscipline`].

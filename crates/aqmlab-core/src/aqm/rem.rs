@@ -30,9 +30,8 @@
 //!   `pktsize_`)
 //! - `ecn` (false, bool): mark ECT packets at dequeue instead of dropping at arrival
 
-use super::params::AqmParams;
-use super::registry::ParamDoc;
-use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueEnv, QueueView, StateSink};
+use super::params::{AqmParams, ParamDoc, QueueEnv};
+use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;

@@ -6,7 +6,9 @@ use super::schema::{
     StartSpec, Topology,
 };
 use super::ScenarioError;
-use crate::aqm::{build_queue, CustomAqmFactory, QueueEnv, QueueLimit};
+use crate::aqm::params::QueueEnv;
+use crate::aqm::registry::{build_queue, CustomAqmFactory};
+use crate::aqm::QueueLimit;
 use crate::net::{Link, NodeId, RoutingTable};
 use crate::sim::{time, EventKind, RngStream, StreamKind, Time, WorkBudget};
 use crate::simulator::{FlowInfo, Simulator};
