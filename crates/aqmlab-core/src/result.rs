@@ -1,9 +1,9 @@
-//! What a run returns: the queue and flow tables, time series and run-level figures.
+//! What a run returns: the queue and flow tables, time series and run-level figures. Plain
+//! data: the simulator gathers it (`Simulator::collect_result`), nothing here reads the
+//! simulator.
 
 use crate::metrics::flow_stats::FlowSummary;
 use crate::metrics::queue_stats::QueueSummary;
-use crate::sim::time;
-use crate::simulator::Simulator;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
@@ -91,58 +91,6 @@ pub struct RunResult {
 }
 
 impl RunResult {
-    /// Gathers the result; the series move out of the simulator rather than being copied.
-    pub(crate) fn collect(sim: &mut Simulator, events: u64, wall: f64) -> RunResult {
-        let now = sim.now();
-        let queues: Vec<QueueSummary> = sim
-            .links
-            .iter()
-            .filter(|l| l.monitor || l.stats.arrivals > 0 || l.stats.backlog_at_start > 0)
-            .map(|l| l.summary(now, &sim.packets))
-            .collect();
-        let conserved = sim
-            .links
-            .iter()
-            .all(|l| l.summary(now, &sim.packets).is_conserved());
-        let flows = sim.flow_summaries();
-        let jain = sim.jain(&flows);
-        let s = std::mem::take(&mut sim.series);
-        let timeseries = SeriesColumns {
-            // In place: a Vec<u64> collected into a Vec<f64> keeps its allocation, so a long
-            // series is not held twice.
-            time_s: s.time.into_iter().map(time::to_secs_f64).collect(),
-            source: s.source,
-            variable: s.variable,
-            value: s.value,
-            source_names: s.sources,
-            variable_names: s.variables,
-        };
-        RunResult {
-            name: sim.name.clone(),
-            seed: sim.seed,
-            duration_s: time::to_secs_f64(sim.duration),
-            warmup_s: time::to_secs_f64(sim.warmup),
-            events,
-            wall_time_s: wall,
-            events_per_second: if wall > 0.0 {
-                events as f64 / wall
-            } else {
-                f64::NAN
-            },
-            timings: Timings {
-                setup_s: 0.0,
-                loop_s: wall,
-                collect_s: 0.0,
-            },
-            peak_rss_bytes: None,
-            queues,
-            flows,
-            jain_index: jain,
-            conserved,
-            timeseries,
-        }
-    }
-
     pub fn queue(&self, name: &str) -> Option<&QueueSummary> {
         self.queues.iter().find(|q| q.name == name)
     }

@@ -2,10 +2,11 @@
 //! names. Entities live in arenas (`Vec`s) and are addressed by index; packets are recycled.
 
 use crate::metrics::flow_stats::FlowSummary;
+use crate::metrics::queue_stats::QueueSummary;
 use crate::metrics::{jain_index, FlowStats, TimeSeries};
 use crate::net::link::LinkCtx;
 use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, PacketKind, RoutingTable};
-use crate::result::RunResult;
+use crate::result::{RunResult, SeriesColumns, Timings};
 use crate::scenario::Scenario;
 use crate::sim::{time, EventKind, EventQueue, Time};
 use crate::transport::{Agent, AgentCtx};
@@ -144,11 +145,63 @@ impl Simulator {
         let collecting = std::time::Instant::now();
         self.check_packet_accounting()?;
         let events = self.events.processed();
-        let mut result = RunResult::collect(&mut self, events, wall);
+        let mut result = self.collect_result(events, wall);
         self.check_bounds(&result)?;
         result.timings.collect_s = collecting.elapsed().as_secs_f64();
         result.peak_rss_bytes = crate::result::peak_rss_bytes();
         Ok(result)
+    }
+
+    /// Gathers the result; the series move out of the simulator rather than being copied.
+    fn collect_result(&mut self, events: u64, wall: f64) -> RunResult {
+        let now = self.now();
+        let queues: Vec<QueueSummary> = self
+            .links
+            .iter()
+            .filter(|l| l.monitor || l.stats.arrivals > 0 || l.stats.backlog_at_start > 0)
+            .map(|l| l.summary(now, &self.packets))
+            .collect();
+        let conserved = self
+            .links
+            .iter()
+            .all(|l| l.summary(now, &self.packets).is_conserved());
+        let flows = self.flow_summaries();
+        let jain = self.jain(&flows);
+        let s = std::mem::take(&mut self.series);
+        let timeseries = SeriesColumns {
+            // In place: a Vec<u64> collected into a Vec<f64> keeps its allocation, so a long
+            // series is not held twice.
+            time_s: s.time.into_iter().map(time::to_secs_f64).collect(),
+            source: s.source,
+            variable: s.variable,
+            value: s.value,
+            source_names: s.sources,
+            variable_names: s.variables,
+        };
+        RunResult {
+            name: self.name.clone(),
+            seed: self.seed,
+            duration_s: time::to_secs_f64(self.duration),
+            warmup_s: time::to_secs_f64(self.warmup),
+            events,
+            wall_time_s: wall,
+            events_per_second: if wall > 0.0 {
+                events as f64 / wall
+            } else {
+                f64::NAN
+            },
+            timings: Timings {
+                setup_s: 0.0,
+                loop_s: wall,
+                collect_s: 0.0,
+            },
+            peak_rss_bytes: None,
+            queues,
+            flows,
+            jain_index: jain,
+            conserved,
+            timeseries,
+        }
     }
 
     #[inline]
