@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .run_schema import RESERVED_COLUMNS
+
 STAT_COLUMNS = ("mean", "std", "n", "ci95_low", "ci95_high", "ci95_half_width")
 
 
@@ -109,7 +111,6 @@ def aggregate_runs(
     ``point_order`` (canonical point JSON strings) fixes the row order;
     points not listed follow in sorted order.
     """
-    from .store import RESERVED_COLUMNS  # local import: store imports this module
 
     axes = list(axes)
     clash = {"metric", *STAT_COLUMNS}

@@ -48,6 +48,7 @@ import pyarrow.parquet as pq
 from .aggregate import aggregate_runs, axis_series, export_table, to_wide
 from .atomic_file import DiskFullError, remove_dead_temp_files, sha256_hex, write_atomic
 from .keys import canonical_json
+from .run_schema import META_SCHEMA, RESERVED_COLUMNS, metric_column
 from .store_index import StoreIndex
 
 RUNS_DIR = "runs"
@@ -56,30 +57,6 @@ SWEEP_META = "sweep.json"
 CACHE = "cache/runs.parquet"
 _SIG = "_file_signature"
 
-#: Per-run metadata columns, in display order, with their Arrow types.
-META_SCHEMA = pa.schema(
-    [
-        ("key", pa.string()),
-        ("point_id", pa.string()),
-        ("replication", pa.int64()),
-        ("seed", pa.int64()),
-        ("status", pa.string()),
-        ("error", pa.string()),
-        ("run_time_s", pa.float64()),
-        ("engine_version", pa.string()),
-        ("fingerprint", pa.string()),
-        ("host", pa.string()),
-        ("pid", pa.int64()),
-        ("finished_at", pa.string()),
-        ("scenario_id", pa.string()),
-        ("point", pa.string()),
-        ("traceback", pa.string()),
-        ("scenario", pa.string()),
-    ]
-)
-RESERVED_COLUMNS = frozenset(META_SCHEMA.names)
-#: Summary keys that clash with a metadata column are stored with this prefix.
-CLASH_PREFIX = "metric."
 #: Index fields shown by :meth:`ResultStore.manifest` (the traceback and scenario stay in the file).
 MANIFEST_FIELDS = (
     "key",
@@ -96,11 +73,6 @@ MANIFEST_FIELDS = (
     "host",
     "finished_at",
 )
-
-
-def metric_column(name: str) -> str:
-    """Column name under which a summary key is stored."""
-    return CLASH_PREFIX + name if name in RESERVED_COLUMNS else name
 
 
 class CorruptRunError(RuntimeError):
