@@ -4,6 +4,7 @@
 pub mod build;
 pub mod error;
 pub mod limits;
+pub mod load;
 pub mod memory;
 pub mod schema;
 pub mod suggest;

@@ -25,7 +25,7 @@
 //! then the matching struct, so every error names the full field path.
 
 use super::error::{from_value, ScenarioError};
-use super::limits::{MAX_FLOWS, MAX_GRAPH_LINKS, MAX_NODES, MAX_SAMPLES};
+use super::limits::{MAX_GRAPH_LINKS, MAX_NODES, MAX_SAMPLES};
 use super::units::{Bytes, Duration, Rate};
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde::Deserialize;
@@ -494,19 +494,9 @@ struct UdpFlowFile {
 }
 
 impl Scenario {
-    /// Parses a TOML document.
-    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
-        Scenario::from_value(&super::toml_text::parse_toml(text)?)
-    }
-
-    /// Parses a JSON document (what the Python bindings send).
-    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| ScenarioError::new("", format!("invalid JSON: {e}")))?;
-        Scenario::from_value(&value)
-    }
-
-    pub fn from_value(value: &Value) -> Result<Scenario, ScenarioError> {
+    /// A scenario from a parsed document, with every check that does not need the scenario
+    /// expanded (those are in `load.rs`, which is what callers use).
+    pub(crate) fn parse_value(value: &Value) -> Result<Scenario, ScenarioError> {
         if !value.is_object() {
             return Err(ScenarioError::new("", "a scenario must be a table/dict"));
         }
@@ -571,23 +561,6 @@ impl Scenario {
                 "flows",
                 "a scenario needs at least one flow",
             ));
-        }
-        let size = super::memory::ScenarioSize::of(self);
-        if size.flows > MAX_FLOWS {
-            let mut total = 0u64;
-            for (i, n) in size.flows_per_entry.iter().enumerate() {
-                total += n;
-                if total > MAX_FLOWS {
-                    return Err(ScenarioError::new(
-                        format!("flows[{i}].count"),
-                        format!(
-                            "the scenario would have {} flows (count x nodes, over all \
-                             entries), above the maximum of {MAX_FLOWS}",
-                            size.flows
-                        ),
-                    ));
-                }
-            }
         }
         Ok(())
     }

@@ -1,0 +1,52 @@
+//! Reading a scenario from TOML, JSON or a parsed value: the schema's own checks
+//! (`schema.rs`), then the limits that need the scenario expanded into flows, counted by
+//! `memory.rs`. Kept apart so that the schema knows nothing of the counting.
+
+use super::error::ScenarioError;
+use super::limits::MAX_FLOWS;
+use super::memory::ScenarioSize;
+use super::schema::Scenario;
+use serde_json::Value;
+
+impl Scenario {
+    /// Parses a TOML document.
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_value(&super::toml_text::parse_toml(text)?)
+    }
+
+    /// Parses a JSON document (what the Python bindings send).
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| ScenarioError::new("", format!("invalid JSON: {e}")))?;
+        Scenario::from_value(&value)
+    }
+
+    pub fn from_value(value: &Value) -> Result<Scenario, ScenarioError> {
+        let s = Scenario::parse_value(value)?;
+        check_flow_count(&s)?;
+        Ok(s)
+    }
+}
+
+/// The flows after expanding `count` and node lists stay within [`MAX_FLOWS`]; the error names
+/// the `flows` entry where the total passes it.
+fn check_flow_count(s: &Scenario) -> Result<(), ScenarioError> {
+    let size = ScenarioSize::of(s);
+    if size.flows > MAX_FLOWS {
+        let mut total = 0u64;
+        for (i, n) in size.flows_per_entry.iter().enumerate() {
+            total += n;
+            if total > MAX_FLOWS {
+                return Err(ScenarioError::new(
+                    format!("flows[{i}].count"),
+                    format!(
+                        "the scenario would have {} flows (count x nodes, over all \
+                             entries), above the maximum of {MAX_FLOWS}",
+                        size.flows
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
