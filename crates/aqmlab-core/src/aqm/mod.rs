@@ -186,7 +186,10 @@ pub struct QueueCtx<'a> {
 impl QueueCtx<'_> {
     #[inline]
     pub fn drop_packet(&mut self, id: PacketId, kind: DropKind) {
-        self.stats.on_drop(self.now, self.packets.get(id), kind);
+        match kind {
+            DropKind::Early => self.stats.on_early_drop(),
+            DropKind::Forced => self.stats.on_forced_drop(),
+        }
         self.dropped.push(id);
     }
 

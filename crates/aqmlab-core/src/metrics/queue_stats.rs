@@ -11,7 +11,6 @@
 //! when the window opens on a backlog (drops / arrivals gave 7.56 after a warm-up).
 
 use super::{DelayHistogram, TimeAverage};
-use crate::aqm::DropKind;
 use crate::net::Packet;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
@@ -48,12 +47,16 @@ impl QueueStats {
         self.arrival_bytes += pkt.size as u64;
     }
 
+    /// A drop the discipline chose (an AQM's verdict).
     #[inline]
-    pub fn on_drop(&mut self, _now: Time, _pkt: &Packet, kind: DropKind) {
-        match kind {
-            DropKind::Early => self.early_drops += 1,
-            DropKind::Forced => self.forced_drops += 1,
-        }
+    pub fn on_early_drop(&mut self) {
+        self.early_drops += 1;
+    }
+
+    /// A drop the buffer forced (it was full).
+    #[inline]
+    pub fn on_forced_drop(&mut self) {
+        self.forced_drops += 1;
     }
 
     #[inline]
