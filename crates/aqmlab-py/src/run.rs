@@ -1,0 +1,236 @@
+//! The module's functions: run (GIL released, Ctrl-C and progress through a callback),
+//! interrupt, validate, estimate_memory, load_toml, the AQM registry and the version.
+
+use crate::conversion::{json_to_py, result_to_py};
+use crate::errors::{panic_message, scenario_error, Failure, SimulationError};
+use crate::python_aqm::PyAqmFactory;
+use aqmlab_core::aqm::params::QueueEnv;
+use aqmlab_core::aqm::registry::{build_queue, Builder, CustomAqmFactory, REGISTRY};
+use aqmlab_core::aqm::QueueLimit;
+use aqmlab_core::scenario::memory;
+use aqmlab_core::{Error, RunError, Scenario};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Runs `f` with the GIL released, turning a Rust panic into SimulationError.
+pub(crate) fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.detach(|| catch_unwind(AssertUnwindSafe(f)))
+        .map_err(|payload| {
+            SimulationError::new_err(format!(
+                "internal error (please report): the engine panicked: {}",
+                panic_message(payload.as_ref())
+            ))
+        })
+}
+
+/// Bumped by `interrupt_runs`: a run that sees it differ from its value at the run's start
+/// stops. Python runs signal handlers on the main thread only, so a run on another thread
+/// cannot see Ctrl-C through `check_signals`; aqmlab's SIGINT handler bumps this instead.
+pub(crate) static CANCEL_EPOCH: AtomicU64 = AtomicU64::new(0);
+
+/// Stops every run in progress in this process, on any thread (each raises KeyboardInterrupt
+/// within about a millisecond of simulated work). Runs started afterwards are unaffected.
+#[pyfunction]
+pub(crate) fn interrupt_runs() {
+    CANCEL_EPOCH.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Runs a scenario given as JSON text with master seed `seed`; returns the result as a dict.
+/// With `max_memory` (bytes), a scenario whose memory estimate exceeds it is refused with a
+/// ScenarioError before anything is built.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, seed, progress=None, custom_aqms=None, max_memory=None))]
+pub(crate) fn run(
+    py: Python<'_>,
+    scenario_json: &str,
+    seed: u64,
+    progress: Option<Py<PyAny>>,
+    custom_aqms: Option<Bound<'_, PyDict>>,
+    max_memory: Option<u64>,
+) -> PyResult<Py<PyAny>> {
+    let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+    if let Some(limit) = max_memory {
+        memory::estimate(&scenario)
+            .check(limit)
+            .map_err(|e| scenario_error(py, &e))?;
+    }
+    let failure = Arc::new(Failure::default());
+    let factory = match custom_aqms {
+        Some(d) if !d.is_empty() => {
+            let mut classes = Vec::with_capacity(d.len());
+            for (k, v) in d.iter() {
+                let name: String = k
+                    .extract()
+                    .map_err(|_| PyTypeError::new_err("custom_aqms keys must be str"))?;
+                if !v.is_callable() {
+                    return Err(PyTypeError::new_err(format!(
+                        "custom_aqms[{name:?}] must be a class (callable), got {}",
+                        v.get_type().name()?
+                    )));
+                }
+                classes.push((name, v.unbind()));
+            }
+            Some(PyAqmFactory {
+                classes,
+                failure: failure.clone(),
+            })
+        }
+        _ => None,
+    };
+    let progress = progress.filter(|p| !p.is_none(py));
+    let epoch = CANCEL_EPOCH.load(Ordering::SeqCst);
+    let outcome = guarded(py, || {
+        let mut cb = |frac: f64| -> bool {
+            if failure.failed() || CANCEL_EPOCH.load(Ordering::SeqCst) != epoch {
+                return false;
+            }
+            Python::attach(|py| {
+                if let Err(e) = py.check_signals() {
+                    failure.record(e);
+                    return false;
+                }
+                if let Some(p) = &progress {
+                    match p.call1(py, (frac,)) {
+                        // Returning False (not None) asks to stop.
+                        Ok(v) => {
+                            if let Ok(false) = v.bind(py).extract::<bool>() {
+                                if !v.is_none(py) {
+                                    return false;
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            failure.record(e);
+                            return false;
+                        }
+                    }
+                }
+                true
+            })
+        };
+        aqmlab_core::run_with(
+            &scenario,
+            seed,
+            factory.as_ref().map(|f| f as &dyn CustomAqmFactory),
+            &mut cb,
+        )
+    });
+    if let Some(e) = failure.take() {
+        return Err(e);
+    }
+    match outcome? {
+        Ok(r) => result_to_py(py, r),
+        Err(Error::Scenario(e)) => Err(scenario_error(py, &e)),
+        Err(Error::Run(RunError::Interrupted)) => {
+            Err(PyKeyboardInterrupt::new_err("run interrupted"))
+        }
+        Err(e @ Error::Run(_)) => Err(SimulationError::new_err(e.to_string())),
+    }
+}
+
+/// Parses and validates a scenario (JSON text) without running it; raises ScenarioError.
+/// AQM names and parameters are checked when the run builds the queues.
+#[pyfunction]
+pub(crate) fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
+    Scenario::from_json(scenario_json)
+        .map(|_| ())
+        .map_err(|e| scenario_error(py, &e))
+}
+
+/// The memory a scenario (JSON text) would need: `{"total": bytes, "parts": [{"what", "field",
+/// "bytes"}]}` (see `aqmlab_core::scenario::memory`).
+#[pyfunction]
+pub(crate) fn estimate_memory(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyAny>> {
+    let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+    let estimate = memory::estimate(&scenario);
+    let out = PyDict::new(py);
+    out.set_item("total", estimate.total())?;
+    let parts = PyList::empty(py);
+    for p in &estimate.parts {
+        let d = PyDict::new(py);
+        d.set_item("what", &p.what)?;
+        d.set_item("field", &p.field)?;
+        d.set_item("bytes", p.bytes)?;
+        parts.append(d)?;
+    }
+    out.set_item("parts", parts)?;
+    Ok(out.into_any().unbind())
+}
+
+/// Parses TOML text into Python objects (the scenario as a dict), with the core's TOML rules.
+#[pyfunction]
+pub(crate) fn load_toml(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
+    let value =
+        aqmlab_core::scenario::toml_text::parse_toml(text).map_err(|e| scenario_error(py, &e))?;
+    Ok(json_to_py(py, &value)?.unbind())
+}
+
+/// The registry of built-in AQMs: name, title, source, ecn, kind, params, implemented.
+#[pyfunction]
+pub(crate) fn aqms(py: Python<'_>) -> PyResult<Py<PyList>> {
+    let env = QueueEnv {
+        link_rate_bps: 10_000_000,
+        link_delay: 20_000_000,
+        limit: QueueLimit::Packets(100),
+    };
+    let out = PyList::empty(py);
+    for info in REGISTRY {
+        let d = PyDict::new(py);
+        d.set_item("name", info.name)?;
+        d.set_item("title", info.title)?;
+        d.set_item("source", info.source)?;
+        d.set_item("ecn", info.ecn)?;
+        d.set_item(
+            "kind",
+            match info.builder {
+                Builder::Fifo(_) => "fifo",
+                Builder::Discipline(_) => "discipline",
+            },
+        )?;
+        let params = PyList::empty(py);
+        for p in info.params {
+            let pd = PyDict::new(py);
+            pd.set_item("name", p.name)?;
+            pd.set_item("default", p.default)?;
+            pd.set_item("unit", p.unit)?;
+            pd.set_item("meaning", p.meaning)?;
+            params.append(pd)?;
+        }
+        d.set_item("params", params)?;
+        // Whether it builds with its defaults on a 10 Mb/s, 100-packet queue.
+        let built = catch_unwind(|| {
+            build_queue(
+                &serde_json::Value::String(info.name.to_string()),
+                &env,
+                None,
+                "aqm",
+            )
+            .map(|_| ())
+        });
+        let error = match built {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e.message),
+            Err(p) => Some(format!("panicked: {}", panic_message(p.as_ref()))),
+        };
+        d.set_item("implemented", error.is_none())?;
+        d.set_item("build_error", error)?;
+        out.append(d)?;
+    }
+    Ok(out.unbind())
+}
+
+/// The engine's version.
+#[pyfunction]
+pub(crate) fn version() -> &'static str {
+    aqmlab_core::VERSION
+}
+
+/// Test hook: panics inside the same guard as `run`; must raise SimulationError.
+#[pyfunction]
+pub(crate) fn _panic_for_test(py: Python<'_>, message: String) -> PyResult<()> {
+    guarded(py, move || -> () { panic!("{message}") })
+}
