@@ -8,51 +8,10 @@ derived experiments) provides table.csv/table.md.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from .base import HOOKS, CompanionOutput, Context, get, hook
 
-import pandas as pd
+# Importing each experiment module registers its hooks.
+from . import dsred, orange  # noqa: F401
+from . import hybrid_red, newque, qvared  # noqa: F401
 
-HOOKS: dict[tuple[str, str], Callable[["Context"], "CompanionOutput"]] = {}
-
-
-@dataclass
-class Context:
-    paper: Any
-    exp: Any
-    source: Any  # the experiment whose runs these are (differs for derived experiments)
-    runs: pd.DataFrame
-    agg: pd.DataFrame
-    axes: list[str]
-    out_dir: Path
-    quick: bool
-    specs: list[Any] = field(default_factory=list)
-
-
-@dataclass
-class CompanionOutput:
-    markdown: str = ""
-    figures: list[Path] = field(default_factory=list)
-    table: pd.DataFrame | None = None
-    table_md: str | None = None
-    replaces_table: bool = False
-    scenario_pref: str | None = None  # scenario file whose runs the paper table compares with
-    values: dict[str, Any] = field(default_factory=dict)
-
-
-def hook(paper: str, experiment: str):
-    def deco(fn):
-        HOOKS[(paper, experiment)] = fn
-        return fn
-
-    return deco
-
-
-def get(paper: str, experiment: str):
-    return HOOKS.get((paper, experiment))
-
-
-from . import dsred, orange  # noqa: E402,F401  (registration)
-from . import hybrid_red, newque, qvared  # noqa: E402,F401  (registration)
+__all__ = ["HOOKS", "CompanionOutput", "Context", "get", "hook"]

@@ -22,7 +22,7 @@ dc = importlib.import_module("aqmlab.analytic.dsred_chain")
 from ...sweep.aggregate import summarize
 from .. import figures as F
 from ..tables import df_markdown
-from . import CompanionOutput, Context, hook
+from .base import CompanionOutput, Context, hook
 
 PAIRS = {"table2": [("dsred_g96", "red_p1")], "table3": [("dsred_g91", "red_p2")],
          "rtt": [("dsred_g96", "red_p1"), ("dsred_g91", "red_p2")]}

@@ -22,7 +22,7 @@ import pandas as pd
 from .. import figures as F
 from ...sweep.aggregate import summarize
 from ..tables import df_markdown, fmt
-from . import CompanionOutput, Context, hook
+from .base import CompanionOutput, Context, hook
 
 FIGS = {"topology1": ("Fig. 15", "Fig. 16"), "topology2": ("Fig. 17", "Fig. 18")}
 BASELINES = ("red", "ared", "lpf_oda")

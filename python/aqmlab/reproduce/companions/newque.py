@@ -13,7 +13,7 @@ import math
 import pandas as pd
 
 from ..tables import df_markdown
-from . import CompanionOutput, Context, hook
+from .base import CompanionOutput, Context, hook
 
 FIGURES = {
     "dumbbell_flows": {"mean_queue_pkts": "Fig. 3", "queueing_delay_s": "Fig. 4", "loss_pct": "Fig. 6", "utilization_pct": "Fig. 8"},

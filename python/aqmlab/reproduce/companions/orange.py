@@ -17,7 +17,7 @@ from .. import figures as F
 from ..tables import df_markdown
 from ..jobs import get_override, load_scenario_file
 from ..spec import Experiment
-from . import CompanionOutput, Context, hook
+from .base import CompanionOutput, Context, hook
 
 LAM = 1200.0
 MEAN_SIZE_B = 100.0

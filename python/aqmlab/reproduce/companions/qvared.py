@@ -18,7 +18,7 @@ import pandas as pd
 from .. import figures as F
 from ..runfn import run as _base_run
 from ..tables import df_markdown
-from . import CompanionOutput, Context, hook
+from .base import CompanionOutput, Context, hook
 from .hybrid_red import stats
 
 BURSTY_GROUP = "bursty"

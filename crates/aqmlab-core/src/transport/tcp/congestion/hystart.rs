@@ -465,21 +465,4 @@ mod tests {
         assert!(!f.ack(120 * MS));
         assert_eq!(f.h.phase(), Phase::Over);
     }
-
-    #[test]
-    fn the_option_is_off_by_default_and_for_the_modern_sender_only() {
-        use crate::transport::tcp::{Recovery, TcpConfig};
-        let off = TcpConfig::default();
-        assert!(!off.hystart.enabled);
-        let on: TcpConfig =
-            toml::from_str("recovery = \"rfc6675\"\nhystart = { enabled = true }").unwrap();
-        assert!(on.hystart.enabled);
-        assert!(on.validate("tcp").is_ok());
-        let ns2 = TcpConfig {
-            recovery: Recovery::Ns2,
-            ..on
-        };
-        assert_eq!(ns2.validate("tcp").unwrap_err().path, "tcp.hystart.enabled");
-        assert!(toml::from_str::<TcpConfig>("hystart = { enabled = true, l = 4 }").is_err());
-    }
 }
