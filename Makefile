@@ -1,7 +1,7 @@
 # The two commands of the README, and the pieces they are made of.
 PYTHON ?= python3
 
-.PHONY: install compare test test-rust test-python fuzz reproduce-quick reproduce bench
+.PHONY: install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench
 
 # Builds the Rust engine and installs the Python package with its test dependencies.
 install:
@@ -11,8 +11,13 @@ install:
 compare: install
 	aqmlab compare
 
-# All tests, Rust and Python.
-test: install test-rust test-python
+# All tests, Rust and Python, after the lints.
+test: install lint test-rust test-python
+
+# Formatting and clippy's lints, warnings as errors (issue 14).
+lint:
+	cargo fmt --all --check
+	cargo clippy --all-targets -p aqmlab-core -p aqmlab-py -- -D warnings
 
 test-rust:
 	cargo test -p aqmlab-core --all-targets

@@ -133,7 +133,7 @@ impl Simulator {
         let end = self.duration;
         while let Some(ev) = self.events.pop_until(end) {
             self.dispatch(ev.kind);
-            if self.events.processed() % PROGRESS_EVERY == 0
+            if self.events.processed().is_multiple_of(PROGRESS_EVERY)
                 && !progress(ev.time as f64 / end as f64)
             {
                 return Err(RunError::Interrupted);

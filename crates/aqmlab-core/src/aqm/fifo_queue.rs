@@ -98,11 +98,8 @@ impl QueueDiscipline for FifoQueue {
             ArrivalVerdict::DropFront(kind) => {
                 let size = cx.packets.get(id).size;
                 // Drop from the head until the arrival fits (one packet in packet mode).
-                loop {
-                    match self.pop_front(cx) {
-                        Some(front) => cx.drop_packet(front, kind),
-                        None => break,
-                    }
+                while let Some(front) = self.pop_front(cx) {
+                    cx.drop_packet(front, kind);
                     if !self
                         .limit
                         .overflows(self.buf.len() as u32, self.bytes, size)

@@ -665,10 +665,8 @@ mod tests {
                 if r.dropped.len() > before {
                     drops.push(now);
                 }
-                if tx_done.is_none() {
-                    if r.dequeue(now).is_some() {
-                        tx_done = Some(now + TX);
-                    }
+                if tx_done.is_none() && r.dequeue(now).is_some() {
+                    tx_done = Some(now + TX);
                 }
                 next_arrival += 1;
             }

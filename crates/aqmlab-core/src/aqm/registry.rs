@@ -9,12 +9,18 @@ use super::{
 use super::{Aqm, FifoQueue, QueueDiscipline};
 use crate::scenario::ScenarioError;
 
+/// Builds a single-FIFO algorithm from its parameters and the link it serves.
+pub type BuildAqm = fn(&AqmParams, &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError>;
+/// Builds a whole queue discipline (a scheduler such as FQ-CoDel).
+pub type BuildDiscipline =
+    fn(&AqmParams, &QueueEnv) -> Result<Box<dyn QueueDiscipline>, ScenarioError>;
+
 /// How an algorithm is built: most are an [`Aqm`] in a [`FifoQueue`]; schedulers such as
 /// FQ-CoDel build a whole [`QueueDiscipline`].
 #[derive(Clone, Copy)]
 pub enum Builder {
-    Fifo(fn(&AqmParams, &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError>),
-    Discipline(fn(&AqmParams, &QueueEnv) -> Result<Box<dyn QueueDiscipline>, ScenarioError>),
+    Fifo(BuildAqm),
+    Discipline(BuildDiscipline),
 }
 
 #[derive(Clone, Copy)]

@@ -71,6 +71,8 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
 }
 
+// A scenario holds one topology, read once; boxing the larger variant would save nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Topology {
     Dumbbell(DumbbellSpec),

@@ -199,16 +199,12 @@ impl TcpSender {
 
     pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
         match which {
-            RTX_TIMER => {
-                if cx.timer_expired(&mut self.rtx, RTX_TIMER) && self.running {
-                    self.timeout(cx);
-                }
+            RTX_TIMER if cx.timer_expired(&mut self.rtx, RTX_TIMER) && self.running => {
+                self.timeout(cx);
             }
-            DELSND_TIMER => {
-                // ns-2 `timeout_nonrtx`: the delayed send goes out, forced past the delay.
-                if cx.timer_expired(&mut self.delsnd, DELSND_TIMER) {
-                    self.send_much(cx, self.cfg.max_burst, true);
-                }
+            // ns-2 `timeout_nonrtx`: the delayed send goes out, forced past the delay.
+            DELSND_TIMER if cx.timer_expired(&mut self.delsnd, DELSND_TIMER) => {
+                self.send_much(cx, self.cfg.max_burst, true);
             }
             _ => {}
         }

@@ -575,8 +575,7 @@ fn overhead_draws_stay_in_bounds_and_repeat_for_the_same_seed() {
         let mut delays = vec![];
         let mut now = 0;
         h.start();
-        let mut next_ack = 0;
-        for _ in 0..200 {
+        for next_ack in 0..200 {
             let at =
                 h.s.delsnd
                     .deadline()
@@ -592,7 +591,6 @@ fn overhead_draws_stay_in_bounds_and_repeat_for_the_same_seed() {
             // Each round: ACK the oldest outstanding packet 50 ms later.
             now = at + 50 * MS;
             assert!(h.ack(now, next_ack).is_empty(), "sends wait for the timer");
-            next_ack += 1;
         }
         delays
     };
