@@ -14,10 +14,13 @@ compare: install
 # All tests, Rust and Python, after the lints.
 test: install lint test-rust test-python
 
-# Formatting and clippy's lints, warnings as errors (issue 14).
+# Formatting and lints, warnings as errors (issue 14): rustfmt and clippy for the crates,
+# ruff (the rules pinned in pyproject.toml) for the Python package, tests and benchmarks.
 lint:
 	cargo fmt --all --check
 	cargo clippy --all-targets -p aqmlab-core -p aqmlab-py -- -D warnings
+	$(PYTHON) -m ruff check python/aqmlab tests benchmarks
+	$(PYTHON) -m ruff format --check python/aqmlab tests benchmarks
 
 test-rust:
 	cargo test -p aqmlab-core --all-targets

@@ -31,8 +31,20 @@ RECOVERIES = {
     # Beside the pair: the same recovery with RACK-TLP loss detection (RFC 8985).
     "rfc6675+prr+rack-tlp": {"variant": "sack", "recovery": "rfc6675", "rack_tlp": {"enabled": True}},
 }
-COLUMNS = ["N", "queue", "tcp", "utilization", "drop rate", "avg queue", "RTOs/flow", "FR/flow", "retx/flow",
-           "events", "wall s", "Mev/s"]
+COLUMNS = [
+    "N",
+    "queue",
+    "tcp",
+    "utilization",
+    "drop rate",
+    "avg queue",
+    "RTOs/flow",
+    "FR/flow",
+    "retx/flow",
+    "events",
+    "wall s",
+    "Mev/s",
+]
 
 
 def scenario(n: int, queue: str, tcp: str) -> dict:
@@ -75,13 +87,24 @@ def main() -> None:
                 row.update({k: statistics.fmean(r[k] for r in runs) for k in runs[0]})
                 rows.append(row)
                 print(_line(row, args.markdown) if args.markdown else row, flush=True)
-    print(f"\n{platform.node()} {platform.processor() or platform.machine()}, aqmlab {aqmlab.__version__}, "
-          f"{date.today().isoformat()}, seeds 1..{args.seeds}")
+    print(
+        f"\n{platform.node()} {platform.processor() or platform.machine()}, aqmlab {aqmlab.__version__}, "
+        f"{date.today().isoformat()}, seeds 1..{args.seeds}"
+    )
 
 
 def _line(row: dict, markdown: bool) -> str:
-    fmt = {"utilization": "{:.4f}", "drop rate": "{:.4f}", "avg queue": "{:.2f}", "RTOs/flow": "{:.2f}",
-           "FR/flow": "{:.2f}", "retx/flow": "{:.1f}", "events": "{:,.0f}", "wall s": "{:.2f}", "Mev/s": "{:.2f}"}
+    fmt = {
+        "utilization": "{:.4f}",
+        "drop rate": "{:.4f}",
+        "avg queue": "{:.2f}",
+        "RTOs/flow": "{:.2f}",
+        "FR/flow": "{:.2f}",
+        "retx/flow": "{:.1f}",
+        "events": "{:,.0f}",
+        "wall s": "{:.2f}",
+        "Mev/s": "{:.2f}",
+    }
     cells = [fmt[c].format(row[c]) if c in fmt else str(row[c]) for c in COLUMNS]
     return "| " + " | ".join(cells) + " |"
 

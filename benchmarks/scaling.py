@@ -73,27 +73,48 @@ def main() -> None:
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
     baseline = run_one(0, args.duration)["baseline_rss"]
-    cols = ["N", "set-up s", "loop s", "collect s", "wall s", "events", "M events/s",
-            "ns/bottleneck pkt", "peak RSS MB", "RSS/flow KB", "utilization"]
+    cols = [
+        "N",
+        "set-up s",
+        "loop s",
+        "collect s",
+        "wall s",
+        "events",
+        "M events/s",
+        "ns/bottleneck pkt",
+        "peak RSS MB",
+        "RSS/flow KB",
+        "utilization",
+    ]
     rows = []
     for n in args.flows:
         r = run_one(n, args.duration)
-        rows.append([
-            f"{n:,}", f"{r['setup_s']:.3f}", f"{r['loop_s']:.3f}", f"{r['collect_s']:.3f}", f"{r['wall_s']:.3f}",
-            f"{r['events']:,}", f"{r['events'] / r['loop_s'] / 1e6:.2f}",
-            f"{r['loop_s'] * 1e9 / max(r['bottleneck_packets'], 1):.0f}",
-            f"{r['peak_rss'] / 2**20:.1f}", f"{(r['peak_rss'] - baseline) / n / 1024:.1f}",
-            f"{r['utilization']:.4f}",
-        ])
+        rows.append(
+            [
+                f"{n:,}",
+                f"{r['setup_s']:.3f}",
+                f"{r['loop_s']:.3f}",
+                f"{r['collect_s']:.3f}",
+                f"{r['wall_s']:.3f}",
+                f"{r['events']:,}",
+                f"{r['events'] / r['loop_s'] / 1e6:.2f}",
+                f"{r['loop_s'] * 1e9 / max(r['bottleneck_packets'], 1):.0f}",
+                f"{r['peak_rss'] / 2**20:.1f}",
+                f"{(r['peak_rss'] - baseline) / n / 1024:.1f}",
+                f"{r['utilization']:.4f}",
+            ]
+        )
         if not args.markdown:
-            print(dict(zip(cols, rows[-1])), flush=True)
+            print(dict(zip(cols, rows[-1], strict=True)), flush=True)
     if args.markdown:
         print("| " + " | ".join(cols) + " |")
         print("|" + "---|" * len(cols))
         for row in rows:
             print("| " + " | ".join(row) + " |")
-    print(f"\n{platform.node()} {platform.machine()}, aqmlab {__import__('aqmlab').__version__}, {date.today()}, "
-          f"{args.duration} simulated, baseline RSS {baseline / 2**20:.1f} MB")
+    print(
+        f"\n{platform.node()} {platform.machine()}, aqmlab {__import__('aqmlab').__version__}, {date.today()}, "
+        f"{args.duration} simulated, baseline RSS {baseline / 2**20:.1f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -24,7 +24,11 @@ BASE = {
     "topology": {
         "kind": "dumbbell",
         "senders": 10,
-        "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"limit": 100, "aqm": {"kind": "red", "max_p": 0.1}}},
+        "bottleneck": {
+            "rate": "10Mbps",
+            "delay": "10ms",
+            "queue": {"limit": 100, "aqm": {"kind": "red", "max_p": 0.1}},
+        },
         "access": {"rate": "100Mbps", "delay": ["1ms", "3ms", "5ms"]},
     },
     "tcp": {"variant": "newreno", "window": 64},
@@ -38,7 +42,12 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=200)
     args = ap.parse_args()
     points = 20
-    sweep = Sweep(base=BASE, grid={"topology.bottleneck.queue.aqm.max_p": [round(0.01 * (i + 1), 2) for i in range(points)]}, replications=args.runs // points, master_seed=1)
+    sweep = Sweep(
+        base=BASE,
+        grid={"topology.bottleneck.queue.aqm.max_p": [round(0.01 * (i + 1), 2) for i in range(points)]},
+        replications=args.runs // points,
+        master_seed=1,
+    )
     print(f"{platform.node()} {platform.machine()} cpus={os.cpu_count()} runs={len(sweep.jobs())}")
     times = {}
     for backend, workers in [("serial", 1), ("process", args.workers)]:
@@ -51,7 +60,9 @@ def main() -> None:
         finally:
             shutil.rmtree(d)
         print(f"{backend:8s} workers={workers}: {times[backend]:.1f} s")
-    print(f"speed-up {times['serial'] / times['process']:.2f}x on {args.workers} workers ({times['process'] / times['serial']:.2f} of the serial time)")
+    print(
+        f"speed-up {times['serial'] / times['process']:.2f}x on {args.workers} workers ({times['process'] / times['serial']:.2f} of the serial time)"
+    )
 
 
 if __name__ == "__main__":

@@ -84,7 +84,14 @@ BAD_INPUTS = [
     ),
     (
         "tcp partial_ack_timer for reno",
-        {"flows.0": {"kind": "tcp", "from": "senders", "to": "receivers", "tcp": {"variant": "reno", "partial_ack_timer": "first"}}},
+        {
+            "flows.0": {
+                "kind": "tcp",
+                "from": "senders",
+                "to": "receivers",
+                "tcp": {"variant": "reno", "partial_ack_timer": "first"},
+            }
+        },
         "flows[0].tcp.partial_ack_timer",
     ),
     (

@@ -14,10 +14,7 @@ VALUES = [1e16, 1.0, -1e16, 1.0, 3.0, 0.1, 0.2]
 
 
 def test_summarize_is_bit_identical_for_every_order():
-    results = {
-        tuple(float(v).hex() for v in summarize(list(p)).values())
-        for p in itertools.permutations(VALUES[:5])
-    }
+    results = {tuple(float(v).hex() for v in summarize(list(p)).values()) for p in itertools.permutations(VALUES[:5])}
     assert len(results) == 1
     # the plain numpy mean is not (what the old code used)
     means = {float(np.asarray(p).mean()).hex() for p in itertools.permutations(VALUES[:5])}

@@ -6,7 +6,6 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-
 from aqmlab.analytic import (
     drop_chain,
     dsred_chain,

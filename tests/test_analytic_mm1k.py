@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from aqmlab.analytic import mm1k, mm1k_from_queue_limit, mm1k_probabilities
 
 
@@ -28,9 +27,7 @@ def test_probabilities_sum_to_one_and_match_closed_form(rho: float, k: int) -> N
     p = mm1k_probabilities(rho * 100.0, 100.0, k)
     assert p.sum() == pytest.approx(1.0, abs=1e-12)
     n = np.arange(k + 1)
-    expected = (
-        np.full(k + 1, 1 / (k + 1)) if rho == 1.0 else (1 - rho) * rho**n / (1 - rho ** (k + 1))
-    )
+    expected = np.full(k + 1, 1 / (k + 1)) if rho == 1.0 else (1 - rho) * rho**n / (1 - rho ** (k + 1))
     np.testing.assert_allclose(p, expected, rtol=1e-10)
 
 

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from aqmlab.analytic import (
     morrison,
     morrison_p0,
@@ -33,9 +32,7 @@ def test_section4_with_the_papers_own_substitution_does_not_give_its_number() ->
     r = orange_morrison(1200.0, 1250.0, 200.0, 10)
     assert r.c == 11
     assert r.waiting_time == pytest.approx(0.0055717, rel=1e-4)
-    matches = [
-        c for c in range(1, 40) if round(morrison_waiting_time(1200, 1250, 200, c), 6) == 0.006989
-    ]
+    matches = [c for c in range(1, 40) if round(morrison_waiting_time(1200, 1250, 200, c), 6) == 0.006989]
     assert matches == [16]
 
 
@@ -70,9 +67,7 @@ def test_equal_rates_limit_is_printed_eq4() -> None:
     p0 = morrison_p0(lam, lam, lam, c)
     assert p0 == pytest.approx(1 / (c + 2))  # c + 1 states at P0, tail P0 (1/2 + 1/4 + ...)
     assert morrison_waiting_time(lam, lam, lam, c) == pytest.approx(p0 * c * (c + 1) / (2 * lam))
-    assert morrison_sojourn_time(lam, lam, lam, c) == pytest.approx(
-        p0 * (c * c + 3 * c + 4) / (2 * lam)
-    )
+    assert morrison_sojourn_time(lam, lam, lam, c) == pytest.approx(p0 * (c * c + 3 * c + 4) / (2 * lam))
 
 
 def test_c1_equal_servers_is_mm2() -> None:

@@ -7,10 +7,9 @@ import random
 
 import numpy as np
 import pytest
+from aqmlab.analytic import mm1k, mm1k_from_queue_limit, orange_ctmc
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from aqmlab.analytic import mm1k, mm1k_from_queue_limit, orange_ctmc
 
 
 def _generator(lam: float, mu: float, k: int, t: float, b: int, mode: str) -> np.ndarray:
@@ -77,9 +76,7 @@ def test_very_long_timer_tends_to_droptail() -> None:
         ("waiting", 10, 8, 9),
     ],
 )
-def test_instant_timer_cuts_the_queue_at_the_threshold(
-    mode: str, k: int, b: int, capacity: int
-) -> None:
+def test_instant_timer_cuts_the_queue_at_the_threshold(mode: str, k: int, b: int, capacity: int) -> None:
     r = orange_ctmc(1200.0, 1250.0, k, 1e-10, b, mode)
     d = mm1k(1200.0, 1250.0, capacity)
     p_n = r.stationary.sum(axis=1)

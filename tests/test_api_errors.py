@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import aqmlab
+import pytest
 from _aqmlab_scenarios import BAD_INPUTS, scenario
 
 

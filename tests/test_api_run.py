@@ -6,12 +6,11 @@ import json
 import math
 from pathlib import Path
 
+import aqmlab
 import pandas as pd
 import pytest
-
-import aqmlab
-from aqmlab.result import TIMING_KEYS
 from _aqmlab_scenarios import UDP_DUMBBELL, UDP_TOML, scenario
+from aqmlab.result import TIMING_KEYS
 
 QUEUE_COLUMNS = [
     "name", "arrivals", "departures", "early_drops", "forced_drops", "drops", "marks", "link_losses",
@@ -79,7 +78,12 @@ def test_summary_contract(result: aqmlab.Result) -> None:
     # no other key shapes
     for k in s:
         assert k.startswith(("queue.", "flows.")) or k in {
-            "jain_index", "events", "wall_time_s", "events_per_second", "conserved", *TIMING_KEYS
+            "jain_index",
+            "events",
+            "wall_time_s",
+            "events_per_second",
+            "conserved",
+            *TIMING_KEYS,
         }
 
 
@@ -109,7 +113,6 @@ def test_tables_cross_as_arrow_and_reach_polars(result: aqmlab.Result) -> None:
 
 def test_the_series_frame_shares_the_engines_buffers() -> None:
     import numpy as np
-
     from aqmlab.result import pa_record_batch
 
     s = scenario(sample_interval="10ms")

@@ -15,7 +15,23 @@ def test_docs_page_matches_the_registry():
 
 def test_every_algorithm_of_the_mission_is_documented_and_implemented():
     reg = aqmlab.aqms()
-    mission = {"droptail", "red", "ared", "lpf_oda", "blue", "pi", "rem", "orange", "newque", "hybrid_red", "qvared", "dsred", "codel", "pie", "fq_codel"}
+    mission = {
+        "droptail",
+        "red",
+        "ared",
+        "lpf_oda",
+        "blue",
+        "pi",
+        "rem",
+        "orange",
+        "newque",
+        "hybrid_red",
+        "qvared",
+        "dsred",
+        "codel",
+        "pie",
+        "fq_codel",
+    }
     builtin = reg[reg.builtin]
     assert mission <= set(builtin.name)
     assert builtin.implemented.all(), builtin[~builtin.implemented][["name", "build_error"]]

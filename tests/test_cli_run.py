@@ -10,12 +10,11 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-from typer.testing import CliRunner
-
 import aqmlab
-from aqmlab.cli import app
+import pytest
 from _aqmlab_scenarios import BAD_INPUTS, LONG_TOML, UDP_TOML, scenario
+from aqmlab.cli import app
+from typer.testing import CliRunner
 
 runner = CliRunner()
 
@@ -78,7 +77,9 @@ def test_toml_syntax_error(tmp_path: Path) -> None:
 def test_bad_input_in_a_subprocess_has_no_traceback(tmp_path: Path) -> None:
     p = tmp_path / "bad.json"
     p.write_text(json.dumps(scenario(**{"topology.bottleneck.rate": "-10Mbps"})))
-    proc = subprocess.run([sys.executable, "-m", "aqmlab.cli", "run", str(p)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "aqmlab.cli", "run", str(p)], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip() == "error: topology.bottleneck.rate: a rate must not be negative, got '-10Mbps'"
 
@@ -88,7 +89,7 @@ def test_compare_default_scenario_one_row_per_implemented_aqm() -> None:
     assert r.exit_code == 0, r.output
     payload = json.loads(r.stdout)
     reg = aqmlab.aqms()
-    implemented = [n for n, ok in zip(reg["name"], reg["implemented"]) if ok]
+    implemented = [n for n, ok in zip(reg["name"], reg["implemented"], strict=True) if ok]
     assert [row["AQM"] for row in payload["rows"]] == implemented
     skipped = {n["aqm"] for n in payload["notes"] if n["status"] == "skipped"}
     assert skipped == set(reg["name"]) - set(implemented)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import aqmlab
 import pandas as pd
 import pytest
-
-import aqmlab
-from aqmlab.custom_aqm import DropTail, SimpleRed
 from _aqmlab_scenarios import scenario
+from aqmlab.custom_aqm import DropTail, SimpleRed
 
 
 def with_aqm(aqm: object, **edits: object) -> dict:

@@ -14,9 +14,8 @@ import textwrap
 import time
 from typing import Any
 
-import pytest
-
 import aqmlab
+import pytest
 from _aqmlab_scenarios import LONG_TOML
 
 # A run that takes hours; the thread test stops it after a second.
@@ -136,8 +135,7 @@ def test_ctrl_c_during_a_long_build_exits_130_promptly(tmp_path: Any) -> None:
         )
     )
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import aqmlab.cli as c; print('ready', flush=True); c.main()",
-         "run", str(p)],
+        [sys.executable, "-c", "import aqmlab.cli as c; print('ready', flush=True); c.main()", "run", str(p)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -9,9 +9,8 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 import aqmlab
+import pytest
 from aqmlab.scenario import to_json
 
 MODULES = ("aqmlab", "aqmlab.cli")

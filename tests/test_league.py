@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import math
 
+import aqmlab
 import pandas as pd
-import pytest
-
-aqmlab = pytest.importorskip("aqmlab")
 from aqmlab.reproduce import league as L
 
 # ---------------------------------------------------------------------------- build checks
@@ -61,8 +59,12 @@ def test_defaults_kept_unless_meaningless_for_the_buffer():
 
 def test_buffer_rules_for_small_buffers():
     tiny = {
-        "topology": {"kind": "dumbbell", "senders": 1, "access": {"rate": "100Mbps", "delay": "1ms"},
-                     "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"limit": 6}}},
+        "topology": {
+            "kind": "dumbbell",
+            "senders": 1,
+            "access": {"rate": "100Mbps", "delay": "1ms"},
+            "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"limit": 6}},
+        },
         "flows": [{"kind": "tcp", "from": "senders", "to": "receivers"}],
     }
     infos = {a.name: a for a in L.registry()}
@@ -85,21 +87,37 @@ TINY = L.LeagueScenario(
         "name": "tiny",
         "duration": "3s",
         "warmup": "0.5s",
-        "topology": {"kind": "dumbbell", "senders": 4, "access": {"rate": "100Mbps", "delay": ["1ms", "5ms"]},
-                     "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"limit": 60, "aqm": "droptail"}}},
+        "topology": {
+            "kind": "dumbbell",
+            "senders": 4,
+            "access": {"rate": "100Mbps", "delay": ["1ms", "5ms"]},
+            "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"limit": 60, "aqm": "droptail"}},
+        },
         "tcp": {"variant": "reno", "window": 64},
         "flows": [{"kind": "tcp", "from": "senders", "to": "receivers", "group": "ftp"}],
     },
 )
-TINY2 = L.LeagueScenario(id="tiny2", paper="Tiny 2", title="same, 2 s", choice="test",
-                         base={**TINY.base, "name": "tiny2", "duration": "2s"})
+TINY2 = L.LeagueScenario(
+    id="tiny2", paper="Tiny 2", title="same, 2 s", choice="test", base={**TINY.base, "name": "tiny2", "duration": "2s"}
+)
 
 
 def test_quick_league_on_tiny_scenarios(tmp_path):
     aqms = ["droptail", "red", "codel", "pie"]
     tidy = L.run_league(tmp_path, replications=2, workers=1, aqms=aqms, scenarios=[TINY, TINY2], figures=True)
-    assert set(tidy.columns) >= {"scenario", "aqm", "metric", "mean", "std", "n", "ci95_low", "ci95_high",
-                                 "ci95_half_width", "params", "adjustment"}
+    assert set(tidy.columns) >= {
+        "scenario",
+        "aqm",
+        "metric",
+        "mean",
+        "std",
+        "n",
+        "ci95_low",
+        "ci95_high",
+        "ci95_half_width",
+        "params",
+        "adjustment",
+    }
     assert set(tidy["metric"]) == set(L.METRIC_COLUMNS)
     assert len(tidy) == 2 * len(aqms) * len(L.METRIC_COLUMNS)
     assert (tidy["n"] == 2).all()
@@ -109,9 +127,9 @@ def test_quick_league_on_tiny_scenarios(tmp_path):
     md = (tmp_path / "league.md").read_text()
     for label in [m[1] for m in L.METRICS]:
         assert label in md
-    summary = md[md.index("## Summary"):md.index("## Scenarios")]
+    summary = md[md.index("## Summary") : md.index("## Scenarios")]
     for paper in ("**Tiny** (tiny)", "**Tiny 2** (tiny2)"):
-        block = summary[summary.index(paper):].split("\n\n")[0]
+        block = summary[summary.index(paper) :].split("\n\n")[0]
         assert "Lowest delay" in block or "No AQM reaches" in block
         assert "Best fairness" in block and "Loses most" in block
     assert "Across scenarios" in summary and "## Overall ranks" in md
@@ -136,20 +154,28 @@ def test_league_command_bad_input(tmp_path, capsys):
 
 def _row(aqm, util, delay, delay_hw, jain, jain_hw, loss, goodput=9.0, scenario="s"):
     r = {"scenario": scenario, "aqm": aqm, "adjustment": "", "n": 5}
-    for m, v, hw in [("utilization_pct", util, 0.5), ("delay_ms", delay, delay_hw), ("jain", jain, jain_hw),
-                     ("loss_pct", loss, 0.1), ("goodput_mbps", goodput, 0.1), ("p99_delay_ms", 3 * delay, 1.0),
-                     ("marks", 0.0, 0.0)]:
+    for m, v, hw in [
+        ("utilization_pct", util, 0.5),
+        ("delay_ms", delay, delay_hw),
+        ("jain", jain, jain_hw),
+        ("loss_pct", loss, 0.1),
+        ("goodput_mbps", goodput, 0.1),
+        ("p99_delay_ms", 3 * delay, 1.0),
+        ("marks", 0.0, 0.0),
+    ]:
         r[m], r[m + "_lo"], r[m + "_hi"], r[m + "_hw"] = v, v - hw, v + hw, hw
     return r
 
 
-SYNTH = pd.DataFrame([
-    _row("fast_but_idle", 80.0, 1.0, 0.1, 0.90, 0.01, 0.5, goodput=7.0),  # lowest delay, but < 95%
-    _row("winner", 97.0, 5.0, 0.5, 0.95, 0.01, 2.0),
-    _row("tied", 99.0, 5.8, 0.5, 0.96, 0.01, 3.0),  # CI [5.3, 6.3] overlaps [4.5, 5.5]
-    _row("slower", 99.5, 8.0, 0.5, 0.99, 0.002, 9.0),  # clearly slower; clearly fairest
-    _row("bloat", 100.0, 50.0, 5.0, 0.97, 0.01, 1.0),
-])
+SYNTH = pd.DataFrame(
+    [
+        _row("fast_but_idle", 80.0, 1.0, 0.1, 0.90, 0.01, 0.5, goodput=7.0),  # lowest delay, but < 95%
+        _row("winner", 97.0, 5.0, 0.5, 0.95, 0.01, 2.0),
+        _row("tied", 99.0, 5.8, 0.5, 0.96, 0.01, 3.0),  # CI [5.3, 6.3] overlaps [4.5, 5.5]
+        _row("slower", 99.5, 8.0, 0.5, 0.99, 0.002, 9.0),  # clearly slower; clearly fairest
+        _row("bloat", 100.0, 50.0, 5.0, 0.97, 0.01, 1.0),
+    ]
+)
 
 
 def test_summary_picks_winner_and_ties():

@@ -12,9 +12,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import aqmlab
+import pytest
 from aqmlab.memory_calibration import calibrate
 from aqmlab.memory_limit import ENV_VAR, MemoryLimitError, parse_memory, resolve_max_memory
 
@@ -82,7 +81,9 @@ def test_sizes_parse(text: str, expected: int | None) -> None:
     assert parse_memory(text) == expected
 
 
-@pytest.mark.parametrize(("text", "reason"), [("-1GB", "expected a size"), ("0", "positive"), ("8GiBs", "unknown unit")])
+@pytest.mark.parametrize(
+    ("text", "reason"), [("-1GB", "expected a size"), ("0", "positive"), ("8GiBs", "unknown unit")]
+)
 def test_bad_sizes_name_the_option(text: str, reason: str) -> None:
     with pytest.raises(MemoryLimitError, match=f"max_memory: .*{reason}"):
         parse_memory(text)

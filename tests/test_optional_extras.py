@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-
 from aqmlab.errors import MissingExtraError, import_extra
 
 PLOT_MESSAGE = "drawing figures needs matplotlib: pip install 'aqmlab[plot]'"

@@ -17,8 +17,11 @@ def test_every_test_named_in_reliability_md_exists() -> None:
     for ref in re.findall(r"`([^`]*(?:\.py|\.rs)(?:::\w+)?|::\w+)`", text):
         path_part, _, name = ref.partition("::")
         if path_part:
-            candidates = [ROOT / path_part, ROOT / "crates/aqmlab-core/tests" / path_part,
-                          ROOT / "crates/aqmlab-core/src" / path_part]
+            candidates = [
+                ROOT / path_part,
+                ROOT / "crates/aqmlab-core/tests" / path_part,
+                ROOT / "crates/aqmlab-core/src" / path_part,
+            ]
             current = next((c for c in candidates if c.is_file()), None)
             assert current is not None, f"docs/reliability.md names a missing file: {path_part}"
         if name:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import aqmlab
 import pandas as pd
 import pytest
-
-import aqmlab
 from aqmlab.reproduce import runfn
 
 SCEN = Path(aqmlab.__file__).parent / "reproduce" / "scenarios" / "dsred"
@@ -19,8 +18,13 @@ def test_running_summaries_become_values_at_t():
     # -> 3 / 1 = 3 and 10 / 2 = 5 packets/s; received / sent 8 / 10 and 18 / 20.
     rows = []
     for t, d, q, dl, s, r in [(1.0, 3, 2.5, 7.0, 10, 8), (2.0, 10, 4.0, 9.5, 20, 18)]:
-        rows += [(t, "bn", "drops", d), (t, "bn", "mean_queue_packets", q), (t, "bn", "mean_delay_ms", dl),
-                 (t, "flows", "packets_sent", s), (t, "flows", "packets_received", r)]
+        rows += [
+            (t, "bn", "drops", d),
+            (t, "bn", "mean_queue_packets", q),
+            (t, "bn", "mean_delay_ms", dl),
+            (t, "flows", "packets_sent", s),
+            (t, "flows", "packets_received", r),
+        ]
     ts = pd.DataFrame(rows, columns=["time_s", "source", "variable", "value"])
     out: dict[str, float] = {}
     runfn._running(ts, out, 0.0)
@@ -45,8 +49,12 @@ def test_greedy_load_model_runs_three_flows_and_reports_88s():
     assert s["x.flows.packets_sent"] > 0
     r = aqmlab.run(sc, seed=1)
     assert len(r.flows) == 3, "one greedy flow per server"
-    for k in ("bottleneck.mean_delay_ms", "bottleneck.mean_queue_packets", "bottleneck.drop_rate_pps",
-              "flows.normalized_throughput"):
+    for k in (
+        "bottleneck.mean_delay_ms",
+        "bottleneck.mean_queue_packets",
+        "bottleneck.drop_rate_pps",
+        "flows.normalized_throughput",
+    ):
         assert f"x.ts.{k}@88" in s
     # the value at the last sample is the whole-run value
     assert s["x.ts.bottleneck.mean_delay_ms@90"] == pytest.approx(s["queue.bottleneck.mean_delay_ms"])

@@ -21,7 +21,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
-
 from aqmlab.reproduce import figures as F  # noqa: E402
 from aqmlab.reproduce import runner  # noqa: E402
 from aqmlab.reproduce.spec import known_papers, load_paper  # noqa: E402
@@ -59,14 +58,20 @@ def synthetic_agg(exp, seed: int = 1) -> tuple[pd.DataFrame, list[str]]:
             rows.append(row)
     agg = pd.DataFrame(rows)
     axes = [a for a in exp.axis_names if a in agg.columns]
-    axes += [a for a in agg.columns if a not in axes and a not in ("config", "scenario_file")
-             and not any(a == m["name"] or a.startswith(m["name"] + "_") for m in exp.metrics)]
+    axes += [
+        a
+        for a in agg.columns
+        if a not in axes
+        and a not in ("config", "scenario_file")
+        and not any(a == m["name"] or a.startswith(m["name"] + "_") for m in exp.metrics)
+    ]
     return agg, axes
 
 
 def _expected_marks(exp, metric: str) -> bool:
-    return any(F.comparable(pv, metric) for pv in exp.paper_values
-               if pv.get("config") in {c.name for c in exp.configurations})
+    return any(
+        F.comparable(pv, metric) for pv in exp.paper_values if pv.get("config") in {c.name for c in exp.configurations}
+    )
 
 
 def _marks_drawn(fig) -> int:
@@ -74,7 +79,11 @@ def _marks_drawn(fig) -> int:
     n = 0
     for ax in fig.axes:
         for ln in ax.lines:
-            if ln.get_markerfacecolor() == "none" and ln.get_linestyle() in ("None", "none", "") and len(ln.get_xdata()):
+            if (
+                ln.get_markerfacecolor() == "none"
+                and ln.get_linestyle() in ("None", "none", "")
+                and len(ln.get_xdata())
+            ):
                 n += len(ln.get_xdata())
             elif ln.get_linestyle() == ":" and ln.get_label().endswith(": paper"):
                 n += 1
@@ -170,8 +179,16 @@ def test_too_many_series_split_into_panels_along_an_axis():
     for k in (10, 15, 20, 25):
         for i, c in enumerate(("a", "b", "c")):
             for t in (1, 2, 5, 7, 10):
-                rows.append({"config": c, "scenario_file": "s.toml", "K": k, "timer_ms": t,
-                             "queue_pkts": k + i + t, "queue_pkts_ci95": 0.1})
+                rows.append(
+                    {
+                        "config": c,
+                        "scenario_file": "s.toml",
+                        "K": k,
+                        "timer_ms": t,
+                        "queue_pkts": k + i + t,
+                        "queue_pkts_ci95": 0.1,
+                    }
+                )
     rows.append({"config": "droptail", "scenario_file": "s.toml", "queue_pkts": 50.0, "queue_pkts_ci95": 1.0})
     agg = pd.DataFrame(rows)
     plan = F.build_series(exp, agg, ["K", "timer_ms"], "queue_pkts")
@@ -215,13 +232,12 @@ def test_companion_analytic_figures_pass_the_audit(tmp_path):
 
 
 def test_log_y_when_paper_and_ours_are_far_apart():
-    far = [F.Series(key={"config": "a"}, xs=[1, 2], ys=[250.0, 100.0], errs=[0, 0],
-                    paper=[F.PaperMark(x=1, y=3.0)])]
-    near = [F.Series(key={"config": "a"}, xs=[1, 2], ys=[25.0, 10.0], errs=[0, 0],
-                     paper=[F.PaperMark(x=1, y=3.0)])]
+    far = [F.Series(key={"config": "a"}, xs=[1, 2], ys=[250.0, 100.0], errs=[0, 0], paper=[F.PaperMark(x=1, y=3.0)])]
+    near = [F.Series(key={"config": "a"}, xs=[1, 2], ys=[25.0, 10.0], errs=[0, 0], paper=[F.PaperMark(x=1, y=3.0)])]
     no_paper = [F.Series(key={"config": "a"}, xs=[1, 2], ys=[250.0, 1.0], errs=[0, 0])]
-    with_zero = [F.Series(key={"config": "a"}, xs=[1, 2], ys=[250.0, 0.0], errs=[0, 0],
-                          paper=[F.PaperMark(x=1, y=3.0)])]
+    with_zero = [
+        F.Series(key={"config": "a"}, xs=[1, 2], ys=[250.0, 0.0], errs=[0, 0], paper=[F.PaperMark(x=1, y=3.0)])
+    ]
     assert F.needs_log_y(far)
     assert not F.needs_log_y(near)  # 25 / 3 < 30
     assert not F.needs_log_y(no_paper)

@@ -48,7 +48,12 @@ def test_quick_table_has_paper_layout(tmp_path):
     for m in ("utilization_pct", "loss_pct"):
         for col in (f"{m}:paper", f"{m}:ours", f"{m}:ci95", f"{m}:diff"):
             assert col in t.columns
-    for e in ("utilization_err_pct:paper", "utilization_err_pct:ours_std", "loss_err_pct:paper", "loss_err_pct:ours_std"):
+    for e in (
+        "utilization_err_pct:paper",
+        "utilization_err_pct:ours_std",
+        "loss_err_pct:paper",
+        "loss_err_pct:ours_std",
+    ):
         assert e in t.columns
     red = t[t["algorithm"] == "RED"].iloc[0]
     assert red["loss_pct:paper"] == 1.02 and math.isfinite(red["loss_pct:ours"])

@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from aqmlab.reproduce.companions.orange import best_timers, bootstrap_tuning, fit_tuning_constant
 
 
@@ -17,12 +16,27 @@ def _runs(best_by_k: dict[int, float], noise: float, reps: int = 5, seed: int = 
     for k, best in best_by_k.items():
         for t in (2.0, 4.0, 6.0, 8.0, 10.0):
             for r in range(reps):
-                rows.append({"config": "orange", "K": k, "timer_ms": t, "replication": r,
-                             "throughput_kbps": 9500 - 10 * abs(t - best) + noise * rng.standard_normal(),
-                             "delay_ms": 50.0 + t})
+                rows.append(
+                    {
+                        "config": "orange",
+                        "K": k,
+                        "timer_ms": t,
+                        "replication": r,
+                        "throughput_kbps": 9500 - 10 * abs(t - best) + noise * rng.standard_normal(),
+                        "delay_ms": 50.0 + t,
+                    }
+                )
         for r in range(reps):
-            rows.append({"config": "red_3k", "K": k, "timer_ms": math.nan, "replication": r,
-                         "throughput_kbps": 9400.0, "delay_ms": 100.0})
+            rows.append(
+                {
+                    "config": "red_3k",
+                    "K": k,
+                    "timer_ms": math.nan,
+                    "replication": r,
+                    "throughput_kbps": 9400.0,
+                    "delay_ms": 100.0,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -55,5 +69,7 @@ def test_noise_spreads_the_pick_and_widens_the_interval():
 
 def test_criterion_uses_means_and_red_delay():
     runs = _runs({10: 8.0}, noise=0.0, reps=1)
-    agg = runs.groupby(["config", "K", "timer_ms"], dropna=False, as_index=False)[["throughput_kbps", "delay_ms"]].mean()
+    agg = runs.groupby(["config", "K", "timer_ms"], dropna=False, as_index=False)[
+        ["throughput_kbps", "delay_ms"]
+    ].mean()
     assert best_timers(agg)["best_timer_ms"].tolist() == [8.0]

@@ -34,13 +34,15 @@ def test_every_scenario_builds_and_runs(exp_id):
 
 
 def test_bias_on_synthetic_flows():
-    flows = pd.DataFrame({
-        "group": ["ftp"] * 4 + ["bursty"],
-        "goodput_bps": [2e6, 2e6, 2e6, 2e6, 1e6],
-        "drops": [10, 10, 10, 10, 20],
-        "marks_received": [0, 0, 0, 0, 0],
-        "packets_received": [1000, 1000, 1000, 1000, 1000],
-    })
+    flows = pd.DataFrame(
+        {
+            "group": ["ftp"] * 4 + ["bursty"],
+            "goodput_bps": [2e6, 2e6, 2e6, 2e6, 1e6],
+            "drops": [10, 10, 10, 10, 20],
+            "marks_received": [0, 0, 0, 0, 0],
+            "packets_received": [1000, 1000, 1000, 1000, 1000],
+        }
+    )
     b = bias_from_flows(flows)
     # the paper's ratio: fair rate 9e6 / 5 = 1.8e6; bursty actual 1e6 -> 1/1.8 = 5/9
     assert b["x.bias"] == pytest.approx(5 / 9)

@@ -6,7 +6,6 @@ import math
 
 import pandas as pd
 import pytest
-
 from aqmlab.reproduce.runner import reproduce_experiment
 
 
@@ -22,7 +21,13 @@ def test_orange_sec4_agrees_with_exact_ctmc(sec4):
         for _, r in cmp[cmp["quantity"] == q].iterrows():
             assert r["n"] >= 3
             assert math.isfinite(r["sim_ci95"])
-            assert abs(r["sim_mean"] - r["ctmc"]) <= r["sim_ci95"], (r["config"], q, r["sim_mean"], r["ctmc"], r["sim_ci95"])
+            assert abs(r["sim_mean"] - r["ctmc"]) <= r["sim_ci95"], (
+                r["config"],
+                q,
+                r["sim_mean"],
+                r["ctmc"],
+                r["sim_ci95"],
+            )
             # and it is not a vacuous check: the CI is narrow relative to the value
             assert r["sim_ci95"] < 0.1 * r["ctmc"]
     assert sec4.extra["all_within_ci"]
@@ -59,9 +64,8 @@ def test_dsred_fig5_analytic(tmp_path):
 
 
 def test_cli_unknown_names():
-    from typer.testing import CliRunner
-
     from aqmlab.cli import app
+    from typer.testing import CliRunner
 
     r = CliRunner().invoke(app, ["reproduce", "nope"])
     assert r.exit_code == 2

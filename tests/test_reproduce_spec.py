@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import copy
 
-import pytest
-
 import aqmlab
+import pytest
 from aqmlab.reproduce import jobs, spec
-from aqmlab.reproduce.companions.orange import fit_tuning_constant, best_timers
+from aqmlab.reproduce.companions.orange import best_timers, fit_tuning_constant
 
 
 def test_known_papers_and_aliases():
@@ -30,8 +29,10 @@ def test_substitute_keeps_type_and_formats():
 
 
 def test_override_paths_with_selectors():
-    s = {"topology": {"kind": "graph", "links": [{"name": "a", "queue": {"limit": 1}}, {"name": "q3"}]},
-         "flows": [{"count": 1}]}
+    s = {
+        "topology": {"kind": "graph", "links": [{"name": "a", "queue": {"limit": 1}}, {"name": "q3"}]},
+        "flows": [{"count": 1}],
+    }
     jobs.set_override(s, "topology.links[name=q3].queue.limit", 7)
     jobs.set_override(s, "flows[0].count", 5)
     jobs.set_override(s, "topology.links[name=a].queue.aqm", {"kind": "red"})
@@ -48,16 +49,35 @@ def test_configuration_points_rule():
     assert len(e.points(orange)) == 4 * 16
     assert len(e.points(e.configuration("red_max30"))) == 3
     d = spec.load_paper("dsred").experiment("table2")
-    assert [p["load"] for p in d.points(d.configuration("red_p1"))] == ["heavy", "medium", "low", "greedy_heavy",
-                                                                       "greedy_low"]
+    assert [p["load"] for p in d.points(d.configuration("red_p1"))] == [
+        "heavy",
+        "medium",
+        "low",
+        "greedy_heavy",
+        "greedy_low",
+    ]
 
 
 def _tiny_aqm_run(aqm):
-    tiny = {"name": "t", "duration": "0.05s",
-            "topology": {"kind": "graph", "nodes": ["a", "b"],
-                         "links": [{"from": "a", "to": "b", "rate": "1Mbps", "delay": "1ms", "name": "l",
-                                    "queue": {"limit": 200, "aqm": aqm}}]},
-            "flows": [{"kind": "poisson", "from": "a", "to": "b", "packets_per_second": 100, "packet_size": "100B"}]}
+    tiny = {
+        "name": "t",
+        "duration": "0.05s",
+        "topology": {
+            "kind": "graph",
+            "nodes": ["a", "b"],
+            "links": [
+                {
+                    "from": "a",
+                    "to": "b",
+                    "rate": "1Mbps",
+                    "delay": "1ms",
+                    "name": "l",
+                    "queue": {"limit": 200, "aqm": aqm},
+                }
+            ],
+        },
+        "flows": [{"kind": "poisson", "from": "a", "to": "b", "packets_per_second": 100, "packet_size": "100B"}],
+    }
     aqmlab.run(tiny, seed=1)
 
 

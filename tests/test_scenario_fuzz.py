@@ -14,12 +14,10 @@ import decimal
 import os
 from typing import Any
 
+import aqmlab
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import aqmlab
-
 
 GRAPH: dict[str, Any] = {
     "duration": "2s",

@@ -29,13 +29,16 @@ def with_min_th(value):
     return s
 
 
-@pytest.mark.parametrize(("value", "reason"), [
-    (float("nan"), "must be finite, got nan"),
-    (float("inf"), "must be finite, got inf"),
-    (float("-inf"), "must be finite, got -inf"),
-    (decimal.Decimal("5"), "must be a number, string, bool, list or table, got Decimal"),
-    (b"5", "must be a number, string, bool, list or table, got bytes"),
-])
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (float("nan"), "must be finite, got nan"),
+        (float("inf"), "must be finite, got inf"),
+        (float("-inf"), "must be finite, got -inf"),
+        (decimal.Decimal("5"), "must be a number, string, bool, list or table, got Decimal"),
+        (b"5", "must be a number, string, bool, list or table, got bytes"),
+    ],
+)
 def test_dict_values_that_are_not_finite_data_name_the_field(value, reason):
     with pytest.raises(aqmlab.ScenarioError) as e:
         aqmlab.run(with_min_th(value), seed=1)
@@ -44,9 +47,11 @@ def test_dict_values_that_are_not_finite_data_name_the_field(value, reason):
 
 @pytest.mark.parametrize("literal", ["nan", "inf", "-inf", "+nan"])
 def test_toml_non_finite_names_the_field(literal, tmp_path):
-    text = ('duration = "1s"\n[topology]\nkind = "dumbbell"\nsenders = 1\n'
-            f'bottleneck = {{ rate = "10Mbps", queue = {{ aqm = {{ kind = "red", min_th = {literal} }} }} }}\n'
-            'access = { rate = "100Mbps" }\n')
+    text = (
+        'duration = "1s"\n[topology]\nkind = "dumbbell"\nsenders = 1\n'
+        f'bottleneck = {{ rate = "10Mbps", queue = {{ aqm = {{ kind = "red", min_th = {literal} }} }} }}\n'
+        'access = { rate = "100Mbps" }\n'
+    )
     got = literal.lstrip("+")
     for source in (text, tmp_path / "s.toml"):
         if not isinstance(source, str):

@@ -7,11 +7,10 @@ from __future__ import annotations
 import copy
 import json
 
-import pytest
-from typer.testing import CliRunner
-
 import aqmlab
+import pytest
 from aqmlab.cli import app
+from typer.testing import CliRunner
 
 BASE = {
     "duration": "1s",
@@ -40,9 +39,21 @@ def edited(path: str, value: object) -> dict:
     [
         ("duration", -5, "duration: must not be negative, got -5 (a bare number means seconds)"),
         ("duration", 1e-10, "(a bare number means seconds)"),
-        ("duration", 2e9, "duration: a duration must be at most 1e9 s (31 years), got '2000000000' (a bare number means seconds)"),
-        ("topology.bottleneck.delay", -0.5, "topology.bottleneck.delay: a duration must not be negative, got '-0.5' (a bare number means seconds)"),
-        ("topology.bottleneck.rate", 0, "topology.bottleneck.rate: a rate must be at least 1 bps, got 0 (a bare number means bits per second)"),
+        (
+            "duration",
+            2e9,
+            "duration: a duration must be at most 1e9 s (31 years), got '2000000000' (a bare number means seconds)",
+        ),
+        (
+            "topology.bottleneck.delay",
+            -0.5,
+            "topology.bottleneck.delay: a duration must not be negative, got '-0.5' (a bare number means seconds)",
+        ),
+        (
+            "topology.bottleneck.rate",
+            0,
+            "topology.bottleneck.rate: a rate must be at least 1 bps, got 0 (a bare number means bits per second)",
+        ),
     ],
 )
 def test_errors_about_bare_numbers_name_their_unit(path: str, value: object, message: str) -> None:
@@ -64,8 +75,7 @@ def test_an_aqm_time_parameter_error_names_the_unit() -> None:
     with pytest.raises(aqmlab.ScenarioError) as e:
         aqmlab.run(s)
     assert str(e.value) == (
-        "topology.bottleneck.queue.aqm.target: must not be negative, got -1 "
-        "(a bare number means seconds)"
+        "topology.bottleneck.queue.aqm.target: must not be negative, got -1 (a bare number means seconds)"
     )
 
 

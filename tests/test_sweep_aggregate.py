@@ -13,7 +13,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import sweep_fake_engine as fake  # noqa: E402
-
 from aqmlab.sweep import ResultStore, Sweep, aggregate_runs, run_sweep, summarize, to_wide  # noqa: E402
 from aqmlab.sweep.aggregate import axis_series, export_table  # noqa: E402
 
@@ -46,8 +45,18 @@ def _raw(points_values: dict[str, list[float]], extra=None) -> pd.DataFrame:
     rows = []
     for pjson, vals in points_values.items():
         for i, v in enumerate(vals):
-            rows.append({"key": f"{pjson}{i}", "point": pjson, "status": "ok", "replication": i, "x": v,
-                         "flag": i % 2 == 0, "label": "red", **(extra or {})})
+            rows.append(
+                {
+                    "key": f"{pjson}{i}",
+                    "point": pjson,
+                    "status": "ok",
+                    "replication": i,
+                    "x": v,
+                    "flag": i % 2 == 0,
+                    "label": "red",
+                    **(extra or {}),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -87,9 +96,13 @@ def test_to_wide_one_row_per_point():
 
 @pytest.fixture(scope="module")
 def finished_store(tmp_path_factory) -> ResultStore:
-    sweep = Sweep(fake.base_scenario(), grid={MAX_TH: [5, 10], "topology.senders": [2, 4, 8]},
-                  replications=4, master_seed=3,
-                  metrics=["queue.bottleneck.mean_queue_packets", "jain_index", "events"])
+    sweep = Sweep(
+        fake.base_scenario(),
+        grid={MAX_TH: [5, 10], "topology.senders": [2, 4, 8]},
+        replications=4,
+        master_seed=3,
+        metrics=["queue.bottleneck.mean_queue_packets", "jain_index", "events"],
+    )
     store_dir = tmp_path_factory.mktemp("agg") / "store"
     run_sweep(sweep, store_dir, run_fn=fake.run, workers=1, engine_version="test")
     return ResultStore(store_dir)

@@ -12,10 +12,9 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from sweep_fake_engine import base_scenario  # noqa: E402
-
 from aqmlab.sweep import Sweep, SweepDefinitionError, derive_seed, get_path, set_path  # noqa: E402
 from aqmlab.sweep.paths import PathError  # noqa: E402
+from sweep_fake_engine import base_scenario  # noqa: E402
 
 MAX_TH = "bottleneck.queue.aqm.max_th"
 TIMER = "bottleneck.queue.aqm.timer_ms"
@@ -79,8 +78,9 @@ def test_zip_points_and_grid_combine_as_a_product():
     assert sweep.n_points == 6 and len(sweep.jobs()) == 18
     zipped = Sweep(base_scenario(), zip={"bottleneck.queue.aqm.min_th": [1, 2, 3], MAX_TH: [5, 8, 12]})
     assert [p[MAX_TH] for p in zipped.expand_points()] == [5, 8, 12]
-    both = Sweep(base_scenario(), grid={"topology.senders": [4, 16]},
-                 zip={"bottleneck.queue.aqm.min_th": [1, 2], MAX_TH: [5, 8]})
+    both = Sweep(
+        base_scenario(), grid={"topology.senders": [4, 16]}, zip={"bottleneck.queue.aqm.min_th": [1, 2], MAX_TH: [5, 8]}
+    )
     assert both.n_points == 4
 
 
@@ -198,7 +198,7 @@ def test_base_file_is_relative_to_the_sweep_file(tmp_path, suffix):
     if suffix == ".json":
         base.write_text(json.dumps(base_scenario()))
     else:
-        base.write_text('duration_s = 2.0\n[bottleneck.queue.aqm]\nmax_th = 5\n')
+        base.write_text("duration_s = 2.0\n[bottleneck.queue.aqm]\nmax_th = 5\n")
     sweep_dir = tmp_path / "sweeps"
     sweep_dir.mkdir()
     f = sweep_dir / "s.toml"
@@ -228,16 +228,16 @@ bottleneck.queue.aqm.max_th = 8
     assert sweep.expand_points()[1] == {"topology.senders": 4, "bottleneck.queue.aqm.min_th": 2, MAX_TH: 8}
 
     bad = tmp_path / "bad.toml"
-    bad.write_text('replication = 3\n[base]\na = 1\n')
+    bad.write_text("replication = 3\n[base]\na = 1\n")
     with pytest.raises(SweepDefinitionError, match="'replication'.*unknown key"):
         Sweep.from_toml(bad)
-    bad.write_text('[grid]\na = [1]\n')
+    bad.write_text("[grid]\na = [1]\n")
     with pytest.raises(SweepDefinitionError, match="base: missing"):
         Sweep.from_toml(bad)
     bad.write_text('base = "nope.toml"\n')
     with pytest.raises(SweepDefinitionError, match="base: scenario file not found"):
         Sweep.from_toml(bad)
-    bad.write_text('base = { a = 1 }\n[grid]\nb = [1]\n')
+    bad.write_text("base = { a = 1 }\n[grid]\nb = [1]\n")
     with pytest.raises(SweepDefinitionError, match=r"grid\['b'\]: unknown path"):
         Sweep.from_toml(bad)
 

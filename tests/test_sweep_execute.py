@@ -21,7 +21,6 @@ REPO = TESTS.parent
 sys.path.insert(0, str(TESTS))
 
 import sweep_fake_engine as fake  # noqa: E402
-
 from aqmlab.sweep import ResultStore, Sweep, SweepInterrupted, run_sweep  # noqa: E402
 from aqmlab.sweep.execute import PlannedJob, order_longest_first  # noqa: E402
 
@@ -78,10 +77,12 @@ def test_executor_injection_and_existing_dask_client(serial_result, tmp_path):
     assert_frame_equal(report.table(), serial_table)
     with LocalCluster(n_workers=2, processes=False, dashboard_address=":0") as cluster, Client(cluster) as client:
         r1 = run_sweep(make_sweep(), tmp_path / "b", scheduler=client, run_fn=fake.run, engine_version="test")
-        r2 = run_sweep(make_sweep(), tmp_path / "c", scheduler=cluster.scheduler_address,
-                       run_fn=fake.run, engine_version="test")
-        r3 = run_sweep(make_sweep(), tmp_path / "d", executor=client.get_executor(), run_fn=fake.run,
-                       engine_version="test")
+        r2 = run_sweep(
+            make_sweep(), tmp_path / "c", scheduler=cluster.scheduler_address, run_fn=fake.run, engine_version="test"
+        )
+        r3 = run_sweep(
+            make_sweep(), tmp_path / "d", executor=client.get_executor(), run_fn=fake.run, engine_version="test"
+        )
     for r in (r1, r2, r3):
         assert_frame_equal(r.table(), serial_table)
 
@@ -136,8 +137,7 @@ def test_failed_runs_are_recorded_and_retried_alone(tmp_path, workers):
 def test_system_exit_and_bad_return_are_failures_not_crashes(tmp_path):
     r = run_sweep(make_sweep(replications=1), tmp_path / "a", run_fn=fake.run_exit, workers=1, engine_version="t")
     assert r.failed == 6 and r.failures[0].error.startswith("SystemExit")
-    r = run_sweep(make_sweep(replications=1), tmp_path / "b", run_fn=fake.run_bad_return, workers=2,
-                  engine_version="t")
+    r = run_sweep(make_sweep(replications=1), tmp_path / "b", run_fn=fake.run_bad_return, workers=2, engine_version="t")
     assert r.failed == 6 and "mapping" in r.failures[0].error
 
 
@@ -159,8 +159,9 @@ def test_worker_death_loses_no_finished_run(tmp_path):
 
 def test_worker_death_stops_cleanly_after_restart_budget(tmp_path):
     sweep = make_sweep(grid={MAX_TH: [13], TIMER: [1, 2, 3, 4, 5, 6]}, replications=2)
-    report = run_sweep(sweep, tmp_path / "s", run_fn=fake.run_killer, workers=2, engine_version="t",
-                       max_pool_restarts=1)
+    report = run_sweep(
+        sweep, tmp_path / "s", run_fn=fake.run_killer, workers=2, engine_version="t", max_pool_restarts=1
+    )
     assert report.stopped_reason and report.not_run > 0
     assert report.failed + report.not_run == 12
     again = run_sweep(sweep, tmp_path / "s", run_fn=fake.run, workers=2, engine_version="t")
@@ -188,8 +189,9 @@ def test_keyboard_interrupt_keeps_finished_runs(tmp_path):
 
 def test_progress_callback(tmp_path):
     seen = []
-    run_sweep(make_sweep(), tmp_path / "s", run_fn=fake.run_failing, workers=2, engine_version="t",
-              progress=seen.append)
+    run_sweep(
+        make_sweep(), tmp_path / "s", run_fn=fake.run_failing, workers=2, engine_version="t", progress=seen.append
+    )
     assert seen[0].done == 0 and seen[0].last is None
     assert [p.done for p in seen[1:]] == list(range(1, 19))
     assert seen[-1].ok == 12 and seen[-1].failed == 6 and seen[-1].eta_s == 0
@@ -216,12 +218,23 @@ def test_longest_first_ordering_rules():
 def test_longest_first_in_practice(tmp_path):
     sweep = make_sweep(grid={"duration_s": [1.0, 30.0, 10.0, 3.0]}, replications=1, cost="duration_s")
     seen = []
-    run_sweep(sweep, tmp_path / "s", run_fn=fake.run, workers=1, engine_version="t",
-              progress=lambda p: p.last and seen.append(p.last.point["duration_s"]))
+    run_sweep(
+        sweep,
+        tmp_path / "s",
+        run_fn=fake.run,
+        workers=1,
+        engine_version="t",
+        progress=lambda p: p.last and seen.append(p.last.point["duration_s"]),
+    )
     assert seen == [30.0, 10.0, 3.0, 1.0]
     # Known times of the same scenario (other seeds) beat declared costs.
-    run_sweep(Sweep(fake.base_scenario(), grid={"duration_s": [1.0, 30.0]}, replications=1), tmp_path / "t",
-              run_fn=fake.run_slow, workers=1, engine_version="t")
+    run_sweep(
+        Sweep(fake.base_scenario(), grid={"duration_s": [1.0, 30.0]}, replications=1),
+        tmp_path / "t",
+        run_fn=fake.run_slow,
+        workers=1,
+        engine_version="t",
+    )
     # Doctor the stored times: the 1 s scenario "took" longer.
     store = ResultStore(tmp_path / "t")
     entries = list(store.db.runs().values())
@@ -229,16 +242,19 @@ def test_longest_first_in_practice(tmp_path):
         e["run_time_s"] = 9.0 if json.loads(e["point"])["duration_s"] == 1.0 else 0.1
     store.db.put_runs(entries)
     seen.clear()
-    run_sweep(Sweep(fake.base_scenario(), grid={"duration_s": [30.0, 1.0]}, replications=2), tmp_path / "t",
-              run_fn=fake.run, workers=1, engine_version="t",
-              progress=lambda p: p.last and seen.append(p.last.point["duration_s"]))
+    run_sweep(
+        Sweep(fake.base_scenario(), grid={"duration_s": [30.0, 1.0]}, replications=2),
+        tmp_path / "t",
+        run_fn=fake.run,
+        workers=1,
+        engine_version="t",
+        progress=lambda p: p.last and seen.append(p.last.point["duration_s"]),
+    )
     assert seen == [1.0, 30.0]  # only replication 1 of each is missing; the "slow" one goes first
 
 
 def test_run_fn_from_sweep_file_directory(tmp_path):
-    (tmp_path / "my_model.py").write_text(
-        "def run(scenario, seed):\n    return {'x': scenario['a'] * 2 + seed % 7}\n"
-    )
+    (tmp_path / "my_model.py").write_text("def run(scenario, seed):\n    return {'x': scenario['a'] * 2 + seed % 7}\n")
     f = tmp_path / "s.toml"
     f.write_text('run_fn = "my_model:run"\nreplications = 2\n[base]\na = 1\n[grid]\na = [1, 2, 3]\n')
     report = run_sweep(Sweep.from_toml(f), tmp_path / "store", workers=2)
@@ -303,8 +319,13 @@ def test_sigkilled_sweep_resumes_and_matches_clean_run(tmp_path):
     script.write_text(DRIVER)
     store_dir = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    proc = subprocess.Popen([sys.executable, str(script), str(sweep_file), str(store_dir)], env=env,
-                            start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(sweep_file), str(store_dir)],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     total = 40
     try:
         deadline = time.monotonic() + 120
@@ -356,8 +377,14 @@ def test_ctrl_c_stops_promptly_and_resumes(tmp_path):
     script.write_text(CTRL_C_DRIVER)
     store_dir = tmp_path / "store"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    proc = subprocess.Popen([sys.executable, str(script), str(sweep_file), str(store_dir)], env=env,
-                            start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(sweep_file), str(store_dir)],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         if store_dir.exists() and len(ResultStore(store_dir).run_files()) >= 4:

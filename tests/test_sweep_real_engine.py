@@ -8,7 +8,6 @@ import math
 
 import pandas as pd
 import pytest
-
 from aqmlab.sweep import ResultStore, Sweep, run_sweep
 
 BASE = {
@@ -28,7 +27,13 @@ METRICS = ["queue.bottleneck.mean_queue_packets", "queue.bottleneck.drops", "flo
 
 
 def sweep() -> Sweep:
-    return Sweep(base=BASE, grid={"topology.bottleneck.queue.aqm.max_p": [0.05, 0.2]}, replications=3, master_seed=11, metrics=METRICS)
+    return Sweep(
+        base=BASE,
+        grid={"topology.bottleneck.queue.aqm.max_p": [0.05, 0.2]},
+        replications=3,
+        master_seed=11,
+        metrics=METRICS,
+    )
 
 
 def table(report) -> pd.DataFrame:
@@ -50,15 +55,32 @@ def test_serial_sweep_of_real_runs_has_every_point_and_metric(serial):
 
 @pytest.mark.parametrize("backend", ["process", "dask"])
 def test_parallel_backends_give_identical_numbers(serial, tmp_path, backend):
-    kwargs = {"cluster_kwargs": {"n_workers": 2, "processes": True, "threads_per_worker": 1}} if backend == "dask" else {}
+    kwargs = (
+        {"cluster_kwargs": {"n_workers": 2, "processes": True, "threads_per_worker": 1}} if backend == "dask" else {}
+    )
     got = table(run_sweep(sweep(), tmp_path, backend=backend, workers=2, **kwargs))
     pd.testing.assert_frame_equal(got, serial)
 
 
 def test_a_failing_point_is_recorded_and_the_others_finish(tmp_path):
     # min_th > max_th is rejected by the engine: that point fails, the valid one completes.
-    base = {**BASE, "topology": {**BASE["topology"], "bottleneck": {**BASE["topology"]["bottleneck"], "queue": {"limit": 50, "aqm": {"kind": "red", "min_th": 5, "max_th": 15}}}}}
-    s = Sweep(base=base, grid={"topology.bottleneck.queue.aqm.min_th": [5, 30]}, replications=2, master_seed=3, metrics=METRICS)
+    base = {
+        **BASE,
+        "topology": {
+            **BASE["topology"],
+            "bottleneck": {
+                **BASE["topology"]["bottleneck"],
+                "queue": {"limit": 50, "aqm": {"kind": "red", "min_th": 5, "max_th": 15}},
+            },
+        },
+    }
+    s = Sweep(
+        base=base,
+        grid={"topology.bottleneck.queue.aqm.min_th": [5, 30]},
+        replications=2,
+        master_seed=3,
+        metrics=METRICS,
+    )
     report = run_sweep(s, tmp_path, backend="serial")
     runs = ResultStore(tmp_path).runs()
     assert sorted(runs.status.value_counts().items()) == [("failed", 2), ("ok", 2)]

@@ -7,16 +7,24 @@ import os
 
 import pyarrow.parquet as pq
 import pytest
-
 from aqmlab.sweep import ResultStore, RunRecord, run_key
 from aqmlab.sweep.keys import canonical_json, scenario_id
 
 
 def _record(key: str, status: str = "ok", **metrics) -> RunRecord:
     return RunRecord(
-        key=key, point_id="p", point={"a.b": 1}, replication=0, seed=42, status=status,
-        engine_version="test", scenario_id="s", scenario_json='{"a":{"b":1}}', run_time_s=0.5,
-        error=None if status == "ok" else "ValueError: boom", traceback=None if status == "ok" else "Traceback...",
+        key=key,
+        point_id="p",
+        point={"a.b": 1},
+        replication=0,
+        seed=42,
+        status=status,
+        engine_version="test",
+        scenario_id="s",
+        scenario_json='{"a":{"b":1}}',
+        run_time_s=0.5,
+        error=None if status == "ok" else "ValueError: boom",
+        traceback=None if status == "ok" else "Traceback...",
         metrics=metrics,
     )
 

@@ -13,18 +13,20 @@ import textwrap
 import time
 from pathlib import Path
 
-import pytest
-
 import aqmlab
+import pytest
 
 TESTS = Path(__file__).parent
 sys.path.insert(0, str(TESTS))
 
 import sweep_fake_engine as fake  # noqa: E402
-
 from aqmlab.fingerprint import engine_fingerprint, fingerprint_of  # noqa: E402
-from aqmlab.sweep import ResultStore, Sweep, run_sweep  # noqa: E402
-from aqmlab.sweep import atomic_file  # noqa: E402
+from aqmlab.sweep import (  # noqa: E402
+    ResultStore,
+    Sweep,
+    atomic_file,  # noqa: E402
+    run_sweep,
+)
 from aqmlab.sweep.atomic_file import DiskFullError  # noqa: E402
 from aqmlab.sweep.execute import SweepDiskFull  # noqa: E402
 from aqmlab.sweep.store import CorruptRunError  # noqa: E402
@@ -34,8 +36,7 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *filter(None, [o
 
 
 def small_sweep(replications: int = 2, **base) -> Sweep:
-    return Sweep({**fake.base_scenario(), **base}, grid={MAX_TH: [5, 10, 15]}, replications=replications,
-                 master_seed=3)
+    return Sweep({**fake.base_scenario(), **base}, grid={MAX_TH: [5, 10, 15]}, replications=replications, master_seed=3)
 
 
 def temp_files(root: Path) -> list[Path]:
@@ -45,8 +46,7 @@ def temp_files(root: Path) -> list[Path]:
 # ----------------------------------------------------------------- 7. stale results
 def test_fingerprint_changes_with_any_source_file(tmp_path):
     pkg = tmp_path / "pkg"
-    shutil.copytree(Path(aqmlab.__file__).parent, pkg,
-                    ignore=shutil.ignore_patterns("__pycache__", "_core*"))
+    shutil.copytree(Path(aqmlab.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__", "_core*"))
     before = fingerprint_of(pkg)
     assert before == fingerprint_of(pkg)  # stable
     f = pkg / "sweep" / "aggregate.py"
@@ -72,8 +72,15 @@ def test_stale_runs_are_kept_with_a_warning_only_when_asked(tmp_path):
     d = tmp_path / "s"
     run_sweep(small_sweep(), d, run_fn=fake.run, workers=1, engine_version="0.1.0", fingerprint="build-a")
     with pytest.warns(UserWarning, match=r"6 stored run\(s\).*another engine build.*reuse_stale"):
-        kept = run_sweep(small_sweep(), d, run_fn=fake.run, workers=1, engine_version="0.1.0",
-                         fingerprint="build-b", reuse_stale=True)
+        kept = run_sweep(
+            small_sweep(),
+            d,
+            run_fn=fake.run,
+            workers=1,
+            engine_version="0.1.0",
+            fingerprint="build-b",
+            reuse_stale=True,
+        )
     assert kept.executed == 0 and kept.stale_kept == 6 and kept.skipped_ok == 6
 
 
@@ -149,8 +156,13 @@ def test_two_sweeps_on_one_store_run_each_point_once(tmp_path, workers):
     log = tmp_path / "runs.log"
     env = {**ENV, "FAKE_RUN_LOG": str(log)}
     procs = [
-        subprocess.Popen([sys.executable, str(script), str(tmp_path / "store"), str(workers)], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, str(script), str(tmp_path / "store"), str(workers)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(2)
     ]
     outs = [p.communicate(timeout=120) for p in procs]
@@ -177,8 +189,9 @@ def test_a_job_stored_by_another_sweep_after_planning_is_reused_not_rerun(tmp_pa
         if not calls:
             calls.append(run_sweep(small_sweep(), store, run_fn=fake.run, workers=1, engine_version="t"))
 
-    second = run_sweep(small_sweep(), store, run_fn=fake.run, workers=1, engine_version="t",
-                       progress=run_the_other_sweep_first)
+    second = run_sweep(
+        small_sweep(), store, run_fn=fake.run, workers=1, engine_version="t", progress=run_the_other_sweep_first
+    )
     assert calls[0].executed == 6
     assert second.executed == 0 and second.from_other_sweep == 6 and second.skipped_ok == 6
 
@@ -267,8 +280,12 @@ KILL_DRIVER = textwrap.dedent(
 def test_workers_die_with_a_sigkilled_driver(tmp_path):
     script = tmp_path / "drive.py"
     script.write_text(KILL_DRIVER)
-    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path / "s")], env=ENV,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(tmp_path / "s")],
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         workers: list[int] = []
@@ -310,8 +327,9 @@ def test_cli_ctrl_c_is_one_line_exit_130_and_leaves_no_temp_files(tmp_path):
     sweep_file.write_text(CLI_SWEEP.format())
     store = tmp_path / "store"
     cmd = [sys.executable, "-m", "aqmlab", "sweep", str(sweep_file), "--out", str(store), "--workers", "2"]
-    proc = subprocess.Popen(cmd, env=ENV, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        cmd, env=ENV, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         if store.exists() and len(ResultStore(store).run_files()) >= 2:
@@ -360,8 +378,12 @@ def _mount_tmpfs(where: Path, size: str) -> bool:
     if os.geteuid() != 0 or shutil.which("mount") is None:
         return False
     where.mkdir()
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 def test_a_really_full_disk(tmp_path):
@@ -380,8 +402,7 @@ def test_a_really_full_disk(tmp_path):
         assert not temp_files(mnt / "s")
         stored = len(ResultStore(mnt / "s").runs())  # the store stays readable
         ballast.unlink()
-        resumed = run_sweep(small_sweep(replications=40), mnt / "s", run_fn=fake.run, workers=1,
-                            engine_version="t")
+        resumed = run_sweep(small_sweep(replications=40), mnt / "s", run_fn=fake.run, workers=1, engine_version="t")
         assert resumed.complete and resumed.executed == 120 - stored
     finally:
         subprocess.run(["umount", "-l", str(mnt)], check=False)

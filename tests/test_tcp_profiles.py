@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from typer.testing import CliRunner
-
 import aqmlab
+import pytest
 from aqmlab.cli import app
 from aqmlab.scenario import load_scenario, packaged_scenarios, with_tcp_profile
+from typer.testing import CliRunner
 
 SMALL = {
     "duration": "3s",
     "warmup": "1s",
-    "topology": {"kind": "dumbbell", "senders": 3,
-                 "bottleneck": {"rate": "5Mbps", "delay": "10ms", "queue": {"limit": 30, "aqm": "droptail"}},
-                 "access": {"rate": "100Mbps", "delay": "1ms"}},
+    "topology": {
+        "kind": "dumbbell",
+        "senders": 3,
+        "bottleneck": {"rate": "5Mbps", "delay": "10ms", "queue": {"limit": 30, "aqm": "droptail"}},
+        "access": {"rate": "100Mbps", "delay": "1ms"},
+    },
     "tcp": {"variant": "newreno", "window": 32, "window_init": 2},
     "flows": [{"kind": "tcp", "from": "senders", "to": "receivers"}],
 }

@@ -37,12 +37,18 @@ def render_markdown(registry: Iterable[Mapping[str, Any]]) -> str:
     """The docs page for the given registry entries (as returned by ``aqmlab._core.aqms()``)."""
     entries = list(registry)
     lines = [HEADER, "| name | algorithm | ECN |", "|---|---|---|"]
-    lines += [f"| [`{a['name']}`](#{a['name'].replace('_', '-')}) | {_cell(a['title'])} | {'yes' if a['ecn'] else 'no'} |" for a in entries]
+    lines += [
+        f"| [`{a['name']}`](#{a['name'].replace('_', '-')}) | {_cell(a['title'])} | {'yes' if a['ecn'] else 'no'} |"
+        for a in entries
+    ]
     for a in entries:
         lines += ["", f"## {a['name']}", "", f"**{_cell(a['title'])}**. Source: {_cell(a['source'])}.", ""]
         if a["params"]:
             lines += ["| parameter | default | unit | meaning |", "|---|---|---|---|"]
-            lines += [f"| `{p['name']}` | {_cell(p['default'])} | {_cell(p['unit'])} | {_cell(p['meaning'])} |" for p in a["params"]]
+            lines += [
+                f"| `{p['name']}` | {_cell(p['default'])} | {_cell(p['unit'])} | {_cell(p['meaning'])} |"
+                for p in a["params"]
+            ]
         else:
             lines.append("No parameters beyond the queue's `limit`.")
     return "\n".join(lines) + "\n"

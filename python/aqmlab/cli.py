@@ -29,8 +29,7 @@ from rich.text import Text
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 UNITS_NOTE = (
-    'unit s: a duration such as "5ms" or a bare number of seconds; bytes, packets, probability, '
-    "weight: plain numbers"
+    'unit s: a duration such as "5ms" or a bare number of seconds; bytes, packets, probability, weight: plain numbers'
 )
 
 app = typer.Typer(
@@ -197,7 +196,17 @@ def _print_run(r: Any) -> None:
     out.print(head)
 
     q = Table(title="queues", box=box.SIMPLE_HEAVY, collapse_padding=True, pad_edge=False)
-    for c in ("queue", "arrivals", "drops", "marks", "loss %", "mean queue (pkts)", "mean delay ms", "p99 delay ms", "util %"):
+    for c in (
+        "queue",
+        "arrivals",
+        "drops",
+        "marks",
+        "loss %",
+        "mean queue (pkts)",
+        "mean delay ms",
+        "p99 delay ms",
+        "util %",
+    ):
         if c == "queue":
             q.add_column(c, no_wrap=True)
         else:
@@ -226,7 +235,8 @@ def run(
     scenario: Annotated[str, typer.Argument(help="Scenario file (.toml or .json).")],
     seed: Annotated[int | None, typer.Option(help="Master seed (default: the scenario's `seed`, else 1).")] = None,
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Write queues/flows/timeseries as Parquet and CSV, and summary.json, here.")
+        Path | None,
+        typer.Option("--out", help="Write queues/flows/timeseries as Parquet and CSV, and summary.json, here."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
@@ -417,7 +427,12 @@ def compare(
         }
         sys.stdout.write(json.dumps(payload, allow_nan=False) + "\n")
     else:
-        t = Table(title=f"aqmlab compare: {base.get('name') or path}", box=box.SIMPLE_HEAVY, collapse_padding=True, pad_edge=False)
+        t = Table(
+            title=f"aqmlab compare: {base.get('name') or path}",
+            box=box.SIMPLE_HEAVY,
+            collapse_padding=True,
+            pad_edge=False,
+        )
         for c in COMPARE_COLUMNS:
             width = max(len(w) for w in c.split())
             if c == "AQM":
@@ -534,9 +549,15 @@ def results(
 def reproduce(
     paper: Annotated[str, typer.Argument(help="orange, newque, hybrid-red, qvared, dsred, or all.")],
     experiment: Annotated[str | None, typer.Argument(help="One experiment of the paper (default: all).")] = None,
-    replications: Annotated[int | None, typer.Option(help="Runs per point (default: the paper's count, or the data file's if larger).")] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="Reduced runs (CI-sized); notes.md says what changed.")] = False,
-    out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory (default results/reproduce/<paper>).")] = None,
+    replications: Annotated[
+        int | None, typer.Option(help="Runs per point (default: the paper's count, or the data file's if larger).")
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Reduced runs (CI-sized); notes.md says what changed.")
+    ] = False,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Output directory (default results/reproduce/<paper>).")
+    ] = None,
     workers: Annotated[int | None, typer.Option(help="Parallel workers (default: all cores).")] = None,
     max_memory: MaxMemoryOption = None,
 ) -> None:
@@ -557,12 +578,20 @@ def reproduce(
 
 @app.command()
 def league(
-    out_dir: Annotated[Path, typer.Option("--out", help="Output directory (tables, figures, resumable stores).")] = Path("results/league"),
-    replications: Annotated[int | None, typer.Option(help="Replications per (scenario, AQM); default 5, or 2 with --quick.")] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="Shortened runs and fewer replications: checks that it runs, does not rank.")] = False,
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Output directory (tables, figures, resumable stores).")
+    ] = Path("results/league"),
+    replications: Annotated[
+        int | None, typer.Option(help="Replications per (scenario, AQM); default 5, or 2 with --quick.")
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Shortened runs and fewer replications: checks that it runs, does not rank.")
+    ] = False,
     workers: Annotated[int | None, typer.Option(help="Parallel worker processes (default: all cores).")] = None,
     aqm: Annotated[list[str] | None, typer.Option("--aqm", help="Only these AQMs (repeatable).")] = None,
-    scenario: Annotated[list[str] | None, typer.Option("--scenario", help="Only these papers' scenarios (repeatable).")] = None,
+    scenario: Annotated[
+        list[str] | None, typer.Option("--scenario", help="Only these papers' scenarios (repeatable).")
+    ] = None,
     tcp: TcpProfileOption = None,
 ) -> None:
     """Every AQM on every seed paper's main scenario: throughput, delay, loss, fairness."""
@@ -571,7 +600,15 @@ def league(
     if tcp is not None and out_dir == Path("results/league"):
         out_dir = Path(f"results/league-{tcp}")  # never mixed with the papers' TCP league
     with _user_errors():
-        code = league_command(out=out_dir, replications=replications, quick=quick, workers=workers or os.cpu_count() or 1, aqms=aqm, scenarios=scenario, tcp=tcp)
+        code = league_command(
+            out=out_dir,
+            replications=replications,
+            quick=quick,
+            workers=workers or os.cpu_count() or 1,
+            aqms=aqm,
+            scenarios=scenario,
+            tcp=tcp,
+        )
     raise typer.Exit(int(code or 0))
 
 

@@ -122,10 +122,18 @@ class SimpleRed:
 
     rng: Rng  # set by the engine before the first call
 
-    def __init__(self, min_th: float = 5, max_th: float = 15, max_p: float = 0.1, w_q: float = 0.002, ecn: bool = False):
+    def __init__(
+        self, min_th: float = 5, max_th: float = 15, max_p: float = 0.1, w_q: float = 0.002, ecn: bool = False
+    ):
         if not 0 < min_th < max_th:
             raise ValueError(f"need 0 < min_th < max_th, got min_th={min_th}, max_th={max_th}")
-        self.min_th, self.max_th, self.max_p, self.w_q, self.ecn = float(min_th), float(max_th), float(max_p), float(w_q), ecn
+        self.min_th, self.max_th, self.max_p, self.w_q, self.ecn = (
+            float(min_th),
+            float(max_th),
+            float(max_p),
+            float(w_q),
+            ecn,
+        )
         self.avg = 0.0
         self.count = -1
         self.p_a = 0.0

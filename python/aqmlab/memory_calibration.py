@@ -34,6 +34,7 @@ aqmlab.run(scenario, max_memory="none")
 print(peak() - before)
 """
 
+
 def _dumbbell(
     senders: int = 2,
     count: int = 1,
@@ -82,9 +83,7 @@ SCENARIOS: dict[str, Callable[[float], dict[str, Any]]] = {
     # with the packets they see.
     "links": lambda k: {**_dumbbell(senders=int(4000 * k), duration="200ms"), "tcp": {"window": 2}},
     "routing": lambda k: _meshed_hosts(int(8000 * k)),
-    "fq_codel sub-queues": lambda k: _dumbbell(
-        senders=int(64 * k), access_aqm={"kind": "fq_codel", "flows": 16384}
-    ),
+    "fq_codel sub-queues": lambda k: _dumbbell(senders=int(64 * k), access_aqm={"kind": "fq_codel", "flows": 16384}),
     "time series": lambda k: _dumbbell(duration=f"{k:g}s", sample_interval="20us"),
 }
 
@@ -108,9 +107,7 @@ def calibrate(scale: float = 1.0) -> list[dict[str, Any]]:
         s = make(scale)
         estimated = estimate_memory(s)["total"]
         measured = measure(s)
-        rows.append(
-            {"scenario": name, "estimated": estimated, "measured": measured, "ratio": estimated / measured}
-        )
+        rows.append({"scenario": name, "estimated": estimated, "measured": measured, "ratio": estimated / measured})
     return rows
 
 

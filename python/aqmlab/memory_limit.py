@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+
 from . import _core
 from .scenario import ScenarioLike, load_scenario, to_json
 
@@ -23,6 +24,7 @@ ENV_VAR = "AQMLAB_MAX_MEMORY"
 
 class MemoryLimitError(ValueError):
     """A memory limit that is not a size (the message names where it came from)."""
+
 
 _UNITS = {
     "": 1,
@@ -56,8 +58,7 @@ def parse_memory(value: int | float | str, source: str = "max_memory") -> int | 
         number, unit = float(m.group(1)), m.group(2).lower()
         if unit not in _UNITS:
             raise MemoryLimitError(
-                f"{source}: unknown unit {m.group(2)!r} in {value!r} (use B, KB, MB, GB, TB, "
-                "KiB, MiB, GiB, TiB)"
+                f"{source}: unknown unit {m.group(2)!r} in {value!r} (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)"
             )
     if not (number > 0 and number * _UNITS[unit] < 2**64):
         raise MemoryLimitError(f"{source}: must be a positive size below 2^64 bytes, got {value!r}")

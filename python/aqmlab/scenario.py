@@ -30,8 +30,11 @@ def packaged_scenarios() -> dict[str, Path]:
     """The named scenarios shipped with aqmlab: name (the file's ``name`` field, e.g.
     ``identical-dumbbell``) -> path of its TOML file."""
     folder = resources.files("aqmlab") / "scenarios"
-    return {p.name.removesuffix(".toml").replace("_", "-"): Path(str(p))
-            for p in sorted(folder.iterdir(), key=lambda p: p.name) if p.name.endswith(".toml")}
+    return {
+        p.name.removesuffix(".toml").replace("_", "-"): Path(str(p))
+        for p in sorted(folder.iterdir(), key=lambda p: p.name)
+        if p.name.endswith(".toml")
+    }
 
 
 def packaged_scenario_path(name: str) -> Path:

@@ -113,9 +113,7 @@ def red_drop_probability(avg: ArrayLike, min_th: float, max_th: float, max_p: fl
     x = np.asarray(avg, dtype=float)
     if np.any(np.isnan(x)) or np.any(x < 0):
         raise ValueError("avg must be >= 0 and not NaN")
-    return np.select(
-        [x < min_th, x < max_th], [0.0, max_p * (x - min_th) / (max_th - min_th)], default=1.0
-    )
+    return np.select([x < min_th, x < max_th], [0.0, max_p * (x - min_th) / (max_th - min_th)], default=1.0)
 
 
 def drop_chain(lam: float, mu: float, accept: ArrayLike) -> DropChainResult:
@@ -153,24 +151,18 @@ def _buffer(buffer: int, top_name: str, top: float) -> int:
     return n
 
 
-def dsred_chain(
-    lam: float, mu: float, buffer: int, k_l: float, k_h: float, gamma: float
-) -> DropChainResult:
+def dsred_chain(lam: float, mu: float, buffer: int, k_l: float, k_h: float, gamma: float) -> DropChainResult:
     """DSRED's chain (sec. 3.3) with p_a(i) = 1 - p_d(i) from eq. 1 / eq. 7."""
     k_l, k_h = _thresholds("k_l", k_l, "k_h", k_h)
     n = _buffer(buffer, "k_h", k_h)
     return drop_chain(lam, mu, 1.0 - dsred_drop_probability(np.arange(n + 1), k_l, k_h, gamma))
 
 
-def red_chain(
-    lam: float, mu: float, buffer: int, min_th: float, max_th: float, max_p: float
-) -> DropChainResult:
+def red_chain(lam: float, mu: float, buffer: int, min_th: float, max_th: float, max_p: float) -> DropChainResult:
     """The same chain with RED's linear drop function."""
     min_th, max_th = _thresholds("min_th", min_th, "max_th", max_th)
     n = _buffer(buffer, "max_th", max_th)
-    return drop_chain(
-        lam, mu, 1.0 - red_drop_probability(np.arange(n + 1), min_th, max_th, max_p)
-    )
+    return drop_chain(lam, mu, 1.0 - red_drop_probability(np.arange(n + 1), min_th, max_th, max_p))
 
 
 def _rhos(rhos: ArrayLike) -> np.ndarray:
@@ -185,10 +177,7 @@ def dsred_drop_vs_load(
 ) -> dict[float, np.ndarray]:
     """Fig. 5 data: P_D(rho) for each gamma (mu = 1; P_D depends on rho only)."""
     r = _rhos(rhos)
-    return {
-        float(g): np.array([dsred_chain(x, 1.0, buffer, k_l, k_h, g).drop_probability for x in r])
-        for g in gammas
-    }
+    return {float(g): np.array([dsred_chain(x, 1.0, buffer, k_l, k_h, g).drop_probability for x in r]) for g in gammas}
 
 
 def red_drop_vs_load(
@@ -197,8 +186,5 @@ def red_drop_vs_load(
     """RED's counterpart of Fig. 5: P_D(rho) for each max_p."""
     r = _rhos(rhos)
     return {
-        float(m): np.array(
-            [red_chain(x, 1.0, buffer, min_th, max_th, m).drop_probability for x in r]
-        )
-        for m in max_ps
+        float(m): np.array([red_chain(x, 1.0, buffer, min_th, max_th, m).drop_probability for x in r]) for m in max_ps
     }

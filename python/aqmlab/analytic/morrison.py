@@ -88,9 +88,7 @@ def _check(lam: float, mu1: float, mu2: float, c: int) -> tuple[float, float, fl
     mu2 = positive("mu2", mu2)
     c = integer("c", c, minimum=1)
     if lam >= mu1 + mu2:
-        raise ValueError(
-            f"lam must be < mu1 + mu2 = {mu1 + mu2} (infinite buffer needs stability), got {lam}"
-        )
+        raise ValueError(f"lam must be < mu1 + mu2 = {mu1 + mu2} (infinite buffer needs stability), got {lam}")
     return lam, mu1, mu2, c
 
 
@@ -140,9 +138,7 @@ def morrison_sojourn_time(lam: float, mu1: float, mu2: float, c: int) -> float:
         ls = c * (c + 1) / 2 + c * s / (1 - s) + s / (1 - s) ** 2
         return p0 * ls / lam
     bracket = (
-        mu1 / (mu1 - lam) ** 2 * ((mu1 / lam) ** c - 1)
-        + c * (1 / (m2 - lam) - 1 / (mu1 - lam))
-        + m2 / (m2 - lam) ** 2
+        mu1 / (mu1 - lam) ** 2 * ((mu1 / lam) ** c - 1) + c * (1 / (m2 - lam) - 1 / (mu1 - lam)) + m2 / (m2 - lam) ** 2
     )
     return p0 * (lam / mu1) ** c * bracket
 

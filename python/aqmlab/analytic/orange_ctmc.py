@@ -89,9 +89,7 @@ def _check(
     t = positive("timer_mean", timer_mean, allow_inf=True)
     b = integer("buffer", buffer, minimum=1)
     if threshold_counts not in ("waiting", "system"):
-        raise ValueError(
-            f"threshold_counts must be 'waiting' or 'system', got {threshold_counts!r}"
-        )
+        raise ValueError(f"threshold_counts must be 'waiting' or 'system', got {threshold_counts!r}")
     return lam, mu, k, t, b, threshold_counts
 
 

@@ -92,7 +92,5 @@ def padhye_full(p: float, rtt: float, t0: float, b: float, wmax: float) -> float
 def padhye_approx(p: float, rtt: float, t0: float, b: float, wmax: float) -> float:
     """Approximate PFTK model, packets/s."""
     p, rtt, t0, b, wmax = _check_common(p, rtt, t0, b, wmax)
-    den = rtt * math.sqrt(2 * b * p / 3) + t0 * min(1.0, 3 * math.sqrt(3 * b * p / 8)) * p * (
-        1 + 32 * p**2
-    )
+    den = rtt * math.sqrt(2 * b * p / 3) + t0 * min(1.0, 3 * math.sqrt(3 * b * p / 8)) * p * (1 + 32 * p**2)
     return min(wmax / rtt, 1.0 / den)

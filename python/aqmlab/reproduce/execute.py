@@ -125,6 +125,7 @@ def run_all(
     done_before = 0
     version = engine_version()
     for sw in sweeps:
+
         def cb(p, _offset=done_before):
             if progress is not None:
                 progress(_offset + p.skipped + p.done, total)

@@ -164,8 +164,9 @@ def pretty(name: str, has_unit: bool = True) -> str:
     return name.replace("_", " ")
 
 
-def axis_label(exp: Experiment, name: str, kind: str = "axis", categorical: bool = False,
-               display: dict[str, str] | None = None) -> str:
+def axis_label(
+    exp: Experiment, name: str, kind: str = "axis", categorical: bool = False, display: dict[str, str] | None = None
+) -> str:
     """``"<name> (<unit>)"`` from the paper file's ``metrics`` (kind "metric") or ``axes``
     table; "dimensionless" when a numeric quantity has no unit, "named level" for a
     categorical axis. ``display`` maps names to the words to print instead."""
@@ -270,7 +271,10 @@ def split_axes(agg: pd.DataFrame, x: str | None, others: list[str]) -> tuple[lis
     dep: list[str] = []
     for a in reversed(others):
         cands = ([x] if x else []) + [b for b in indep if b != a]
-        if all(_nunique(g[a]) <= 1 or any(_determined(g, a, b) for b in cands) for _, g in agg.groupby("config", sort=False)):
+        if all(
+            _nunique(g[a]) <= 1 or any(_determined(g, a, b) for b in cands)
+            for _, g in agg.groupby("config", sort=False)
+        ):
             indep.remove(a)
             dep.append(a)
     return indep, list(reversed(dep))
@@ -312,8 +316,14 @@ class Plan:
     categorical: bool
 
 
-def build_series(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: str, x: str | None = None,
-                 display: dict[str, str] | None = None) -> Plan:
+def build_series(
+    exp: Experiment,
+    agg: pd.DataFrame,
+    axes: list[str],
+    metric: str,
+    x: str | None = None,
+    display: dict[str, str] | None = None,
+) -> Plan:
     """The series of one metric figure (see :class:`Plan`)."""
     x = x if x is not None and x in agg.columns else pick_x(agg, axes)
     cand = [a for a in axes if a != x and a in agg.columns and _nunique(agg[a]) > 1]
@@ -376,13 +386,18 @@ def build_series(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: st
                 continue
             if any(a in pv and a not in kd for a in indep):
                 continue
-            if any(d in pv and g[d].notna().any() and not any(_same(pv[d], v) for v in g[d].dropna().unique()) for d in dep):
+            if any(
+                d in pv and g[d].notna().any() and not any(_same(pv[d], v) for v in g[d].dropna().unique()) for d in dep
+            ):
                 continue
             px = pv.get(x) if (has_x and x in pv) else None
             if px is not None and categorical and px not in cats:
                 cats.append(px)
-            s.paper.append(PaperMark(x=px, y=float(pv[metric]), approximate=bool(pv.get("approximate")),
-                                     source=str(pv.get("source", ""))))
+            s.paper.append(
+                PaperMark(
+                    x=px, y=float(pv[metric]), approximate=bool(pv.get("approximate")), source=str(pv.get("source", ""))
+                )
+            )
         series.append(s)
     return Plan(x, series, empty, cats, indep, dep, categorical)
 
@@ -421,8 +436,10 @@ def panels_for(series: list[Series], indep: list[str], max_legend: int = MAX_LEG
             pass
         common = [s for s in series if a not in s.key]
         shown = "scenario" if a == SCENARIO_AXIS else a
-        ps = [Panel(f"{shown} = {_fmt(v)}", [s for s in series if a in s.key and _same(s.key[a], v)] + common, axis=a)
-              for v in vals]
+        ps = [
+            Panel(f"{shown} = {_fmt(v)}", [s for s in series if a in s.key and _same(s.key[a], v)] + common, axis=a)
+            for v in vals
+        ]
         if best is None or max(p.legend_entries() for p in ps) < max(p.legend_entries() for p in best):
             best = ps
     out: list[Panel] = []
@@ -437,7 +454,7 @@ def panels_for(series: list[Series], indep: list[str], max_legend: int = MAX_LEG
         size = max_legend - len(p.proxies()) - len(common)
         if not common or size < 1:
             common, own, size = [], p.series, max(1, max_legend - len(p.proxies()))
-        chunks = [own[i:i + size] for i in range(0, len(own), size)]
+        chunks = [own[i : i + size] for i in range(0, len(own), size)]
         for j, c in enumerate(chunks):
             title = ((p.title + ", ") if p.title else "") + f"series {j * size + 1}-{j * size + len(c)} of {len(own)}"
             out.append(Panel(title, c + common, axis=p.axis))
@@ -461,8 +478,17 @@ def _legend(ax: Any, panel: Panel, x: str | None, xname: str) -> None:
     for k in panel.proxies():
         handles.append(extra[k][0])
         labels.append(extra[k][1])
-    ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
-              framealpha=0.9, title="open marks: paper (series colour)" if panel.proxies() else None, title_fontsize=7)
+    ax.legend(
+        handles,
+        labels,
+        fontsize=7,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        borderaxespad=0.0,
+        framealpha=0.9,
+        title="open marks: paper (series colour)" if panel.proxies() else None,
+        title_fontsize=7,
+    )
 
 
 def _draw_panel(ax: Any, panel: Panel, pos: Any) -> None:
@@ -473,14 +499,33 @@ def _draw_panel(ax: Any, panel: Panel, pos: Any) -> None:
             if e > 0:
                 ax.axhspan(y - e, y + e, color=s.color, alpha=0.08, lw=0)
         else:
-            ax.errorbar([pos(v) for v in s.xs], s.ys, yerr=s.errs, marker="o", ms=3.5, capsize=2, color=s.color,
-                        ls=s.style, lw=1.4, label=s.label(panel.axis))
+            ax.errorbar(
+                [pos(v) for v in s.xs],
+                s.ys,
+                yerr=s.errs,
+                marker="o",
+                ms=3.5,
+                capsize=2,
+                color=s.color,
+                ls=s.style,
+                lw=1.4,
+                label=s.label(panel.axis),
+            )
         pts = [m for m in s.paper if m.x is not None]
         for approx, mk in ((False, "s"), (True, "D")):
             sel = [m for m in pts if m.approximate == approx]
             if sel:
-                ax.plot([pos(m.x) for m in sel], [m.y for m in sel], ls="none", marker=mk, ms=7, mfc="none",
-                        mew=1.4, color=s.color, label=f"{s.label(panel.axis)}: paper")
+                ax.plot(
+                    [pos(m.x) for m in sel],
+                    [m.y for m in sel],
+                    ls="none",
+                    marker=mk,
+                    ms=7,
+                    mfc="none",
+                    mew=1.4,
+                    color=s.color,
+                    label=f"{s.label(panel.axis)}: paper",
+                )
         for m in s.paper:
             if m.x is None:
                 ax.axhline(m.y, color=s.color, ls=":", lw=1.4, label=f"{s.label(panel.axis)}: paper")
@@ -500,9 +545,19 @@ def needs_log_y(series: list[Series]) -> bool:
     return max(ys) / min(ys) > LOG_Y_RATIO
 
 
-def metric_figure(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: str, quick: bool = False,
-                  scenario_pref: str | None = None, *, x: str | None = None, title: str | None = None,
-                  display: dict[str, str] | None = None, max_legend: int = MAX_LEGEND) -> Any | None:
+def metric_figure(
+    exp: Experiment,
+    agg: pd.DataFrame,
+    axes: list[str],
+    metric: str,
+    quick: bool = False,
+    scenario_pref: str | None = None,
+    *,
+    x: str | None = None,
+    title: str | None = None,
+    display: dict[str, str] | None = None,
+    max_legend: int = MAX_LEGEND,
+) -> Any | None:
     """The Figure of one metric (None if no configuration has a finite value of it). See the
     module docstring for the rules; ``x`` forces the x axis, ``display`` renames metrics and
     axes in labels (units still come from the paper file), ``title`` replaces the title."""
@@ -527,9 +582,17 @@ def metric_figure(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: s
     n = len(panels)
     ncols = 1 if n == 1 else 2
     nrows = math.ceil(n / ncols)
-    fig, axs = plt.subplots(nrows, ncols, figsize=(9.5 if n == 1 else 15.0, 4.6 if n == 1 else 3.8 * nrows),
-                            squeeze=False, sharey=True, layout="constrained")
-    xs_all = [v for s in series for v in s.xs if v is not None] + [m.x for s in series for m in s.paper if m.x is not None]
+    fig, axs = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(9.5 if n == 1 else 15.0, 4.6 if n == 1 else 3.8 * nrows),
+        squeeze=False,
+        sharey=True,
+        layout="constrained",
+    )
+    xs_all = [v for s in series for v in s.xs if v is not None] + [
+        m.x for s in series for m in s.paper if m.x is not None
+    ]
     num = [float(v) for v in xs_all if _finite(v) and float(v) > 0]
     logx = not categorical and bool(num) and max(num) / min(num) > 20
     logy = needs_log_y(series)
@@ -567,21 +630,48 @@ def metric_figure(exp: Experiment, agg: pd.DataFrame, axes: list[str], metric: s
 
 def _empty_note(fig: Any, empty: list[str]) -> None:
     if empty:
-        fig.text(0.01, 0.0, "Not drawn (no finite value in any run): " + "; ".join(empty), fontsize=7, ha="left",
-                 va="top", wrap=True)
+        fig.text(
+            0.01,
+            0.0,
+            "Not drawn (no finite value in any run): " + "; ".join(empty),
+            fontsize=7,
+            ha="left",
+            va="top",
+            wrap=True,
+        )
 
 
 def _dot_plot(series: list[Series], empty: list[str], head: str, ylabel: str) -> Any:
     """No varied axis: one position per configuration, our mean ± CI95 and the paper's value."""
     fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(series) + 2.5), 4.4), layout="constrained")
     for i, s in enumerate(series):
-        ax.errorbar([i], s.ys[:1], yerr=s.errs[:1], marker="o", ms=6, capsize=4, color=s.color, ls="none",
-                    label=f"{s.label()}: ours")
+        ax.errorbar(
+            [i],
+            s.ys[:1],
+            yerr=s.errs[:1],
+            marker="o",
+            ms=6,
+            capsize=4,
+            color=s.color,
+            ls="none",
+            label=f"{s.label()}: ours",
+        )
         for m in s.paper:
-            ax.plot([i + 0.18], [m.y], ls="none", marker="D" if m.approximate else "s", ms=7, mfc="none", mew=1.4,
-                    color=s.color, label=f"{s.label()}: paper")
+            ax.plot(
+                [i + 0.18],
+                [m.y],
+                ls="none",
+                marker="D" if m.approximate else "s",
+                ms=7,
+                mfc="none",
+                mew=1.4,
+                color=s.color,
+                label=f"{s.label()}: paper",
+            )
     rot = len(series) > 3
-    ax.set_xticks(range(len(series)), [s.label() for s in series], rotation=20 if rot else 0, ha="right" if rot else "center")
+    ax.set_xticks(
+        range(len(series)), [s.label() for s in series], rotation=20 if rot else 0, ha="right" if rot else "center"
+    )
     ax.set_xlim(-0.6, len(series) - 0.4)
     ax.set_xlabel("configuration")
     ax.set_ylabel(ylabel)
@@ -601,10 +691,20 @@ def _dot_plot(series: list[Series], empty: list[str], head: str, ylabel: str) ->
     return fig
 
 
-def metric_figures(exp: Experiment, agg: pd.DataFrame, axes: list[str], out_dir: Path, quick: bool,
-                   scenario_pref: str | None = None, *, metrics: list[str] | None = None, x: str | None = None,
-                   stems: dict[str, str] | None = None, titles: dict[str, str] | None = None,
-                   display: dict[str, str] | None = None) -> list[Path]:
+def metric_figures(
+    exp: Experiment,
+    agg: pd.DataFrame,
+    axes: list[str],
+    out_dir: Path,
+    quick: bool,
+    scenario_pref: str | None = None,
+    *,
+    metrics: list[str] | None = None,
+    x: str | None = None,
+    stems: dict[str, str] | None = None,
+    titles: dict[str, str] | None = None,
+    display: dict[str, str] | None = None,
+) -> list[Path]:
     """:func:`metric_figure` for each paper metric (or ``metrics``), saved as
     ``<stem>.png|svg`` in ``out_dir`` (stem: ``stems[metric]``, default the metric name)."""
     if agg.empty:
@@ -614,8 +714,9 @@ def metric_figures(exp: Experiment, agg: pd.DataFrame, axes: list[str], out_dir:
     for name in names:
         if name not in agg.columns or agg[name].isna().all():
             continue
-        fig = metric_figure(exp, agg, axes, name, quick, scenario_pref, x=x, title=(titles or {}).get(name),
-                            display=display)
+        fig = metric_figure(
+            exp, agg, axes, name, quick, scenario_pref, x=x, title=(titles or {}).get(name), display=display
+        )
         if fig is not None:
             paths += save(fig, out_dir, (stems or {}).get(name, name))
     return paths

@@ -11,10 +11,11 @@ import copy
 import json
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from .spec import Configuration, Experiment, ReproduceError
 
@@ -158,7 +159,9 @@ class QuickPlan:
         for a, vals in self.axes.items():
             out.append(f"axis {a}: only {vals}")
         if self.max_points:
-            out.append(f"configurations with more than {self.max_points} points keep {self.max_points} evenly spaced ones (axes without an explicit subset)")
+            out.append(
+                f"configurations with more than {self.max_points} points keep {self.max_points} evenly spaced ones (axes without an explicit subset)"
+            )
         return out
 
 
@@ -196,7 +199,9 @@ def quick_plan(exp: Experiment, full_reps: int) -> QuickPlan:
     return plan
 
 
-def _apply_quick_points(points: list[dict[str, Any]], conf: Configuration, exp: Experiment, plan: QuickPlan) -> list[dict[str, Any]]:
+def _apply_quick_points(
+    points: list[dict[str, Any]], conf: Configuration, exp: Experiment, plan: QuickPlan
+) -> list[dict[str, Any]]:
     sa = exp.get("scenario_axis")
     out = [p for p in points if all(p.get(a) in vals for a, vals in plan.axes.items() if a in p)]
     if not plan.max_points:
@@ -259,7 +264,9 @@ def build_run(exp: Experiment, conf: Configuration, point: dict[str, Any], quick
         set_override(scen, aqm_path(scen, link), aqm)
     if quick is not None:
         _apply_quick_scenario(scen, quick)
-    spec = RunSpec(config=conf.name, point=dict(point), scenario_file=str(path.relative_to(path.parents[1])), scenario=scen)
+    spec = RunSpec(
+        config=conf.name, point=dict(point), scenario_file=str(path.relative_to(path.parents[1])), scenario=scen
+    )
     # The scenario name carries the run's identity (it is the sweep point's "name" axis).
     scen["name"] = f"{exp.paper}/{exp.id}/{spec.label}"
     return spec
@@ -294,7 +301,9 @@ def build_jobs(
     return runs
 
 
-def _build_with_file(exp: Experiment, conf: Configuration, point: dict[str, Any], sf: str, quick: QuickPlan | None) -> RunSpec:
+def _build_with_file(
+    exp: Experiment, conf: Configuration, point: dict[str, Any], sf: str, quick: QuickPlan | None
+) -> RunSpec:
     sub = copy.copy(exp)
     sub.data = {**exp.data, "scenarios": [sf]}
     return build_run(sub, conf, point, quick)

@@ -257,15 +257,19 @@ BUFFER_RULES: dict[str, tuple[tuple[str, ...], Callable[..., float], str, Callab
     "red": (
         ("red", "ared", "lpf_oda", "hybrid_red"),
         lambda d, rate: _red_default_max_th(d, rate),
-        ("RED family: max_th = 3 min_th (the registry's own rule, Floyd) with the gentle region ending at "
-        "the buffer (2 max_th = buffer): min_th = buffer/6, max_th = buffer/2"),
+        (
+            "RED family: max_th = 3 min_th (the registry's own rule, Floyd) with the gentle region ending at "
+            "the buffer (2 max_th = buffer): min_th = buffer/6, max_th = buffer/2"
+        ),
         lambda d, buf, rate: {"min_th": buf / 6.0, "max_th": buf / 2.0},
     ),
     "qvared": (
         ("qvared",),
         lambda d, rate: _num(d, "max_th"),
-        ("QVARED: thresholds scaled with their 20:50:80 ratio to buffer = 2 max_th (the rule the QVARED "
-        "scenario uses for the paper's missing buffer)"),
+        (
+            "QVARED: thresholds scaled with their 20:50:80 ratio to buffer = 2 max_th (the rule the QVARED "
+            "scenario uses for the paper's missing buffer)"
+        ),
         lambda d, buf, rate: {k: _num(d, k) * buf / (2.0 * _num(d, "max_th")) for k in ("min_th", "med_th", "max_th")},
     ),
     "dsred": (
@@ -304,9 +308,11 @@ def aqm_config(aqm: AqmInfo, scenario: Mapping[str, Any], ecn: bool) -> tuple[di
     rate = bits_per_second(link.get("rate", 0))
     table: dict[str, Any] = {"kind": aqm.name}
     note = ""
-    for (members, operating_point, text, rule) in BUFFER_RULES.values():
+    for members, operating_point, text, rule in BUFFER_RULES.values():
         if aqm.name in members and operating_point(aqm.defaults, rate) >= buffer:
-            params = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in rule(aqm.defaults, buffer, rate).items()}
+            params = {
+                k: (round(v, 3) if isinstance(v, float) else v) for k, v in rule(aqm.defaults, buffer, rate).items()
+            }
             table.update(params)
             note = f"scaled to buffer {buffer:g}: " + ", ".join(f"{k}={v:g}" for k, v in params.items()) + f" ({text})"
             break
@@ -351,7 +357,7 @@ def fair_rates(scenario: Mapping[str, Any], flows: pd.DataFrame, exclude_groups:
         start = entry.get("start", 0)
         stop = seconds(entry["stop"]) if "stop" in entry else duration
         finite = "size" in entry
-        for k, (goodput, done) in enumerate(zip(rows["goodput_bps"], rows["completion_time_s"])):
+        for k, (goodput, done) in enumerate(zip(rows["goodput_bps"], rows["completion_time_s"], strict=True)):
             bits = float(goodput) * span
             if finite:
                 if math.isfinite(done) and done > 0:
@@ -613,7 +619,12 @@ def to_wide(tidy: pd.DataFrame) -> pd.DataFrame:
     ``<metric>_hw`` (the CI half width) and ``n``."""
     rows = []
     for (sc, aqm), g in tidy.groupby(["scenario", "aqm"], sort=False):
-        row: dict[str, Any] = {"scenario": sc, "aqm": aqm, "adjustment": g["adjustment"].iloc[0], "n": int(g["n"].min())}
+        row: dict[str, Any] = {
+            "scenario": sc,
+            "aqm": aqm,
+            "adjustment": g["adjustment"].iloc[0],
+            "n": int(g["n"].min()),
+        }
         for _, r in g.iterrows():
             m = r["metric"]
             row[m] = r["mean"]
@@ -683,7 +694,11 @@ def scenario_sentences(df: pd.DataFrame, floor_pct: float = UTILIZATION_FLOOR_PC
             f"Lowest delay at >= {floor_pct:g}% utilization: **{w['aqm']}**, {_fmt(w['delay_ms'])} ms"
             f"{_ci(w, 'delay_ms', 2)} at {_fmt(w['utilization_pct'], 1)}% utilization"
         )
-        s += f"; statistically tied with it (overlapping delay CIs): {_names(tied)}." if tied else "; no other AQM's delay CI overlaps its own."
+        s += (
+            f"; statistically tied with it (overlapping delay CIs): {_names(tied)}."
+            if tied
+            else "; no other AQM's delay CI overlaps its own."
+        )
         out.append(s)
         n_out = len(recs) - len(qual)
         if n_out:
@@ -734,7 +749,9 @@ def overall_ranks(wide: pd.DataFrame, floor_pct: float = UTILIZATION_FLOOR_PCT) 
     df = pd.DataFrame(list(ranks.values()))
     df["mean_rank"] = df[scen].mean(axis=1)
     df["worst_rank"] = df[scen].max(axis=1)
-    df = df.sort_values(["mean_rank", "worst_rank", "top", "aqm"], ascending=[True, True, False, True]).reset_index(drop=True)
+    df = df.sort_values(["mean_rank", "worst_rank", "top", "aqm"], ascending=[True, True, False, True]).reset_index(
+        drop=True
+    )
     df["position"] = range(1, len(df) + 1)
     return df[["position", "aqm", *scen, "mean_rank", "worst_rank", "qualified", "top"]]
 
@@ -746,7 +763,9 @@ def overall_sentences(wide: pd.DataFrame, floor_pct: float = UTILIZATION_FLOOR_P
     third = max(1, math.ceil(n_aqm / 3))
     out = []
     best = o.iloc[0]
-    out.append(f"Best mean rank: **{best['aqm']}** ({best['mean_rank']:.1f} over {n_sc} scenarios; worst rank {int(best['worst_rank'])}).")
+    out.append(
+        f"Best mean rank: **{best['aqm']}** ({best['mean_rank']:.1f} over {n_sc} scenarios; worst rank {int(best['worst_rank'])})."
+    )
     always = o[o["worst_rank"] <= third]["aqm"].tolist()
     if always:
         out.append(f"Consistently good (in the top third, rank <= {third}, in every scenario): {_names(always)}.")
@@ -785,7 +804,15 @@ def _cell(row: Mapping[str, Any], metric: str, digits: int) -> str:
     return f"{m:.{digits}f} ± {hw:.{digits}f}" if math.isfinite(hw) else f"{m:.{digits}f}"
 
 
-_DIGITS = {"utilization_pct": 1, "goodput_mbps": 2, "delay_ms": 2, "p99_delay_ms": 1, "loss_pct": 2, "marks": 0, "jain": 3}
+_DIGITS = {
+    "utilization_pct": 1,
+    "goodput_mbps": 2,
+    "delay_ms": 2,
+    "p99_delay_ms": 1,
+    "loss_pct": 2,
+    "marks": 0,
+    "jain": 3,
+}
 
 
 def scenario_table_md(df: pd.DataFrame, floor_pct: float = UTILIZATION_FLOOR_PCT) -> str:
@@ -806,17 +833,27 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
         "# AQM league",
         "",
         f"- command: `{meta['command']}`",
-        (f"- date: {meta['date']}; run time {meta['run_time_s']:.0f} s (workers: {meta['workers']}; "
-        "runs already in the stores are reused, so a resumed league reports less)"),
-        (f"- {meta['replications']} replications per (scenario, AQM) (n = {n} successful for the scarcest); "
-        f"{'QUICK mode: shortened runs (see docs/league.md)' if meta['quick'] else 'full-length runs'}"),
-        ("- every cell: mean ± half width of the 95% Student-t confidence interval over the replications "
-        "(± 0 when every seed gives the same run: an AQM without a random element in a scenario with fixed start times)"),
-        (f"- order: AQMs with mean utilization >= {floor:g}% first, by mean delay (lowest first); then the "
-        f"others (marked ⁻) by utilization (highest first). * = a parameter scaled to the buffer (notes below each table)"),
-        ("- Util: bottleneck busy fraction; Goodput: sum over the counted flows; Delay / p99: sojourn time in the "
-        "bottleneck queue (wait + transmission); Loss: drops / (arrivals + backlog at the start) at the bottleneck; Marks: ECN marks there; "
-        "Jain: over per-flow rates while active (see docs/league.md)"),
+        (
+            f"- date: {meta['date']}; run time {meta['run_time_s']:.0f} s (workers: {meta['workers']}; "
+            "runs already in the stores are reused, so a resumed league reports less)"
+        ),
+        (
+            f"- {meta['replications']} replications per (scenario, AQM) (n = {n} successful for the scarcest); "
+            f"{'QUICK mode: shortened runs (see docs/league.md)' if meta['quick'] else 'full-length runs'}"
+        ),
+        (
+            "- every cell: mean ± half width of the 95% Student-t confidence interval over the replications "
+            "(± 0 when every seed gives the same run: an AQM without a random element in a scenario with fixed start times)"
+        ),
+        (
+            f"- order: AQMs with mean utilization >= {floor:g}% first, by mean delay (lowest first); then the "
+            f"others (marked ⁻) by utilization (highest first). * = a parameter scaled to the buffer (notes below each table)"
+        ),
+        (
+            "- Util: bottleneck busy fraction; Goodput: sum over the counted flows; Delay / p99: sojourn time in the "
+            "bottleneck queue (wait + transmission); Loss: drops / (arrivals + backlog at the start) at the bottleneck; Marks: ECN marks there; "
+            "Jain: over per-flow rates while active (see docs/league.md)"
+        ),
     ]
     if meta.get("failures"):
         lines += ["", "**Failed runs:**", ""] + [f"- {f}" for f in meta["failures"]]
@@ -850,14 +887,28 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
     if wide["scenario"].nunique() > 1:
         o = overall_ranks(wide, floor)
         scen = [c for c in o.columns if c not in ("position", "aqm", "mean_rank", "worst_rank", "qualified", "top")]
-        lines += ["## Overall ranks", "", ("Rank of each AQM in each scenario's table; sorted by the mean rank "
-                  f"(ties: worst rank, then the best-delay count). `>= {floor:g}%`: scenarios where it reaches that utilization; `best-delay`: "
-                  "scenarios where it has the lowest delay there or is tied with it."), ""]
+        lines += [
+            "## Overall ranks",
+            "",
+            (
+                "Rank of each AQM in each scenario's table; sorted by the mean rank "
+                f"(ties: worst rank, then the best-delay count). `>= {floor:g}%`: scenarios where it reaches that utilization; `best-delay`: "
+                "scenarios where it has the lowest delay there or is tied with it."
+            ),
+            "",
+        ]
         head = ["#", "AQM", *scen, "mean rank", "worst", f">= {floor:g}%", "best-delay"]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for r in o.to_dict("records"):
-            cells = [str(r["position"]), r["aqm"], *[str(r[s]) for s in scen], f"{r['mean_rank']:.1f}",
-                     str(r["worst_rank"]), str(r["qualified"]), str(r["top"])]
+            cells = [
+                str(r["position"]),
+                r["aqm"],
+                *[str(r[s]) for s in scen],
+                f"{r['mean_rank']:.1f}",
+                str(r["worst_rank"]),
+                str(r["qualified"]),
+                str(r["top"]),
+            ]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
@@ -871,11 +922,21 @@ def write_figures(wide: pd.DataFrame, out: Path) -> list[Path]:
     for sc, df in wide.groupby("scenario", sort=False):
         fig, ax = plt.subplots(figsize=(7, 5))
         for r in df.to_dict("records"):
-            xerr = [[r["delay_ms"] - r["delay_ms_lo"]], [r["delay_ms_hi"] - r["delay_ms"]]] if math.isfinite(r["delay_ms_hw"]) else None
-            yerr = [[r["goodput_mbps"] - r["goodput_mbps_lo"]], [r["goodput_mbps_hi"] - r["goodput_mbps"]]] if math.isfinite(r["goodput_mbps_hw"]) else None
+            xerr = (
+                [[r["delay_ms"] - r["delay_ms_lo"]], [r["delay_ms_hi"] - r["delay_ms"]]]
+                if math.isfinite(r["delay_ms_hw"])
+                else None
+            )
+            yerr = (
+                [[r["goodput_mbps"] - r["goodput_mbps_lo"]], [r["goodput_mbps_hi"] - r["goodput_mbps"]]]
+                if math.isfinite(r["goodput_mbps_hw"])
+                else None
+            )
             marker = "o" if r["utilization_pct"] >= UTILIZATION_FLOOR_PCT else "x"
             ax.errorbar(r["delay_ms"], r["goodput_mbps"], xerr=xerr, yerr=yerr, fmt=marker, capsize=2, ms=5)
-            ax.annotate(r["aqm"], (r["delay_ms"], r["goodput_mbps"]), textcoords="offset points", xytext=(4, 3), fontsize=8)
+            ax.annotate(
+                r["aqm"], (r["delay_ms"], r["goodput_mbps"]), textcoords="offset points", xytext=(4, 3), fontsize=8
+            )
         ax.set_xscale("log")
         ax.set_xlabel("mean sojourn delay at the bottleneck (ms, log scale)")
         ax.set_ylabel("total goodput (Mb/s)")
@@ -913,8 +974,16 @@ def league_command(
     try:
         if replications is not None and replications < 1:
             raise ValueError(f"--replications must be >= 1, got {replications}")
-        tidy = run_league(out, replications=replications, quick=quick, workers=workers, aqms=aqms,
-                          scenarios=scenarios, progress=say, tcp=tcp)
+        tidy = run_league(
+            out,
+            replications=replications,
+            quick=quick,
+            workers=workers,
+            aqms=aqms,
+            scenarios=scenarios,
+            progress=say,
+            tcp=tcp,
+        )
     except KeyboardInterrupt:
         say("interrupted")
         return 130

@@ -85,7 +85,10 @@ def normalized_throughput(row, link):
     return _g(row, "x.flows.normalized_throughput")
 
 
-@register("queueing_delay_ms", "mean sojourn at the link's queue: arrival until the last bit is sent (queue.<link>.mean_delay_ms)")
+@register(
+    "queueing_delay_ms",
+    "mean sojourn at the link's queue: arrival until the last bit is sent (queue.<link>.mean_delay_ms)",
+)
 def queueing_delay_ms(row, link):
     return _q(row, link, "mean_delay_ms")
 
@@ -149,13 +152,19 @@ def goodput_mbps(row, link):
     return _g(row, "flows.goodput_bps.sum") / 1e6
 
 
-@register("bias", "QVARED's Fig. 9 ratio: the bursty flow's goodput / the equal share of the total goodput "
-          "('actual rate / fair rate'; x.bias from companions.qvared.run_with_bias; 1 = fair, higher is better)")
+@register(
+    "bias",
+    "QVARED's Fig. 9 ratio: the bursty flow's goodput / the equal share of the total goodput "
+    "('actual rate / fair rate'; x.bias from companions.qvared.run_with_bias; 1 = fair, higher is better)",
+)
 def bias(row, link):
     return _g(row, "x.bias")
 
 
-@register("bias_fj", "Floyd & Jacobson 1993's bias: bursty flow's share of (drops + marks) / its share of delivered "
-          "packets (x.bias_fj; 1 = unbiased, lower is better; NaN without congestion signals)")
+@register(
+    "bias_fj",
+    "Floyd & Jacobson 1993's bias: bursty flow's share of (drops + marks) / its share of delivered "
+    "packets (x.bias_fj; 1 = unbiased, lower is better; NaN without congestion signals)",
+)
 def bias_fj(row, link):
     return _g(row, "x.bias_fj")

@@ -56,7 +56,7 @@ def extras(result: Any) -> dict[str, float]:
             if len(t) == 0 or len(t) > MAX_SERIES_POINTS:
                 continue
             run = v.cumsum() / (1 + __import__("numpy").arange(len(v)))
-            for ti, ri in zip(t, run):
+            for ti, ri in zip(t, run, strict=True):
                 out[f"x.ts.{src}.queue_avg@{ti:g}"] = float(ri)
         _running(ts, out, result.warmup_s)
     return out
@@ -72,7 +72,7 @@ def _running(ts: Any, out: dict[str, float], warmup_s: float) -> None:
             h = h.sort_values("time_s")
             if len(h) > MAX_SERIES_POINTS:
                 continue
-            for ti, v in zip(h["time_s"].to_numpy(), h["value"].to_numpy()):
+            for ti, v in zip(h["time_s"].to_numpy(), h["value"].to_numpy(), strict=True):
                 if var == "drops":
                     span = ti - warmup_s
                     if span > 0:
@@ -83,7 +83,9 @@ def _running(ts: Any, out: dict[str, float], warmup_s: float) -> None:
     sent = f[f["variable"] == "packets_sent"].sort_values("time_s")
     recv = f[f["variable"] == "packets_received"].sort_values("time_s")
     if 0 < len(sent) <= MAX_SERIES_POINTS and len(sent) == len(recv):
-        for ti, s_, r_ in zip(sent["time_s"].to_numpy(), sent["value"].to_numpy(), recv["value"].to_numpy()):
+        for ti, s_, r_ in zip(
+            sent["time_s"].to_numpy(), sent["value"].to_numpy(), recv["value"].to_numpy(), strict=True
+        ):
             if s_ > 0:
                 out[f"x.ts.flows.normalized_throughput@{ti:g}"] = float(r_ / s_)
 

@@ -68,16 +68,18 @@ def experiment_axes(runs: list[jobs.RunSpec], exp: Experiment) -> list[str]:
     return axes
 
 
-def simulate(exp: Experiment, out_dir: Path, replications: int, quick: bool, workers: int | None,
-             progress: ProgressFn | None) -> tuple[list[jobs.RunSpec], pd.DataFrame, dict[str, Any], jobs.QuickPlan | None]:
+def simulate(
+    exp: Experiment, out_dir: Path, replications: int, quick: bool, workers: int | None, progress: ProgressFn | None
+) -> tuple[list[jobs.RunSpec], pd.DataFrame, dict[str, Any], jobs.QuickPlan | None]:
     plan = jobs.quick_plan(exp, replications) if quick else None
     reps = plan.replications if plan else replications
     specs = jobs.build_jobs(exp, quick=plan)
     if not specs:
         return specs, pd.DataFrame(), {"total": 0, "failed": []}, plan
     cb = (lambda d, t: progress(f"{exp.paper}/{exp.id}", d, t)) if progress else None
-    info = execute.run_all(specs, reps, out_dir / "store", f"{exp.paper}-{exp.id}", workers=workers, progress=cb,
-                           run_fn=exp.get("run_fn"))
+    info = execute.run_all(
+        specs, reps, out_dir / "store", f"{exp.paper}-{exp.id}", workers=workers, progress=cb, run_fn=exp.get("run_fn")
+    )
     runs = execute.read_runs(out_dir / "store", info["keys"], specs)
     if not runs.empty:
         runs = tables.per_run_metrics(runs, exp)
@@ -119,8 +121,17 @@ def reproduce_experiment(
         axes = exp.axis_names
 
     hook = companions.get(p.id, exp.id)
-    ctx = companions.Context(paper=p, exp=exp, source=source, runs=res.runs, agg=res.agg, axes=axes,
-                             out_dir=out_dir, quick=quick, specs=specs)
+    ctx = companions.Context(
+        paper=p,
+        exp=exp,
+        source=source,
+        runs=res.runs,
+        agg=res.agg,
+        axes=axes,
+        out_dir=out_dir,
+        quick=quick,
+        specs=specs,
+    )
     comp = hook(ctx) if hook else companions.CompanionOutput()
 
     if exp is source and not res.agg.empty and not comp.replaces_table:
@@ -134,8 +145,13 @@ def reproduce_experiment(
     res.figures += comp.figures
     res.extra = comp.values
     if not res.runs.empty:
-        keep = [c for c in res.runs.columns if c in ("config", "label", "scenario_file", "replication", "seed", "run_time_s")
-                or c in axes or c in [m["name"] for m in source.metrics]]
+        keep = [
+            c
+            for c in res.runs.columns
+            if c in ("config", "label", "scenario_file", "replication", "seed", "run_time_s")
+            or c in axes
+            or c in [m["name"] for m in source.metrics]
+        ]
         res.runs[keep].to_csv(out_dir / "runs.csv", index=False)
     res.wall_s = time.monotonic() - t0
     res.notes = notes(p, exp, source, res, plan, comp)
@@ -143,14 +159,27 @@ def reproduce_experiment(
     return res
 
 
-def notes(p: Paper, exp: Experiment, source: Experiment, res: ExperimentOutput, plan: jobs.QuickPlan | None,
-          comp: companions.CompanionOutput) -> list[str]:
+def notes(
+    p: Paper,
+    exp: Experiment,
+    source: Experiment,
+    res: ExperimentOutput,
+    plan: jobs.QuickPlan | None,
+    comp: companions.CompanionOutput,
+) -> list[str]:
     L = [f"# {p.id} / {exp.id}: {exp.title}", "", f"Source: {exp.get('source', '')}.", ""]
     mode = "QUICK (reduced; not the paper's protocol)" if res.quick else "full"
-    L += [f"Mode: {mode}. Replications per point: {res.replications} (paper: {source.replications_paper}). "
-          f"Runs: {res.n_runs}. Wall time: {res.wall_s:.1f} s.", ""]
+    L += [
+        f"Mode: {mode}. Replications per point: {res.replications} (paper: {source.replications_paper}). "
+        f"Runs: {res.n_runs}. Wall time: {res.wall_s:.1f} s.",
+        "",
+    ]
     if plan is not None:
-        L += ["## What --quick changed", ""] + [f"- {x}" for x in plan.describe(default_replications(source), source)] + [""]
+        L += (
+            ["## What --quick changed", ""]
+            + [f"- {x}" for x in plan.describe(default_replications(source), source)]
+            + [""]
+        )
     if res.failed:
         L += ["## Failed runs", ""] + [f"- {x}" for x in res.failed[:50]] + [""]
     if comp.markdown:
@@ -162,9 +191,13 @@ def notes(p: Paper, exp: Experiment, source: Experiment, res: ExperimentOutput, 
         how = M.DESCRIPTIONS.get(m["name"], "not computed by the generic runner (see companion section)")
         L.append(f"- `{m['name']}` ({m.get('unit', '')}): paper: {m.get('definition', '')}. Ours: {how}.")
     L.append("")
-    for title, items in (("Claims (paper)", exp.get("claims", [])), ("Gaps (paper-wide)", p.info.get("gaps", [])),
-                         ("Gaps (this experiment)", exp.get("gaps", [])), ("Doubts (paper-wide)", p.info.get("doubts", [])),
-                         ("Doubts (this experiment)", exp.get("doubts", []))):
+    for title, items in (
+        ("Claims (paper)", exp.get("claims", [])),
+        ("Gaps (paper-wide)", p.info.get("gaps", [])),
+        ("Gaps (this experiment)", exp.get("gaps", [])),
+        ("Doubts (paper-wide)", p.info.get("doubts", [])),
+        ("Doubts (this experiment)", exp.get("doubts", [])),
+    ):
         if items:
             L += [f"## {title}", ""] + [f"- {x}" for x in items] + [""]
     return L
@@ -181,12 +214,19 @@ def reproduce_paper(paper: str, experiment: str | None = None, **kw: Any) -> lis
 
 def write_index(p: Paper, outs: list[ExperimentOutput], root: Path) -> Path:
     info = p.info
-    L = [f"# {info.get('title', p.id)}", "", f"{', '.join(info.get('authors', []))} ({info.get('year', '')}). "
-         f"Simulator: {info.get('simulator', '')}.", "", "| experiment | mode | replications | runs | wall (s) | table | notes |",
-         "|---|---|---|---|---|---|---|"]
+    L = [
+        f"# {info.get('title', p.id)}",
+        "",
+        f"{', '.join(info.get('authors', []))} ({info.get('year', '')}). Simulator: {info.get('simulator', '')}.",
+        "",
+        "| experiment | mode | replications | runs | wall (s) | table | notes |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for o in outs:
         tbl = f"[table]({o.experiment}/table.md)" if (o.dir / "table.md").exists() else ""
-        L.append(f"| {o.experiment} | {'quick' if o.quick else 'full'} | {o.replications} | {o.n_runs} | {o.wall_s:.1f} | {tbl} | [notes]({o.experiment}/notes.md) |")
+        L.append(
+            f"| {o.experiment} | {'quick' if o.quick else 'full'} | {o.replications} | {o.n_runs} | {o.wall_s:.1f} | {tbl} | [notes]({o.experiment}/notes.md) |"
+        )
     path = root / "README.md"
     root.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(L) + "\n", encoding="utf-8")

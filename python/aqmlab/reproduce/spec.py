@@ -8,10 +8,11 @@ See papers/README.md for the format.
 from __future__ import annotations
 
 import itertools
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from . import PAPER_IDS, PAPERS, SCENARIOS
 

@@ -78,16 +78,24 @@ def _match(agg: pd.DataFrame, pv: dict[str, Any], axes: list[str], scenario_pref
     return hit.iloc[0]
 
 
-def comparison(exp: Experiment, agg: pd.DataFrame, axes: list[str], scenario_pref: str | None = None,
-               extra_rows: list[dict[str, Any]] | None = None) -> pd.DataFrame:
+def comparison(
+    exp: Experiment,
+    agg: pd.DataFrame,
+    axes: list[str],
+    scenario_pref: str | None = None,
+    extra_rows: list[dict[str, Any]] | None = None,
+) -> pd.DataFrame:
     """The paper-layout table: for each paper row, the axes, and per metric: paper, ours
     (mean), ci95 (half width), n, diff (ours - paper)."""
     metric_names = [m["name"] for m in exp.metrics]
     out = []
     used: set[int] = set()
     for pv in exp.paper_values:
-        row: dict[str, Any] = {"row": pv.get("label") or pv.get("config", ""), "config": pv.get("config", ""),
-                               "source": pv.get("source", "")}
+        row: dict[str, Any] = {
+            "row": pv.get("label") or pv.get("config", ""),
+            "config": pv.get("config", ""),
+            "source": pv.get("source", ""),
+        }
         for a in axes:
             row[a] = pv.get(a)
         if pv.get("time_s") is not None:
@@ -105,7 +113,11 @@ def comparison(exp: Experiment, agg: pd.DataFrame, axes: list[str], scenario_pre
             ci = hit[m + "_ci95"] if comparable and hit is not None and m + "_ci95" in hit else math.nan
             row[f"{m}:ours"] = ours
             row[f"{m}:ci95"] = ci
-            row[f"{m}:diff"] = (ours - pval) if isinstance(pval, (int, float)) and not isinstance(pval, bool) and math.isfinite(ours) else math.nan
+            row[f"{m}:diff"] = (
+                (ours - pval)
+                if isinstance(pval, (int, float)) and not isinstance(pval, bool) and math.isfinite(ours)
+                else math.nan
+            )
         out.append(row)
     # Our rows the paper did not print.
     if not agg.empty:
@@ -170,5 +182,7 @@ def df_markdown(df: pd.DataFrame, digits: int = 4) -> str:
     cols = [str(c) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for _, r in df.iterrows():
-        lines.append("| " + " | ".join(fmt(v, digits) if not isinstance(v, bool) else str(v) for v in r.tolist()) + " |")
+        lines.append(
+            "| " + " | ".join(fmt(v, digits) if not isinstance(v, bool) else str(v) for v in r.tolist()) + " |"
+        )
     return "\n".join(lines)

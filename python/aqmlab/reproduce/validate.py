@@ -9,8 +9,9 @@ paper_values row names a known configuration (or an analytic/text source).
 from __future__ import annotations
 
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent
 TOP = {"name", "duration", "warmup", "seed", "sample_interval", "sample_flows", "topology", "tcp", "flows"}
@@ -20,9 +21,28 @@ GLINK = LINK | {"from", "to", "duplex", "name", "monitor"}
 ACCESS = {"rate", "delay", "queue"}
 DUMBBELL = {"kind", "senders", "receivers", "bottleneck", "access", "receiver_access"}
 GRAPH = {"kind", "nodes", "links"}
-TCP = {"variant", "ecn", "packet_size", "header_size", "ack_size", "window", "window_init", "ssthresh_init",
-       "min_rto", "max_rto", "initial_rto", "tick", "max_backoff", "dupack_threshold", "delayed_ack",
-       "delayed_ack_timeout", "max_burst", "limited_transmit", "partial_ack_timer", "overhead"}
+TCP = {
+    "variant",
+    "ecn",
+    "packet_size",
+    "header_size",
+    "ack_size",
+    "window",
+    "window_init",
+    "ssthresh_init",
+    "min_rto",
+    "max_rto",
+    "initial_rto",
+    "tick",
+    "max_backoff",
+    "dupack_threshold",
+    "delayed_ack",
+    "delayed_ack_timeout",
+    "max_burst",
+    "limited_transmit",
+    "partial_ack_timer",
+    "overhead",
+}
 COMMON = {"kind", "from", "to", "count", "start", "stop", "group"}
 TCPFLOW = COMMON | {"size", "tcp"}
 UDPFLOW = COMMON | {"rate", "packets_per_second", "packet_size", "sizes", "on_time", "off_time"}
@@ -69,13 +89,13 @@ def check_scenario(path: Path) -> list[str]:
         if len(nodes) != len(t["nodes"]):
             errs.append("topology.nodes: duplicates")
         names = []
-        for i, l in enumerate(t["links"]):
-            unknown(l, GLINK, f"topology.links[{i}]", errs)
+        for i, link in enumerate(t["links"]):
+            unknown(link, GLINK, f"topology.links[{i}]", errs)
             for e in ("from", "to"):
-                if l[e] not in nodes:
-                    errs.append(f"topology.links[{i}].{e}: unknown node {l[e]}")
-            check_queue(l.get("queue"), f"topology.links[{i}].queue", errs)
-            names.append(l.get("name", f"{l['from']}->{l['to']}"))
+                if link[e] not in nodes:
+                    errs.append(f"topology.links[{i}].{e}: unknown node {link[e]}")
+            check_queue(link.get("queue"), f"topology.links[{i}].queue", errs)
+            names.append(link.get("name", f"{link['from']}->{link['to']}"))
         if len(set(names)) != len(names):
             errs.append("topology.links: duplicate names")
     else:

@@ -163,8 +163,9 @@ def _typed_empty(axes: Sequence[str]) -> pd.DataFrame:
 
 
 def _row_key(row: Sequence[Any]) -> str:
-    return json.dumps([None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else v
-                       for v in row], default=str)
+    return json.dumps(
+        [None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else v for v in row], default=str
+    )
 
 
 def to_wide(tidy: pd.DataFrame, axes: Sequence[str]) -> pd.DataFrame:

@@ -165,9 +165,7 @@ class Sweep:
         """Build from a parsed sweep file, rejecting unknown top-level keys."""
         unknown = [k for k in data if k not in SWEEP_FILE_KEYS]
         if unknown:
-            raise SweepDefinitionError(
-                repr(unknown[0]), f"unknown key (allowed: {', '.join(SWEEP_FILE_KEYS)})"
-            )
+            raise SweepDefinitionError(repr(unknown[0]), f"unknown key (allowed: {', '.join(SWEEP_FILE_KEYS)})")
         if "base" not in data:
             raise SweepDefinitionError("base", "missing: give an inline [base] table or a scenario file path")
         kwargs = {k: v for k, v in data.items() if k != "base"}

@@ -74,10 +74,10 @@ from typing import Any
 import pandas as pd
 
 from ..fingerprint import engine_fingerprint
+from . import runfn
 from .atomic_file import DiskFullError
 from .definition import Job, RunFnSpec, Sweep
 from .keys import canonical_json, point_id, run_key, scenario_id
-from . import runfn
 from .runfn import _default_run_fn, engine_version, execute_job
 from .store import ResultStore, RunRecord
 
@@ -232,7 +232,6 @@ class SweepReport:
     def runs(self, status: str | None = None) -> pd.DataFrame:
         """Stored runs of this sweep (all statuses by default)."""
         return self.store.runs(status=status, keys=self.keys)
-
 
     def summary_line(self) -> str:
         """One line: what this invocation did and what is left."""
@@ -453,9 +452,7 @@ def _open_backend(
         method = (mp_context or multiprocessing).get_start_method()
         # Under forkserver the workers' parent is the server, not the driver.
         parent = os.getpid() if method in ("fork", "spawn") else None
-        return _SignalDeferredPool(
-            max_workers=n, mp_context=mp_context, initializer=_init_worker, initargs=(parent,)
-        )
+        return _SignalDeferredPool(max_workers=n, mp_context=mp_context, initializer=_init_worker, initargs=(parent,))
 
     holder = {"pool": make_pool()}
 
@@ -510,8 +507,17 @@ class _Driver:
         eta = elapsed / self.done * (self.total - self.done) if self.done else None
         r = self.report
         self.progress(
-            SweepProgress(self.total, self.done, r.ok, r.failed, r.skipped_ok + r.skipped_failed,
-                          len(self.inflight), elapsed, eta, last)
+            SweepProgress(
+                self.total,
+                self.done,
+                r.ok,
+                r.failed,
+                r.skipped_ok + r.skipped_failed,
+                len(self.inflight),
+                elapsed,
+                eta,
+                last,
+            )
         )
 
     def _record(self, p: PlannedJob, outcome: Mapping[str, Any]) -> None:
@@ -548,8 +554,10 @@ class _Driver:
     @staticmethod
     def _lost(exc: BaseException) -> dict[str, Any]:
         if isinstance(exc, _BROKEN):
-            msg = (f"{WORKER_DIED}: {type(exc).__name__}: {exc} -- this run was in flight when a worker "
-                   "process terminated abruptly (it may or may not be the cause); retry with retry_failed")
+            msg = (
+                f"{WORKER_DIED}: {type(exc).__name__}: {exc} -- this run was in flight when a worker "
+                "process terminated abruptly (it may or may not be the cause); retry with retry_failed"
+            )
         elif type(exc).__name__ == "KilledWorker":
             msg = f"{WORKER_DIED}: {type(exc).__name__}: {exc}"
         else:

@@ -254,9 +254,11 @@ class StoreIndex:
         """The live claim on ``key``, if any."""
         with self._lock:
             row = _retry_busy(
-                lambda: self._connect()
-                .execute("SELECT owner, host, pid, heartbeat FROM claims WHERE key=?", (key,))
-                .fetchone()
+                lambda: (
+                    self._connect()
+                    .execute("SELECT owner, host, pid, heartbeat FROM claims WHERE key=?", (key,))
+                    .fetchone()
+                )
             )
         if row is None:
             return None

@@ -8,10 +8,8 @@ derived experiments) provides table.csv/table.md.
 
 from __future__ import annotations
 
-from .base import HOOKS, CompanionOutput, Context, get, hook
-
 # Importing each experiment module registers its hooks.
-from . import dsred, orange  # noqa: F401
-from . import hybrid_red, newque, qvared  # noqa: F401
+from . import dsred, hybrid_red, newque, orange, qvared  # noqa: F401  # noqa: F401
+from .base import HOOKS, CompanionOutput, Context, get, hook
 
 __all__ = ["HOOKS", "CompanionOutput", "Context", "get", "hook"]

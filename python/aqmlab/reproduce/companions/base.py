@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-HOOKS: dict[tuple[str, str], Callable[["Context"], "CompanionOutput"]] = {}
+HOOKS: dict[tuple[str, str], Callable[[Context], CompanionOutput]] = {}
 
 
 @dataclass

@@ -10,22 +10,26 @@ The running averages at a time t are the simulator's sampled running summaries
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
 
 import numpy as np
 import pandas as pd
 
-import importlib
-
-dc = importlib.import_module("aqmlab.analytic.dsred_chain")
 from ...sweep.aggregate import summarize
 from .. import figures as F
 from ..tables import df_markdown
 from .base import CompanionOutput, Context, hook
 
-PAIRS = {"table2": [("dsred_g96", "red_p1")], "table3": [("dsred_g91", "red_p2")],
-         "rtt": [("dsred_g96", "red_p1"), ("dsred_g91", "red_p2")]}
+# The module, not the function of the same name that aqmlab.analytic exports.
+dc = importlib.import_module("aqmlab.analytic.dsred_chain")
+
+PAIRS = {
+    "table2": [("dsred_g96", "red_p1")],
+    "table3": [("dsred_g91", "red_p2")],
+    "rtt": [("dsred_g96", "red_p1"), ("dsred_g91", "red_p2")],
+}
 # metric -> True if lower is better (DSRED's claim is "lower"), False if higher is better
 CLAIM_DIRECTION = {"drop_rate_pps": True, "queue_pkts": True, "queueing_delay_ms": True, "normalized_throughput": False}
 
@@ -46,8 +50,12 @@ def _diff_ci(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 
 
 # metric -> the running summary that gives its value at time t (x.ts.<column>@<t>)
-AT_TIME = {"queueing_delay_ms": "bottleneck.mean_delay_ms", "queue_pkts": "bottleneck.mean_queue_packets",
-           "drop_rate_pps": "bottleneck.drop_rate_pps", "normalized_throughput": "flows.normalized_throughput"}
+AT_TIME = {
+    "queueing_delay_ms": "bottleneck.mean_delay_ms",
+    "queue_pkts": "bottleneck.mean_queue_packets",
+    "drop_rate_pps": "bottleneck.drop_rate_pps",
+    "normalized_throughput": "flows.normalized_throughput",
+}
 AT_S = 88  # sec. 5.3: "at simulation time of 88 seconds"
 
 
@@ -81,10 +89,25 @@ def ordering(ctx: Context, at_s: float | None = None) -> pd.DataFrame:
                 lower_better = CLAIM_DIRECTION[m]
                 claim_holds = d < 0 if lower_better else d > 0
                 significant = math.isfinite(h) and abs(d) > h
-                verdict = ("holds" if claim_holds else "reversed") + (" (significant)" if significant else " (not significant)")
-                rows.append({"pair": f"{ds} vs {red}", "load": load or "heavy (rtt)", "at": "whole run" if at_s is None else f"{at_s:g} s", "metric": m,
-                             "dsred": float(np.nanmean(a)), "red": float(np.nanmean(b)), "dsred_minus_red": d,
-                             "dsred_ci95": _half(a), "red_ci95": _half(b), "ci95": h, "claim": "DSRED lower" if lower_better else "DSRED higher", "verdict": verdict})
+                verdict = ("holds" if claim_holds else "reversed") + (
+                    " (significant)" if significant else " (not significant)"
+                )
+                rows.append(
+                    {
+                        "pair": f"{ds} vs {red}",
+                        "load": load or "heavy (rtt)",
+                        "at": "whole run" if at_s is None else f"{at_s:g} s",
+                        "metric": m,
+                        "dsred": float(np.nanmean(a)),
+                        "red": float(np.nanmean(b)),
+                        "dsred_minus_red": d,
+                        "dsred_ci95": _half(a),
+                        "red_ci95": _half(b),
+                        "ci95": h,
+                        "claim": "DSRED lower" if lower_better else "DSRED higher",
+                        "verdict": verdict,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -105,7 +128,7 @@ def throughput_figure(ctx: Context) -> list:
     if runs.empty:
         return []
     pre = "x.ts.flows.normalized_throughput@"
-    cols = sorted((float(c[len(pre):]), c) for c in runs.columns if c.startswith(pre))
+    cols = sorted((float(c[len(pre) :]), c) for c in runs.columns if c.startswith(pre))
     if not cols:
         return []
     import matplotlib.pyplot as plt
@@ -123,10 +146,21 @@ def throughput_figure(ctx: Context) -> list:
                 continue
             ax.plot([t for t, _ in pts], [y for _, y in pts], color=color[cfg], label=f"{cfg} (ours)")
         for pv in ctx.exp.paper_values:
-            if isinstance(pv.get("normalized_throughput"), (int, float)) and pv.get("time_s") is not None \
-                    and (load is None or pv.get("load") == load) and pv.get("config") in color:
-                ax.plot([pv["time_s"]], [pv["normalized_throughput"]], ls="none", marker="s", mfc="none",
-                        color=color[pv["config"]], label=f"{pv['config']} (paper)")
+            if (
+                isinstance(pv.get("normalized_throughput"), (int, float))
+                and pv.get("time_s") is not None
+                and (load is None or pv.get("load") == load)
+                and pv.get("config") in color
+            ):
+                ax.plot(
+                    [pv["time_s"]],
+                    [pv["normalized_throughput"]],
+                    ls="none",
+                    marker="s",
+                    mfc="none",
+                    color=color[pv["config"]],
+                    label=f"{pv['config']} (paper)",
+                )
         ax.set_xlabel("time (s)")
         ax.set_ylabel("normalized throughput (received / sent, ratio)")
         ax.set_title(f"{load or 'heavy, longer RTT'} load" + (" [quick]" if ctx.quick else ""), fontsize=9)
@@ -171,13 +205,19 @@ def _sim_hook(ctx: Context) -> CompanionOutput:
         o.to_csv(ctx.out_dir / "ordering.csv", index=False)
         md.append(df_markdown(o))
         md.append("")
-        md.append("Whole-run values are the running averages at 100 s. The loads greedy_heavy / greedy_low are the "
-                  "second load model (three greedy FTP flows, window 20 / 8 per flow; papers/dsred.toml, gaps).")
+        md.append(
+            "Whole-run values are the running averages at 100 s. The loads greedy_heavy / greedy_low are the "
+            "second load model (three greedy FTP flows, window 20 / 8 per flow; papers/dsred.toml, gaps)."
+        )
     o88 = ordering(ctx, AT_S)
     if not o88.empty:
         o88.to_csv(ctx.out_dir / "ordering_88s.csv", index=False)
-        md += ["", f"## The same at {AT_S} s (running averages from 0 s, as the paper's sec. 5.3 values)", "",
-               df_markdown(o88)]
+        md += [
+            "",
+            f"## The same at {AT_S} s (running averages from 0 s, as the paper's sec. 5.3 values)",
+            "",
+            df_markdown(o88),
+        ]
         paper = [pv for pv in ctx.exp.paper_values if pv.get("time_s") == AT_S and pv.get("running_average")]
         rows = []
         for pv in paper:
@@ -187,11 +227,24 @@ def _sim_hook(ctx: Context) -> CompanionOutput:
                     continue
                 sel = ctx.runs[(ctx.runs["config"] == pv["config"]) & (ctx.runs.get("load") == pv.get("load"))]
                 x = sel[col].to_numpy(dtype=float)
-                rows.append({"config": pv["config"], "load": pv.get("load"), "metric": m, "paper": pv[m],
-                             "ours": float(np.nanmean(x)) if len(x) else math.nan, "ci95": _half(x), "n": len(x)})
+                rows.append(
+                    {
+                        "config": pv["config"],
+                        "load": pv.get("load"),
+                        "metric": m,
+                        "paper": pv[m],
+                        "ours": float(np.nanmean(x)) if len(x) else math.nan,
+                        "ci95": _half(x),
+                        "n": len(x),
+                    }
+                )
         if rows:
-            md += ["", f"Paper values at {AT_S} s (the table above lists them as n/a) against ours at {AT_S} s:", "",
-                   df_markdown(pd.DataFrame(rows))]
+            md += [
+                "",
+                f"Paper values at {AT_S} s (the table above lists them as n/a) against ours at {AT_S} s:",
+                "",
+                df_markdown(pd.DataFrame(rows)),
+            ]
     figs = trace_figure(ctx) + throughput_figure(ctx)
     return CompanionOutput(markdown="\n".join(md), figures=figs, values={"ordering": o, "ordering_88s": o88})
 
@@ -246,15 +299,25 @@ def fig5(ctx: Context) -> CompanionOutput:
         diff = y - red[float(m)]
         idx = np.where(diff > 1e-9)[0]
         cross[f"{g} vs {m}"] = float(rho_fine[idx[0]]) if len(idx) else math.nan
-    md = ["## Fig. 5 from the analytic chain (aqmlab.analytic.dsred_chain)", "",
-          f"- P_D rises with rho for every gamma: {mono} (the paper: 'high offered load results in high packet drop').",
-          f"- At every rho a larger gamma gives a lower (or equal) P_D: {order} (the paper: drop performance varies with gamma).",
-          "- DSRED's chain drops more than RED's chain (same thresholds, Poisson input) from rho ~ "
-          + ", ".join(f"{k}: {v:.2f}" for k, v in cross.items())
-          + " upward; the paper compares DSRED with RED only by simulation.", "",
-          df_markdown(table)]
-    return CompanionOutput(markdown="\n".join(md), figures=figs, table=table, table_md=df_markdown(table),
-                           replaces_table=True, values={"monotone": mono, "gamma_order": order, "crossover": cross})
+    md = [
+        "## Fig. 5 from the analytic chain (aqmlab.analytic.dsred_chain)",
+        "",
+        f"- P_D rises with rho for every gamma: {mono} (the paper: 'high offered load results in high packet drop').",
+        f"- At every rho a larger gamma gives a lower (or equal) P_D: {order} (the paper: drop performance varies with gamma).",
+        "- DSRED's chain drops more than RED's chain (same thresholds, Poisson input) from rho ~ "
+        + ", ".join(f"{k}: {v:.2f}" for k, v in cross.items())
+        + " upward; the paper compares DSRED with RED only by simulation.",
+        "",
+        df_markdown(table),
+    ]
+    return CompanionOutput(
+        markdown="\n".join(md),
+        figures=figs,
+        table=table,
+        table_md=df_markdown(table),
+        replaces_table=True,
+        values={"monotone": mono, "gamma_order": order, "crossover": cross},
+    )
 
 
 def summarize_metric(values) -> dict:

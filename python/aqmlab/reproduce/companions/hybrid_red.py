@@ -19,16 +19,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import figures as F
 from ...sweep.aggregate import summarize
+from .. import figures as F
 from ..tables import df_markdown, fmt
 from .base import CompanionOutput, Context, hook
 
 FIGS = {"topology1": ("Fig. 15", "Fig. 16"), "topology2": ("Fig. 17", "Fig. 18")}
 BASELINES = ("red", "ared", "lpf_oda")
 # (configuration, panel title, LPF/ODA of the same reading)
-READINGS = (("hybrid_red", "avg reduced once per low period (default)", "lpf_oda"),
-            ("hybrid_red_every_theta", "variant: avg reduced at every theta-th low arrival", "lpf_oda_every_theta"))
+READINGS = (
+    ("hybrid_red", "avg reduced once per low period (default)", "lpf_oda"),
+    ("hybrid_red_every_theta", "variant: avg reduced at every theta-th low arrival", "lpf_oda_every_theta"),
+)
 METRICS = (("utilization_pct", "utilization_err_pct", "eta (%)"), ("loss_pct", "loss_err_pct", "delta (%)"))
 TRACE_INTERVAL = "10ms"
 
@@ -65,8 +67,12 @@ def paper_table(ctx: Context) -> pd.DataFrame:
     for pv in ctx.exp.paper_values:
         point = {k: pv[k] for k in ("theta", "xi") if k in pv}
         sel = _select(runs, pv["config"], point) if not runs.empty else runs
-        row: dict[str, Any] = {"table": pv.get("source", ""), "algorithm": pv.get("label") or "Hybrid RED",
-                               "theta": point.get("theta"), "xi": point.get("xi")}
+        row: dict[str, Any] = {
+            "table": pv.get("source", ""),
+            "algorithm": pv.get("label") or "Hybrid RED",
+            "theta": point.get("theta"),
+            "xi": point.get("xi"),
+        }
         for m, err, _ in METRICS:
             s = stats(sel[m].to_numpy(dtype=float)) if len(sel) else stats(np.array([]))
             row[f"{m}:paper"] = pv.get(m)
@@ -81,7 +87,9 @@ def paper_table(ctx: Context) -> pd.DataFrame:
     if not runs.empty:
         hr = runs[runs["config"] == "hybrid_red"]
         for (th, xi), g in hr.groupby(["theta", "xi"], sort=True):
-            if ("hybrid_red", th, xi) in done or any(c == "hybrid_red" and _close(t, th) and _close(x, xi) for c, t, x in done):
+            if ("hybrid_red", th, xi) in done or any(
+                c == "hybrid_red" and _close(t, th) and _close(x, xi) for c, t, x in done
+            ):
                 continue
             row = {"table": "(not printed: Figs 15-18)", "algorithm": "Hybrid RED", "theta": th, "xi": xi}
             for m, err, _ in METRICS:
@@ -94,8 +102,10 @@ def paper_table(ctx: Context) -> pd.DataFrame:
                 row[f"{err}:ours_std"] = s["std"]
             row["n"] = len(g)
             rows.append(row)
-        for conf, label, grouped in (("lpf_oda_every_theta", "LPF/ODA (every 3rd low arrival)", False),
-                                     ("hybrid_red_every_theta", "Hybrid RED (every theta-th low arrival)", True)):
+        for conf, label, grouped in (
+            ("lpf_oda_every_theta", "LPF/ODA (every 3rd low arrival)", False),
+            ("hybrid_red_every_theta", "Hybrid RED (every theta-th low arrival)", True),
+        ):
             sub = runs[runs["config"] == conf]
             if sub.empty:
                 continue
@@ -116,15 +126,31 @@ def paper_table(ctx: Context) -> pd.DataFrame:
 
 
 def table_markdown(t: pd.DataFrame) -> str:
-    head = ["table", "algorithm", "(theta, xi)", "eta % paper", "eta % ours ± CI95", "Delta eta paper",
-            "Delta eta ours (std)", "delta % paper", "delta % ours ± CI95", "Delta delta paper", "Delta delta ours (std)", "n"]
+    head = [
+        "table",
+        "algorithm",
+        "(theta, xi)",
+        "eta % paper",
+        "eta % ours ± CI95",
+        "Delta eta paper",
+        "Delta eta ours (std)",
+        "delta % paper",
+        "delta % ours ± CI95",
+        "Delta delta paper",
+        "Delta delta ours (std)",
+        "n",
+    ]
     L = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
     def f(v: Any, d: int = 4) -> str:
         return "" if v is None or (isinstance(v, float) and not math.isfinite(v)) else fmt(v, d)
 
     for _, r in t.iterrows():
-        tx = "" if r["theta"] is None or (isinstance(r["theta"], float) and math.isnan(r["theta"])) else f"({int(r['theta'])}, {r['xi']:g})"
+        tx = (
+            ""
+            if r["theta"] is None or (isinstance(r["theta"], float) and math.isnan(r["theta"]))
+            else f"({int(r['theta'])}, {r['xi']:g})"
+        )
         cells = [str(r["table"]), str(r["algorithm"]), tx]
         for m, err, _ in METRICS:
             ours = f(r[f"{m}:ours"])
@@ -148,9 +174,16 @@ def xi_figures(ctx: Context) -> list:
     fig_ids = FIGS.get(ctx.exp.id, ("", ""))
     for (m, _, ylabel), fig_id in zip(((METRICS[1]), (METRICS[0])), fig_ids, strict=True):
         word = "loss rate" if m == "loss_pct" else "utilization"
-        fig = F.metric_figure(ctx.exp, ctx.agg, ctx.axes, m, ctx.quick, x="xi",
-                              title=f"{fig_id} ({ctx.exp.id}): {word} vs xi",
-                              display={m: ("loss rate " if m == "loss_pct" else "link utilization ") + ylabel.split(" ")[0]})
+        fig = F.metric_figure(
+            ctx.exp,
+            ctx.agg,
+            ctx.axes,
+            m,
+            ctx.quick,
+            x="xi",
+            title=f"{fig_id} ({ctx.exp.id}): {word} vs xi",
+            display={m: ("loss rate " if m == "loss_pct" else "link utilization ") + ylabel.split(" ")[0]},
+        )
         if fig is None:
             continue
         stem = f"{fig_id.replace('. ', '').lower()}_{'loss' if m == 'loss_pct' else 'utilization'}_vs_xi"
@@ -199,7 +232,9 @@ def run_traces(ctx: Context, seed: int = 1) -> tuple[list, list[dict[str, Any]]]
         if isinstance(th, dict):
             for k in ("min_th", "max_th"):
                 if k in th:
-                    ax.axhline(float(th[k]), color="k", ls=":", lw=0.8, label="min_th, max_th" if k == "min_th" else None)
+                    ax.axhline(
+                        float(th[k]), color="k", ls=":", lw=0.8, label="min_th, max_th" if k == "min_th" else None
+                    )
         lab = tr["config"] + "".join(f", {k} = {v:g}" for k, v in point.items())
         ax.set_title(f"{tr['figure']}: {lab}" + (" [quick]" if ctx.quick else ""), fontsize=8)
         ax.set_ylabel("queue size (packets)")
@@ -208,10 +243,16 @@ def run_traces(ctx: Context, seed: int = 1) -> tuple[list, list[dict[str, Any]]]
         a = avg["value"].to_numpy(dtype=float)
         t = avg["time_s"].to_numpy(dtype=float)
         half = t >= 0.2 * (t.max() if len(t) else 0)
-        summary.append({"figure": tr["figure"], "config": lab, "avg_mean": float(a[half].mean()) if half.any() else math.nan,
-                        "avg_min": float(a[half].min()) if half.any() else math.nan,
-                        "avg_max": float(a[half].max()) if half.any() else math.nan,
-                        "avg_std": float(a[half].std()) if half.any() else math.nan})
+        summary.append(
+            {
+                "figure": tr["figure"],
+                "config": lab,
+                "avg_mean": float(a[half].mean()) if half.any() else math.nan,
+                "avg_min": float(a[half].min()) if half.any() else math.nan,
+                "avg_max": float(a[half].max()) if half.any() else math.nan,
+                "avg_std": float(a[half].std()) if half.any() else math.nan,
+            }
+        )
     axs[-1, 0].set_xlabel("time (s)")
     return F.save(fig, ctx.out_dir / "figures", "avg_traces"), summary
 
@@ -229,24 +270,38 @@ def claim_checks(ctx: Context, t: pd.DataFrame) -> list[str]:
     base = {b: {m: mean(b, m) for m, _, _ in METRICS} for b in BASELINES}
     for m, _, _ in METRICS:
         order = sorted(BASELINES, key=lambda b: base[b][m]["mean"])
-        out.append(f"- {m}: ours ascending " + " < ".join(f"{b} {base[b][m]['mean']:.3f} ± {base[b][m]['ci95']:.3f}" for b in order))
+        out.append(
+            f"- {m}: ours ascending "
+            + " < ".join(f"{b} {base[b][m]['mean']:.3f} ± {base[b][m]['ci95']:.3f}" for b in order)
+        )
     for conf, title, lpf in READINGS:
         hr = runs[runs["config"] == conf]
         if hr.empty:
             continue
         lp = {m: stats(runs[runs["config"] == lpf][m].to_numpy(dtype=float)) for m, _, _ in METRICS}
-        out.append(f"- {conf} ({title}); {lpf}: loss % {lp['loss_pct']['mean']:.3f} ± {lp['loss_pct']['ci95']:.3f}, "
-                   f"utilization % {lp['utilization_pct']['mean']:.2f} ± {lp['utilization_pct']['ci95']:.2f}")
+        out.append(
+            f"- {conf} ({title}); {lpf}: loss % {lp['loss_pct']['mean']:.3f} ± {lp['loss_pct']['ci95']:.3f}, "
+            f"utilization % {lp['utilization_pct']['mean']:.2f} ± {lp['utilization_pct']['ci95']:.2f}"
+        )
         for th, g in hr.groupby("theta", sort=True):
             xs = sorted(g["xi"].unique())
             lo = [stats(g[g["xi"] == x]["loss_pct"].to_numpy(dtype=float)) for x in xs]
             ut = [stats(g[g["xi"] == x]["utilization_pct"].to_numpy(dtype=float)) for x in xs]
-            apart = (lo[0]["mean"] - lo[0]["ci95"] > lo[-1]["mean"] + lo[-1]["ci95"]
-                     or lo[-1]["mean"] - lo[-1]["ci95"] > lo[0]["mean"] + lo[0]["ci95"]) if len(xs) > 1 else False
-            out.append(f"  - theta = {int(th)}: loss % over xi {', '.join(f'{x:g}' for x in xs)}: "
-                       + ", ".join(f"{v['mean']:.3f} ± {v['ci95']:.3f}" for v in lo) + "; utilization %: "
-                       + ", ".join(f"{v['mean']:.2f} ± {v['ci95']:.2f}" for v in ut)
-                       + f" (loss at the smallest and largest xi: CI95s {'apart' if apart else 'overlap'})")
+            apart = (
+                (
+                    lo[0]["mean"] - lo[0]["ci95"] > lo[-1]["mean"] + lo[-1]["ci95"]
+                    or lo[-1]["mean"] - lo[-1]["ci95"] > lo[0]["mean"] + lo[0]["ci95"]
+                )
+                if len(xs) > 1
+                else False
+            )
+            out.append(
+                f"  - theta = {int(th)}: loss % over xi {', '.join(f'{x:g}' for x in xs)}: "
+                + ", ".join(f"{v['mean']:.3f} ± {v['ci95']:.3f}" for v in lo)
+                + "; utilization %: "
+                + ", ".join(f"{v['mean']:.2f} ± {v['ci95']:.2f}" for v in ut)
+                + f" (loss at the smallest and largest xi: CI95s {'apart' if apart else 'overlap'})"
+            )
     return out
 
 
@@ -255,16 +310,35 @@ def _hook(ctx: Context) -> CompanionOutput:
     md_table = table_markdown(t) if not t.empty else "(no runs)\n"
     figs = xi_figures(ctx)
     tfigs, tsum = run_traces(ctx)
-    md = ["## Tables I-II in the paper's layout", "",
-          ("eta = utilization of the bottleneck, delta = loss rate at the bottleneck (drops / arrivals). "
-          "'Delta' = the paper's undefined 'error': ours is the standard deviation over the replications; "
-          "'± CI95' is the 95 % confidence half width of our mean."), "", md_table, "",
-          "## Orderings and trends (ours)", ""] + claim_checks(ctx, t)
+    md = [
+        "## Tables I-II in the paper's layout",
+        "",
+        (
+            "eta = utilization of the bottleneck, delta = loss rate at the bottleneck (drops / arrivals). "
+            "'Delta' = the paper's undefined 'error': ours is the standard deviation over the replications; "
+            "'± CI95' is the 95 % confidence half width of our mean."
+        ),
+        "",
+        md_table,
+        "",
+        "## Orderings and trends (ours)",
+        "",
+    ] + claim_checks(ctx, t)
     if tsum:
-        md += ["", "## avg traces (one traced run each, seed 1; statistics after the first 20 % of the run)", "",
-               df_markdown(pd.DataFrame(tsum))]
-    return CompanionOutput(markdown="\n".join(md), figures=figs + tfigs, table=t, table_md=md_table, replaces_table=True,
-                           values={"table": t, "traces": tsum})
+        md += [
+            "",
+            "## avg traces (one traced run each, seed 1; statistics after the first 20 % of the run)",
+            "",
+            df_markdown(pd.DataFrame(tsum)),
+        ]
+    return CompanionOutput(
+        markdown="\n".join(md),
+        figures=figs + tfigs,
+        table=t,
+        table_md=md_table,
+        replaces_table=True,
+        values={"table": t, "traces": tsum},
+    )
 
 
 for _e in ("topology1", "topology2"):

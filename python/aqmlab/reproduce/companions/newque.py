@@ -16,7 +16,12 @@ from ..tables import df_markdown
 from .base import CompanionOutput, Context, hook
 
 FIGURES = {
-    "dumbbell_flows": {"mean_queue_pkts": "Fig. 3", "queueing_delay_s": "Fig. 4", "loss_pct": "Fig. 6", "utilization_pct": "Fig. 8"},
+    "dumbbell_flows": {
+        "mean_queue_pkts": "Fig. 3",
+        "queueing_delay_s": "Fig. 4",
+        "loss_pct": "Fig. 6",
+        "utilization_pct": "Fig. 8",
+    },
     "dumbbell_buffer": {"queueing_delay_s": "Fig. 5", "loss_pct": "Fig. 7", "utilization_pct": "Fig. 9"},
     "parking_lot_flows": {"queueing_delay_s": "Fig. 11", "loss_pct": "Fig. 13", "utilization_pct": "Fig. 15"},
     "parking_lot_buffer": {"queueing_delay_s": "Fig. 12", "loss_pct": "Fig. 14", "utilization_pct": "Fig. 16"},
@@ -45,9 +50,15 @@ def claim_table(ctx: Context) -> pd.DataFrame:
                 nq = float(vals[reading])
                 others = vals.drop([r for r in READINGS if r in vals.index])
                 rank = int((others < nq).sum()) + 1
-                row = {"reading": reading, x: xv, "metric": m, "figure": FIGURES.get(ctx.exp.id, {}).get(m, ""),
-                       "newque": nq, "best other": f"{others.idxmin()} {others.min():.4g}" if len(others) else "",
-                       f"newque rank (1 = lowest of {len(others) + 1})": rank}
+                row = {
+                    "reading": reading,
+                    x: xv,
+                    "metric": m,
+                    "figure": FIGURES.get(ctx.exp.id, {}).get(m, ""),
+                    "newque": nq,
+                    "best other": f"{others.idxmin()} {others.min():.4g}" if len(others) else "",
+                    f"newque rank (1 = lowest of {len(others) + 1})": rank,
+                }
                 if m in CLAIMS:
                     row["paper"] = "NEWQUE lowest"
                     row["holds"] = rank == 1
@@ -76,11 +87,19 @@ def _hook(ctx: Context) -> CompanionOutput:
             if not ctx.agg.empty and reading in set(ctx.agg["config"]):
                 nq = ctx.agg[ctx.agg["config"] == reading]
                 if "mean_queue_pkts" in nq.columns and nq["mean_queue_pkts"].notna().any():
-                    md += ["", f"{reading}: mean queue per point: " + ", ".join(f"{v:.0f}" for v in nq["mean_queue_pkts"]) + " packets."]
-        md += ["", "Paper figures: " + ", ".join(f"{m} = {f}" for m, f in FIGURES.get(ctx.exp.id, {}).items())
-               + " (figures/<metric>.png|svg)."]
-    return CompanionOutput(markdown="\n".join(md), values={"claims": t}, scenario_pref=None,
-                           table=None)
+                    md += [
+                        "",
+                        f"{reading}: mean queue per point: "
+                        + ", ".join(f"{v:.0f}" for v in nq["mean_queue_pkts"])
+                        + " packets.",
+                    ]
+        md += [
+            "",
+            "Paper figures: "
+            + ", ".join(f"{m} = {f}" for m, f in FIGURES.get(ctx.exp.id, {}).items())
+            + " (figures/<metric>.png|svg).",
+        ]
+    return CompanionOutput(markdown="\n".join(md), values={"claims": t}, scenario_pref=None, table=None)
 
 
 for _e in FIGURES:

@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-import importlib
-
-morr = importlib.import_module("aqmlab.analytic.morrison")
 from ...analytic import orange_ctmc
 from ...sweep.aggregate import summarize
 from .. import figures as F
-from ..tables import df_markdown
 from ..jobs import get_override, load_scenario_file
 from ..spec import Experiment
+from ..tables import df_markdown
 from .base import CompanionOutput, Context, hook
+
+# The module, not the function of the same name that aqmlab.analytic exports.
+morr = importlib.import_module("aqmlab.analytic.morrison")
 
 LAM = 1200.0
 MEAN_SIZE_B = 100.0
@@ -77,8 +78,12 @@ def sec4_comparison(ctx: Context, long_file: str = "sec4_mm2_long") -> pd.DataFr
         mo = morr.orange_morrison(LAM, eff["mu_nominal"], 1.0 / t, k)
         sims = {
             "mean_waiting_pkts": sel.get("queue.bottleneck.mean_queue_packets"),
-            "mean_in_system_pkts": None if sel.empty else sel["queue.bottleneck.mean_queue_packets"] + sel["queue.bottleneck.utilization"],
-            "early_drop_prob": None if sel.empty else sel["queue.bottleneck.early_drops"] / sel["queue.bottleneck.arrivals"],
+            "mean_in_system_pkts": None
+            if sel.empty
+            else sel["queue.bottleneck.mean_queue_packets"] + sel["queue.bottleneck.utilization"],
+            "early_drop_prob": None
+            if sel.empty
+            else sel["queue.bottleneck.early_drops"] / sel["queue.bottleneck.arrivals"],
             "mean_sojourn_ms": sel.get("queue.bottleneck.mean_delay_ms"),
             "mean_wait_ms": sel.get("queue.bottleneck.mean_wait_ms"),
         }
@@ -101,14 +106,24 @@ def sec4_comparison(ctx: Context, long_file: str = "sec4_mm2_long") -> pd.DataFr
             c = analytic[q](models["ctmc"])
             cr = analytic[q](models["ctmc_rounded_mu"])
             half = s["ci95_half_width"]
-            rows.append({
-                "config": conf, "K": k, "timer_ms": 1000 * t, "buffer": buffer, "quantity": q,
-                "sim_mean": s["mean"], "sim_ci95": half, "n": s["n"],
-                "ctmc": c, "ctmc_rounded_sizes": cr, "morrison_c=K+1": morrison_vals[q],
-                "sim_minus_ctmc": s["mean"] - c,
-                "ctmc_within_ci": bool(math.isfinite(half) and abs(s["mean"] - c) <= half),
-                "ctmc_rounded_within_ci": bool(math.isfinite(half) and abs(s["mean"] - cr) <= half),
-            })
+            rows.append(
+                {
+                    "config": conf,
+                    "K": k,
+                    "timer_ms": 1000 * t,
+                    "buffer": buffer,
+                    "quantity": q,
+                    "sim_mean": s["mean"],
+                    "sim_ci95": half,
+                    "n": s["n"],
+                    "ctmc": c,
+                    "ctmc_rounded_sizes": cr,
+                    "morrison_c=K+1": morrison_vals[q],
+                    "sim_minus_ctmc": s["mean"] - c,
+                    "ctmc_within_ci": bool(math.isfinite(half) and abs(s["mean"] - c) <= half),
+                    "ctmc_rounded_within_ci": bool(math.isfinite(half) and abs(s["mean"] - cr) <= half),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -119,20 +134,26 @@ def sec4(ctx: Context) -> CompanionOutput:
     w16 = morr.morrison_waiting_time(LAM, eff["mu_nominal"], morr.SECTION4_MU2, morr.SECTION4_C)
     mo10 = morr.orange_morrison(LAM, eff["mu_nominal"], morr.SECTION4_MU2, 10)
     cmp.to_csv(ctx.out_dir / "analytic_comparison.csv", index=False)
-    md = ["## Simulation vs analytic models (long runs, scenario sec4_mm2_long)", "",
-          "Same quantities on both sides: `mean_waiting_pkts` excludes the packet in transmission "
-          "(the engine's mean_queue_packets; the CTMC's mean_waiting); `mean_in_system_pkts` adds it "
-          "(mean_queue_packets + utilization). Packets with exponential sizes are rounded to whole bytes "
-          f"(at least 1 B) by the engine: mean {eff['mean_size_B']:.4f} B instead of 100 B, squared CV "
-          f"{eff['scv']:.4f} instead of 1, so mu = {eff['mu_rounded']:.3f}/s instead of {eff['mu_nominal']:.0f}/s. "
-          "Column ctmc_rounded_sizes is the chain with that mu (the remaining effect, the discrete size "
-          "distribution, is second order: its SCV differs from 1 by the amount above).", "",
-          df_markdown(cmp), "",
-          f"Morrison (the paper's eq. 12, c = K + 1 = 11): W = {mo10.waiting_time * 1000:.3f} ms, "
-          f"lambda W = {LAM * mo10.waiting_time:.3f} packets. The paper's printed W = 6.989 ms / 8.38 packets is only "
-          f"obtained with c = {morr.SECTION4_C} (W = {w16 * 1000:.4f} ms, lambda W = {LAM * w16:.4f}; see "
-          "aqmlab.analytic.morrison). Morrison's model has no buffer limit and lets the drop 'server' work whenever "
-          "the queue is above the threshold, so it is an approximation of Orange; the exact CTMC is the reference.", ""]
+    md = [
+        "## Simulation vs analytic models (long runs, scenario sec4_mm2_long)",
+        "",
+        "Same quantities on both sides: `mean_waiting_pkts` excludes the packet in transmission "
+        "(the engine's mean_queue_packets; the CTMC's mean_waiting); `mean_in_system_pkts` adds it "
+        "(mean_queue_packets + utilization). Packets with exponential sizes are rounded to whole bytes "
+        f"(at least 1 B) by the engine: mean {eff['mean_size_B']:.4f} B instead of 100 B, squared CV "
+        f"{eff['scv']:.4f} instead of 1, so mu = {eff['mu_rounded']:.3f}/s instead of {eff['mu_nominal']:.0f}/s. "
+        "Column ctmc_rounded_sizes is the chain with that mu (the remaining effect, the discrete size "
+        "distribution, is second order: its SCV differs from 1 by the amount above).",
+        "",
+        df_markdown(cmp),
+        "",
+        f"Morrison (the paper's eq. 12, c = K + 1 = 11): W = {mo10.waiting_time * 1000:.3f} ms, "
+        f"lambda W = {LAM * mo10.waiting_time:.3f} packets. The paper's printed W = 6.989 ms / 8.38 packets is only "
+        f"obtained with c = {morr.SECTION4_C} (W = {w16 * 1000:.4f} ms, lambda W = {LAM * w16:.4f}; see "
+        "aqmlab.analytic.morrison). Morrison's model has no buffer limit and lets the drop 'server' work whenever "
+        "the queue is above the threshold, so it is an approximation of Orange; the exact CTMC is the reference.",
+        "",
+    ]
     # figure: waiting / in system, sim vs ctmc vs morrison
     import matplotlib.pyplot as plt
 
@@ -166,9 +187,11 @@ def fit_tuning_constant(ks: Any, timers: Any) -> float:
     return float((x * t[ok]).sum() / (x * x).sum())
 
 
-CRITERION = ("per K, among the Orange timers whose mean delay is below RED's (min_th = K, max_th = 3K) at the "
-             "same K, the one with the highest mean throughput; ties (throughputs within 0.01 %) go to the lower "
-             "delay. If no timer beats RED's delay, the timer with the highest power (throughput/delay).")
+CRITERION = (
+    "per K, among the Orange timers whose mean delay is below RED's (min_th = K, max_th = 3K) at the "
+    "same K, the one with the highest mean throughput; ties (throughputs within 0.01 %) go to the lower "
+    "delay. If no timer beats RED's delay, the timer with the highest power (throughput/delay)."
+)
 
 
 def best_timers(table: pd.DataFrame, thr: str = "throughput_kbps", delay: str = "delay_ms") -> pd.DataFrame:
@@ -190,9 +213,17 @@ def best_timers(table: pd.DataFrame, thr: str = "throughput_kbps", delay: str = 
             top = cand[thr].max()
             ties = cand[cand[thr] >= top * (1 - 1e-4)]
             best = ties.sort_values(delay).iloc[0]
-        out.append({"K": k, "best_timer_ms": float(best["timer_ms"]), "throughput_kbps": float(best[thr]),
-                    "delay_ms": float(best[delay]), "red_throughput_kbps": red_thr, "red_delay_ms": red_delay,
-                    "rule": rule})
+        out.append(
+            {
+                "K": k,
+                "best_timer_ms": float(best["timer_ms"]),
+                "throughput_kbps": float(best[thr]),
+                "delay_ms": float(best[delay]),
+                "red_throughput_kbps": red_thr,
+                "red_delay_ms": red_delay,
+                "rule": rule,
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -209,8 +240,10 @@ def bootstrap_tuning(runs: pd.DataFrame, n_boot: int = 1000, seed: int = 20) -> 
     if "timer_ms" not in r:
         r["timer_ms"] = np.nan
     r["timer_ms"] = r["timer_ms"].fillna(-1.0)
-    cells = [(key, g[["throughput_kbps", "delay_ms"]].to_numpy(float))
-             for key, g in r[r["config"].isin(["orange", "red_3k"])].groupby(["config", "K", "timer_ms"])]
+    cells = [
+        (key, g[["throughput_kbps", "delay_ms"]].to_numpy(float))
+        for key, g in r[r["config"].isin(["orange", "red_3k"])].groupby(["config", "K", "timer_ms"])
+    ]
     rng = np.random.default_rng(seed)
     cs, picks = [], []
     for _ in range(n_boot):
@@ -221,11 +254,15 @@ def bootstrap_tuning(runs: pd.DataFrame, n_boot: int = 1000, seed: int = 20) -> 
         best = best_timers(pd.DataFrame(rows))
         cs.append(fit_tuning_constant(best["K"], best["best_timer_ms"]))
         picks.append(best[["K", "best_timer_ms"]])
-    share = (pd.concat(picks).value_counts(normalize=False).rename("n").reset_index())
+    share = pd.concat(picks).value_counts(normalize=False).rename("n").reset_index()
     share["share"] = share["n"] / n_boot
     lo, hi = np.percentile(cs, [2.5, 97.5])
-    return {"c_lo": float(lo), "c_hi": float(hi), "n_boot": n_boot,
-            "share": share.sort_values(["K", "share"], ascending=[True, False])[["K", "best_timer_ms", "share"]]}
+    return {
+        "c_lo": float(lo),
+        "c_hi": float(hi),
+        "n_boot": n_boot,
+        "share": share.sort_values(["K", "share"], ascending=[True, False])[["K", "best_timer_ms", "share"]],
+    }
 
 
 @hook("orange", "table3")
@@ -243,40 +280,59 @@ def table3(ctx: Context) -> CompanionOutput:
         k = pv["K"]
         o = ours[ours["K"] == k]
         fp = from_paper[from_paper["K"] == k]
-        rows.append({
-            "K": k,
-            "best_timer_ms:paper": pv["best_timer_ms"],
-            "best_timer_ms:ours": float(o["best_timer_ms"].iloc[0]) if len(o) else math.nan,
-            "best_timer_ms:criterion_on_paper_table2": float(fp["best_timer_ms"].iloc[0]) if len(fp) else math.nan,
-            "formula_timer_ms:paper (20/sqrt K)": pv["formula_timer_ms"],
-            "formula_timer_ms:ours (c/sqrt K)": c_ours / math.sqrt(k),
-            "our_best_throughput_kbps": float(o["throughput_kbps"].iloc[0]) if len(o) else math.nan,
-            "our_best_delay_ms": float(o["delay_ms"].iloc[0]) if len(o) else math.nan,
-            "our_red_delay_ms": float(o["red_delay_ms"].iloc[0]) if len(o) else math.nan,
-            "rule_used": o["rule"].iloc[0] if len(o) else "",
-        })
+        rows.append(
+            {
+                "K": k,
+                "best_timer_ms:paper": pv["best_timer_ms"],
+                "best_timer_ms:ours": float(o["best_timer_ms"].iloc[0]) if len(o) else math.nan,
+                "best_timer_ms:criterion_on_paper_table2": float(fp["best_timer_ms"].iloc[0]) if len(fp) else math.nan,
+                "formula_timer_ms:paper (20/sqrt K)": pv["formula_timer_ms"],
+                "formula_timer_ms:ours (c/sqrt K)": c_ours / math.sqrt(k),
+                "our_best_throughput_kbps": float(o["throughput_kbps"].iloc[0]) if len(o) else math.nan,
+                "our_best_delay_ms": float(o["delay_ms"].iloc[0]) if len(o) else math.nan,
+                "our_red_delay_ms": float(o["red_delay_ms"].iloc[0]) if len(o) else math.nan,
+                "rule_used": o["rule"].iloc[0] if len(o) else "",
+            }
+        )
     table = pd.DataFrame(rows)
     md_table = df_markdown(table)
-    md_table += (f"\n\nFitted c (timer = c/sqrt(K), least squares, ms): ours **{c_ours:.2f}**, paper's rule 20; "
-                 f"least-squares fit to the paper's own Table 3 best timers: {c_paper_fit:.2f}; our criterion applied "
-                 f"to the paper's Table 2 numbers: {c_paper_t2:.2f}.\n")
-    recovered = [int(pv["K"]) for pv in exp.paper_values
-                 if len(from_paper[from_paper["K"] == pv["K"]])
-                 and float(from_paper[from_paper["K"] == pv["K"]]["best_timer_ms"].iloc[0]) == float(pv["best_timer_ms"])]
-    md_table += (f"\nThe criterion applied to the paper's own Table 2 recovers the paper's Table 3 best timer at "
-                 f"{len(recovered)} of {len(exp.paper_values)} K values (K = {recovered or 'none'}); its c = "
-                 f"{c_paper_t2:.2f} is close to 20 only because the misses fall on both sides of the curve.\n")
+    md_table += (
+        f"\n\nFitted c (timer = c/sqrt(K), least squares, ms): ours **{c_ours:.2f}**, paper's rule 20; "
+        f"least-squares fit to the paper's own Table 3 best timers: {c_paper_fit:.2f}; our criterion applied "
+        f"to the paper's Table 2 numbers: {c_paper_t2:.2f}.\n"
+    )
+    recovered = [
+        int(pv["K"])
+        for pv in exp.paper_values
+        if len(from_paper[from_paper["K"] == pv["K"]])
+        and float(from_paper[from_paper["K"] == pv["K"]]["best_timer_ms"].iloc[0]) == float(pv["best_timer_ms"])
+    ]
+    md_table += (
+        f"\nThe criterion applied to the paper's own Table 2 recovers the paper's Table 3 best timer at "
+        f"{len(recovered)} of {len(exp.paper_values)} K values (K = {recovered or 'none'}); its c = "
+        f"{c_paper_t2:.2f} is close to 20 only because the misses fall on both sides of the curve.\n"
+    )
     boot = None
     if not ctx.runs.empty and "timer_ms" in ctx.runs:
         boot = bootstrap_tuning(ctx.runs)
-        md_table += (f"\nBootstrap over our replications ({boot['n_boot']} resamples of every cell): c in "
-                     f"[{boot['c_lo']:.1f}, {boot['c_hi']:.1f}] ms (95 %). Timers picked as best, with their share of "
-                     f"resamples (>= 5 %):\n\n")
+        md_table += (
+            f"\nBootstrap over our replications ({boot['n_boot']} resamples of every cell): c in "
+            f"[{boot['c_lo']:.1f}, {boot['c_hi']:.1f}] ms (95 %). Timers picked as best, with their share of "
+            f"resamples (>= 5 %):\n\n"
+        )
         for k, g in boot["share"].groupby("K"):
-            top = ", ".join(f"{t:g} ms {s:.0%}" for t, s in zip(g["best_timer_ms"], g["share"]) if s >= 0.05)
+            top = ", ".join(
+                f"{t:g} ms {s:.0%}" for t, s in zip(g["best_timer_ms"], g["share"], strict=True) if s >= 0.05
+            )
             md_table += f"- K = {k:g}: {top}\n"
-    md = ["## Tuning rule", "", f"Criterion for 'best timer': {CRITERION}", "",
-          "Our runs: mean over replications of Table 2's throughput and delay (the criterion is applied to the means).", ""]
+    md = [
+        "## Tuning rule",
+        "",
+        f"Criterion for 'best timer': {CRITERION}",
+        "",
+        "Our runs: mean over replications of Table 2's throughput and delay (the criterion is applied to the means).",
+        "",
+    ]
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -293,10 +349,21 @@ def table3(ctx: Context) -> CompanionOutput:
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     figs = F.save(fig, ctx.out_dir / "figures", "best_timer_vs_K")
-    return CompanionOutput(markdown="\n".join(md) + "\n" + md_table, figures=figs, table=table,
-                           table_md=md_table, replaces_table=True,
-                           values={"c_ours": c_ours, "c_paper_fit": c_paper_fit, "c_paper_table2": c_paper_t2, "best": ours,
-                                   "recovered_from_paper_table2": recovered, "bootstrap": boot})
+    return CompanionOutput(
+        markdown="\n".join(md) + "\n" + md_table,
+        figures=figs,
+        table=table,
+        table_md=md_table,
+        replaces_table=True,
+        values={
+            "c_ours": c_ours,
+            "c_paper_fit": c_paper_fit,
+            "c_paper_table2": c_paper_t2,
+            "best": ours,
+            "recovered_from_paper_table2": recovered,
+            "bootstrap": boot,
+        },
+    )
 
 
 @hook("orange", "table2")
@@ -310,7 +377,12 @@ def table2(ctx: Context) -> CompanionOutput:
         r = agg[(agg["config"] == "red_3k") & (agg["K"] == k)]
         if r.empty:
             continue
-        win = g[(g["throughput_kbps"] > float(r["throughput_kbps"].iloc[0])) & (g["delay_ms"] < float(r["delay_ms"].iloc[0]))]
-        lines.append(f"- K = {k}: RED {float(r['throughput_kbps'].iloc[0]):.1f} kb/s, {float(r['delay_ms'].iloc[0]):.2f} ms; "
-                     f"Orange wins at timers {sorted(win['timer_ms'].tolist()) or 'none'} (means; not a significance test).")
+        win = g[
+            (g["throughput_kbps"] > float(r["throughput_kbps"].iloc[0]))
+            & (g["delay_ms"] < float(r["delay_ms"].iloc[0]))
+        ]
+        lines.append(
+            f"- K = {k}: RED {float(r['throughput_kbps'].iloc[0]):.1f} kb/s, {float(r['delay_ms'].iloc[0]):.2f} ms; "
+            f"Orange wins at timers {sorted(win['timer_ms'].tolist()) or 'none'} (means; not a significance test)."
+        )
     return CompanionOutput(markdown="\n".join(lines))

@@ -52,9 +52,16 @@ def bias_from_flows(flows: pd.DataFrame, bursty_group: str = BURSTY_GROUP) -> di
     share_sig = float(sig[b].sum()) / tot_sig if tot_sig > 0 else math.nan
     share_thr = float(thr[b].sum()) / tot_thr if tot_thr > 0 else math.nan
     fj = share_sig / share_thr if share_thr and math.isfinite(share_sig) and share_thr > 0 else math.nan
-    return {"x.bias": bias, "x.bias_fj": fj, "x.bias.actual_bps": actual, "x.bias.fair_bps": fair,
-            "x.bias.signal_share": share_sig, "x.bias.throughput_share": share_thr,
-            "x.bias.signals": tot_sig, "x.bias.bursty_signals": float(sig[b].sum())}
+    return {
+        "x.bias": bias,
+        "x.bias_fj": fj,
+        "x.bias.actual_bps": actual,
+        "x.bias.fair_bps": fair,
+        "x.bias.signal_share": share_sig,
+        "x.bias.throughput_share": share_thr,
+        "x.bias.signals": tot_sig,
+        "x.bias.bursty_signals": float(sig[b].sum()),
+    }
 
 
 def run_with_bias(scenario: dict, seed: int) -> dict[str, Any]:
@@ -115,17 +122,25 @@ def reductions(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
         for pv in ctx.exp.paper_values:
             claim = pv.get("claim", "")
             other = "red" if claim.endswith("RED") and "ARED" not in claim else "ared"
-            row: dict[str, Any] = {"setting": setting, "source": pv.get("source"), "claim": claim,
-                                   "paper %": pv.get("value_pct")}
-            for m, col in (("dropped_packets", "ours % (dropped packets, summed over the sources axis)"),
-                           ("signals", "ours % (dropped + marked)")):
+            row: dict[str, Any] = {
+                "setting": setting,
+                "source": pv.get("source"),
+                "claim": claim,
+                "paper %": pv.get("value_pct"),
+            }
+            for m, col in (
+                ("dropped_packets", "ours % (dropped packets, summed over the sources axis)"),
+                ("signals", "ours % (dropped + marked)"),
+            ):
                 tq, rq = summed("qvared" + suffix, m)
                 to, ro = summed(other + suffix, m)
                 row[col] = 100 * (1 - tq / to) if to > 0 else math.nan
                 if len(rq) > 1 and len(rq) == len(ro) and (ro > 0).all():
                     st = stats(100 * (1 - rq / ro))
                     row[col + " CI95"] = st["ci95"]
-            row["diff (drops)"] = row["ours % (dropped packets, summed over the sources axis)"] - pv.get("value_pct", math.nan)
+            row["diff (drops)"] = row["ours % (dropped packets, summed over the sources axis)"] - pv.get(
+                "value_pct", math.nan
+            )
             if not math.isnan(row["ours % (dropped packets, summed over the sources axis)"]):
                 rows.append(row)
     return pd.DataFrame(rows), per_df
@@ -134,19 +149,28 @@ def reductions(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
 @hook("qvared", "sources")
 def sources(ctx: Context) -> CompanionOutput:
     table, per = reductions(ctx)
-    md = ["## The text's drop-rate reductions (Fig. 7b), paper vs ours", "",
-          ("The paper gives no number for a single point; we compare 1 - (QVARED's drops summed over the sources axis) / "
-          "(RED's or ARED's), with ECN (one rule for all three: ns-2's, an early decision marks only while p_b < mark_p "
-          "= 0.1, the forced region drops) and without ECN. With ECN most congestion signals can be marks, so the "
-          "drop + mark reduction is given too. CI95 over replications (each replication's sums over the axis)."), ""]
+    md = [
+        "## The text's drop-rate reductions (Fig. 7b), paper vs ours",
+        "",
+        (
+            "The paper gives no number for a single point; we compare 1 - (QVARED's drops summed over the sources axis) / "
+            "(RED's or ARED's), with ECN (one rule for all three: ns-2's, an early decision marks only while p_b < mark_p "
+            "= 0.1, the forced region drops) and without ECN. With ECN most congestion signals can be marks, so the "
+            "drop + mark reduction is given too. CI95 over replications (each replication's sums over the axis)."
+        ),
+        "",
+    ]
     if not table.empty:
         md += [df_markdown(table), "", "### Per number of sources (means over replications)", "", df_markdown(per)]
         per.to_csv(ctx.out_dir / "per_sources.csv", index=False)
     if not ctx.agg.empty:
         ctx.agg.to_csv(ctx.out_dir / "series.csv", index=False)
-    return CompanionOutput(markdown="\n".join(md), table=table if not table.empty else None,
-                           table_md=df_markdown(table) + "\n" if not table.empty else None,
-                           values={"reductions": table, "per_sources": per})
+    return CompanionOutput(
+        markdown="\n".join(md),
+        table=table if not table.empty else None,
+        table_md=df_markdown(table) + "\n" if not table.empty else None,
+        values={"reductions": table, "per_sources": per},
+    )
 
 
 # --------------------------------------------------------------------------- Fig. 8
@@ -182,16 +206,31 @@ def avg_trace(ctx: Context) -> CompanionOutput:
         t = avg["time_s"].to_numpy(dtype=float)
         late = t >= 10.0
         mp = ts[ts["variable"] == "max_p"]["value"].to_numpy(dtype=float)
-        rows.append({"config": s.config, "avg mean (t >= 10 s)": float(a[late].mean()) if late.any() else math.nan,
-                     "avg std (t >= 10 s)": float(a[late].std()) if late.any() else math.nan,
-                     "avg mean |change| per 100 ms": float(np.abs(np.diff(a[late])).mean()) if late.sum() > 1 else math.nan,
-                     "max_p final": float(mp[-1]) if len(mp) else math.nan})
+        rows.append(
+            {
+                "config": s.config,
+                "avg mean (t >= 10 s)": float(a[late].mean()) if late.any() else math.nan,
+                "avg std (t >= 10 s)": float(a[late].std()) if late.any() else math.nan,
+                "avg mean |change| per 100 ms": float(np.abs(np.diff(a[late])).mean()) if late.sum() > 1 else math.nan,
+                "max_p final": float(mp[-1]) if len(mp) else math.nan,
+            }
+        )
     axs[-1, 0].set_xlabel("time (s)")
     figs = F.save(fig, ctx.out_dir / "figures", "fig8_avg_ared_qvared")
     t = pd.DataFrame(rows)
-    md = ["## Fig. 8: avg of ARED and QVARED (one traced run each, seed 1)", "", df_markdown(t) if len(t) else "(no runs)"]
-    return CompanionOutput(markdown="\n".join(md), figures=figs, table=t, table_md=df_markdown(t) + "\n",
-                           replaces_table=True, values={"trace_stats": t})
+    md = [
+        "## Fig. 8: avg of ARED and QVARED (one traced run each, seed 1)",
+        "",
+        df_markdown(t) if len(t) else "(no runs)",
+    ]
+    return CompanionOutput(
+        markdown="\n".join(md),
+        figures=figs,
+        table=t,
+        table_md=df_markdown(t) + "\n",
+        replaces_table=True,
+        values={"trace_stats": t},
+    )
 
 
 # --------------------------------------------------------------------------- Fig. 9
@@ -212,26 +251,52 @@ def bias_hook(ctx: Context) -> CompanionOutput:
         fj = g["bias_fj"].to_numpy(dtype=float) if "bias_fj" in g else np.array([math.nan])
         fj = fj[np.isfinite(fj)]
         means[c] = float(per_buffer.mean())
-        rows.append({"row": f"{c}: bias averaged over the buffer axis", "paper": 0.871 if c == "qvared" else None,
-                     "ours": means[c], "ci95 (over runs)": st["ci95"],
-                     "spread over buffers (std)": float(per_buffer.std()),
-                     "F&J measure (mean of defined runs)": float(fj.mean()) if len(fj) else math.nan})
+        rows.append(
+            {
+                "row": f"{c}: bias averaged over the buffer axis",
+                "paper": 0.871 if c == "qvared" else None,
+                "ours": means[c],
+                "ci95 (over runs)": st["ci95"],
+                "spread over buffers (std)": float(per_buffer.std()),
+                "F&J measure (mean of defined runs)": float(fj.mean()) if len(fj) else math.nan,
+            }
+        )
     dt, qv = means.get("droptail", math.nan), means.get("qvared", math.nan)
     gain = 100 * (qv / dt - 1) if dt and math.isfinite(dt) and dt > 0 else math.nan
-    rows.append({"row": "QVARED's bias ratio above DropTail's (%), the paper's 'reduces a bias effect over 18 %'",
-                 "paper": ">= 18", "ours": gain, "ci95 (over runs)": math.nan, "spread over buffers (std)": math.nan,
-                 "F&J measure (mean of defined runs)": math.nan})
+    rows.append(
+        {
+            "row": "QVARED's bias ratio above DropTail's (%), the paper's 'reduces a bias effect over 18 %'",
+            "paper": ">= 18",
+            "ours": gain,
+            "ci95 (over runs)": math.nan,
+            "spread over buffers (std)": math.nan,
+            "F&J measure (mean of defined runs)": math.nan,
+        }
+    )
     table = pd.DataFrame(rows)
-    md = ["## Fig. 9: bias against bursty traffic (the paper's ratio: actual rate / fair rate; higher is better)", "",
-          ("bias = the bursty flow's goodput / (total goodput / number of flows), per run; 1 = an equal share. The "
-          "paper: 'the more this ratio increase, the more stable'. The table averages over the buffer axis (paper: "
-          "'QVARED's average bias is about 0.871'). Floyd & Jacobson's measure (share of drops + marks / share of "
-          "packets; 1 = unbiased, lower is better) is given for reference; it is undefined where a queue never "
-          "signals (DropTail with a buffer that never fills)."), "",
-          df_markdown(table)]
+    md = [
+        "## Fig. 9: bias against bursty traffic (the paper's ratio: actual rate / fair rate; higher is better)",
+        "",
+        (
+            "bias = the bursty flow's goodput / (total goodput / number of flows), per run; 1 = an equal share. The "
+            "paper: 'the more this ratio increase, the more stable'. The table averages over the buffer axis (paper: "
+            "'QVARED's average bias is about 0.871'). Floyd & Jacobson's measure (share of drops + marks / share of "
+            "packets; 1 = unbiased, lower is better) is given for reference; it is undefined where a queue never "
+            "signals (DropTail with a buffer that never fills)."
+        ),
+        "",
+        df_markdown(table),
+    ]
     if "x.bias.signals" in runs.columns:
         lo = runs.groupby("config")["x.bias.signals"].min()
-        md += ["", "Fewest congestion signals in one run per configuration: "
-               + ", ".join(f"{c} {int(v)}" for c, v in lo.items())]
-    return CompanionOutput(markdown="\n".join(md), table=table, table_md=df_markdown(table) + "\n",
-                           values={"bias_table": table, "gain_vs_droptail_pct": gain})
+        md += [
+            "",
+            "Fewest congestion signals in one run per configuration: "
+            + ", ".join(f"{c} {int(v)}" for c, v in lo.items()),
+        ]
+    return CompanionOutput(
+        markdown="\n".join(md),
+        table=table,
+        table_md=df_markdown(table) + "\n",
+        values={"bias_table": table, "gain_vs_droptail_pct": gain},
+    )
