@@ -266,14 +266,7 @@ mod tests {
     const MS: Time = 1_000_000;
 
     fn view(now: Time, len: u32) -> QueueView {
-        QueueView {
-            now,
-            len_packets: len,
-            len_bytes: len as u64 * 1000,
-            limit: QueueLimit::Packets(200),
-            link_rate_bps: 10_000_000,
-            idle_since: None,
-        }
+        crate::aqm::test_rig::view(now, len, 200)
     }
 
     /// w = 1 so avg = q: min_th 5, max_th 15, band [9, 11].

@@ -319,14 +319,7 @@ mod tests {
     }
 
     fn view(now: Time, len: u32) -> QueueView {
-        QueueView {
-            now,
-            len_packets: len,
-            len_bytes: len as u64 * 1000,
-            limit: QueueLimit::Packets(200),
-            link_rate_bps: 10_000_000,
-            idle_since: None,
-        }
+        crate::aqm::test_rig::view(now, len, 200)
     }
 
     #[test]

@@ -83,14 +83,7 @@ mod tests {
     use crate::sim::{RngStream, StreamKind, Time};
 
     fn view(now: Time, len: u32) -> QueueView {
-        QueueView {
-            now,
-            len_packets: len,
-            len_bytes: len as u64 * 1000,
-            limit: QueueLimit::Packets(100),
-            link_rate_bps: 10_000_000,
-            idle_since: None,
-        }
+        crate::aqm::test_rig::view(now, len, 100)
     }
 
     fn arrive(h: &mut HybridRed, v: &QueueView, pkt: &Packet, rng: &mut RngStream) -> f64 {

@@ -255,14 +255,7 @@ mod tests {
     const MS: Time = 1_000_000;
 
     fn view(now: Time, len: u32, limit: u32, rate: u64) -> QueueView {
-        QueueView {
-            now,
-            len_packets: len,
-            len_bytes: len as u64 * 1000,
-            limit: QueueLimit::Packets(limit),
-            link_rate_bps: rate,
-            idle_since: None,
-        }
+        crate::aqm::test_rig::view_on_link(now, len, limit, rate)
     }
 
     fn pkt(ect: bool) -> Packet {

@@ -432,14 +432,7 @@ mod tests {
     const MS: Time = 1_000_000;
 
     fn view(now: Time, len: u32) -> QueueView {
-        QueueView {
-            now,
-            len_packets: len,
-            len_bytes: len as u64 * 1000,
-            limit: QueueLimit::Packets(100),
-            link_rate_bps: 10_000_000,
-            idle_since: None,
-        }
+        crate::aqm::test_rig::view(now, len, 100)
     }
 
     fn close(a: f64, b: f64) -> bool {

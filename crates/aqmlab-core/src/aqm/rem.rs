@@ -227,14 +227,7 @@ mod tests {
     use crate::sim::StreamKind;
 
     fn view(len: u32) -> QueueView {
-        QueueView {
-            now: 0,
-            len_packets: len,
-            len_bytes: len as u64 * 1000,
-            limit: QueueLimit::Packets(300),
-            link_rate_bps: 10_000_000,
-            idle_since: None,
-        }
+        crate::aqm::test_rig::view(0, len, 300)
     }
 
     #[test]

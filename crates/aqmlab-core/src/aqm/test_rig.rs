@@ -1,7 +1,7 @@
 //! Test-only: drives a queue discipline directly (enqueue and dequeue at chosen times) with
 //! the arena, random stream, counters and drop list a link would give it.
 
-use super::{QueueCtx, QueueDiscipline};
+use super::{QueueCtx, QueueDiscipline, QueueLimit, QueueView};
 use crate::metrics::QueueStats;
 use crate::net::{Packet, PacketArena, PacketId};
 use crate::sim::{RngStream, StreamKind, Time};
@@ -53,5 +53,23 @@ impl<Q: QueueDiscipline> QueueRig<Q> {
             dropped: &mut self.dropped,
         };
         self.q.dequeue(&mut cx)
+    }
+}
+
+/// What an AQM sees in its unit tests: `len` packets of 1000 bytes waiting, a limit of
+/// `limit` packets, a busy 10 Mb/s link.
+pub fn view(now: Time, len: u32, limit: u32) -> QueueView {
+    view_on_link(now, len, limit, 10_000_000)
+}
+
+/// [`view`] on a link of `rate_bps`.
+pub fn view_on_link(now: Time, len: u32, limit: u32, rate_bps: u64) -> QueueView {
+    QueueView {
+        now,
+        len_packets: len,
+        len_bytes: len as u64 * 1000,
+        limit: QueueLimit::Packets(limit),
+        link_rate_bps: rate_bps,
+        idle_since: None,
     }
 }
