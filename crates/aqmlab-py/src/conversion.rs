@@ -39,6 +39,7 @@ pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAn
     let timings = out.get_item("timings")?;
     let collect_s: f64 = timings.get_item("collect_s")?.extract()?;
     timings.set_item("collect_s", collect_s + converting.elapsed().as_secs_f64())?;
+    // Read again: the conversion itself may have raised the peak the engine recorded.
     out.set_item("peak_rss_bytes", aqmlab_core::result::peak_rss_bytes())?;
     Ok(out.unbind())
 }

@@ -35,7 +35,7 @@
 use super::congestion::CongestionControl;
 use super::recovery::prr::Prr;
 use super::recovery::rack_tlp::{probe_timeout, ProbeOutcome, Rack, TailLossProbe};
-use super::recovery::rfc6675::{LossRule, NextSeg, Scoreboard};
+use super::recovery::rfc6675::{LossRule, NextSeg, Scoreboard, SendStamp};
 use super::rtt::RttEstimator;
 use super::{RtoRestart, TcpConfig};
 use crate::aqm::StateSink;
@@ -322,16 +322,7 @@ impl Rfc6675Sender {
     /// RACK's loss detection (RFC 8985 section 6.2 steps 4 and 5): marks the packets now
     /// deemed lost and arms the reordering timer for those not yet due. Returns the count.
     fn rack_detect_loss(&mut self, cx: &mut AgentCtx) -> i64 {
-        let Some(rack) = &self.rack else {
-            return 0;
-        };
-        let reo_wnd = rack.reo_wnd(
-            !self.scb.may_enter_recovery(),
-            self.scb.sacked_count(),
-            self.cfg.dupack_threshold as usize,
-            self.rtt.srtt(),
-        );
-        let Some((newest, threshold)) = rack.loss_threshold(reo_wnd) else {
+        let Some((newest, threshold)) = self.rack_threshold() else {
             return 0;
         };
         let (marked, wait) = self.scb.mark_lost_by_time(newest, threshold, cx.now);
@@ -345,6 +336,20 @@ impl Rfc6675Sender {
             self.rearm_rto(cx);
         }
         marked
+    }
+
+    /// RACK's reference (the newest delivered packet's sending) and RACK.rtt + reo_wnd, the
+    /// reordering window taken in fast or RTO recovery when a RecoveryPoint is outstanding;
+    /// None without RACK or before any delivery.
+    fn rack_threshold(&self) -> Option<(SendStamp, Time)> {
+        let rack = self.rack.as_ref()?;
+        let reo_wnd = rack.reo_wnd(
+            !self.scb.may_enter_recovery(),
+            self.scb.sacked_count(),
+            self.cfg.dupack_threshold as usize,
+            self.rtt.srtt(),
+        );
+        rack.loss_threshold(reo_wnd)
     }
 
     /// The reordering timer fired: look again, start a recovery if a packet is now lost, and
@@ -505,12 +510,10 @@ impl Rfc6675Sender {
         self.cwnd = 1.0;
         self.dupacks = 0;
         self.scb.on_timeout();
-        if let Some(rack) = &self.rack {
+        if self.rack.is_some() {
             self.tlp.reset();
-            // RFC 8985 6.3; the reordering window is 0 in RTO recovery unless reordering
-            // was seen.
-            let reo_wnd = rack.reo_wnd(true, self.scb.sacked_count(), 0, self.rtt.srtt());
-            let threshold = rack.loss_threshold(reo_wnd).map_or(Time::MAX, |(_, t)| t);
+            // RFC 8985 6.3, in RTO recovery now (on_timeout set the RecoveryPoint).
+            let threshold = self.rack_threshold().map_or(Time::MAX, |(_, t)| t);
             self.scb.mark_losses_on_rto(threshold, cx.now);
         }
         self.t_seqno = self.scb.snd_una();
