@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 
+import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 import pytest
 from aqmlab.sweep import ResultStore, RunRecord, run_key
@@ -48,12 +49,31 @@ def test_write_run_is_atomic_and_indexed(tmp_path):
     path = store.write_run(_record("ab" + "0" * 62, x=1.5, events=10))
     assert path == store.run_file("ab" + "0" * 62) and path.exists()
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
-    row = pq.read_table(path).to_pylist()[0]
+    assert path.suffix == ".arrow"
+    row = ipc.open_file(path).read_all().to_pylist()[0]
     assert row["x"] == 1.5 and row["events"] == 10 and row["status"] == "ok" and row["seed"] == 42
     entry = store.db.runs()["ab" + "0" * 62]
     assert entry["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
     assert entry["size"] == path.stat().st_size
     assert store.index()["ab" + "0" * 62]["point"] == {"a.b": 1}
+
+
+def test_parquet_run_files_of_older_stores_are_read_and_replaced_by_a_rerun(tmp_path):
+    # Stores written before run files became Arrow IPC hold one Parquet file per run.
+    store = ResultStore(tmp_path / "s")
+    old = [_record(f"{i:02d}" + "0" * 62, x=float(i)) for i in range(3)]
+    for rec in old:
+        path = store.write_run(rec)
+        legacy = path.with_suffix(".parquet")
+        pq.write_table(rec.to_table(), legacy)
+        path.unlink()
+    store.db.delete_runs([r.key for r in old])  # as if indexed from the files alone
+    assert sorted(store.runs()["x"]) == [0.0, 1.0, 2.0]
+    assert store.verify() == []
+    assert all(store.run_file(r.key).with_suffix(".parquet").exists() for r in old)
+    store.write_run(_record(old[1].key, x=10.0))
+    assert not store.run_file(old[1].key).with_suffix(".parquet").exists()
+    assert sorted(store.runs()["x"]) == [0.0, 2.0, 10.0]
 
 
 def test_metric_names_clashing_with_metadata_are_prefixed(tmp_path):

@@ -1,9 +1,10 @@
-"""On-disk results store: one Parquet file per finished run, indexed in SQLite.
+"""On-disk results store: one Arrow IPC file per finished run, indexed in SQLite.
 
 Layout of a store directory::
 
     STORE/
-      runs/ab/ab12...ef.parquet   one row per run (ok or failed)
+      runs/ab/ab12...ef.arrow     one row per run (ok or failed); stores written before
+                                  2026-11-25 hold ``.parquet`` run files, still read
       index.sqlite                per run: manifest fields, engine fingerprint, file sha256 and
                                   size; per run being computed: which sweep claimed it
       sweep.json                  the last sweep run into this store (keys, axes, order)
@@ -43,6 +44,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
 from .aggregate import aggregate_runs, axis_series, export_table, to_wide
@@ -52,6 +54,11 @@ from .run_schema import META_SCHEMA, RESERVED_COLUMNS, metric_column
 from .store_index import StoreIndex
 
 RUNS_DIR = "runs"
+#: A run file is one Arrow IPC file (uncompressed): writing and reading one row costs about
+#: 0.03 ms against 0.8 and 1.4 ms as Parquet, whose per-file metadata dominates a one-row
+#: file (BENCHMARKS.md, "Results store"). Parquet run files of older stores are still read.
+RUN_SUFFIX = ".arrow"
+LEGACY_RUN_SUFFIX = ".parquet"
 CORRUPT_DIR = "corrupt"
 SWEEP_META = "sweep.json"
 CACHE = "cache/runs.parquet"
@@ -141,10 +148,20 @@ class RunRecord:
             arrays.append(pa.array([v]))
         return pa.Table.from_arrays(arrays, names=names)
 
-    def to_parquet_bytes(self) -> bytes:
+    def to_file_bytes(self) -> bytes:
+        """The run file's contents: the one-row table as an Arrow IPC file."""
+        table = self.to_table()
         sink = pa.BufferOutputStream()
-        pq.write_table(self.to_table(), sink)
+        with ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
         return sink.getvalue().to_pybytes()
+
+
+def read_run_file(path: Path, data: bytes) -> pa.Table:
+    """A run file's table, by its suffix (Arrow IPC, or Parquet in older stores)."""
+    if path.suffix == LEGACY_RUN_SUFFIX:
+        return pq.ParquetFile(pa.BufferReader(data)).read(use_threads=False)
+    return ipc.open_file(pa.BufferReader(data)).read_all()
 
 
 def _signature(path: Path) -> str:
@@ -192,8 +209,8 @@ class ResultStore:
         return f"ResultStore({str(self.path)!r})"
 
     def run_file(self, key: str) -> Path:
-        """Path of a run's Parquet file (two-level fan-out keeps directories small)."""
-        return self.path / RUNS_DIR / key[:2] / f"{key}.parquet"
+        """Path a run's file is written to (two-level fan-out keeps directories small)."""
+        return self.path / RUNS_DIR / key[:2] / f"{key}{RUN_SUFFIX}"
 
     # ------------------------------------------------------------------ writing
     def write_run(self, record: RunRecord, *, release_owner: str | None = None) -> Path:
@@ -202,10 +219,12 @@ class ResultStore:
         Raises :class:`.atomic_file.DiskFullError` with nothing partial written."""
         target = self.run_file(record.key)
         target.parent.mkdir(parents=True, exist_ok=True)
-        data = record.to_parquet_bytes()
+        data = record.to_file_bytes()
         write_atomic(target, data)
         entry = _index_entry(record.meta_row(), sha256_hex(data), len(data))
         self.db.put_runs([entry], release_owner=release_owner)
+        # A re-run of a run an older store held as Parquet: the new file replaces it.
+        target.with_suffix(LEGACY_RUN_SUFFIX).unlink(missing_ok=True)
         return target
 
     # ------------------------------------------------------------------ indexing
@@ -223,8 +242,15 @@ class ResultStore:
                 remove_dead_temp_files(Path(sub.path))
                 with os.scandir(sub.path) as files:
                     for f in files:
-                        if f.name.endswith(".parquet") and not f.name.startswith("."):
-                            out[f.name[: -len(".parquet")]] = Path(f.path)
+                        if f.name.startswith("."):
+                            continue
+                        key, dot, suffix = f.name.rpartition(".")
+                        if not dot:
+                            continue
+                        # A key with both files (a crash between writing a re-run and removing
+                        # its Parquet predecessor): the Arrow file, the newer, wins.
+                        if f".{suffix}" == RUN_SUFFIX or (f".{suffix}" == LEGACY_RUN_SUFFIX and key not in out):
+                            out[key] = Path(f.path)
         return out
 
     def _quarantine(self, found: Mapping[str, tuple[Path, str]]) -> None:
@@ -236,7 +262,7 @@ class ResultStore:
         stamp = time.strftime("%Y%m%dT%H%M%S")
         for key, (path, _) in found.items():
             try:
-                os.replace(path, dest / f"{key}.{stamp}.parquet")
+                os.replace(path, dest / f"{key}.{stamp}{path.suffix}")
             except FileNotFoundError:
                 pass
         self._repair(self.db.delete_runs, list(found))
@@ -250,14 +276,15 @@ class ResultStore:
         """An index row rebuilt from a run file, or None if the file does not parse."""
         try:
             data = path.read_bytes()
-            table = pq.read_table(pa.BufferReader(data))
+            table = read_run_file(path, data)
             row = table.select([c for c in MANIFEST_FIELDS if c in table.column_names]).to_pylist()[0]
         except Exception:
             return None
         return _index_entry(row, sha256_hex(data), len(data))
 
-    def _reconciled(self) -> dict[str, dict[str, Any]]:
-        """Key -> raw index row of every stored run, after reconciling index and files."""
+    def _reconciled(self) -> tuple[dict[str, dict[str, Any]], dict[str, Path]]:
+        """Key -> raw index row of every stored run, after reconciling index and files, and
+        key -> its run file."""
         files = self.run_files()
         rows = self.db.runs()
         gone = [k for k in rows if k not in files]
@@ -284,7 +311,7 @@ class ResultStore:
         if new:
             self._repair(self.db.put_runs, new)
         self._quarantine(corrupt)
-        return out
+        return out, files
 
     @staticmethod
     def _repair(write: Any, arg: Any) -> None:
@@ -300,16 +327,16 @@ class ResultStore:
 
         Run files missing from the index are indexed; index rows without a file
         are dropped; files of the wrong size are set aside as corrupt."""
-        return {k: _public(e) for k, e in self._reconciled().items()}
+        return {k: _public(e) for k, e in self._reconciled()[0].items()}
 
     def verify(self, keys: Iterable[str] | None = None) -> list[str]:
         """Check the SHA-256 of stored runs (all, or ``keys``); corrupt ones are set aside
         (see the module docstring). Returns the corrupt keys."""
-        rows = self._reconciled()
+        rows, files = self._reconciled()
         wanted = rows if keys is None else {k: rows[k] for k in keys if k in rows}
         corrupt = {}
         for key, row in wanted.items():
-            path = self.run_file(key)
+            path = files[key]
             try:
                 data = path.read_bytes()
             except FileNotFoundError:
@@ -323,7 +350,7 @@ class ResultStore:
         """Re-index every run from its file alone (trusting the files as they are now);
         returns the run count. Do not call while a sweep is writing to this store."""
         self.db.delete_runs(self.db.runs())
-        return len(self._reconciled())
+        return len(self._reconciled()[0])
 
     def manifest(self) -> pd.DataFrame:
         """The index as a DataFrame (``point`` holds the axis values as a dict)."""
@@ -359,7 +386,7 @@ class ResultStore:
             data = path.read_bytes()
             if sha and sha256_hex(data) != sha:
                 return None
-            table = pq.ParquetFile(pa.BufferReader(data)).read(use_threads=False)
+            table = read_run_file(path, data)
         except FileNotFoundError:
             raise
         except Exception:
@@ -385,19 +412,19 @@ class ResultStore:
 
         Every file read is checked against the SHA-256 recorded when it was
         written; a damaged one is set aside and :class:`CorruptRunError` names it.
-        Reading thousands of one-row files costs about a millisecond each, so
+        Reading thousands of one-row files costs about 0.1 ms each, so
         the rows read are also kept in ``STORE/cache/runs.parquet``; a cached
         row is reused while its run file is unchanged (same inode, mtime and
         size; a rewrite always makes a new inode via ``os.replace``).  Deleting the
         cache is always safe.
         """
-        rows = self._reconciled()
+        rows, files = self._reconciled()
         wanted = rows if keys is None else {k: rows[k] for k in keys if k in rows}
         if status is not None:
             wanted = {k: r for k, r in wanted.items() if r.get("status") == status}
         if not wanted:
             return pd.DataFrame(columns=list(META_SCHEMA.names))
-        paths = {k: self.run_file(k) for k in wanted}
+        paths = {k: files[k] for k in wanted}
         sigs = {k: _signature(p) for k, p in paths.items()}
         cache = self._load_cache()
         cached = None
