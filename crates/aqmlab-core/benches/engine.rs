@@ -10,18 +10,32 @@ use aqmlab_core::{run, Scenario};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 
 fn event_queue(c: &mut Criterion) {
-    // A steady heap of 10k pending events, each pop followed by one push: the engine's pattern.
-    c.bench_function("event_queue pop+push (10k pending)", |b| {
-        let mut q = EventQueue::with_capacity(16_384);
-        let mut rng = RngStream::new(1, StreamKind::Agent, 0);
-        for i in 0..10_000u64 {
-            q.schedule(rng.next_u64() % 1_000_000, EventKind::LinkTxDone(i as u32));
+    // A steady queue of n pending events, each pop followed by one push: the engine's
+    // pattern. `for_pending` picks the 4-ary heap below RADIX_FROM_PENDING, the radix heap
+    // from it on; each size is measured with both.
+    for n in [64usize, 10_000] {
+        for pending_hint in [0, usize::MAX] {
+            let name = if pending_hint == 0 {
+                "4-ary heap"
+            } else {
+                "radix heap"
+            };
+            c.bench_function(
+                &format!("event_queue pop+push ({n} pending, {name})"),
+                |b| {
+                    let mut q = EventQueue::for_pending(pending_hint);
+                    let mut rng = RngStream::new(1, StreamKind::Agent, 0);
+                    for i in 0..n as u64 {
+                        q.schedule(rng.next_u64() % 1_000_000, EventKind::LinkTxDone(i as u32));
+                    }
+                    b.iter(|| {
+                        let e = q.pop_until(u64::MAX).unwrap();
+                        q.schedule(e.time + 1 + rng.next_u64() % 1_000_000, e.kind);
+                    })
+                },
+            );
         }
-        b.iter(|| {
-            let e = q.pop_until(u64::MAX).unwrap();
-            q.schedule(e.time + 1 + rng.next_u64() % 1_000_000, e.kind);
-        })
-    });
+    }
 }
 
 fn red_arrival(c: &mut Criterion) {

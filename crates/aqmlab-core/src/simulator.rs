@@ -80,7 +80,7 @@ impl Simulator {
         flows: Vec<FlowInfo>,
         starts: Vec<(Time, EventKind)>,
     ) -> Self {
-        let mut events = EventQueue::with_capacity(4 * links.len() + 2 * agents.len() + 16);
+        let mut events = EventQueue::for_pending(4 * links.len() + 2 * agents.len() + 16);
         for (t, k) in starts {
             events.schedule(t, k);
         }

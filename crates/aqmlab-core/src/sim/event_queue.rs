@@ -1,93 +1,56 @@
-//! The future-event list: a 4-ary min-heap ordered by (time, insertion sequence).
+//! The future-event list, ordered by (time, insertion sequence): a 4-ary heap for runs with
+//! few pending events, a radix heap for runs with many (chosen once per run).
 //!
 //! Ties in time are broken by the order in which events were scheduled (as SimPy and htsim
 //! do), which makes a run a pure function of (scenario, seed). Events are small `Copy` values
-//! that name the entity they concern by index, so scheduling never allocates once the heap has
-//! grown to its working size.
+//! that name the entity they concern by index, so scheduling never allocates once the
+//! structure has grown to its working size.
 
+pub use super::event::{Event, EventKind};
+use super::quaternary_heap::QuaternaryHeap;
+use super::radix_heap::RadixHeap;
 use super::time::Time;
-use std::cmp::Ordering;
 
-/// What happens when an event fires. Entities are named by their index in the simulator's
-/// arenas (links, agents).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventKind {
-    /// A link finished serializing the packet it was sending.
-    LinkTxDone(u32),
-    /// The packet at the head of a link's propagation pipe reaches the far node.
-    LinkDeliver(u32),
-    /// The periodic timer of the queue discipline on a link (PI, REM, ARED, PIE...).
-    QueueTimer(u32),
-    /// An agent starts (a flow's start time).
-    AgentStart(u32),
-    /// An agent stops sending (a flow's stop time).
-    AgentStop(u32),
-    /// An agent's timer number `timer` fires (retransmission, delayed ACK, next UDP packet).
-    AgentTimer { agent: u32, timer: u8 },
-    /// Record one row of every sampled time series.
-    Sample,
-    /// End of the warm-up period: measurement counters restart.
-    WarmupEnd,
-}
+/// The size, as estimated by `EventQueue::for_pending`'s caller, from which a run's
+/// future-event list is a radix heap rather than a 4-ary heap. Chosen once per run: switching
+/// as the pending count crosses a line was tried and its checks cost small runs 3-4% of their
+/// instructions. Measured (BENCHMARKS.md, "Event queue"): a 3-flow run (estimate 60) is 30%
+/// slower with the radix heap, 100 flows (2,024) the same either way, 1,000 flows (about
+/// 20,000) 7% faster with it, 100,000 flows 15% faster.
+pub const RADIX_FROM_PENDING: usize = 2048;
 
-#[derive(Debug, Clone, Copy)]
-pub struct Event {
-    pub time: Time,
-    pub seq: u64,
-    pub kind: EventKind,
-}
-
-impl Event {
-    /// The (time, seq) order as one integer: comparing two keys is a branch-free 128-bit
-    /// compare instead of a lexicographic tuple compare.
-    #[inline(always)]
-    fn key(&self) -> u128 {
-        ((self.time as u128) << 64) | self.seq as u128
-    }
-}
-
-impl PartialEq for Event {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
-    }
-}
-impl Eq for Event {}
-impl PartialOrd for Event {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Event {
-    /// Reversed (as for a max-heap): the earliest (time, seq) is the greatest.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key().cmp(&self.key())
-    }
-}
-
-/// Children per node of the heap. A 4-ary heap is half as deep as a binary one, so a pop
-/// moves half as many entries; the four children of a node are adjacent in memory.
-const ARITY: usize = 4;
-
+/// The future-event list: a 4-ary heap for small runs, a radix heap for large ones. Both pop
+/// in (time, seq) order and keys are unique, so the choice never changes the order in which
+/// events fire (the tests check both against `std::collections::BinaryHeap`).
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    /// A min-heap on (time, seq), `ARITY` children per node: the children of `i` are
-    /// `ARITY * i + 1 ..= ARITY * i + ARITY`. Since `seq` is unique, the pop order is fully
-    /// determined by (time, seq), whatever the heap's shape.
-    heap: Vec<Event>,
+    heap: QuaternaryHeap,
+    radix: RadixHeap,
+    in_radix: bool,
     next_seq: u64,
     now: Time,
     processed: u64,
 }
 
 impl EventQueue {
+    /// A queue for a few pending events (a 4-ary heap).
     pub fn new() -> Self {
         Self::default()
     }
 
-    pub fn with_capacity(n: usize) -> Self {
-        Self {
-            heap: Vec::with_capacity(n),
-            ..Self::default()
+    /// A queue for about `pending` events at a time: a radix heap from
+    /// `RADIX_FROM_PENDING` on, else a 4-ary heap with room for them.
+    pub fn for_pending(pending: usize) -> Self {
+        if pending >= RADIX_FROM_PENDING {
+            Self {
+                in_radix: true,
+                ..Self::default()
+            }
+        } else {
+            Self {
+                heap: QuaternaryHeap::with_capacity(pending),
+                ..Self::default()
+            }
         }
     }
 
@@ -113,90 +76,31 @@ impl EventQueue {
             kind,
         };
         self.next_seq += 1;
-        let i = self.heap.len();
-        self.heap.push(e);
-        self.sift_up(i, e);
-    }
-
-    /// Moves the hole at `i` up until `e` fits, then puts `e` there.
-    #[inline(always)]
-    fn sift_up(&mut self, mut i: usize, e: Event) {
-        let k = e.key();
-        let heap = &mut self.heap[..];
-        while i > 0 {
-            let p = (i - 1) / ARITY;
-            let pe = heap[p];
-            if pe.key() <= k {
-                break;
-            }
-            heap[i] = pe;
-            i = p;
+        if self.in_radix {
+            self.radix.push(e);
+        } else {
+            self.heap.push(e);
         }
-        heap[i] = e;
-    }
-
-    /// Removes the earliest event (the heap is not empty).
-    #[inline]
-    // The children of a node are found by index arithmetic (ARITY * i + 1 ..): this is the
-    // loop the 2026-11-22 optimization round measured (BENCHMARKS.md); rewriting it as
-    // iterators would need that benchmark again.
-    #[allow(clippy::needless_range_loop)]
-    fn pop_min(&mut self) -> Event {
-        let top = self.heap[0];
-        let last = self.heap.pop().expect("pop_min on an empty heap");
-        let n = self.heap.len();
-        if n == 0 {
-            return top;
-        }
-        // Floyd's bottom-up deletion: move the hole at the root down along the smallest
-        // children to a leaf, then sift the former last entry up from there. The last entry
-        // is usually late, so it rarely climbs far.
-        let heap = &mut self.heap[..];
-        let mut i = 0;
-        loop {
-            let c = ARITY * i + 1;
-            if c >= n {
-                break;
-            }
-            let mut m = c;
-            let mut mk = heap[c].key();
-            if c + ARITY <= n {
-                for j in c + 1..c + ARITY {
-                    let jk = heap[j].key();
-                    if jk < mk {
-                        m = j;
-                        mk = jk;
-                    }
-                }
-            } else {
-                for j in c + 1..n {
-                    let jk = heap[j].key();
-                    if jk < mk {
-                        m = j;
-                        mk = jk;
-                    }
-                }
-            }
-            heap[i] = heap[m];
-            i = m;
-        }
-        self.sift_up(i, last);
-        top
     }
 
     /// Removes and returns the earliest event if it is not later than `until`, advancing the
     /// clock to its time.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<Event> {
-        match self.heap.first() {
-            Some(e) if e.time <= until => {
-                let e = self.pop_min();
-                self.now = e.time;
-                self.processed += 1;
-                Some(e)
+        let e = if self.in_radix {
+            match self.radix.peek() {
+                Some(e) if e.time <= until => self.radix.pop_peeked(),
+                _ => return None,
             }
-            _ => None,
-        }
+        } else {
+            match self.heap.peek() {
+                Some(e) if e.time <= until => self.heap.pop_min(),
+                _ => return None,
+            }
+        };
+        self.now = e.time;
+        self.processed += 1;
+        Some(e)
     }
 
     /// Sets the clock at the end of a run, after the last event not later than `t`.
@@ -205,11 +109,11 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.radix.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Number of events popped so far.
@@ -281,6 +185,72 @@ mod tests {
                 assert_eq!((a.time, a.seq, a.kind), (b.time, b.seq, b.kind));
             }
             assert!(q.is_empty());
+        }
+    }
+
+    /// Pushes and pops against `BinaryHeap`, the pending count swinging between 0 and ~3000
+    /// three times; `bound` steps the clock by hand (pop_until with a bound, then events
+    /// scheduled before the earliest pending), which exercises the radix heap's rebase.
+    fn check_against_reference(mut q: EventQueue, seed: u64, ops: usize, bound: bool) {
+        use crate::sim::{RngStream, StreamKind};
+        use std::collections::BinaryHeap;
+        let mut rng = RngStream::new(seed, StreamKind::Agent, 0);
+        let mut reference = BinaryHeap::new();
+        let mut seq = 0u64;
+        for i in 0..ops {
+            // Grow to ~3000 pending, shrink to ~0, three times over.
+            let growing = (i / (ops / 6)).is_multiple_of(2);
+            let r = rng.next_u64();
+            let push = if growing {
+                !r.is_multiple_of(5)
+            } else {
+                r.is_multiple_of(10)
+            };
+            if push || reference.is_empty() {
+                let t = q.now() + (r >> 8) % 50_000;
+                let k = EventKind::LinkDeliver((r >> 40) as u32);
+                q.schedule(t, k);
+                reference.push(Event {
+                    time: t,
+                    seq,
+                    kind: k,
+                });
+                seq += 1;
+            } else if bound && r % 7 == 1 {
+                let until = q.now() + (r >> 20) % 3;
+                let a = q.pop_until(until);
+                let expect = reference.peek().filter(|e| e.time <= until).copied();
+                if expect.is_some() {
+                    reference.pop();
+                }
+                assert_eq!(a.map(|e| (e.time, e.seq)), expect.map(|e| (e.time, e.seq)));
+            } else {
+                let a = q.pop_until(u64::MAX).unwrap();
+                let b = reference.pop().unwrap();
+                assert_eq!((a.time, a.seq, a.kind), (b.time, b.seq, b.kind));
+            }
+            assert_eq!(q.len(), reference.len());
+        }
+        while let Some(b) = reference.pop() {
+            let a = q.pop_until(u64::MAX).unwrap();
+            assert_eq!((a.time, a.seq, a.kind), (b.time, b.seq, b.kind));
+        }
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn both_structures_match_a_reference_heap() {
+        for (seed, pending) in [(0, 10), (1, RADIX_FROM_PENDING), (2, 10), (3, 100_000)] {
+            let q = EventQueue::for_pending(pending);
+            assert_eq!(q.in_radix, pending >= RADIX_FROM_PENDING);
+            check_against_reference(q, seed, 30_000, false);
+        }
+    }
+
+    #[test]
+    fn both_structures_match_a_reference_heap_when_stepped_by_hand() {
+        for (seed, pending) in [(10, 10), (11, RADIX_FROM_PENDING), (12, 10), (13, 100_000)] {
+            check_against_reference(EventQueue::for_pending(pending), seed, 30_000, true);
         }
     }
 

@@ -1,7 +1,10 @@
 //! The discrete-event kernel: integer time, the event queue, per-component random streams and
 //! lazily cancelled timers. Nothing here knows about packets or networks.
 
+mod event;
 pub mod event_queue;
+mod quaternary_heap;
+mod radix_heap;
 pub mod rng;
 pub mod time;
 pub mod timer;
