@@ -193,7 +193,8 @@ def bottleneck_link_path(scenario: Mapping[str, Any]) -> str:
 def bottleneck_link(scenario: Mapping[str, Any]) -> dict[str, Any]:
     from aqmlab.sweep import get_path
 
-    return get_path(scenario, bottleneck_link_path(scenario))
+    link: dict[str, Any] = get_path(scenario, bottleneck_link_path(scenario))
+    return link
 
 
 # ---------------------------------------------------------------------------- AQM configs

@@ -80,7 +80,7 @@ def fair_rates(scenario: Mapping[str, Any], flows: pd.DataFrame, exclude_groups:
     return rates
 
 
-def league_run(scenario: dict, seed: int, exclude_groups: Sequence[str] = ()) -> dict[str, Any]:
+def league_run(scenario: dict[str, Any], seed: int, exclude_groups: Sequence[str] = ()) -> dict[str, Any]:
     """The sweep's run function: ``aqmlab.run(...).summary`` plus the league's metrics
     (``league.*``: bottleneck utilization, delay, p99, loss, marks; goodput and Jain index of
     the counted flows)."""
@@ -179,7 +179,15 @@ def run_league(
     return tidy
 
 
-def _command_line(out, reps, quick, workers, aqms, specs, tcp=None) -> str:
+def _command_line(
+    out: Path,
+    reps: int,
+    quick: bool,
+    workers: int | None,
+    aqms: Sequence[str] | None,
+    specs: Sequence[LeagueScenario],
+    tcp: str | None = None,
+) -> str:
     parts = ["aqmlab league", f"--out {out}"]
     if tcp:
         parts.append(f"--tcp {tcp}")

@@ -14,7 +14,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -37,7 +37,7 @@ def tidy_rows(p: LeaguePlan, table: pd.DataFrame) -> pd.DataFrame:
         col, label, _, scale = by_key[key]
         aqm = names[r["name"]]
         table_, note = p.configs[aqm]
-        row = {
+        row: dict[str, Any] = {
             "scenario": p.spec.id,
             "paper": p.spec.paper,
             "aqm": aqm,
@@ -75,6 +75,11 @@ def to_wide(tidy: pd.DataFrame) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------- ranking & words
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``df`` as dicts (the league's tables have string column names)."""
+    return cast("list[dict[str, Any]]", df.to_dict("records"))
+
+
 def _interval(row: Mapping[str, Any], metric: str) -> tuple[float, float]:
     lo, hi, m = row.get(metric + "_lo", math.nan), row.get(metric + "_hi", math.nan), row[metric]
     if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -123,7 +128,7 @@ def _names(xs: Sequence[str]) -> str:
 def scenario_sentences(df: pd.DataFrame, floor_pct: float = UTILIZATION_FLOOR_PCT) -> list[str]:
     """Plain-words findings for one scenario's rows (from the numbers only)."""
     d = rank_scenario(df, floor_pct)
-    recs = d.to_dict("records")
+    recs = _records(d)
     out: list[str] = []
     qual = [r for r in recs if r["qualified"]]
     if qual:
@@ -177,7 +182,7 @@ def overall_ranks(wide: pd.DataFrame, floor_pct: float = UTILIZATION_FLOOR_PCT) 
     scen = list(dict.fromkeys(wide["scenario"]))
     for sc in scen:
         d = rank_scenario(wide[wide["scenario"] == sc], floor_pct)
-        recs = d.to_dict("records")
+        recs = _records(d)
         qual = [r for r in recs if r["qualified"]]
         top = {qual[0]["aqm"]} | {r["aqm"] for r in qual[1:] if overlaps(qual[0], r, "delay_ms")} if qual else set()
         for r in recs:
@@ -258,7 +263,7 @@ def scenario_table_md(df: pd.DataFrame, floor_pct: float = UTILIZATION_FLOOR_PCT
     d = rank_scenario(df, floor_pct)
     head = ["#", "AQM"] + [m[1] for m in METRICS]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in d.to_dict("records"):
+    for r in _records(d):
         name = r["aqm"] + ("" if r["qualified"] else " ⁻") + (" *" if r.get("adjustment") else "")
         cells = [str(r["rank"]), name] + [_cell(r, m, _DIGITS[m]) for m in METRIC_COLUMNS]
         lines.append("| " + " | ".join(cells) + " |")
@@ -338,7 +343,7 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
         ]
         head = ["#", "AQM", *scen, "mean rank", "worst", f">= {floor:g}%", "best-delay"]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        for r in o.to_dict("records"):
+        for r in _records(o):
             cells = [
                 str(r["position"]),
                 r["aqm"],
@@ -355,12 +360,15 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
 
 def write_figures(wide: pd.DataFrame, out: Path) -> list[Path]:
     """A delay-vs-goodput scatter (with 95% CIs) per scenario, PNG and SVG."""
-    from ..reproduce.figures import plt
+    from ..reproduce import figures as _  # noqa: F401  (matplotlib with the Agg backend, or MissingExtraError)
+
+    # isort: split
+    import matplotlib.pyplot as plt
 
     paths = []
     for sc, df in wide.groupby("scenario", sort=False):
         fig, ax = plt.subplots(figsize=(7, 5))
-        for r in df.to_dict("records"):
+        for r in _records(df):
             xerr = (
                 [[r["delay_ms"] - r["delay_ms_lo"]], [r["delay_ms_hi"] - r["delay_ms"]]]
                 if math.isfinite(r["delay_ms_hw"])

@@ -294,7 +294,8 @@ def _same(a: Any, b: Any) -> bool:
     try:
         return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
     except (TypeError, ValueError):
-        return a == b
+        same: bool = a == b
+        return same
 
 
 def _finite(v: Any) -> bool:
@@ -362,14 +363,14 @@ def build_series(
         has_x = x is not None and g[x].notna().any()
         s.reference = x is not None and not has_x
         gg = g[g[x].notna()] if has_x else g
-        if has_x and not categorical:
+        if x is not None and has_x and not categorical:
             gg = gg.sort_values(x)
         for _, r in gg.iterrows():
             y = r.get(metric, math.nan)
             if not _finite(y):
                 continue
             e = r.get(ci_col, 0.0)
-            s.xs.append(r[x] if has_x else None)
+            s.xs.append(r[x] if x is not None and has_x else None)
             s.ys.append(float(y))
             s.errs.append(float(e) if _finite(e) else 0.0)
         if not s.ys:

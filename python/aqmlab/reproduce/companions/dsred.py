@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib
 import math
 import re
+from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -121,7 +123,7 @@ def _half(x: np.ndarray) -> float:
     return float(t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
 
 
-def throughput_figure(ctx: Context) -> list:
+def throughput_figure(ctx: Context) -> list[Path]:
     """Running normalized throughput (received / sent so far) vs time, one panel per load
     (Figs 19-22); a configuration with no sample is left out rather than drawn empty."""
     runs = ctx.runs
@@ -144,7 +146,7 @@ def throughput_figure(ctx: Context) -> list:
             pts = [(t, g[c].mean()) for t, c in cols if t >= 1 and g[c].notna().any()]
             if not pts:
                 continue
-            ax.plot([t for t, _ in pts], [y for _, y in pts], color=color[cfg], label=f"{cfg} (ours)")
+            ax.plot([t for t, _ in pts], [y for _, y in pts], color=color[cfg], label=f"{cfg!s} (ours)")
         for pv in ctx.exp.paper_values:
             if (
                 isinstance(pv.get("normalized_throughput"), (int, float))
@@ -169,7 +171,7 @@ def throughput_figure(ctx: Context) -> list:
     return F.save(fig, ctx.out_dir / "figures", "normalized_throughput_running")
 
 
-def trace_figure(ctx: Context) -> list:
+def trace_figure(ctx: Context) -> list[Path]:
     runs = ctx.runs
     if runs.empty:
         return []
@@ -320,5 +322,5 @@ def fig5(ctx: Context) -> CompanionOutput:
     )
 
 
-def summarize_metric(values) -> dict:
+def summarize_metric(values: Sequence[float] | np.ndarray) -> dict[str, float | int]:
     return summarize(values)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -39,7 +40,8 @@ def _close(a: Any, b: Any) -> bool:
     try:
         return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
     except (TypeError, ValueError):
-        return a == b
+        same: bool = a == b
+        return same
 
 
 def _select(runs: pd.DataFrame, config: str, point: dict[str, Any]) -> pd.DataFrame:
@@ -63,9 +65,9 @@ def paper_table(ctx: Context) -> pd.DataFrame:
     with paper and ours side by side, then our Hybrid RED rows the paper did not print."""
     rows = []
     runs = ctx.runs
-    done: set[tuple] = set()
+    done: set[tuple[object, ...]] = set()
     for pv in ctx.exp.paper_values:
-        point = {k: pv[k] for k in ("theta", "xi") if k in pv}
+        point: dict[str, Any] = {k: pv[k] for k in ("theta", "xi") if k in pv}
         sel = _select(runs, pv["config"], point) if not runs.empty else runs
         row: dict[str, Any] = {
             "table": pv.get("source", ""),
@@ -162,7 +164,7 @@ def table_markdown(t: pd.DataFrame) -> str:
     return "\n".join(L) + "\n"
 
 
-def xi_figures(ctx: Context) -> list:
+def xi_figures(ctx: Context) -> list[Path]:
     """Figs 15-18: loss and utilization vs xi, one curve per theta (CI95 bars), the baselines as
     dashed horizontal lines, the paper's printed values as open squares (Table II, at their
     theta and xi) and dotted lines (Table I baselines). Drawn by the generic, data-driven
@@ -202,7 +204,7 @@ def traced_scenario(ctx: Context, config: str, point: dict[str, Any]) -> dict[st
     return None
 
 
-def run_traces(ctx: Context, seed: int = 1) -> tuple[list, list[dict[str, Any]]]:
+def run_traces(ctx: Context, seed: int = 1) -> tuple[list[Path], list[dict[str, Any]]]:
     """Figs 7-14: one traced run (seed 1) per trace entry of the paper file; avg (EWMA) and the
     instantaneous queue at the bottleneck, sampled every 10 ms."""
     import matplotlib.pyplot as plt
@@ -260,11 +262,11 @@ def run_traces(ctx: Context, seed: int = 1) -> tuple[list, list[dict[str, Any]]]
 def claim_checks(ctx: Context, t: pd.DataFrame) -> list[str]:
     """The paper's orderings, checked on our means (with CI95 of each mean)."""
     runs = ctx.runs
-    out = []
+    out: list[str] = []
     if runs.empty:
         return out
 
-    def mean(cfg, m, **pt):
+    def mean(cfg: str, m: str, **pt: float) -> dict[str, float]:
         return stats(_select(runs, cfg, pt)[m].to_numpy(dtype=float))
 
     base = {b: {m: mean(b, m) for m, _, _ in METRICS} for b in BASELINES}
@@ -296,7 +298,7 @@ def claim_checks(ctx: Context, t: pd.DataFrame) -> list[str]:
                 else False
             )
             out.append(
-                f"  - theta = {int(th)}: loss % over xi {', '.join(f'{x:g}' for x in xs)}: "
+                f"  - theta = {int(cast(float, th))}: loss % over xi {', '.join(f'{x:g}' for x in xs)}: "
                 + ", ".join(f"{v['mean']:.3f} ± {v['ci95']:.3f}" for v in lo)
                 + "; utilization %: "
                 + ", ".join(f"{v['mean']:.2f} ± {v['ci95']:.2f}" for v in ut)
