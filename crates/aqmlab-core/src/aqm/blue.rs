@@ -168,7 +168,6 @@ pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::QueueLimit;
     use crate::net::PacketKind;
     use crate::sim::StreamKind;
 
@@ -256,11 +255,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_field() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(300),
-        };
+        let env = crate::aqm::test_rig::env(300);
         let p = AqmParams::new(serde_json::json!({"d1": -0.1}), "q.aqm");
         assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.d1");
     }

@@ -206,9 +206,7 @@ impl Aqm for Dsred {
 
 pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
     let d: DsredParams = p.parse()?;
-    p.require(d.k_l.is_finite() && d.k_l >= 0.0, "k_l", || {
-        format!("must be >= 0, got {}", d.k_l)
-    })?;
+    p.non_negative("k_l", d.k_l, "")?;
     p.require(d.k_h.is_finite() && d.k_h > d.k_l, "k_h", || {
         format!("must be greater than k_l ({}), got {}", d.k_l, d.k_h)
     })?;
@@ -244,7 +242,7 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::{DropKind, QueueLimit};
+    use crate::aqm::DropKind;
     use crate::net::PacketKind;
     use crate::sim::StreamKind;
 
@@ -296,11 +294,7 @@ mod tests {
     }
 
     fn dsred(count_correction: bool) -> Dsred {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(200),
-        };
+        let env = crate::aqm::test_rig::env(200);
         let p = AqmParams::new(serde_json::json!({}), "q");
         let red = RedParams {
             min_th: Some(6.0),
@@ -374,11 +368,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_parameter() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(200),
-        };
+        let env = crate::aqm::test_rig::env(200);
         for (json, path) in [
             (serde_json::json!({"K_l": 20, "K_h": 10}), "q.aqm.k_h"),
             (serde_json::json!({"k_l": -1}), "q.aqm.k_l"),

@@ -442,11 +442,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_field() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(300),
-        };
+        let env = crate::aqm::test_rig::env(300);
         let p = AqmParams::new(serde_json::json!({"beta": 2.0}), "q.aqm");
         assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.beta");
         let p = AqmParams::new(serde_json::json!({"k": 0}), "q.aqm");

@@ -134,11 +134,7 @@ impl Aqm for Orange {
 
 pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
     let o: OrangeParams = p.parse()?;
-    p.require(
-        o.threshold.is_finite() && o.threshold >= 0.0,
-        "threshold",
-        || format!("must be >= 0 packets, got {}", o.threshold),
-    )?;
+    p.non_negative("threshold", o.threshold, "packets")?;
     p.require(o.timer.0 > 0, "timer", || {
         "must be > 0 (the mean drop-server time)".into()
     })?;
@@ -149,7 +145,6 @@ pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErr
 mod tests {
     use super::*;
     use crate::aqm::droptail::DropTail;
-    use crate::aqm::QueueLimit;
     use crate::net::PacketKind;
     use crate::sim::StreamKind;
 
@@ -257,11 +252,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_parameter() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(50),
-        };
+        let env = crate::aqm::test_rig::env(50);
         for (json, path) in [
             (serde_json::json!({"threshold": -1}), "q.aqm.threshold"),
             (serde_json::json!({"timer": 0}), "q.aqm.timer"),

@@ -132,15 +132,9 @@ impl Aqm for Pi {
 
 pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
     let cfg: PiParams = p.parse()?;
-    p.require(cfg.a.is_finite() && cfg.a >= 0.0, "a", || {
-        format!("must be >= 0, got {}", cfg.a)
-    })?;
-    p.require(cfg.b.is_finite() && cfg.b >= 0.0, "b", || {
-        format!("must be >= 0, got {}", cfg.b)
-    })?;
-    p.require(cfg.q_ref.is_finite() && cfg.q_ref >= 0.0, "q_ref", || {
-        format!("must be >= 0 packets, got {}", cfg.q_ref)
-    })?;
+    p.non_negative("a", cfg.a, "")?;
+    p.non_negative("b", cfg.b, "")?;
+    p.non_negative("q_ref", cfg.q_ref, "packets")?;
     p.positive("w", cfg.w)?;
     Ok(Box::new(Pi::new(cfg)))
 }
@@ -148,7 +142,6 @@ pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::QueueLimit;
     use crate::net::PacketKind;
     use crate::sim::StreamKind;
 
@@ -216,11 +209,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_field() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(300),
-        };
+        let env = crate::aqm::test_rig::env(300);
         let e = crate::aqm::registry::build_queue(
             &serde_json::json!({"kind": "pi", "q_ref": -3}),
             &env,

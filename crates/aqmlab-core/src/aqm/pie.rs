@@ -409,12 +409,8 @@ impl Aqm for Pie {
 pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
     let cfg: PieParams = p.parse()?;
     p.require(cfg.t_update.0 > 0, "t_update", || "must be > 0".into())?;
-    p.require(cfg.alpha.is_finite() && cfg.alpha >= 0.0, "alpha", || {
-        format!("must be >= 0, got {}", cfg.alpha)
-    })?;
-    p.require(cfg.beta.is_finite() && cfg.beta >= 0.0, "beta", || {
-        format!("must be >= 0, got {}", cfg.beta)
-    })?;
+    p.non_negative("alpha", cfg.alpha, "")?;
+    p.non_negative("beta", cfg.beta, "")?;
     p.in_range("ecn_prob", cfg.ecn_prob, 0.0, 1.0)?;
     p.require(cfg.dq_threshold > 0, "dq_threshold", || {
         "must be > 0".into()
@@ -611,7 +607,7 @@ mod tests {
     /// and the burst allowance (ms) after each update.
     fn run_link(cfg: PieParams, arrivals: &[Time], until: Time) -> (Vec<Time>, Vec<(Time, f64)>) {
         use crate::aqm::test_rig::QueueRig;
-        use crate::aqm::{FifoQueue, QueueCtx, QueueDiscipline};
+        use crate::aqm::{FifoQueue, QueueDiscipline};
         const TX: Time = 800_000;
         let t_update = cfg.t_update.0;
         let mut r = QueueRig::new(FifoQueue::new(
@@ -638,14 +634,7 @@ mod tests {
                     None => r.q.on_link_idle(now),
                 }
             } else if next_timer == now {
-                let mut cx = QueueCtx {
-                    now,
-                    packets: &mut r.arena,
-                    rng: &mut r.rng,
-                    stats: &mut r.stats,
-                    dropped: &mut r.dropped,
-                };
-                r.q.on_timer(&mut cx, None);
+                r.with_ctx(now, |q, cx| q.on_timer(cx, None));
                 r.q.state(&mut |name, v| {
                     if name == "burst_allowance_ms" {
                         allowance.push((now, v));
@@ -824,11 +813,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_field() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(100),
-        };
+        let env = crate::aqm::test_rig::env(100);
         let p = AqmParams::new(serde_json::json!({"alpha": -1}), "q.aqm");
         assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.alpha");
         let p = AqmParams::new(serde_json::json!({"delay_estimator": "guess"}), "q.aqm");

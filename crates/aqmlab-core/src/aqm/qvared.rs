@@ -58,7 +58,7 @@
 
 use super::ared::{AdaptParams, AdaptiveMaxP, ADAPT_DOCS, ADAPT_KEYS};
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
-use super::red::{concat_docs, docs_len, Red, RedConfig, RedParams, WeightSetting};
+use super::red::{joined_docs, Red, RedConfig, RedParams, WeightSetting};
 use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::ScenarioError;
@@ -112,8 +112,7 @@ const OWN_DOCS: &[ParamDoc] = &[
     ),
 ];
 
-pub const PARAMS: &[ParamDoc] =
-    &concat_docs::<{ docs_len(&[OWN_DOCS, ADAPT_DOCS]) }>(&[OWN_DOCS, ADAPT_DOCS]);
+pub const PARAMS: &[ParamDoc] = joined_docs!(OWN_DOCS, ADAPT_DOCS);
 
 /// The drop curve between med_th and max_th (below med_th it rises from 0 to max_p).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -228,10 +227,8 @@ impl Qvared {
 
 impl Aqm for Qvared {
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, rng: &mut RngStream) -> ArrivalVerdict {
-        let avg = self.red.ewma.update(q.now, self.red.q(q));
-        let (min_th, max_th) = (self.red.cfg.min_th, self.red.cfg.max_th);
-        self.adapt
-            .update(q.now, avg, min_th, max_th, &mut self.red.cfg.max_p);
+        let avg = self.adapt.update_red(&mut self.red, q);
+        let max_th = self.red.cfg.max_th;
         self.track_variation(q.now, avg);
         let p_b = self.p_b(avg);
         // ns-2's RED decision and ECN rule, shared with RED and Adaptive RED.
@@ -252,11 +249,7 @@ impl Aqm for Qvared {
 pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
     let (adapt, own): (AdaptParams, QvaredParams) = parse_variant_own(p)?;
     let adapt = adapt.resolve(p)?;
-    p.require(
-        own.min_th.is_finite() && own.min_th >= 0.0,
-        "min_th",
-        || format!("must be >= 0, got {}", own.min_th),
-    )?;
+    p.non_negative("min_th", own.min_th, "")?;
     p.require(
         own.med_th.is_finite() && own.med_th > own.min_th,
         "med_th",
@@ -313,18 +306,14 @@ fn parse_variant_own(p: &AqmParams) -> Result<(AdaptParams, QvaredParams), Scena
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::{DropKind, QueueLimit};
+    use crate::aqm::DropKind;
     use crate::net::PacketKind;
     use crate::sim::StreamKind;
 
     const S: Time = 1_000_000_000;
 
     fn env() -> QueueEnv {
-        QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(200),
-        }
+        crate::aqm::test_rig::env(200)
     }
 
     fn qv_with(w_q: f64, adaptive: bool, curve: Curve, ecn: bool, mark_p: f64) -> Qvared {

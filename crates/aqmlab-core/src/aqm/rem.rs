@@ -203,12 +203,8 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
     p.require(cfg.phi.is_finite() && cfg.phi > 1.0, "phi", || {
         format!("must be > 1, got {}", cfg.phi)
     })?;
-    p.require(cfg.alpha.is_finite() && cfg.alpha >= 0.0, "alpha", || {
-        format!("must be >= 0, got {}", cfg.alpha)
-    })?;
-    p.require(cfg.b0.is_finite() && cfg.b0 >= 0.0, "b0", || {
-        format!("must be >= 0 packets, got {}", cfg.b0)
-    })?;
+    p.non_negative("alpha", cfg.alpha, "")?;
+    p.non_negative("b0", cfg.b0, "packets")?;
     p.require(
         cfg.inw.is_finite() && cfg.inw > 0.0 && cfg.inw <= 1.0,
         "inw",
@@ -222,7 +218,6 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::QueueLimit;
     use crate::net::PacketKind;
     use crate::sim::StreamKind;
 
@@ -318,11 +313,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_field() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(300),
-        };
+        let env = crate::aqm::test_rig::env(300);
         let p = AqmParams::new(serde_json::json!({"phi": 0.9}), "q.aqm");
         assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.phi");
         let p = AqmParams::new(serde_json::json!({"b0": -1}), "q.aqm");

@@ -1,6 +1,7 @@
 //! Test-only: drives a queue discipline directly (enqueue and dequeue at chosen times) with
 //! the arena, random stream, counters and drop list a link would give it.
 
+use super::params::QueueEnv;
 use super::{QueueCtx, QueueDiscipline, QueueLimit, QueueView};
 use crate::metrics::QueueStats;
 use crate::net::{Packet, PacketArena, PacketId};
@@ -25,8 +26,9 @@ impl<Q: QueueDiscipline> QueueRig<Q> {
         }
     }
 
-    /// Offers an already allocated packet at `now`.
-    pub fn enqueue_id(&mut self, now: Time, id: PacketId) {
+    /// Lets the discipline act at `now` with the rig's arena, random stream, counters and
+    /// drop list, as a link would.
+    pub fn with_ctx<R>(&mut self, now: Time, f: impl FnOnce(&mut Q, &mut QueueCtx) -> R) -> R {
         let mut cx = QueueCtx {
             now,
             packets: &mut self.arena,
@@ -34,7 +36,12 @@ impl<Q: QueueDiscipline> QueueRig<Q> {
             stats: &mut self.stats,
             dropped: &mut self.dropped,
         };
-        self.q.enqueue(id, &mut cx, None);
+        f(&mut self.q, &mut cx)
+    }
+
+    /// Offers an already allocated packet at `now`.
+    pub fn enqueue_id(&mut self, now: Time, id: PacketId) {
+        self.with_ctx(now, |q, cx| q.enqueue(id, cx, None));
     }
 
     /// Allocates `pkt` and offers it at `now`; returns its id.
@@ -45,14 +52,17 @@ impl<Q: QueueDiscipline> QueueRig<Q> {
     }
 
     pub fn dequeue(&mut self, now: Time) -> Option<PacketId> {
-        let mut cx = QueueCtx {
-            now,
-            packets: &mut self.arena,
-            rng: &mut self.rng,
-            stats: &mut self.stats,
-            dropped: &mut self.dropped,
-        };
-        self.q.dequeue(&mut cx)
+        self.with_ctx(now, |q, cx| q.dequeue(cx))
+    }
+}
+
+/// The link an AQM is built for in its unit tests: 10 Mb/s without propagation delay, a
+/// limit of `limit` packets (the link of [`view`]).
+pub fn env(limit: u32) -> QueueEnv {
+    QueueEnv {
+        link_rate_bps: 10_000_000,
+        link_delay: 0,
+        limit: QueueLimit::Packets(limit),
     }
 }
 
