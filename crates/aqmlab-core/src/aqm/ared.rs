@@ -253,7 +253,6 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 mod tests {
     use super::*;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     const S: Time = 1_000_000_000;
     const MS: Time = 1_000_000;
@@ -280,8 +279,8 @@ mod tests {
     #[test]
     fn max_p_steps_at_interval_boundaries() {
         let mut a = ared();
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         let mut at = |a: &mut Ared, t: Time, q: u32| {
             a.on_arrival(&view(t, q), &pkt, &mut rng);
             a.red.cfg.max_p

@@ -308,7 +308,7 @@ mod tests {
     }
 
     fn enqueue(r: &mut Rig, now: Time, ect: bool) -> PacketId {
-        let mut p = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut p = crate::aqm::test_rig::packet(PacketKind::TcpData);
         p.ecn.ect = ect;
         r.enqueue(now, p)
     }

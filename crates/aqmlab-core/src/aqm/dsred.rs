@@ -244,7 +244,6 @@ mod tests {
     use super::*;
     use crate::aqm::DropKind;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     fn close(a: f64, b: f64) {
         assert!((a - b).abs() < 1e-12, "{a} vs {b}");
@@ -318,8 +317,8 @@ mod tests {
 
     #[test]
     fn red_count_correction_by_default_and_optional() {
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
+        let mut rng = crate::aqm::test_rig::rng();
         // w = 1: avg = q = 16 -> p_d = 0.04 + 3 * 1.92/14 = 0.4514
         let mut d = dsred(true);
         d.red.old = true;
@@ -351,9 +350,9 @@ mod tests {
         let mut d = dsred(false);
         d.red.cfg.ecn = true;
         d.red.old = true;
-        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
         pkt.ecn.ect = true;
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         // p_d(19) = 0.04 + 6 * 1.92/14 = 0.863: usually signalled, always as a mark (p < 1)
         let mut marks = 0;
         for t in 1..50 {

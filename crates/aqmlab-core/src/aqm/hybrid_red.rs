@@ -281,7 +281,7 @@ mod tests {
     }
 
     fn pkt() -> Packet {
-        Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000)
+        crate::aqm::test_rig::packet(PacketKind::Udp)
     }
 
     fn opts(theta: u64, xi: f64, enqueue_rule: bool) -> HybridOptions {
@@ -304,7 +304,7 @@ mod tests {
         let mut h = HybridRed::new(cfg(0.5), opts_r(2, 2.0, false, reduction));
         h.red.ewma.avg = 8.0;
         h.red.ewma.update(0, 8.0); // clears the initial idle state: avg = 8
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         let (mut avgs, mut runs) = (vec![], vec![]);
         for (i, &q) in qs.iter().enumerate() {
             h.on_arrival(&view(i as Time + 1, q), &pkt(), &mut rng);
@@ -367,7 +367,7 @@ mod tests {
             let mut h = HybridRed::new(cfg(0.002), opts_r(1, xi, false, reduction));
             h.red.ewma.avg = 10.0;
             h.red.ewma.update(0, 10.0);
-            let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+            let mut rng = crate::aqm::test_rig::rng();
             for i in 1..=1000u64 {
                 h.on_arrival(&view(i, 0), &pkt(), &mut rng);
             }
@@ -395,7 +395,7 @@ mod tests {
     fn theta_one_reduces_at_the_first_low_arrival_and_idle_decay_comes_first() {
         // ptc = 1250/s, w = 0.1, xi = 1.25, theta = 1.
         let mut h = HybridRed::new(cfg(0.1), opts(1, 1.25, false));
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         h.red.ewma.avg = 10.0;
         h.red.ewma.on_link_idle(0);
         // idle 4 ms: m = floor(1250 * 0.004) = 5; decayed = 10 * 0.9^5 = 5.9049;
@@ -497,7 +497,7 @@ mod tests {
     fn xi_one_reduction_equals_the_normal_update() {
         let mut h = HybridRed::new(cfg(0.2), opts(1, 1.0, false));
         let mut r = Red::new(cfg(0.2));
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         for (t, q) in [(1u64, 3u32), (2, 0), (3, 7), (4, 2)] {
             h.on_arrival(&view(t, q), &pkt(), &mut rng);
             r.on_arrival(&view(t, q), &pkt(), &mut rng);

@@ -79,7 +79,7 @@ mod tests {
     use crate::aqm::red::{RedConfig, RedParams};
     use crate::aqm::QueueView;
     use crate::net::{Packet, PacketKind};
-    use crate::sim::{RngStream, StreamKind, Time};
+    use crate::sim::{RngStream, Time};
 
     fn view(now: Time, len: u32) -> QueueView {
         crate::aqm::test_rig::view(now, len, 100)
@@ -106,8 +106,8 @@ mod tests {
         );
         h.red.ewma.avg = 20.0;
         h.red.ewma.update(0, 20.0); // busy from t = 0, avg stays 20
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         let avgs = [0u32, 0, 0, 2, 2, 2, 2, 2, 2]
             .iter()
             .enumerate()

@@ -155,7 +155,7 @@ mod tests {
     }
 
     fn pkt() -> Packet {
-        Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000)
+        crate::aqm::test_rig::packet(PacketKind::Udp)
     }
 
     #[test]
@@ -205,8 +205,8 @@ mod tests {
     #[test]
     fn ecn_marks_ect_packets_and_drops_others() {
         let mut o = Orange::new(0.0, 0.001, true);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut ect = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut ect = crate::aqm::test_rig::packet(PacketKind::TcpData);
         ect.ecn.ect = true;
         assert_eq!(
             o.on_arrival(&view(MS, 1), &ect, &mut rng),

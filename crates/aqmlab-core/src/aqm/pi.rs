@@ -143,7 +143,6 @@ pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErr
 mod tests {
     use super::*;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     fn view(len: u32) -> QueueView {
         crate::aqm::test_rig::view(0, len, 300)
@@ -152,7 +151,7 @@ mod tests {
     #[test]
     fn control_law_over_a_few_ticks() {
         let mut pi = Pi::new(PiParams::default());
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         // 1/170 s = 5882353 ns
         assert_eq!(pi.timer_interval(), Some(5_882_353));
         // tick 1, q = 150, q_old = 0: p = 1.822e-5*100 - 1.816e-5*(-50) = 1.822e-3 + 0.908e-3
@@ -183,8 +182,8 @@ mod tests {
             ecn: true,
             ..Default::default()
         });
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
         pkt.ecn.ect = true;
         assert_eq!(
             pi.on_arrival(&view(300), &pkt, &mut rng),

@@ -423,7 +423,6 @@ mod tests {
     use super::*;
     use crate::aqm::QueueLimit;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     const MS: Time = 1_000_000;
 
@@ -480,8 +479,8 @@ mod tests {
             burst_reset: BurstReset::Rfc8033,
             ..Default::default()
         });
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         pie.p = 1.0;
         pie.qdelay = 100 * MS;
         // 150 ms of allowance = 10 updates of 15 ms; no early drop meanwhile.
@@ -541,8 +540,8 @@ mod tests {
             ecn: true,
             ..Default::default()
         });
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
         pkt.ecn.ect = true;
         pie.burst_allowance = 0;
         pie.qdelay = 100 * MS;
@@ -563,8 +562,8 @@ mod tests {
     #[test]
     fn timestamp_estimator_uses_sojourn_of_departing_packet() {
         let mut pie = Pie::new(PieParams::default());
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         pkt.enqueued_at = 10 * MS;
         pie.on_departure(&view(42 * MS, 3), &pkt, &mut rng);
         assert_eq!(pie.qdelay, 32 * MS);
@@ -578,8 +577,8 @@ mod tests {
             delay_estimator: DelayEstimator::Rate,
             ..Default::default()
         });
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         // 1000 B every 0.8 ms (10 Mb/s) with 20000 B left: the measurement starts at the
         // first departure; 17 more make 17000 >= 16384 B at 17 * 0.8 = 13.6 ms.
         for k in 0..=17u64 {
@@ -643,7 +642,7 @@ mod tests {
                 next_timer += t_update;
             } else {
                 let before = r.dropped.len();
-                r.enqueue(now, Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000));
+                r.enqueue(now, crate::aqm::test_rig::packet(PacketKind::TcpData));
                 if r.dropped.len() > before {
                     drops.push(now);
                 }
@@ -749,8 +748,8 @@ mod tests {
     /// 15 ms, target 15 ms).
     #[test]
     fn burst_allowance_sequences_of_the_three_readings() {
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         // linux: spent by the time between dequeues; the first dequeue counts nothing.
         let mut pie = Pie::new(PieParams::default());
         pkt.enqueued_at = 0;

@@ -308,7 +308,6 @@ mod tests {
     use super::*;
     use crate::aqm::DropKind;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     const S: Time = 1_000_000_000;
 
@@ -343,7 +342,7 @@ mod tests {
     }
 
     fn udp(ect: bool) -> Packet {
-        let mut pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         pkt.ecn.ect = ect;
         pkt
     }
@@ -425,7 +424,7 @@ mod tests {
     fn q_t_tracks_the_slope_of_avg() {
         // w = 1: avg = q. Arrivals: t = 1 s q = 30; t = 1.5 s q = 40; t = 1.5 s again; t = 2 s q = 35
         let mut q = qv(1.0, false);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         let pkt = udp(false);
         q.on_arrival(&view(S, 30), &pkt, &mut rng);
         // (30 - 0)/(1 - 0) = 30 per second
@@ -450,7 +449,7 @@ mod tests {
     #[test]
     fn count_correction_without_wait_and_forced_region() {
         let mut q = qv(1.0, false);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         let pkt = udp(false);
         // avg 50 at t = 1 s: q_t = 50 = q_tmax -> p_b = 0.02 * 2 = 0.04; first arrival of the
         // epoch is spared (count = 1)
@@ -484,7 +483,7 @@ mod tests {
     fn certain_early_decision(max_p: f64, mark_p: f64, ect: bool) -> ArrivalVerdict {
         let mut q = qv_with(1.0, false, Curve::Rising, true, mark_p);
         q.red.cfg.max_p = max_p;
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         assert_eq!(
             q.on_arrival(&view(S, 50), &udp(ect), &mut rng),
             ArrivalVerdict::Enqueue
@@ -529,7 +528,7 @@ mod tests {
     fn forced_region_is_never_marked() {
         for mark_p in [0.1, 1.0] {
             let mut q = qv_with(1.0, false, Curve::Rising, true, mark_p);
-            let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+            let mut rng = crate::aqm::test_rig::rng();
             // avg 80 and 120 >= max_th with ECN on and an ECT packet: forced drops
             for (t, len) in [(1, 80), (2, 120), (3, 80)] {
                 assert_eq!(
@@ -570,7 +569,7 @@ mod tests {
     #[test]
     fn max_p_adapts_toward_the_44_56_band() {
         let mut q = qv(1.0, true);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         let pkt = udp(false);
         // avg 60 > 56 at t = 1 s: 0.02 + min(0.01, 0.005) = 0.025
         q.on_arrival(&view(S, 60), &pkt, &mut rng);

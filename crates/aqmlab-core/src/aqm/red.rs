@@ -526,7 +526,6 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 mod tests {
     use super::*;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     fn cfg(gentle: bool) -> RedConfig {
         RedConfig {
@@ -577,8 +576,8 @@ mod tests {
     fn first_arrival_above_min_th_is_spared_and_count_restarts() {
         let mut r = red_tracking_q(cfg(true));
         r.ewma.on_link_idle(0);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         // below min_th: enqueue, old cleared
         assert_eq!(
             r.on_arrival(&view(1, 3), &pkt, &mut rng),
@@ -610,8 +609,8 @@ mod tests {
     fn count_reaching_two_over_p_forces_a_drop_and_resets() {
         let mut r = red_tracking_q(cfg(true));
         r.ewma.on_link_idle(0);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         r.old = true;
         r.count = 39; // next arrival makes count = 40, count*p_b = 2 -> p_a = 1
         assert_eq!(
@@ -624,8 +623,8 @@ mod tests {
     #[test]
     fn avg_above_twice_max_th_is_a_forced_drop_in_gentle_mode() {
         let mut r = red_tracking_q(cfg(true));
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         assert_eq!(
             r.on_arrival(&view(1, 30), &pkt, &mut rng),
             ArrivalVerdict::Drop(DropKind::Forced)
@@ -636,8 +635,8 @@ mod tests {
     #[test]
     fn full_buffer_is_a_forced_drop() {
         let mut r = Red::new(cfg(true));
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         assert_eq!(
             r.on_arrival(&view(1, 100), &pkt, &mut rng),
             ArrivalVerdict::Drop(DropKind::Forced)
@@ -650,8 +649,8 @@ mod tests {
             ecn: true,
             ..cfg(true)
         });
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
         pkt.ecn.ect = true;
         r.old = true;
         r.count = 100; // count*p_b >= 2 -> p_a = 1

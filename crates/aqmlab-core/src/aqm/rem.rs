@@ -219,7 +219,6 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 mod tests {
     use super::*;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     fn view(len: u32) -> QueueView {
         crate::aqm::test_rig::view(0, len, 300)
@@ -228,8 +227,8 @@ mod tests {
     #[test]
     fn price_and_p_over_a_few_intervals() {
         let mut r = Rem::new(RemParams::default(), 10_000_000);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         // C*interval = 10e6/(8*1000) * 0.002 = 2.5 packets
         assert!((r.c_per_interval - 2.5).abs() < 1e-12);
         // interval 1: 10 arrivals, q = 40: price = 0.001*(10 + 0.1*20 - 2.5) = 0.0095
@@ -289,8 +288,8 @@ mod tests {
             10_000_000,
         );
         r.p = 1.0;
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
         pkt.ecn.ect = true;
         assert_eq!(
             r.on_arrival(&view(5), &pkt, &mut rng),

@@ -4,7 +4,7 @@
 use super::params::QueueEnv;
 use super::{QueueCtx, QueueDiscipline, QueueLimit, QueueView};
 use crate::metrics::QueueStats;
-use crate::net::{Packet, PacketArena, PacketId};
+use crate::net::{Packet, PacketArena, PacketId, PacketKind};
 use crate::sim::{RngStream, StreamKind, Time};
 
 pub struct QueueRig<Q: QueueDiscipline> {
@@ -20,7 +20,7 @@ impl<Q: QueueDiscipline> QueueRig<Q> {
         QueueRig {
             q,
             arena: PacketArena::new(),
-            rng: RngStream::new(1, StreamKind::Queue, 0),
+            rng: rng(),
             stats: QueueStats::default(),
             dropped: Vec::new(),
         }
@@ -54,6 +54,17 @@ impl<Q: QueueDiscipline> QueueRig<Q> {
     pub fn dequeue(&mut self, now: Time) -> Option<PacketId> {
         self.with_ctx(now, |q, cx| q.dequeue(cx))
     }
+}
+
+/// The random stream a queue gets in the unit tests (the one a [`QueueRig`] holds).
+pub fn rng() -> RngStream {
+    RngStream::new(1, StreamKind::Queue, 0)
+}
+
+/// A 1000-byte packet of `kind`, flow 0, from node 0 to node 1: what the unit tests offer
+/// (1000 bytes is also what [`view`] counts a waiting packet as).
+pub fn packet(kind: PacketKind) -> Packet {
+    Packet::new(kind, 0, 0, 1, 0, 1000)
 }
 
 /// The link an AQM is built for in its unit tests: 10 Mb/s without propagation delay, a

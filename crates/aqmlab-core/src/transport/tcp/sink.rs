@@ -283,6 +283,11 @@ mod tests {
         ps.iter().map(|p| p.ack).collect()
     }
 
+    /// The SACK blocks of an ACK as (start, end) pairs.
+    fn blocks(ack: &Packet) -> Vec<(i64, i64)> {
+        ack.sack_blocks().iter().map(|b| (b.start, b.end)).collect()
+    }
+
     #[test]
     fn cumulative_acks_and_goodput_count_new_in_order_data_only() {
         let mut h = H::new(TcpConfig::default());
@@ -307,29 +312,14 @@ mod tests {
         h.data(MS, 3, false, false);
         h.data(MS, 6, false, false);
         let a = h.data(MS, 8, false, false);
-        let b: Vec<(i64, i64)> = a[0]
-            .sack_blocks()
-            .iter()
-            .map(|b| (b.start, b.end))
-            .collect();
-        assert_eq!(b, vec![(8, 9), (6, 7), (2, 4)]);
+        assert_eq!(blocks(&a[0]), vec![(8, 9), (6, 7), (2, 4)]);
         // Filling packet 1 acks through 3; the first block disappears.
         let a = h.data(MS, 1, false, false);
         assert_eq!(a[0].ack, 3);
-        let b: Vec<(i64, i64)> = a[0]
-            .sack_blocks()
-            .iter()
-            .map(|b| (b.start, b.end))
-            .collect();
-        assert_eq!(b, vec![(8, 9), (6, 7)]);
+        assert_eq!(blocks(&a[0]), vec![(8, 9), (6, 7)]);
         // Packet 7 merges the two blocks into one.
         let a = h.data(MS, 7, false, false);
-        let b: Vec<(i64, i64)> = a[0]
-            .sack_blocks()
-            .iter()
-            .map(|b| (b.start, b.end))
-            .collect();
-        assert_eq!(b, vec![(6, 9)]);
+        assert_eq!(blocks(&a[0]), vec![(6, 9)]);
     }
 
     #[test]
