@@ -153,24 +153,25 @@ _RATE = re.compile(r"^\s*([0-9.eE+-]+)\s*([kKmMgG]?)(bps|b/s)?\s*$")
 _RATE_SCALE = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
 
 
-def seconds(value: Any) -> float:
-    """A scenario time ("6.5ms", "100s", 2.5) in seconds."""
+def _in_base_unit(value: Any, pattern: re.Pattern[str], scale: Mapping[Any, float], what: str) -> float:
+    """A bare number as it is, or the number and unit ``pattern`` reads scaled by ``scale``;
+    ``what`` names the quantity in the error."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    m = _TIME.match(str(value))
+    m = pattern.match(str(value))
     if not m:
-        raise ValueError(f"not a time: {value!r}")
-    return float(m.group(1)) * _TIME_SCALE[m.group(2)]
+        raise ValueError(f"not a {what}: {value!r}")
+    return float(m.group(1)) * scale[m.group(2)]
+
+
+def seconds(value: Any) -> float:
+    """A scenario time ("6.5ms", "100s", 2.5) in seconds."""
+    return _in_base_unit(value, _TIME, _TIME_SCALE, "time")
 
 
 def bits_per_second(value: Any) -> float:
     """A scenario rate ("10Mbps", "1.5Mbps", 1e7) in bit/s."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    m = _RATE.match(str(value))
-    if not m:
-        raise ValueError(f"not a rate: {value!r}")
-    return float(m.group(1)) * _RATE_SCALE[m.group(2)]
+    return _in_base_unit(value, _RATE, _RATE_SCALE, "rate")
 
 
 # ---------------------------------------------------------------------------- bottleneck

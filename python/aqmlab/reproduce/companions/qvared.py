@@ -185,13 +185,7 @@ def avg_trace(ctx: Context) -> CompanionOutput:
         scen = copy.deepcopy(s.scenario)
         scen["sample_interval"] = TRACE_INTERVAL
         scen["sample_flows"] = False
-        r = aqmlab.run(scen, seed=1)
-        ts = r.timeseries
-        ts = ts[ts["source"] == link]
-        avg = ts[ts["variable"] == "avg"].sort_values("time_s")
-        q = ts[ts["variable"] == "queue_packets"].sort_values("time_s")
-        ax.plot(q["time_s"], q["value"], color="0.75", lw=0.6, label="queue")
-        ax.plot(avg["time_s"], avg["value"], color="C0", lw=1.2, label="avg")
+        ts, avg = F.plot_queue_and_avg(ax, aqmlab.run(scen, seed=1), link, queue_lw=0.6, avg_lw=1.2)
         for y in (20, 50, 80):
             ax.axhline(y, color="k", ls=":", lw=0.7)
         ax.set_title(f"Fig. 8: {s.config}" + (" [quick]" if ctx.quick else ""), fontsize=9)
