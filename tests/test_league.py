@@ -1,4 +1,4 @@
-"""The AQM league (aqmlab.reproduce.league): builds, runs small, and says the right words."""
+"""The AQM league (aqmlab.league): builds, runs small, and says the right words."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import aqmlab
 import pandas as pd
-from aqmlab.reproduce import league as L
+from aqmlab import league as L
 
 # ---------------------------------------------------------------------------- build checks
 

@@ -48,7 +48,7 @@ def test_league_fails_before_running_anything(tmp_path):
     out = tmp_path / "league"
     r = without_matplotlib(
         "from aqmlab.errors import MissingExtraError\n"
-        "from aqmlab.reproduce.league import run_league\n"
+        "from aqmlab.league import run_league\n"
         "try:\n"
         f"    run_league({str(out)!r}, quick=True, workers=1)\n"
         "except MissingExtraError as e:\n"

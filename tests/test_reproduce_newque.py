@@ -3,11 +3,9 @@ the per-point table and the claim checks."""
 
 from __future__ import annotations
 
-import copy
-
-import aqmlab
 import pandas as pd
 import pytest
+from _reproduce_support import one_per_config, run_briefly
 from aqmlab.reproduce import jobs
 from aqmlab.reproduce.runner import reproduce_experiment
 from aqmlab.reproduce.spec import load_paper
@@ -20,17 +18,12 @@ def test_every_scenario_builds_and_runs(exp_id):
     exp = load_paper(PAPER).experiment(exp_id)
     specs = jobs.build_jobs(exp)
     assert len(specs) == 6 * 6
-    seen = set()
-    for s in specs:
-        if s.config in seen:
-            continue
-        seen.add(s.config)
-        scen = copy.deepcopy(s.scenario)
-        scen["duration"], scen["warmup"] = "1.1s", "0s"  # starts are uniform over 0-1 s
-        r = aqmlab.run(scen, seed=1)
+    first = one_per_config(specs)
+    for s in first:
+        r = run_briefly(s.scenario)
         link = exp.report_links[0]
         assert f"queue.{link}.arrivals" in r.summary
-    assert seen == {"newque", "newque_swapped", "blue", "red", "pi", "rem"}
+    assert {s.config for s in first} == {"newque", "newque_swapped", "blue", "red", "pi", "rem"}
 
 
 def test_quick_dumbbell_table(tmp_path):

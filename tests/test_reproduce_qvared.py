@@ -3,12 +3,11 @@ per-flow table, and a quick bias run through the per-flow run function."""
 
 from __future__ import annotations
 
-import copy
 import math
 
-import aqmlab
 import pandas as pd
 import pytest
+from _reproduce_support import one_per_config, run_briefly
 from aqmlab.reproduce import jobs
 from aqmlab.reproduce.companions.qvared import bias_from_flows
 from aqmlab.reproduce.runner import reproduce_experiment
@@ -22,15 +21,10 @@ def test_every_scenario_builds_and_runs(exp_id):
     exp = load_paper(PAPER).experiment(exp_id)
     specs = jobs.build_jobs(exp)
     assert specs
-    seen = set()
-    for s in specs:
-        if s.config in seen:
-            continue
-        seen.add(s.config)
-        scen = copy.deepcopy(s.scenario)
-        scen["duration"], scen["warmup"] = "1.1s", "0s"  # starts are uniform over 0-1 s
-        aqmlab.run(scen, seed=1)
-    assert seen == {c.name for c in exp.configurations}
+    first = one_per_config(specs)
+    for s in first:
+        run_briefly(s.scenario)
+    assert {s.config for s in first} == {c.name for c in exp.configurations}
 
 
 def test_bias_on_synthetic_flows():

@@ -313,19 +313,26 @@ flows = [{{ kind = "tcp", count = 2 }}]
     return f
 
 
-def test_sigkilled_sweep_resumes_and_matches_clean_run(tmp_path):
-    sweep_file = _sweep_file(tmp_path)
+def _start_driver(tmp_path: Path, driver: str, sweep_file: Path, store_dir: Path, text: bool) -> subprocess.Popen:
+    """Runs ``driver`` (a script taking the sweep file and the store) in its own process group,
+    with the tests directory importable (the fake engine is named by module)."""
     script = tmp_path / "drive.py"
-    script.write_text(DRIVER)
-    store_dir = tmp_path / "killed"
+    script.write_text(driver)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, str(script), str(sweep_file), str(store_dir)],
         env=env,
         start_new_session=True,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        text=text,
     )
+
+
+def test_sigkilled_sweep_resumes_and_matches_clean_run(tmp_path):
+    sweep_file = _sweep_file(tmp_path)
+    store_dir = tmp_path / "killed"
+    proc = _start_driver(tmp_path, DRIVER, sweep_file, store_dir, text=False)
     total = 40
     try:
         deadline = time.monotonic() + 120
@@ -373,18 +380,8 @@ CTRL_C_DRIVER = textwrap.dedent(
 def test_ctrl_c_stops_promptly_and_resumes(tmp_path):
     sweep_file = _sweep_file(tmp_path)
     sweep_file.write_text(sweep_file.read_text().replace("sleep_s = 0.04", "sleep_s = 0.1"))
-    script = tmp_path / "drive.py"
-    script.write_text(CTRL_C_DRIVER)
     store_dir = tmp_path / "store"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    proc = subprocess.Popen(
-        [sys.executable, str(script), str(sweep_file), str(store_dir)],
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _start_driver(tmp_path, CTRL_C_DRIVER, sweep_file, store_dir, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         if store_dir.exists() and len(ResultStore(store_dir).run_files()) >= 4:

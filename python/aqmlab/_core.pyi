@@ -1,7 +1,26 @@
 """Type stubs of the compiled engine binding ``aqmlab._core`` (crates/aqmlab-py)."""
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Protocol, TypedDict
+from typing import Any, Literal, Protocol, TypedDict, final, type_check_only
+
+# The names the extension module exports; the TypedDicts and the Protocol below exist only here
+# (@type_check_only), to type the dictionaries and record batches its functions return.
+__all__ = [
+    "ScenarioError",
+    "SimulationError",
+    "QueueView",
+    "PacketView",
+    "Rng",
+    "run",
+    "interrupt_runs",
+    "estimate_memory",
+    "validate",
+    "load_toml",
+    "aqms",
+    "version",
+    "_panic_for_test",
+    "__version__",
+]
 
 __version__: str
 
@@ -15,6 +34,7 @@ class ScenarioError(ValueError):
 class SimulationError(RuntimeError):
     """The engine failed on a valid scenario (a bug in aqmlab), including a caught panic."""
 
+@final  # a pyo3 class: it cannot be subclassed
 class QueueView:
     """The queue as a Python AQM sees it at the moment of a call."""
 
@@ -34,6 +54,7 @@ class QueueView:
     def idle_since(self) -> float | None: ...
     def is_full_for(self, size: int) -> bool: ...
 
+@final  # a pyo3 class: it cannot be subclassed
 class PacketView:
     """A read-only copy of the packet a Python AQM decides about."""
 
@@ -48,6 +69,7 @@ class PacketView:
     @property
     def kind(self) -> Literal["tcp_data", "tcp_ack", "udp"]: ...
 
+@final  # a pyo3 class: it cannot be subclassed
 class Rng:
     """The queue's random stream, set as ``self.rng`` on a Python AQM."""
 
@@ -56,12 +78,14 @@ class Rng:
     def bernoulli(self, p: float) -> bool: ...
     def exponential(self, mean: float) -> float: ...
 
+@type_check_only
 class ParamDoc(TypedDict):
     name: str
     default: str
     unit: str
     meaning: str
 
+@type_check_only
 class AqmInfo(TypedDict):
     name: str
     title: str
@@ -72,17 +96,20 @@ class AqmInfo(TypedDict):
     implemented: bool
     build_error: str | None
 
+@type_check_only
 class ArrowRecordBatch(Protocol):
     """A record batch exported through the Arrow PyCapsule interface (pyo3-arrow's
     RecordBatch): ``pyarrow.record_batch(batch)`` takes it without a copy."""
 
     def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
 
+@type_check_only
 class Timings(TypedDict):
     setup_s: float
     loop_s: float
     collect_s: float
 
+@type_check_only
 class RawResult(TypedDict):
     """The engine's RunResult: scalars as Python values (non-finite floats are None), the
     tables as Arrow record batches (queues and flows one row per queue / flow; timeseries
@@ -112,11 +139,13 @@ def run(
 ) -> RawResult:
     """Runs a scenario (JSON text) with the GIL released; see :func:`aqmlab.run`."""
 
+@type_check_only
 class MemoryPart(TypedDict):
     what: str
     field: str
     bytes: int
 
+@type_check_only
 class MemoryEstimate(TypedDict):
     total: int
     parts: list[MemoryPart]

@@ -595,7 +595,7 @@ def league(
     tcp: TcpProfileOption = None,
 ) -> None:
     """Every AQM on every seed paper's main scenario: throughput, delay, loss, fairness."""
-    from .reproduce.league import league_command
+    from .league import league_command
 
     if tcp is not None and out_dir == Path("results/league"):
         out_dir = Path(f"results/league-{tcp}")  # never mixed with the papers' TCP league

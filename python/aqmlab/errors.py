@@ -30,6 +30,6 @@ def scenario_error(path: str, message: str) -> ScenarioError:
     """A ScenarioError raised from Python, shaped like the engine's: ``str(e)`` is
     ``"path: message"``, with attributes ``path`` and ``message``."""
     e = ScenarioError(f"{path}: {message}" if path else message)
-    e.path = path  # type: ignore[attr-defined]
-    e.message = message  # type: ignore[attr-defined]
+    e.path = path
+    e.message = message
     return e

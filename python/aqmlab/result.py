@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported where a table is first built: `import aqmlab` stays light
+    import numpy as np
+    import numpy.typing as npt
     import pandas as pd
     import polars as pl
     import pyarrow as pa
@@ -131,7 +133,9 @@ class Result:
             import polars as pl
         except ImportError as e:
             raise MissingExtraError("Result.to_polars needs polars: pip install polars") from e
-        return pl.from_arrow(self.to_arrow(table))
+        frame = pl.from_arrow(self.to_arrow(table))
+        assert isinstance(frame, pl.DataFrame)  # from a Table (a Series comes only from an Array)
+        return frame
 
     @cached_property
     def queues(self) -> pd.DataFrame:
@@ -153,12 +157,15 @@ class Result:
         write), so a long series is not held twice: pyarrow's ``to_pandas`` copies them (0.36 s
         and over three times the frame's size for 6.3 million samples)."""
         import pandas as pd
+        import pyarrow as pa
 
         batch = pa_record_batch(self.raw["timeseries"])
 
         def categorical(i: int) -> pd.Categorical:
             column = batch.column(i)
-            return pd.Categorical.from_codes(column.indices.to_numpy(), column.dictionary.to_pylist())
+            assert isinstance(column, pa.DictionaryArray)  # source and variable are dictionary-encoded
+            codes: npt.NDArray[np.signedinteger] = column.indices.to_numpy()
+            return pd.Categorical.from_codes(codes, pd.Index(column.dictionary.to_pylist()))
 
         def floats(i: int) -> pd.Series:
             return pd.Series(batch.column(i).to_numpy(), copy=False)

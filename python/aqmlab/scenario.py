@@ -104,7 +104,8 @@ def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
     if isinstance(scenario, Mapping):
         # Not copy.deepcopy: it recursed without limit on a deeply nested value
         # (RecursionError, found by tests/test_scenario_fuzz.py).
-        return _plain(scenario, "")
+        plain: dict[str, Any] = _plain(scenario, "")
+        return plain
     if isinstance(scenario, os.PathLike):
         path = Path(scenario)
     elif isinstance(scenario, str):

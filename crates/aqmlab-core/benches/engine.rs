@@ -2,7 +2,7 @@
 //! short whole scenario. Whole-scenario speed over long runs is measured with the
 //! `run_scenario` example (see BENCHMARKS.md).
 
-use aqmlab_core::aqm::red::{Red, RedConfig};
+use aqmlab_core::aqm::red::{Red, RedParams};
 use aqmlab_core::aqm::{Aqm, QueueLimit, QueueView};
 use aqmlab_core::net::{Packet, PacketKind};
 use aqmlab_core::sim::{EventKind, EventQueue, RngStream, StreamKind};
@@ -39,19 +39,8 @@ fn event_queue(c: &mut Criterion) {
 }
 
 fn red_arrival(c: &mut Criterion) {
-    let cfg = RedConfig {
-        min_th: 5.0,
-        max_th: 15.0,
-        max_p: 0.1,
-        w_q: 0.002,
-        gentle: true,
-        wait: true,
-        bytes: false,
-        mean_pkt_size: 500,
-        ecn: false,
-        mark_p: 0.1,
-        ptc: 2500.0,
-    };
+    // ns-2's defaults with thresholds 5 and 15 on a 10 Mb/s link (2500 packets of 500 B/s).
+    let cfg = RedParams::default().config(5.0, 15.0, 0.002, 2500.0);
     c.bench_function("red on_arrival", |b| {
         let mut red = Red::new(cfg.clone());
         let mut rng = RngStream::new(1, StreamKind::Queue, 0);

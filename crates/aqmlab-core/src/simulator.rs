@@ -207,32 +207,14 @@ impl Simulator {
     #[inline]
     fn dispatch(&mut self, kind: EventKind) {
         match kind {
-            EventKind::LinkTxDone(l) => {
-                let mut cx = LinkCtx {
-                    id: l,
-                    events: &mut self.events,
-                    packets: &mut self.packets,
-                    dropped: &mut self.dropped,
-                };
-                self.links[l as usize].tx_done(&mut cx);
-                self.settle_drops();
-            }
+            EventKind::LinkTxDone(l) => self.with_link(l, |link, cx| link.tx_done(cx)),
             EventKind::LinkDeliver(l) => {
                 let link = &mut self.links[l as usize];
                 let pkt = link.deliver(&mut self.events, l);
                 let at = link.to;
                 self.arrive_at_node(at, pkt);
             }
-            EventKind::QueueTimer(l) => {
-                let mut cx = LinkCtx {
-                    id: l,
-                    events: &mut self.events,
-                    packets: &mut self.packets,
-                    dropped: &mut self.dropped,
-                };
-                self.links[l as usize].queue_timer(&mut cx);
-                self.settle_drops();
-            }
+            EventKind::QueueTimer(l) => self.with_link(l, |link, cx| link.queue_timer(cx)),
             EventKind::AgentStart(a) => self.with_agent(a, |ag, cx| ag.start(cx)),
             EventKind::AgentStop(a) => self.with_agent(a, |ag, cx| ag.stop(cx)),
             EventKind::AgentTimer { agent, timer } => {
@@ -241,6 +223,19 @@ impl Simulator {
             EventKind::Sample => self.sample(),
             EventKind::WarmupEnd => self.restart_measurement(),
         }
+    }
+
+    /// Lets link `l` act, then charges and frees whatever it dropped.
+    #[inline]
+    fn with_link(&mut self, l: u32, f: impl FnOnce(&mut Link, &mut LinkCtx)) {
+        let mut cx = LinkCtx {
+            id: l,
+            events: &mut self.events,
+            packets: &mut self.packets,
+            dropped: &mut self.dropped,
+        };
+        f(&mut self.links[l as usize], &mut cx);
+        self.settle_drops();
     }
 
     /// Lets agent `a` act, then forwards whatever it sent.
@@ -288,16 +283,7 @@ impl Simulator {
     fn forward(&mut self, node: NodeId, pkt: PacketId) {
         let dst = self.packets.get(pkt).dst;
         match self.routing.next_hop(node, dst) {
-            Some(l) => {
-                let mut cx = LinkCtx {
-                    id: l,
-                    events: &mut self.events,
-                    packets: &mut self.packets,
-                    dropped: &mut self.dropped,
-                };
-                self.links[l as usize].arrive(pkt, &mut cx);
-                self.settle_drops();
-            }
+            Some(l) => self.with_link(l, |link, cx| link.arrive(pkt, cx)),
             None => {
                 // Routes were checked when the scenario was built, so this is unreachable;
                 // count it rather than lose the packet silently.

@@ -4,11 +4,13 @@
 //! for CoDel/PIE/FQ-CoDel; 30 s, 10 s warm-up. Traffic: TCP NewReno (window 64) and an
 //! unresponsive Poisson overload; plus parameter errors through `build_queue`.
 
-use aqmlab_core::aqm::params::QueueEnv;
+mod common;
+
 use aqmlab_core::aqm::registry::build_queue;
-use aqmlab_core::aqm::QueueLimit;
 use aqmlab_core::metrics::queue_stats::QueueSummary;
-use aqmlab_core::{run, Scenario};
+use aqmlab_core::run;
+use aqmlab_core::Scenario;
+use common::{aqm_dumbbell, aqm_env, bottleneck_row, error_path, TCP_FLOWS};
 
 /// (name, aqm table, buffer limit)
 const ALGORITHMS: &[(&str, &str, u32)] = &[
@@ -21,32 +23,10 @@ const ALGORITHMS: &[(&str, &str, u32)] = &[
     ("fq_codel", r#"{ kind = "fq_codel" }"#, 100),
 ];
 
+/// The shared AQM dumbbell with 1 ms access links and NewReno.
 fn dumbbell(aqm: &str, limit: u32, flows: &str) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "30s"
-        warmup = "10s"
-        [topology]
-        kind = "dumbbell"
-        senders = 50
-        bottleneck = {{ rate = "10Mbps", delay = "5ms", queue = {{ limit = {limit}, aqm = {aqm} }} }}
-        access = {{ rate = "100Mbps", delay = "1ms" }}
-        [tcp]
-        variant = "newreno"
-        window = 64
-        {flows}
-        "#
-    ))
-    .unwrap()
+    aqm_dumbbell(aqm, limit, r#""1ms""#, "newreno", flows)
 }
-
-const TCP_FLOWS: &str = r#"
-    [[flows]]
-    kind = "tcp"
-    from = "senders"
-    to = "receivers"
-    start = { uniform = ["0s", "1s"] }
-"#;
 
 /// 50 Poisson sources of 30 packets/s of 1000 B: 1500 packets/s against a link that sends
 /// 1250: a steady overload of 20% that no algorithm can push back, so each must drop about
@@ -62,21 +42,7 @@ const POISSON_FLOWS: &str = r#"
 "#;
 
 fn run_one(name: &str, aqm: &str, limit: u32, flows: &str) -> QueueSummary {
-    let r = run(&dumbbell(aqm, limit, flows), 1).unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert!(r.conserved, "{name}: packets not conserved");
-    let q = r.queue("bottleneck").unwrap().clone();
-    eprintln!(
-        "{name:>9}: queue {:6.2} pkts, delay {:6.2} ms (p99 {:6.2}), util {:.4}, loss {:.4}, early {} forced {} marks {}",
-        q.mean_queue_packets,
-        q.mean_delay_ms,
-        q.p99_delay_ms,
-        q.utilization,
-        q.loss_rate,
-        q.early_drops,
-        q.forced_drops,
-        q.marks
-    );
-    q
+    bottleneck_row(name, &dumbbell(aqm, limit, flows))
 }
 
 #[test]
@@ -214,11 +180,6 @@ fn pi_and_rem_settle_at_their_reference_queues() {
 
 #[test]
 fn invalid_parameters_name_the_parameter() {
-    let env = QueueEnv {
-        link_rate_bps: 10_000_000,
-        link_delay: 5_000_000,
-        limit: QueueLimit::Packets(100),
-    };
     let cases = [
         (
             serde_json::json!({"kind": "pi", "q_ref": -3}),
@@ -241,12 +202,11 @@ fn invalid_parameters_name_the_parameter() {
         ),
     ];
     for (aqm, path) in cases {
-        let e = build_queue(&aqm, &env, None, "q.aqm").err().unwrap();
-        assert_eq!(e.path, path, "{aqm}: {e}");
+        assert_eq!(error_path(&aqm), path, "{aqm}");
     }
     let e = build_queue(
         &serde_json::json!({"kind": "pie", "tupdate": "15ms"}),
-        &env,
+        &aqm_env(),
         None,
         "q.aqm",
     )
@@ -254,6 +214,6 @@ fn invalid_parameters_name_the_parameter() {
     .unwrap();
     assert!(e.to_string().contains("tupdate"), "{e}");
     for &(name, _, _) in ALGORITHMS {
-        assert!(build_queue(&serde_json::json!(name), &env, None, "q.aqm").is_ok());
+        assert!(build_queue(&serde_json::json!(name), &aqm_env(), None, "q.aqm").is_ok());
     }
 }

@@ -2,10 +2,11 @@
 //! dumbbell (10 Mb/s, 5 ms, limit 100 packets, 100 Mb/s access links), with TCP Reno flows
 //! and with bursty UDP on/off traffic; plus parameter errors through `build_queue`.
 
-use aqmlab_core::aqm::params::QueueEnv;
+mod common;
+
 use aqmlab_core::aqm::registry::build_queue;
-use aqmlab_core::aqm::QueueLimit;
-use aqmlab_core::{run, Scenario};
+use aqmlab_core::metrics::queue_stats::QueueSummary;
+use common::{aqm_dumbbell, aqm_env as env, bottleneck_row, error_path, TCP_FLOWS};
 
 /// (name, aqm table) for every algorithm of this family, at its defaults.
 const ALGORITHMS: &[(&str, &str)] = &[
@@ -16,33 +17,6 @@ const ALGORITHMS: &[(&str, &str)] = &[
     ("dsred", r#"{ kind = "dsred" }"#),
     ("orange", r#"{ kind = "orange" }"#),
 ];
-
-fn dumbbell(aqm: &str, flows: &str) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "30s"
-        warmup = "10s"
-        [topology]
-        kind = "dumbbell"
-        senders = 50
-        bottleneck = {{ rate = "10Mbps", delay = "5ms", queue = {{ limit = 100, aqm = {aqm} }} }}
-        access = {{ rate = "100Mbps", delay = ["1ms", "3ms", "5ms", "7ms", "9ms"] }}
-        [tcp]
-        variant = "reno"
-        window = 64
-        {flows}
-        "#
-    ))
-    .unwrap()
-}
-
-const TCP_FLOWS: &str = r#"
-    [[flows]]
-    kind = "tcp"
-    from = "senders"
-    to = "receivers"
-    start = { uniform = ["0s", "1s"] }
-"#;
 
 /// 50 on/off sources of 0.4 Mb/s, on and off for 1 s on average: a mean offered load of
 /// 10 Mb/s (the link rate) with bursts of up to twice it.
@@ -58,106 +32,70 @@ const ONOFF_FLOWS: &str = r#"
     start = { uniform = ["0s", "1s"] }
 "#;
 
-struct Row {
-    name: &'static str,
-    mean_queue: f64,
-    utilization: f64,
-    loss: f64,
-    early: u64,
-    forced: u64,
-}
-
-fn run_all(flows: &str) -> Vec<Row> {
+/// Every algorithm's bottleneck row on the shared AQM dumbbell (limit 100, access delays
+/// 1-9 ms, Reno) under `flows`.
+fn run_all(flows: &str) -> Vec<(&'static str, QueueSummary)> {
     ALGORITHMS
         .iter()
-        .map(|(name, aqm)| {
-            let r = run(&dumbbell(aqm, flows), 1).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(r.conserved, "{name}: packets not conserved");
-            let q = r.queue("bottleneck").unwrap();
-            eprintln!(
-                "{name:>10}: mean queue {:6.2} pkts, utilization {:.4}, loss {:.4}, early {} forced {} marks {}",
-                q.mean_queue_packets, q.utilization, q.loss_rate, q.early_drops, q.forced_drops, q.marks
+        .map(|&(name, aqm)| {
+            let s = aqm_dumbbell(
+                aqm,
+                100,
+                r#"["1ms", "3ms", "5ms", "7ms", "9ms"]"#,
+                "reno",
+                flows,
             );
-            Row {
-                name,
-                mean_queue: q.mean_queue_packets,
-                utilization: q.utilization,
-                loss: q.loss_rate,
-                early: q.early_drops,
-                forced: q.forced_drops,
-            }
+            (name, bottleneck_row(name, &s))
         })
         .collect()
 }
 
+/// The algorithm held a queue, and held it below the 100-packet buffer.
+fn assert_queue_inside_buffer(name: &str, q: &QueueSummary) {
+    assert!(
+        q.mean_queue_packets > 1.0 && q.mean_queue_packets < 100.0,
+        "{name}: mean queue {}",
+        q.mean_queue_packets
+    );
+}
+
 #[test]
 fn every_algorithm_handles_bursty_udp() {
-    for r in run_all(ONOFF_FLOWS) {
-        assert!(
-            r.mean_queue > 1.0 && r.mean_queue < 100.0,
-            "{}: mean queue {}",
-            r.name,
-            r.mean_queue
-        );
+    for (name, q) in run_all(ONOFF_FLOWS) {
+        assert_queue_inside_buffer(name, &q);
         // Offered load 1.0 in bursts: a queue that empties between bursts still sends most
         // of it.
         assert!(
-            r.utilization > 0.75,
-            "{}: utilization {}",
-            r.name,
-            r.utilization
+            q.utilization > 0.75,
+            "{name}: utilization {}",
+            q.utilization
         );
-        assert!(r.utilization <= 1.0 + 1e-9);
+        assert!(q.utilization <= 1.0 + 1e-9);
         // UDP does not back off: every algorithm must act, and early (not only forced).
-        assert!(r.early > 0, "{}: no early drop", r.name);
-        assert!(r.loss < 0.5, "{}: loss {}", r.name, r.loss);
-        let _ = r.forced;
+        assert!(q.early_drops > 0, "{name}: no early drop");
+        assert!(q.loss_rate < 0.5, "{name}: loss {}", q.loss_rate);
     }
 }
 
 #[test]
 fn every_algorithm_in_a_50_flow_tcp_dumbbell() {
-    for r in run_all(TCP_FLOWS) {
-        assert!(
-            r.mean_queue > 1.0 && r.mean_queue < 100.0,
-            "{}: mean queue {}",
-            r.name,
-            r.mean_queue
-        );
+    for (name, q) in run_all(TCP_FLOWS) {
+        assert_queue_inside_buffer(name, &q);
         // Hybrid RED and LPF/ODA at the paper's w_q = 0.002 keep cutting avg whenever the
         // queue dips to min_th (theta = 1: at every such arrival, by 20%), so avg swings
         // between ~0 and 2 max_th and drops come in synchronised bursts: measured (TCP from
         // main, seed 1) utilization 0.856 and 0.854, mean queue 34
         // packets, against >= 0.997 for the others. Both floors leave a margin.
-        let floor = match r.name {
+        let floor = match name {
             "hybrid_red" | "lpf_oda" => 0.8,
             _ => 0.95,
         };
         assert!(
-            r.utilization > floor,
-            "{}: utilization {}",
-            r.name,
-            r.utilization
+            q.utilization > floor,
+            "{name}: utilization {}",
+            q.utilization
         );
-        assert!(r.early > 0, "{}: no early drop", r.name);
-    }
-}
-
-fn env() -> QueueEnv {
-    QueueEnv {
-        link_rate_bps: 10_000_000,
-        link_delay: 5_000_000,
-        limit: QueueLimit::Packets(100),
-    }
-}
-
-fn error_path(aqm: serde_json::Value) -> String {
-    match build_queue(&aqm, &env(), None, "q.aqm") {
-        Ok(_) => panic!("{aqm} must be rejected"),
-        Err(e) => {
-            eprintln!("{aqm}: {e}");
-            e.path
-        }
+        assert!(q.early_drops > 0, "{name}: no early drop");
     }
 }
 
@@ -185,7 +123,7 @@ fn invalid_parameters_are_rejected_with_their_name() {
         ),
     ];
     for (aqm, path) in cases {
-        assert_eq!(error_path(aqm.clone()), path, "{aqm}");
+        assert_eq!(error_path(&aqm), path, "{aqm}");
     }
     // unknown keys name themselves
     for kind in ["ared", "lpf_oda", "hybrid_red", "qvared", "dsred", "orange"] {

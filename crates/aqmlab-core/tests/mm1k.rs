@@ -2,7 +2,10 @@
 //! packet sizes into a DropTail queue form an M/M/1/K system, with K = limit + 1 (the limit
 //! counts waiting packets; one more is in service).
 
+mod common;
+
 use aqmlab_core::{run, Scenario};
+use common::source_behind_1mbps_bottleneck;
 
 /// M/M/1/K: (mean number waiting, blocking probability) for load rho and capacity K.
 fn mm1k(rho: f64, k: u32) -> (f64, f64) {
@@ -16,35 +19,27 @@ fn mm1k(rho: f64, k: u32) -> (f64, f64) {
 fn scenario(pps: f64, limit: u32, duration_s: u32) -> Scenario {
     // 1 Mb/s bottleneck, mean size 1000 B: mu = 125 packets/s. The access link is so fast
     // that it does not reshape the Poisson stream.
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "{duration_s}s"
-        warmup = "100s"
-        [topology]
-        kind = "graph"
-        nodes = ["src", "router", "sink"]
-        [[topology.links]]
-        from = "src"
-        to = "router"
-        rate = "100Gbps"
-        queue = {{ limit = 100000 }}
-        [[topology.links]]
-        from = "router"
-        to = "sink"
-        rate = "1Mbps"
-        name = "bottleneck"
-        monitor = true
-        queue = {{ limit = {limit}, aqm = "droptail" }}
-        [[flows]]
-        kind = "poisson"
-        from = "src"
-        to = "sink"
-        packets_per_second = {pps}
-        packet_size = "1000B"
-        sizes = "exponential"
-        "#
-    ))
-    .unwrap()
+    source_behind_1mbps_bottleneck(
+        &format!(
+            r#"
+            duration = "{duration_s}s"
+            warmup = "100s"
+            "#
+        ),
+        "100Gbps",
+        limit,
+        &format!(
+            r#"
+            [[flows]]
+            kind = "poisson"
+            from = "src"
+            to = "sink"
+            packets_per_second = {pps}
+            packet_size = "1000B"
+            sizes = "exponential"
+            "#
+        ),
+    )
 }
 
 #[test]

@@ -4,41 +4,34 @@
 //! A sample at `t` sees the events at exactly `t` that were scheduled before it (the queue is
 //! FIFO among equal times), so the sample times here avoid packet events at whole seconds.
 
+mod common;
+
 use aqmlab_core::{run, RunResult, Scenario};
+use common::source_behind_1mbps_bottleneck;
 
 /// src -> router: 100 Mb/s, no delay (1000 B take 80 us); router -> sink: 1 Mb/s (8 ms per
 /// packet), DropTail `limit`. One CBR flow of 1000 B packets at `rate`.
 fn scenario(rate: &str, limit: u32, duration: &str) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "{duration}"
-        sample_interval = "1s"
-        [topology]
-        kind = "graph"
-        nodes = ["src", "router", "sink"]
-        [[topology.links]]
-        from = "src"
-        to = "router"
-        rate = "100Mbps"
-        delay = "0ms"
-        queue = {{ limit = 100000 }}
-        [[topology.links]]
-        from = "router"
-        to = "sink"
-        rate = "1Mbps"
-        delay = "0ms"
-        name = "bottleneck"
-        monitor = true
-        queue = {{ limit = {limit}, aqm = "droptail" }}
-        [[flows]]
-        kind = "cbr"
-        from = "src"
-        to = "sink"
-        rate = "{rate}"
-        packet_size = "1000B"
-        "#
-    ))
-    .unwrap()
+    source_behind_1mbps_bottleneck(
+        &format!(
+            r#"
+            duration = "{duration}"
+            sample_interval = "1s"
+            "#
+        ),
+        "100Mbps",
+        limit,
+        &format!(
+            r#"
+            [[flows]]
+            kind = "cbr"
+            from = "src"
+            to = "sink"
+            rate = "{rate}"
+            packet_size = "1000B"
+            "#
+        ),
+    )
 }
 
 /// The value of `variable` of `source` sampled at `t` seconds.

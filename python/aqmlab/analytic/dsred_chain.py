@@ -89,13 +89,18 @@ def _thresholds(lo_name: str, lo: float, hi_name: str, hi: float) -> tuple[float
     return lo, hi
 
 
+def _avg_array(avg: ArrayLike) -> np.ndarray:
+    x = np.asarray(avg, dtype=float)
+    if np.any(np.isnan(x)) or np.any(x < 0):
+        raise ValueError("avg must be >= 0 and not NaN")
+    return x
+
+
 def dsred_drop_probability(avg: ArrayLike, k_l: float, k_h: float, gamma: float) -> np.ndarray:
     """p_d(avg), DSRED eq. 1 with K_m = (K_l + K_h)/2."""
     k_l, k_h = _thresholds("k_l", k_l, "k_h", k_h)
     gamma = unit_interval("gamma", gamma)
-    x = np.asarray(avg, dtype=float)
-    if np.any(np.isnan(x)) or np.any(x < 0):
-        raise ValueError("avg must be >= 0 and not NaN")
+    x = _avg_array(avg)
     k_m = 0.5 * (k_l + k_h)
     alpha = 2 * (1 - gamma) / (k_h - k_l)
     beta = 2 * gamma / (k_h - k_l)
@@ -110,9 +115,7 @@ def red_drop_probability(avg: ArrayLike, min_th: float, max_th: float, max_p: fl
     """p_d(avg) of original (non-gentle) RED, the paper's Fig. 1."""
     min_th, max_th = _thresholds("min_th", min_th, "max_th", max_th)
     max_p = unit_interval("max_p", max_p)
-    x = np.asarray(avg, dtype=float)
-    if np.any(np.isnan(x)) or np.any(x < 0):
-        raise ValueError("avg must be >= 0 and not NaN")
+    x = _avg_array(avg)
     return np.select([x < min_th, x < max_th], [0.0, max_p * (x - min_th) / (max_th - min_th)], default=1.0)
 
 

@@ -58,7 +58,8 @@ def mm1k_probabilities(lam: float, mu: float, capacity: int) -> np.ndarray:
     # large K and rho > 1, and avoids the 0/0 of the closed form at rho = 1.
     log_w = np.arange(k + 1) * np.log(lam / mu)
     w = np.exp(log_w - log_w.max())
-    return w / w.sum()
+    p: np.ndarray = w / w.sum()
+    return p
 
 
 def mm1k(lam: float, mu: float, capacity: int) -> MM1KResult:

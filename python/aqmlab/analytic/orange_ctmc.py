@@ -81,8 +81,8 @@ def _check(
     threshold: int,
     timer_mean: float,
     buffer: int,
-    threshold_counts: str,
-) -> tuple[float, float, int, float, int, str]:
+    threshold_counts: ThresholdCounts,
+) -> tuple[float, float, int, float, int, ThresholdCounts]:
     lam = positive("lam", lam)
     mu = positive("mu", mu)
     k = integer("threshold", threshold, minimum=0)
@@ -135,7 +135,7 @@ def orange_generator(
             if s == 1:
                 add(i, 2 * n, expiry)
     size = 2 * (b + 2)
-    off = sp.coo_matrix((rates, (rows, cols)), shape=(size, size)).tocsr()
+    off = sp.coo_matrix((np.asarray(rates), (np.asarray(rows), np.asarray(cols))), shape=(size, size)).tocsr()
     return (off - sp.diags(np.asarray(off.sum(axis=1)).ravel())).tocsr()
 
 

@@ -53,8 +53,11 @@ def timeout_probability(p: float, w: float) -> float:
     p = probability_open("p", p)
     w = positive("w", w)
     q = 1.0 - p
-    num = (1.0 - q**3) * (1.0 + q**3 * (1.0 - q ** (w - 3.0)))
-    return min(1.0, num / (1.0 - q**w))
+    # q in (0, 1): the float powers are real (typeshed types float ** float as possibly complex)
+    q_w3: float = q ** (w - 3.0)
+    q_w: float = q**w
+    num = (1.0 - q**3) * (1.0 + q**3 * (1.0 - q_w3))
+    return min(1.0, num / (1.0 - q_w))
 
 
 def timeout_backoff_factor(p: float) -> float:

@@ -6,7 +6,15 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from .runner import DEFAULT_OUT, reproduce_experiment, resolve_papers, write_index
 from .spec import ReproduceError, load_paper
@@ -38,7 +46,7 @@ def reproduce_command(
         console=console,
         transient=False,
     ) as prog:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def progress(label: str, done: int, total: int) -> None:
             if label not in tasks:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..sweep import ResultStore, Sweep, run_sweep
+from ..sweep import ResultStore, Sweep, SweepProgress, run_sweep
 from .jobs import RunSpec, _secs
 
 RUN_FN = "aqmlab.reproduce.runfn:run"
@@ -28,7 +28,7 @@ MASTER_SEED = 20240605
 RUNFN_VERSION = "reproduce-2"
 
 
-def run_cost(scenario: dict) -> float:
+def run_cost(scenario: dict[str, Any]) -> float:
     """Relative run time for longest-first scheduling: simulated seconds x flow count."""
     try:
         dur = _secs(scenario.get("duration", "1s"))
@@ -126,7 +126,7 @@ def run_all(
     version = engine_version()
     for sw in sweeps:
 
-        def cb(p, _offset=done_before):
+        def cb(p: SweepProgress, _offset: int = done_before) -> None:
             if progress is not None:
                 progress(_offset + p.skipped + p.done, total)
 

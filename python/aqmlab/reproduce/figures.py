@@ -290,11 +290,14 @@ def comparable(pv: dict[str, Any], metric: str) -> bool:
     return not (pv.get("running_average") and pv.get("time_s") not in (None, 100))
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two values of a parameter name the same point: numbers within a relative 1e-9
+    (what survives a round trip through a data file), anything else equal."""
     try:
         return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
     except (TypeError, ValueError):
-        return a == b
+        same: bool = a == b
+        return same
 
 
 def _finite(v: Any) -> bool:
@@ -362,14 +365,14 @@ def build_series(
         has_x = x is not None and g[x].notna().any()
         s.reference = x is not None and not has_x
         gg = g[g[x].notna()] if has_x else g
-        if has_x and not categorical:
+        if x is not None and has_x and not categorical:
             gg = gg.sort_values(x)
         for _, r in gg.iterrows():
             y = r.get(metric, math.nan)
             if not _finite(y):
                 continue
             e = r.get(ci_col, 0.0)
-            s.xs.append(r[x] if has_x else None)
+            s.xs.append(r[x] if x is not None and has_x else None)
             s.ys.append(float(y))
             s.errs.append(float(e) if _finite(e) else 0.0)
         if not s.ys:
@@ -382,12 +385,13 @@ def build_series(
         for pv in exp.paper_values:
             if pv.get("config") != kd["config"] or not comparable(pv, metric):
                 continue
-            if any(a in kd and a != SCENARIO_AXIS and (a not in pv or not _same(pv[a], kd[a])) for a in indep):
+            if any(a in kd and a != SCENARIO_AXIS and (a not in pv or not same_value(pv[a], kd[a])) for a in indep):
                 continue
             if any(a in pv and a not in kd for a in indep):
                 continue
             if any(
-                d in pv and g[d].notna().any() and not any(_same(pv[d], v) for v in g[d].dropna().unique()) for d in dep
+                d in pv and g[d].notna().any() and not any(same_value(pv[d], v) for v in g[d].dropna().unique())
+                for d in dep
             ):
                 continue
             px = pv.get(x) if (has_x and x in pv) else None
@@ -426,7 +430,7 @@ def panels_for(series: list[Series], indep: list[str], max_legend: int = MAX_LEG
     for a in indep:
         vals: list[Any] = []
         for s in series:
-            if a in s.key and not any(_same(s.key[a], v) for v in vals):
+            if a in s.key and not any(same_value(s.key[a], v) for v in vals):
                 vals.append(s.key[a])
         if len(vals) < 2:
             continue
@@ -437,7 +441,9 @@ def panels_for(series: list[Series], indep: list[str], max_legend: int = MAX_LEG
         common = [s for s in series if a not in s.key]
         shown = "scenario" if a == SCENARIO_AXIS else a
         ps = [
-            Panel(f"{shown} = {_fmt(v)}", [s for s in series if a in s.key and _same(s.key[a], v)] + common, axis=a)
+            Panel(
+                f"{shown} = {_fmt(v)}", [s for s in series if a in s.key and same_value(s.key[a], v)] + common, axis=a
+            )
             for v in vals
         ]
         if best is None or max(p.legend_entries() for p in ps) < max(p.legend_entries() for p in best):
@@ -720,6 +726,20 @@ def metric_figures(
         if fig is not None:
             paths += save(fig, out_dir, (stems or {}).get(name, name))
     return paths
+
+
+def plot_queue_and_avg(
+    ax: Any, result: Any, link: str, queue_lw: float, avg_lw: float
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Draws a traced run's instantaneous queue (grey) and RED's avg (C0) at ``link``; returns
+    the link's samples and its avg samples in time order."""
+    ts = result.timeseries
+    ts = ts[ts["source"] == link]
+    avg = ts[ts["variable"] == "avg"].sort_values("time_s")
+    q = ts[ts["variable"] == "queue_packets"].sort_values("time_s")
+    ax.plot(q["time_s"], q["value"], color="0.75", lw=queue_lw, label="queue")
+    ax.plot(avg["time_s"], avg["value"], color="C0", lw=avg_lw, label="avg")
+    return ts, avg
 
 
 def finite(v: Any) -> bool:

@@ -41,47 +41,44 @@ def _q(row: Mapping[str, Any], link: str, col: str) -> float:
 
 
 @register("throughput_kbps", "sum of flow goodput (payload) / 1000")
-def throughput_kbps(row, link):
+def throughput_kbps(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "flows.goodput_bps.sum") / 1000.0
 
 
 @register("delay_ms", "mean end-to-end delay of delivered packets, weighted by packets (x.flows.delay_ms)")
-def delay_ms(row, link):
+def delay_ms(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.flows.delay_ms")
 
 
 @register("queue_pkts", "time-average number of waiting packets at the link (queue.<link>.mean_queue_packets)")
-def queue_pkts(row, link):
-    return _q(row, link, "mean_queue_packets")
-
-
 @register("mean_queue_pkts", "time-average number of waiting packets at the link (excludes the one in transmission)")
-def mean_queue_pkts(row, link):
+def queue_pkts(row: Mapping[str, Any], link: str) -> float:
+    """One metric under the two names the paper files use."""
     return _q(row, link, "mean_queue_packets")
 
 
 @register("mean_in_system_pkts", "waiting + in transmission (mean_queue_packets + utilization)")
-def mean_in_system_pkts(row, link):
+def mean_in_system_pkts(row: Mapping[str, Any], link: str) -> float:
     return _q(row, link, "mean_queue_packets") + _q(row, link, "utilization")
 
 
 @register("sent_packets", "packets sent by all flows (sum)")
-def sent_packets(row, link):
+def sent_packets(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.flows.packets_sent")
 
 
 @register("arrived_router", "packets arriving at the link's queue")
-def arrived_router(row, link):
+def arrived_router(row: Mapping[str, Any], link: str) -> float:
     return _q(row, link, "arrivals")
 
 
 @register("arrived_destination", "packets received by all flows (sum)")
-def arrived_destination(row, link):
+def arrived_destination(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.flows.packets_received")
 
 
 @register("normalized_throughput", "packets received / packets sent (incl. retransmissions), all flows")
-def normalized_throughput(row, link):
+def normalized_throughput(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.flows.normalized_throughput")
 
 
@@ -89,37 +86,37 @@ def normalized_throughput(row, link):
     "queueing_delay_ms",
     "mean sojourn at the link's queue: arrival until the last bit is sent (queue.<link>.mean_delay_ms)",
 )
-def queueing_delay_ms(row, link):
+def queueing_delay_ms(row: Mapping[str, Any], link: str) -> float:
     return _q(row, link, "mean_delay_ms")
 
 
 @register("queueing_delay_s", "mean sojourn at the link's queue, seconds")
-def queueing_delay_s(row, link):
+def queueing_delay_s(row: Mapping[str, Any], link: str) -> float:
     return _q(row, link, "mean_delay_ms") / 1000.0
 
 
 @register("drop_rate_pps", "drops at the link / measured seconds")
-def drop_rate_pps(row, link):
+def drop_rate_pps(row: Mapping[str, Any], link: str) -> float:
     return _g(row, f"x.queue.{link}.drop_rate_pps")
 
 
 @register("loss_pct", "drops / (arrivals + backlog at the start of the window) at the link x 100")
-def loss_pct(row, link):
+def loss_pct(row: Mapping[str, Any], link: str) -> float:
     return 100.0 * _q(row, link, "loss_rate")
 
 
 @register("utilization_pct", "link busy fraction x 100")
-def utilization_pct(row, link):
+def utilization_pct(row: Mapping[str, Any], link: str) -> float:
     return 100.0 * _q(row, link, "utilization")
 
 
 @register("dropped_packets", "drops at the link")
-def dropped_packets(row, link):
+def dropped_packets(row: Mapping[str, Any], link: str) -> float:
     return _q(row, link, "drops")
 
 
 @register("marked_packets", "ECN marks at the link")
-def marked_packets(row, link):
+def marked_packets(row: Mapping[str, Any], link: str) -> float:
     return _q(row, link, "marks")
 
 
@@ -143,12 +140,12 @@ def known(name: str) -> bool:
 
 
 @register("throughput_pps", "packets received by all flows / measured seconds (QVARED eq. 3; warm-up 0 = whole run)")
-def throughput_pps(row, link):
+def throughput_pps(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.flows.packets_received") / _g(row, "x.measured_s")
 
 
 @register("goodput_mbps", "sum of flow goodput (payload) in Mb/s")
-def goodput_mbps(row, link):
+def goodput_mbps(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "flows.goodput_bps.sum") / 1e6
 
 
@@ -157,7 +154,7 @@ def goodput_mbps(row, link):
     "QVARED's Fig. 9 ratio: the bursty flow's goodput / the equal share of the total goodput "
     "('actual rate / fair rate'; x.bias from companions.qvared.run_with_bias; 1 = fair, higher is better)",
 )
-def bias(row, link):
+def bias(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.bias")
 
 
@@ -166,5 +163,5 @@ def bias(row, link):
     "Floyd & Jacobson 1993's bias: bursty flow's share of (drops + marks) / its share of delivered "
     "packets (x.bias_fj; 1 = unbiased, lower is better; NaN without congestion signals)",
 )
-def bias_fj(row, link):
+def bias_fj(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.bias_fj")

@@ -22,6 +22,7 @@ Module-level, so it pickles into worker processes. Extra keys (prefix ``x.``):
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 MAX_SERIES_POINTS = 200
@@ -97,7 +98,7 @@ def _running(ts: Any, out: dict[str, float], warmup_s: float) -> None:
                 out[f"x.ts.flows.normalized_throughput@{ti:g}"] = float(r_ / s_)
 
 
-def run(scenario: dict, seed: int) -> dict[str, Any]:
+def run(scenario: dict[str, Any], seed: int) -> dict[str, Any]:
     """``aqmlab.run(scenario, seed).summary`` plus :func:`extras`."""
     import aqmlab
 
@@ -108,7 +109,7 @@ def run(scenario: dict, seed: int) -> dict[str, Any]:
     return s
 
 
-def named_links(scenario: dict) -> set[str]:
+def named_links(scenario: Mapping[str, Any]) -> set[str]:
     """Queues whose columns are stored: graph links with a ``name`` and a dumbbell's
     bottleneck. (Stored runs with thousands of columns, e.g. one per access link of a
     60-flow graph, make the Parquet store slow to read.)"""

@@ -147,7 +147,8 @@ class Experiment:
             key = point.get(sa)
             if key not in mapping:
                 raise ReproduceError(f"{self.paper}/{self.id}: no scenario for {sa} = {key!r}")
-            return SCENARIOS / mapping[key]
+            file: str = mapping[key]
+            return SCENARIOS / file
         if not self.scenarios:
             raise ReproduceError(f"{self.paper}/{self.id}: no scenario file (analytic-only experiment)")
         return SCENARIOS / self.scenarios[0]

@@ -8,8 +8,9 @@ next to each printed number; the configurations/points the paper did not print f
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -26,8 +27,13 @@ def per_run_metrics(runs: pd.DataFrame, exp: Experiment) -> pd.DataFrame:
     df = runs.copy()
     for m in exp.metrics:
         name = m["name"]
-        df[name] = [M.compute(name, r, link) for r in df.to_dict("records")] if len(df) else []
+        df[name] = [M.compute(name, r, link) for r in _records(df)] if len(df) else []
     return df
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``df`` as dicts (a runs table has string column names)."""
+    return cast("list[dict[str, Any]]", df.to_dict("records"))
 
 
 def aggregate(df: pd.DataFrame, exp: Experiment, axes: list[str]) -> pd.DataFrame:
@@ -75,7 +81,8 @@ def _match(agg: pd.DataFrame, pv: dict[str, Any], axes: list[str], scenario_pref
         pref = hit[hit["scenario_file"].str.contains(scenario_pref, regex=False)]
         if not pref.empty:
             hit = pref
-    return hit.iloc[0]
+    first: pd.Series = hit.iloc[0]
+    return first
 
 
 def comparison(
@@ -89,7 +96,7 @@ def comparison(
     (mean), ci95 (half width), n, diff (ours - paper)."""
     metric_names = [m["name"] for m in exp.metrics]
     out = []
-    used: set[int] = set()
+    used: set[Hashable] = set()  # index labels of the rows of agg matched to a paper row
     for pv in exp.paper_values:
         row: dict[str, Any] = {
             "row": pv.get("label") or pv.get("config", ""),
@@ -102,7 +109,7 @@ def comparison(
             row["at_time_s"] = pv.get("time_s")
         hit = None if pv.get("analytic") else _match(agg, pv, axes, scenario_pref)
         if hit is not None:
-            used.add(int(hit.name))
+            used.add(hit.name)
         # A value "at time t" is only comparable with our whole-run average when t is the
         # end of the run.
         comparable = hit is not None and (pv.get("time_s") in (None, 100) or not pv.get("running_average"))
@@ -133,8 +140,8 @@ def comparison(
                 row[f"{m}:ci95"] = r.get(m + "_ci95", math.nan)
                 row[f"{m}:diff"] = math.nan
             out.append(row)
-    for r in extra_rows or []:
-        out.append(r)
+    for extra in extra_rows or []:
+        out.append(extra)
     return pd.DataFrame(out)
 
 
@@ -153,7 +160,7 @@ def to_markdown(table: pd.DataFrame, exp: Experiment, axes: list[str]) -> str:
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for _, r in table.iterrows():
-        cells = [fmt(r.get(h)) if not (isinstance(r.get(h), float) and math.isnan(r.get(h))) else "" for h in head]
+        cells = ["" if isinstance(v, float) and math.isnan(v) else fmt(v) for v in (r.get(h) for h in head)]
         for m in metric_names:
             p = r.get(f"{m}:paper")
             o = r.get(f"{m}:ours")

@@ -9,7 +9,9 @@ paper_values row names a known configuration (or an analytic/text source).
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import tomllib
 
@@ -48,13 +50,13 @@ TCPFLOW = COMMON | {"size", "tcp"}
 UDPFLOW = COMMON | {"rate", "packets_per_second", "packet_size", "sizes", "on_time", "off_time"}
 
 
-def unknown(d: dict, allowed: set, where: str, errs: list) -> None:
+def unknown(d: Mapping[str, Any], allowed: set[str], where: str, errs: list[str]) -> None:
     for k in d:
         if k not in allowed:
             errs.append(f"{where}: unknown field '{k}'")
 
 
-def check_queue(q, where, errs):
+def check_queue(q: Mapping[str, Any] | None, where: str, errs: list[str]) -> None:
     if q is None:
         return
     unknown(q, QUEUE, where, errs)

@@ -19,7 +19,7 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -122,7 +122,8 @@ def aggregate_runs(
     if runs.empty or point_column not in runs.columns:
         return _typed_empty(out_axes)
 
-    groups = {k: g for k, g in runs.groupby(point_column, sort=False)}
+    # keyed by the point column's canonical JSON strings
+    groups = {cast(str, k): g for k, g in runs.groupby(point_column, sort=False)}
     order = [p for p in (point_order or []) if p in groups]
     order += sorted(k for k in groups if k not in set(order))
 

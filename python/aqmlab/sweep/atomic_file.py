@@ -19,6 +19,7 @@ import os
 import socket
 import uuid
 from pathlib import Path
+from typing import TypeGuard
 
 __all__ = ["DiskFullError", "remove_dead_temp_files", "sha256_hex", "write_atomic"]
 
@@ -32,7 +33,7 @@ class DiskFullError(OSError):
     command resumes once space is freed."""
 
 
-def is_disk_full(exc: BaseException) -> bool:
+def is_disk_full(exc: BaseException) -> TypeGuard[OSError]:
     return isinstance(exc, OSError) and exc.errno in _FULL
 
 

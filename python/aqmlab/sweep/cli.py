@@ -17,9 +17,9 @@ from __future__ import annotations
 import contextlib
 import math
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 from rich.console import Console
@@ -67,7 +67,9 @@ def _df_table(df: pd.DataFrame, title: str, max_rows: int) -> Table:
     return table
 
 
-def _print_failures(console: Console, failures: Sequence[tuple[dict, int, str | None]], limit: int = 10) -> None:
+def _print_failures(
+    console: Console, failures: Sequence[tuple[Mapping[str, Any], int, str | None]], limit: int = 10
+) -> None:
     if not failures:
         return
     table = Table(title=f"Failed runs ({len(failures)})", title_style="bold red")
@@ -248,7 +250,9 @@ def results_command(
     console.print(line)
     if len(manifest):
         failed = manifest[manifest["status"] == "failed"]
-        _print_failures(console, [(r.point, r.replication, r.error) for r in failed.itertuples()])
+        # the manifest's point column holds each run's axis values as a dict
+        rows = [(r.point, r.replication, r.error) for r in failed.itertuples()]
+        _print_failures(console, cast("list[tuple[Mapping[str, Any], int, str | None]]", rows))
     table = store.aggregate(metrics)
     if len(table):
         view = table.drop(columns=["ci95_low", "ci95_high"]).rename(columns={"ci95_half_width": "±ci95"})

@@ -24,8 +24,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on 3.10
     import tomli as tomllib
 
-RunFnSpec = str | Callable[[dict, int], Mapping[str, Any]] | None
-CostSpec = str | Callable[[dict], float] | None
+RunFnSpec = str | Callable[[dict[str, Any], int], Mapping[str, Any]] | None
+CostSpec = str | Callable[[dict[str, Any]], float] | None
 
 #: Keys accepted at the top level of a sweep file; anything else is a typo.
 SWEEP_FILE_KEYS = (
@@ -294,12 +294,12 @@ class Sweep:
     def _check_values(self, field: str, values: Any) -> list[Any]:
         if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
             raise SweepDefinitionError(field, f"must be a list of values, got {values!r}")
-        values = list(values)
-        if not values:
+        items = list(values)
+        if not items:
             raise SweepDefinitionError(field, "must list at least one value")
-        for v in values:
+        for v in items:
             self._check_value(field, v)
-        return values
+        return items
 
     @staticmethod
     def _check_value(field: str, value: Any) -> None:
@@ -374,14 +374,14 @@ class Sweep:
             raise SweepDefinitionError("metrics", "duplicate entries")
         return list(metrics)
 
-    def _check_run_fn(self, run_fn: Any) -> RunFnSpec:
+    def _check_run_fn(self, run_fn: RunFnSpec) -> RunFnSpec:
         if run_fn is None or callable(run_fn):
             return run_fn
         if isinstance(run_fn, str) and _RUN_FN_RE.match(run_fn):
             return run_fn
         raise SweepDefinitionError("run_fn", f"must be 'module:function' or a callable, got {run_fn!r}")
 
-    def _check_cost(self, cost: Any) -> CostSpec:
+    def _check_cost(self, cost: CostSpec) -> CostSpec:
         if cost is None or callable(cost):
             return cost
         if isinstance(cost, str):
@@ -428,7 +428,7 @@ class Sweep:
             for group in self.zip_groups
         ]
         explicit = self.explicit_points if self.explicit_points is not None else [{}]
-        points = []
+        points: list[dict[str, Any]] = []
         seen: dict[str, int] = {}
         for parts in itertools.product(grid_rows, *zip_rows, explicit):
             point: dict[str, Any] = {}

@@ -142,7 +142,7 @@ def order_longest_first(jobs: Sequence[PlannedJob], known_times: Mapping[str, fl
     """
     est: list[float | None] = []
     pairs = [(known_times[j.scenario_id], j.cost) for j in jobs if j.scenario_id in known_times and j.cost]
-    scale = sum(t for t, _ in pairs) / sum(c for _, c in pairs) if pairs else 1.0  # type: ignore[misc]
+    scale = sum(t for t, _ in pairs) / sum(c for _, c in pairs) if pairs else 1.0
     for j in jobs:
         if j.scenario_id in known_times:
             est.append(known_times[j.scenario_id])
@@ -154,7 +154,8 @@ def order_longest_first(jobs: Sequence[PlannedJob], known_times: Mapping[str, fl
     if not known:
         return list(jobs)
     fill = statistics.median(known)
-    ranked = sorted(range(len(jobs)), key=lambda i: -(est[i] if est[i] is not None else fill))
+    filled = [e if e is not None else fill for e in est]
+    ranked = sorted(range(len(jobs)), key=lambda i: -filled[i])
     return [jobs[i] for i in ranked]
 
 
@@ -270,8 +271,8 @@ class SerialExecutor(Executor):
     No pickling and no subprocesses: the easiest mode to debug a run function in.
     """
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
-        fut: Future = Future()
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        fut: Future[Any] = Future()
         fut.set_running_or_notify_cancel()
         try:
             fut.set_result(fn(*args, **kwargs))
@@ -337,7 +338,7 @@ class _SignalDeferredPool(ProcessPoolExecutor):
     otherwise meet the driver's handlers before the worker's initializer replaces them, and
     the worker would print a KeyboardInterrupt traceback. The pool forks inside ``submit``."""
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         with _signals_deferred():
             return super().submit(fn, *args, **kwargs)
 
@@ -368,17 +369,19 @@ def _close_executor(ex: Executor, interrupted: bool) -> None:
 
 def _dask_capacity(client: Any) -> Callable[[], int]:
     """2x the cluster's thread count, re-read every 2 s (clusters scale)."""
-    state = {"t": -1e9, "cap": 1}
+    last_read = -1e9
+    cap = 1
 
     def capacity() -> int:
+        nonlocal last_read, cap
         now = time.monotonic()
-        if now - state["t"] > 2.0:
+        if now - last_read > 2.0:
             try:
-                state["cap"] = max(1, 2 * sum(client.nthreads().values()))
+                cap = max(1, 2 * sum(client.nthreads().values()))
             except Exception:
                 pass
-            state["t"] = now
-        return state["cap"]
+            last_read = now
+        return cap
 
     return capacity
 
@@ -484,7 +487,7 @@ class _Driver:
         self.report = report
         self.pending: deque[PlannedJob] = deque(todo)
         self.total = len(todo)
-        self.inflight: dict[Future, PlannedJob] = {}
+        self.inflight: dict[Future[dict[str, Any]], PlannedJob] = {}
         self.backend = backend
         self.run_fn = run_fn
         self.search_path = list(search_path)
@@ -564,7 +567,7 @@ class _Driver:
             msg = f"run lost: {type(exc).__name__}: {exc}"
         return {"status": "failed", "error": msg, "traceback": None, "metrics": {}}
 
-    def _collect(self, fut: Future, p: PlannedJob) -> bool:
+    def _collect(self, fut: Future[dict[str, Any]], p: PlannedJob) -> bool:
         """Record a finished future; False if it reports a broken pool."""
         try:
             outcome = fut.result()

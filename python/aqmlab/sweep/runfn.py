@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-RunFn = Callable[[dict, int], Mapping[str, Any]]
+RunFn = Callable[[dict[str, Any], int], Mapping[str, Any]]
 
 _INT64_MAX = 2**63 - 1
 
 
-def _default_run_fn(scenario: dict, seed: int) -> Mapping[str, Any]:
+def _default_run_fn(scenario: dict[str, Any], seed: int) -> Mapping[str, Any]:
     """The real engine; imported lazily so sweeps work without a built engine."""
     import aqmlab
 
@@ -62,7 +62,8 @@ def _import_run_fn(spec: str, search_path: tuple[str, ...]) -> RunFn:
         obj = getattr(obj, part)
     if not callable(obj):
         raise TypeError(f"run function {spec!r} is not callable")
-    return obj
+    fn: RunFn = obj  # imported by name: its signature is the caller's promise
+    return fn
 
 
 def resolve_run_fn(spec: str | RunFn | None, search_path: Sequence[str] = ()) -> RunFn:
@@ -105,7 +106,7 @@ def sanitize_summary(summary: Any) -> dict[str, Any]:
 
 
 def execute_job(
-    scenario: dict, seed: int, run_fn: str | RunFn | None = None, search_path: Sequence[str] = ()
+    scenario: dict[str, Any], seed: int, run_fn: str | RunFn | None = None, search_path: Sequence[str] = ()
 ) -> dict[str, Any]:
     """Run one job and describe the outcome; runs in the worker.
 

@@ -373,9 +373,10 @@ class ResultStore:
 
     def load_sweep_meta(self) -> dict[str, Any] | None:
         try:
-            return json.loads((self.path / SWEEP_META).read_text(encoding="utf-8"))
+            meta: dict[str, Any] = json.loads((self.path / SWEEP_META).read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             return None
+        return meta
 
     # ------------------------------------------------------------------ reading
     @staticmethod
@@ -445,8 +446,9 @@ class ResultStore:
             if corrupt:
                 self._quarantine(corrupt)
                 raise CorruptRunError(self.path, [(k, why) for k, (_, why) in corrupt.items()])
-            tables.extend(new)
-            self._update_cache(cache, new, rows)
+            read = [t for t in new if t is not None]  # all of them: a missing one raised above
+            tables.extend(read)
+            self._update_cache(cache, read, rows)
         combined = self._concat(tables)
         df = combined.to_pandas() if isinstance(combined, pa.Table) else combined
         return df.drop(columns=[_SIG], errors="ignore")

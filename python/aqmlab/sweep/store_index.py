@@ -27,9 +27,9 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .atomic_file import DiskFullError, _pid_alive
 
@@ -66,6 +66,11 @@ CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, ho
 """
 
 
+T = TypeVar("T")
+#: One SQL statement and its parameters.
+Statement = tuple[str, tuple[object, ...]]
+
+
 class StoreIndexError(RuntimeError):
     """The index database cannot be used (newer schema, not a database)."""
 
@@ -78,7 +83,7 @@ def _busy(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
 
 
-def _retry_busy(operation):
+def _retry_busy(operation: Callable[[], T]) -> T:
     """Run ``operation``, retrying while SQLite reports the database locked.
 
     The connection's busy timeout covers ordinary lock waits, but some WAL-mode
@@ -160,7 +165,7 @@ class StoreIndex:
             self._conn.close()
         self._conn = None
 
-    def _write(self, statements: Iterable[tuple[str, tuple]]) -> None:
+    def _write(self, statements: Iterable[Statement]) -> None:
         """Run ``statements`` in one immediate transaction."""
         statements = list(statements)
 
@@ -170,10 +175,10 @@ class StoreIndex:
 
         self._transaction(transaction)
 
-    def _transaction(self, body):
+    def _transaction(self, body: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``body(connection)`` in one immediate transaction (retried whole while locked)."""
 
-        def attempt():
+        def attempt() -> T:
             conn = self._connect()
             try:
                 conn.execute("BEGIN IMMEDIATE")
@@ -195,7 +200,7 @@ class StoreIndex:
         """Insert or replace run rows; with ``release_owner``, drop that owner's claims on them."""
         cols = ("key", *RUN_COLUMNS)
         sql = f"INSERT OR REPLACE INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
-        stmts: list[tuple[str, tuple]] = []
+        stmts: list[Statement] = []
         for e in entries:
             stmts.append((sql, tuple(e.get(c) for c in cols)))
             if release_owner is not None:

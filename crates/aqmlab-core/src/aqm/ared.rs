@@ -29,9 +29,7 @@
 //! - `adaptive` (bool, true): false freezes max_p (plain gentle RED with ARED's auto settings)
 
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
-use super::red::{
-    concat_docs, docs_len, parse_variant, Red, RedConfig, RED_DOCS_REST, RED_DOCS_THRESHOLDS,
-};
+use super::red::{joined_docs, parse_variant, Red, RedConfig, RED_DOCS_REST, RED_DOCS_THRESHOLDS};
 use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::units::Duration;
@@ -89,21 +87,12 @@ const ARED_RED_DOCS: &[ParamDoc] = &[
     ),
 ];
 
-pub const PARAMS: &[ParamDoc] = &concat_docs::<
-    {
-        docs_len(&[
-            RED_DOCS_THRESHOLDS,
-            ARED_RED_DOCS,
-            RED_DOCS_REST,
-            ADAPT_DOCS,
-        ])
-    },
->(&[
+pub const PARAMS: &[ParamDoc] = joined_docs!(
     RED_DOCS_THRESHOLDS,
     ARED_RED_DOCS,
     RED_DOCS_REST,
     ADAPT_DOCS,
-]);
+);
 
 /// The adaptation's own keys (QVARED reads the same ones).
 pub const ADAPT_KEYS: &[&str] = &["interval", "alpha", "beta", "top", "bottom", "adaptive"];
@@ -181,6 +170,16 @@ impl AdaptiveMaxP {
         (min_th + 0.4 * d, min_th + 0.6 * d)
     }
 
+    /// An arrival's first step in ARED and QVARED: updates RED's avg with the queue `q`
+    /// shows, then adapts its max_p to it; returns avg.
+    #[inline]
+    pub fn update_red(&mut self, red: &mut Red, q: &QueueView) -> f64 {
+        let avg = red.ewma.update(q.now, red.q(q));
+        let (min_th, max_th) = (red.cfg.min_th, red.cfg.max_th);
+        self.update(q.now, avg, min_th, max_th, &mut red.cfg.max_p);
+        avg
+    }
+
     /// Adapts `max_p` given the freshly updated avg; returns whether it changed.
     pub fn update(
         &mut self,
@@ -229,13 +228,8 @@ impl Ared {
 
 impl Aqm for Ared {
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, rng: &mut RngStream) -> ArrivalVerdict {
-        let avg = self.red.ewma.update(q.now, self.red.q(q));
-        let (min_th, max_th) = (self.red.cfg.min_th, self.red.cfg.max_th);
-        self.adapt
-            .update(q.now, avg, min_th, max_th, &mut self.red.cfg.max_p);
-        let p_b = self.red.cfg.p_b(avg);
-        let forced = avg >= self.red.cfg.forced_drop_avg();
-        self.red.decide(q, pkt, rng, avg, p_b, forced)
+        let avg = self.adapt.update_red(&mut self.red, q);
+        self.red.decide_on_curve(q, pkt, rng, avg)
     }
 
     fn on_link_idle(&mut self, now: Time) {
@@ -258,9 +252,7 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::QueueLimit;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     const S: Time = 1_000_000_000;
     const MS: Time = 1_000_000;
@@ -271,19 +263,7 @@ mod tests {
 
     /// w = 1 so avg = q: min_th 5, max_th 15, band [9, 11].
     fn ared() -> Ared {
-        let cfg = RedConfig {
-            min_th: 5.0,
-            max_th: 15.0,
-            max_p: 0.1,
-            w_q: 1.0,
-            gentle: true,
-            wait: true,
-            bytes: false,
-            mean_pkt_size: 500,
-            ecn: false,
-            mark_p: 0.1,
-            ptc: 2500.0,
-        };
+        let cfg = crate::aqm::red::RedParams::default().config(5.0, 15.0, 1.0, 2500.0);
         let adapt = AdaptParams::default()
             .resolve(&AqmParams::new(serde_json::json!({}), "q"))
             .unwrap();
@@ -299,8 +279,8 @@ mod tests {
     #[test]
     fn max_p_steps_at_interval_boundaries() {
         let mut a = ared();
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         let mut at = |a: &mut Ared, t: Time, q: u32| {
             a.on_arrival(&view(t, q), &pkt, &mut rng);
             a.red.cfg.max_p
@@ -347,9 +327,8 @@ mod tests {
     #[test]
     fn automatic_parameters_follow_floyd_et_al() {
         let env = QueueEnv {
-            link_rate_bps: 10_000_000,
             link_delay: 5_000_000,
-            limit: QueueLimit::Packets(100),
+            ..crate::aqm::test_rig::env(100)
         };
         let p = AqmParams::new(serde_json::json!({}), "q.aqm");
         let (adapt, red): (AdaptParams, crate::aqm::red::RedParams) =

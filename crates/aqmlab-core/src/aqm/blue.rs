@@ -168,9 +168,7 @@ pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::QueueLimit;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     const MS: Time = 1_000_000;
 
@@ -184,8 +182,8 @@ mod tests {
             shared_freeze: false,
             ..Default::default()
         });
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         // overflow at 0: p = 0.0025
         assert_eq!(
             b.on_arrival(&view(0, 10), &pkt, &mut rng),
@@ -211,8 +209,8 @@ mod tests {
     #[test]
     fn default_freeze_is_one_clock_for_both_kinds() {
         let mut b = Blue::new(BlueParams::default());
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         b.on_arrival(&view(0, 10), &pkt, &mut rng); // loss at 0: p = 0.0025
         assert!((b.p - 0.0025).abs() < 1e-15);
         b.on_link_idle(60 * MS); // frozen by the increase at 0
@@ -236,8 +234,8 @@ mod tests {
             ..Default::default()
         });
         b.p = 1.0;
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
         assert_eq!(
             b.on_arrival(&view(0, 3), &pkt, &mut rng),
             ArrivalVerdict::Drop(DropKind::Early)
@@ -256,11 +254,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_field() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(300),
-        };
+        let env = crate::aqm::test_rig::env(300);
         let p = AqmParams::new(serde_json::json!({"d1": -0.1}), "q.aqm");
         assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.d1");
     }

@@ -308,7 +308,7 @@ mod tests {
     }
 
     fn enqueue(r: &mut Rig, now: Time, ect: bool) -> PacketId {
-        let mut p = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut p = crate::aqm::test_rig::packet(PacketKind::TcpData);
         p.ecn.ect = ect;
         r.enqueue(now, p)
     }
@@ -444,11 +444,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_field() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(100),
-        };
+        let env = crate::aqm::test_rig::env(100);
         let p = AqmParams::new(serde_json::json!({"interval": 0}), "q.aqm");
         assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.interval");
         let p = AqmParams::new(serde_json::json!({"target": "fast"}), "q.aqm");

@@ -206,9 +206,7 @@ impl Aqm for Dsred {
 
 pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
     let d: DsredParams = p.parse()?;
-    p.require(d.k_l.is_finite() && d.k_l >= 0.0, "k_l", || {
-        format!("must be >= 0, got {}", d.k_l)
-    })?;
+    p.non_negative("k_l", d.k_l, "")?;
     p.require(d.k_h.is_finite() && d.k_h > d.k_l, "k_h", || {
         format!("must be greater than k_l ({}), got {}", d.k_l, d.k_h)
     })?;
@@ -244,9 +242,8 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::{DropKind, QueueLimit};
+    use crate::aqm::DropKind;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     fn close(a: f64, b: f64) {
         assert!((a - b).abs() < 1e-12, "{a} vs {b}");
@@ -296,11 +293,7 @@ mod tests {
     }
 
     fn dsred(count_correction: bool) -> Dsred {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(200),
-        };
+        let env = crate::aqm::test_rig::env(200);
         let p = AqmParams::new(serde_json::json!({}), "q");
         let red = RedParams {
             min_th: Some(6.0),
@@ -324,8 +317,8 @@ mod tests {
 
     #[test]
     fn red_count_correction_by_default_and_optional() {
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
+        let mut rng = crate::aqm::test_rig::rng();
         // w = 1: avg = q = 16 -> p_d = 0.04 + 3 * 1.92/14 = 0.4514
         let mut d = dsred(true);
         d.red.old = true;
@@ -357,9 +350,9 @@ mod tests {
         let mut d = dsred(false);
         d.red.cfg.ecn = true;
         d.red.old = true;
-        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
         pkt.ecn.ect = true;
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         // p_d(19) = 0.04 + 6 * 1.92/14 = 0.863: usually signalled, always as a mark (p < 1)
         let mut marks = 0;
         for t in 1..50 {
@@ -374,11 +367,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_parameter() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(200),
-        };
+        let env = crate::aqm::test_rig::env(200);
         for (json, path) in [
             (serde_json::json!({"K_l": 20, "K_h": 10}), "q.aqm.k_h"),
             (serde_json::json!({"k_l": -1}), "q.aqm.k_l"),

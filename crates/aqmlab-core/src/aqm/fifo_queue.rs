@@ -56,13 +56,16 @@ impl FifoQueue {
         Some(id)
     }
 
+    /// Whether a packet of `size` bytes would overflow the buffer as it is now.
+    #[inline]
+    fn overflows_with(&self, size: u32) -> bool {
+        self.limit
+            .overflows(self.buf.len() as u32, self.bytes, size)
+    }
+
     /// Takes the arrival if it fits; otherwise a forced (tail) drop.
     fn admit(&mut self, id: PacketId, cx: &mut QueueCtx) {
-        let size = cx.packets.get(id).size;
-        if self
-            .limit
-            .overflows(self.buf.len() as u32, self.bytes, size)
-        {
+        if self.overflows_with(cx.packets.get(id).size) {
             cx.drop_packet(id, DropKind::Forced);
         } else {
             self.push(id, cx);
@@ -79,11 +82,7 @@ impl QueueDiscipline for FifoQueue {
             ArrivalVerdict::Mark => {
                 if cx.packets.get(id).ecn.ect {
                     // A full buffer still drops: a mark does not make room.
-                    let size = cx.packets.get(id).size;
-                    if self
-                        .limit
-                        .overflows(self.buf.len() as u32, self.bytes, size)
-                    {
+                    if self.overflows_with(cx.packets.get(id).size) {
                         cx.drop_packet(id, DropKind::Forced);
                     } else {
                         cx.mark(id);
@@ -100,10 +99,7 @@ impl QueueDiscipline for FifoQueue {
                 // Drop from the head until the arrival fits (one packet in packet mode).
                 while let Some(front) = self.pop_front(cx) {
                     cx.drop_packet(front, kind);
-                    if !self
-                        .limit
-                        .overflows(self.buf.len() as u32, self.bytes, size)
-                    {
+                    if !self.overflows_with(size) {
                         break;
                     }
                 }

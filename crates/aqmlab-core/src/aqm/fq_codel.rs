@@ -532,11 +532,7 @@ mod tests {
 
     #[test]
     fn scenario_limit_caps_the_default_limit() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(100),
-        };
+        let env = crate::aqm::test_rig::env(100);
         let p = AqmParams::new(serde_json::json!({}), "q.aqm");
         build(&p, &env).unwrap();
         let q = FqCodel::new(FqCodelParams::default(), QueueLimit::Packets(100));

@@ -47,7 +47,7 @@
 //! - `region7` (bool, false): region 7 as well.
 
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
-use super::red::{concat_docs, docs_len, parse_variant, Red, RedConfig, RED_PARAM_DOCS};
+use super::red::{joined_docs, parse_variant, Red, RedConfig, RED_PARAM_DOCS};
 use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::ScenarioError;
@@ -87,8 +87,7 @@ const OWN_DOCS: &[ParamDoc] = &[
     ),
 ];
 
-pub const PARAMS: &[ParamDoc] =
-    &concat_docs::<{ docs_len(&[OWN_DOCS, RED_PARAM_DOCS]) }>(&[OWN_DOCS, RED_PARAM_DOCS]);
+pub const PARAMS: &[ParamDoc] = joined_docs!(OWN_DOCS, RED_PARAM_DOCS);
 
 const OWN_KEYS: &[&str] = &["theta", "xi", "reduction", "enqueue_rule", "region7"];
 
@@ -235,9 +234,7 @@ impl Aqm for HybridRed {
             // early drop.
             return self.red.decide(q, pkt, rng, avg, 0.0, false);
         }
-        let p_b = self.red.cfg.p_b(avg);
-        let forced = avg >= self.red.cfg.forced_drop_avg();
-        self.red.decide(q, pkt, rng, avg, p_b, forced)
+        self.red.decide_on_curve(q, pkt, rng, avg)
     }
 
     fn on_link_idle(&mut self, now: Time) {
@@ -271,24 +268,12 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::{DropKind, QueueLimit};
+    use crate::aqm::DropKind;
     use crate::net::PacketKind;
     use crate::sim::StreamKind;
 
-    pub(crate) fn cfg(w_q: f64) -> RedConfig {
-        RedConfig {
-            min_th: 5.0,
-            max_th: 15.0,
-            max_p: 0.1,
-            w_q,
-            gentle: true,
-            wait: true,
-            bytes: false,
-            mean_pkt_size: 500,
-            ecn: false,
-            mark_p: 0.1,
-            ptc: 1250.0,
-        }
+    fn cfg(w_q: f64) -> RedConfig {
+        crate::aqm::red::RedParams::default().config(5.0, 15.0, w_q, 1250.0)
     }
 
     fn view(now: Time, len: u32) -> QueueView {
@@ -296,7 +281,7 @@ mod tests {
     }
 
     fn pkt() -> Packet {
-        Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000)
+        crate::aqm::test_rig::packet(PacketKind::Udp)
     }
 
     fn opts(theta: u64, xi: f64, enqueue_rule: bool) -> HybridOptions {
@@ -319,7 +304,7 @@ mod tests {
         let mut h = HybridRed::new(cfg(0.5), opts_r(2, 2.0, false, reduction));
         h.red.ewma.avg = 8.0;
         h.red.ewma.update(0, 8.0); // clears the initial idle state: avg = 8
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         let (mut avgs, mut runs) = (vec![], vec![]);
         for (i, &q) in qs.iter().enumerate() {
             h.on_arrival(&view(i as Time + 1, q), &pkt(), &mut rng);
@@ -382,7 +367,7 @@ mod tests {
             let mut h = HybridRed::new(cfg(0.002), opts_r(1, xi, false, reduction));
             h.red.ewma.avg = 10.0;
             h.red.ewma.update(0, 10.0);
-            let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+            let mut rng = crate::aqm::test_rig::rng();
             for i in 1..=1000u64 {
                 h.on_arrival(&view(i, 0), &pkt(), &mut rng);
             }
@@ -410,7 +395,7 @@ mod tests {
     fn theta_one_reduces_at_the_first_low_arrival_and_idle_decay_comes_first() {
         // ptc = 1250/s, w = 0.1, xi = 1.25, theta = 1.
         let mut h = HybridRed::new(cfg(0.1), opts(1, 1.25, false));
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         h.red.ewma.avg = 10.0;
         h.red.ewma.on_link_idle(0);
         // idle 4 ms: m = floor(1250 * 0.004) = 5; decayed = 10 * 0.9^5 = 5.9049;
@@ -512,7 +497,7 @@ mod tests {
     fn xi_one_reduction_equals_the_normal_update() {
         let mut h = HybridRed::new(cfg(0.2), opts(1, 1.0, false));
         let mut r = Red::new(cfg(0.2));
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         for (t, q) in [(1u64, 3u32), (2, 0), (3, 7), (4, 2)] {
             h.on_arrival(&view(t, q), &pkt(), &mut rng);
             r.on_arrival(&view(t, q), &pkt(), &mut rng);
@@ -522,11 +507,7 @@ mod tests {
 
     #[test]
     fn invalid_theta_and_xi_name_the_parameter() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(50),
-        };
+        let env = crate::aqm::test_rig::env(50);
         for (json, name) in [
             (serde_json::json!({"theta": 0}), "q.aqm.theta"),
             (serde_json::json!({"theta": 1.5}), "q.aqm.theta"),

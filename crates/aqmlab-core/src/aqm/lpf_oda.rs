@@ -26,7 +26,7 @@
 
 use super::hybrid_red::{self, HybridOptions, Reduction};
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
-use super::red::{concat_docs, docs_len, parse_variant, RED_PARAM_DOCS};
+use super::red::{joined_docs, parse_variant, RED_PARAM_DOCS};
 use super::Aqm;
 use crate::scenario::ScenarioError;
 use serde::Deserialize;
@@ -38,8 +38,7 @@ const OWN_DOCS: &[ParamDoc] = &[doc(
     "halve avg once per run of low arrivals (the ODA phase), or at every 3rd low arrival",
 )];
 
-pub const PARAMS: &[ParamDoc] =
-    &concat_docs::<{ docs_len(&[OWN_DOCS, RED_PARAM_DOCS]) }>(&[OWN_DOCS, RED_PARAM_DOCS]);
+pub const PARAMS: &[ParamDoc] = joined_docs!(OWN_DOCS, RED_PARAM_DOCS);
 
 /// LPF/ODA's fixed choice: 3 low arrivals, avg halved once per low period, no enqueue rule.
 pub const OPTIONS: HybridOptions = HybridOptions {
@@ -77,10 +76,10 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 mod tests {
     use super::*;
     use crate::aqm::hybrid_red::HybridRed;
-    use crate::aqm::red::RedConfig;
-    use crate::aqm::{QueueLimit, QueueView};
+    use crate::aqm::red::{RedConfig, RedParams};
+    use crate::aqm::QueueView;
     use crate::net::{Packet, PacketKind};
-    use crate::sim::{RngStream, StreamKind, Time};
+    use crate::sim::{RngStream, Time};
 
     fn view(now: Time, len: u32) -> QueueView {
         crate::aqm::test_rig::view(now, len, 100)
@@ -93,19 +92,7 @@ mod tests {
     }
 
     fn red_cfg() -> RedConfig {
-        RedConfig {
-            min_th: 5.0,
-            max_th: 15.0,
-            max_p: 0.1,
-            w_q: 0.1,
-            gentle: true,
-            wait: true,
-            bytes: false,
-            mean_pkt_size: 500,
-            ecn: false,
-            mark_p: 0.1,
-            ptc: 1250.0,
-        }
+        RedParams::default().config(5.0, 15.0, 0.1, 1250.0)
     }
 
     /// w = 0.1, avg 20 on a busy link, then arrivals seeing q = 0, 0, 0, 2, 2, 2, 2, 2, 2.
@@ -119,8 +106,8 @@ mod tests {
         );
         h.red.ewma.avg = 20.0;
         h.red.ewma.update(0, 20.0); // busy from t = 0, avg stays 20
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         let avgs = [0u32, 0, 0, 2, 2, 2, 2, 2, 2]
             .iter()
             .enumerate()
@@ -189,11 +176,7 @@ mod tests {
                 region7: false
             }
         );
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(50),
-        };
+        let env = crate::aqm::test_rig::env(50);
         let e = build(
             &AqmParams::new(serde_json::json!({"theta": 2}), "q.aqm"),
             &env,

@@ -250,7 +250,6 @@ mod tests {
     use crate::aqm::test_rig::QueueRig;
     use crate::aqm::{FifoQueue, QueueDiscipline};
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     const MS: Time = 1_000_000;
 
@@ -259,7 +258,7 @@ mod tests {
     }
 
     fn pkt(ect: bool) -> Packet {
-        let mut p = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut p = crate::aqm::test_rig::packet(PacketKind::TcpData);
         p.ecn.ect = ect;
         p
     }
@@ -267,7 +266,7 @@ mod tests {
     #[test]
     fn rate_estimate_follows_eq_4() {
         let mut n = Newque::new(NewqueParams::default());
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         // 1000 B = 8000 bits every 1 ms. First arrival only starts the clock.
         n.on_arrival(&view(0, 0, 300, 1_000_000_000), &pkt(false), &mut rng);
         assert_eq!(n.r, 0.0);
@@ -295,7 +294,7 @@ mod tests {
     #[test]
     fn p_steps_only_after_min_interval() {
         let mut n = Newque::new(NewqueParams::default());
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         // C = 1 b/s: any positive rate estimate is >= C, so every arrival after the first
         // asks for an increase.
         let c = 1;
@@ -341,7 +340,7 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(n.steps(), (0.02, 0.0001));
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         let c = 1; // C = 1 b/s: every arrival after the first sees r >= C
         n.on_arrival(&view(0, 0, 300, c), &pkt(false), &mut rng);
         // t = 101 ms: r >= C and 101 > 100 ms since prevTime 0: P = 0 + 0.02
@@ -374,7 +373,7 @@ mod tests {
     #[test]
     fn overflow_drops_the_front_packet() {
         let mut n = Newque::new(NewqueParams::default());
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         // EQ = 10 + 1 > B = 10
         assert_eq!(
             n.on_arrival(&view(0, 10, 10, 1_000_000_000), &pkt(true), &mut rng),
@@ -390,7 +389,7 @@ mod tests {
     #[test]
     fn front_marking_and_front_dropping_with_probability_p() {
         let mut n = Newque::new(NewqueParams::default());
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         n.p = 1.0;
         n.prev_time = 0;
         let c = 1; // r >= C after the first arrival
@@ -442,11 +441,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_field() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(300),
-        };
+        let env = crate::aqm::test_rig::env(300);
         let p = AqmParams::new(serde_json::json!({"beta": 2.0}), "q.aqm");
         assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.beta");
         let p = AqmParams::new(serde_json::json!({"k": 0}), "q.aqm");

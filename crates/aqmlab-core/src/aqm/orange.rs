@@ -134,11 +134,7 @@ impl Aqm for Orange {
 
 pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
     let o: OrangeParams = p.parse()?;
-    p.require(
-        o.threshold.is_finite() && o.threshold >= 0.0,
-        "threshold",
-        || format!("must be >= 0 packets, got {}", o.threshold),
-    )?;
+    p.non_negative("threshold", o.threshold, "packets")?;
     p.require(o.timer.0 > 0, "timer", || {
         "must be > 0 (the mean drop-server time)".into()
     })?;
@@ -149,7 +145,6 @@ pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErr
 mod tests {
     use super::*;
     use crate::aqm::droptail::DropTail;
-    use crate::aqm::QueueLimit;
     use crate::net::PacketKind;
     use crate::sim::StreamKind;
 
@@ -160,7 +155,7 @@ mod tests {
     }
 
     fn pkt() -> Packet {
-        Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000)
+        crate::aqm::test_rig::packet(PacketKind::Udp)
     }
 
     #[test]
@@ -210,8 +205,8 @@ mod tests {
     #[test]
     fn ecn_marks_ect_packets_and_drops_others() {
         let mut o = Orange::new(0.0, 0.001, true);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut ect = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut ect = crate::aqm::test_rig::packet(PacketKind::TcpData);
         ect.ecn.ect = true;
         assert_eq!(
             o.on_arrival(&view(MS, 1), &ect, &mut rng),
@@ -257,11 +252,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_parameter() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(50),
-        };
+        let env = crate::aqm::test_rig::env(50);
         for (json, path) in [
             (serde_json::json!({"threshold": -1}), "q.aqm.threshold"),
             (serde_json::json!({"timer": 0}), "q.aqm.timer"),

@@ -55,6 +55,18 @@ impl AqmParams {
         })
     }
 
+    /// Checks that a parameter is finite and not negative; the error names `unit` ("packets"),
+    /// if any.
+    pub fn non_negative(&self, name: &str, v: f64, unit: &str) -> Result<(), ScenarioError> {
+        self.require(v.is_finite() && v >= 0.0, name, || {
+            if unit.is_empty() {
+                format!("must be >= 0, got {v}")
+            } else {
+                format!("must be >= 0 {unit}, got {v}")
+            }
+        })
+    }
+
     /// Checks that a parameter is finite and strictly positive.
     pub fn positive(&self, name: &str, v: f64) -> Result<(), ScenarioError> {
         self.require(v.is_finite() && v > 0.0, name, || {

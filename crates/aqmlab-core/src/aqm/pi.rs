@@ -132,15 +132,9 @@ impl Aqm for Pi {
 
 pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
     let cfg: PiParams = p.parse()?;
-    p.require(cfg.a.is_finite() && cfg.a >= 0.0, "a", || {
-        format!("must be >= 0, got {}", cfg.a)
-    })?;
-    p.require(cfg.b.is_finite() && cfg.b >= 0.0, "b", || {
-        format!("must be >= 0, got {}", cfg.b)
-    })?;
-    p.require(cfg.q_ref.is_finite() && cfg.q_ref >= 0.0, "q_ref", || {
-        format!("must be >= 0 packets, got {}", cfg.q_ref)
-    })?;
+    p.non_negative("a", cfg.a, "")?;
+    p.non_negative("b", cfg.b, "")?;
+    p.non_negative("q_ref", cfg.q_ref, "packets")?;
     p.positive("w", cfg.w)?;
     Ok(Box::new(Pi::new(cfg)))
 }
@@ -148,9 +142,7 @@ pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::QueueLimit;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     fn view(len: u32) -> QueueView {
         crate::aqm::test_rig::view(0, len, 300)
@@ -159,7 +151,7 @@ mod tests {
     #[test]
     fn control_law_over_a_few_ticks() {
         let mut pi = Pi::new(PiParams::default());
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         // 1/170 s = 5882353 ns
         assert_eq!(pi.timer_interval(), Some(5_882_353));
         // tick 1, q = 150, q_old = 0: p = 1.822e-5*100 - 1.816e-5*(-50) = 1.822e-3 + 0.908e-3
@@ -190,8 +182,8 @@ mod tests {
             ecn: true,
             ..Default::default()
         });
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
         pkt.ecn.ect = true;
         assert_eq!(
             pi.on_arrival(&view(300), &pkt, &mut rng),
@@ -216,11 +208,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_field() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(300),
-        };
+        let env = crate::aqm::test_rig::env(300);
         let e = crate::aqm::registry::build_queue(
             &serde_json::json!({"kind": "pi", "q_ref": -3}),
             &env,

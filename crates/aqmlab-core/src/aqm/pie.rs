@@ -409,12 +409,8 @@ impl Aqm for Pie {
 pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
     let cfg: PieParams = p.parse()?;
     p.require(cfg.t_update.0 > 0, "t_update", || "must be > 0".into())?;
-    p.require(cfg.alpha.is_finite() && cfg.alpha >= 0.0, "alpha", || {
-        format!("must be >= 0, got {}", cfg.alpha)
-    })?;
-    p.require(cfg.beta.is_finite() && cfg.beta >= 0.0, "beta", || {
-        format!("must be >= 0, got {}", cfg.beta)
-    })?;
+    p.non_negative("alpha", cfg.alpha, "")?;
+    p.non_negative("beta", cfg.beta, "")?;
     p.in_range("ecn_prob", cfg.ecn_prob, 0.0, 1.0)?;
     p.require(cfg.dq_threshold > 0, "dq_threshold", || {
         "must be > 0".into()
@@ -427,7 +423,6 @@ mod tests {
     use super::*;
     use crate::aqm::QueueLimit;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     const MS: Time = 1_000_000;
 
@@ -484,8 +479,8 @@ mod tests {
             burst_reset: BurstReset::Rfc8033,
             ..Default::default()
         });
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         pie.p = 1.0;
         pie.qdelay = 100 * MS;
         // 150 ms of allowance = 10 updates of 15 ms; no early drop meanwhile.
@@ -545,8 +540,8 @@ mod tests {
             ecn: true,
             ..Default::default()
         });
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
         pkt.ecn.ect = true;
         pie.burst_allowance = 0;
         pie.qdelay = 100 * MS;
@@ -567,8 +562,8 @@ mod tests {
     #[test]
     fn timestamp_estimator_uses_sojourn_of_departing_packet() {
         let mut pie = Pie::new(PieParams::default());
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         pkt.enqueued_at = 10 * MS;
         pie.on_departure(&view(42 * MS, 3), &pkt, &mut rng);
         assert_eq!(pie.qdelay, 32 * MS);
@@ -582,8 +577,8 @@ mod tests {
             delay_estimator: DelayEstimator::Rate,
             ..Default::default()
         });
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         // 1000 B every 0.8 ms (10 Mb/s) with 20000 B left: the measurement starts at the
         // first departure; 17 more make 17000 >= 16384 B at 17 * 0.8 = 13.6 ms.
         for k in 0..=17u64 {
@@ -611,7 +606,7 @@ mod tests {
     /// and the burst allowance (ms) after each update.
     fn run_link(cfg: PieParams, arrivals: &[Time], until: Time) -> (Vec<Time>, Vec<(Time, f64)>) {
         use crate::aqm::test_rig::QueueRig;
-        use crate::aqm::{FifoQueue, QueueCtx, QueueDiscipline};
+        use crate::aqm::{FifoQueue, QueueDiscipline};
         const TX: Time = 800_000;
         let t_update = cfg.t_update.0;
         let mut r = QueueRig::new(FifoQueue::new(
@@ -638,14 +633,7 @@ mod tests {
                     None => r.q.on_link_idle(now),
                 }
             } else if next_timer == now {
-                let mut cx = QueueCtx {
-                    now,
-                    packets: &mut r.arena,
-                    rng: &mut r.rng,
-                    stats: &mut r.stats,
-                    dropped: &mut r.dropped,
-                };
-                r.q.on_timer(&mut cx, None);
+                r.with_ctx(now, |q, cx| q.on_timer(cx, None));
                 r.q.state(&mut |name, v| {
                     if name == "burst_allowance_ms" {
                         allowance.push((now, v));
@@ -654,7 +642,7 @@ mod tests {
                 next_timer += t_update;
             } else {
                 let before = r.dropped.len();
-                r.enqueue(now, Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000));
+                r.enqueue(now, crate::aqm::test_rig::packet(PacketKind::TcpData));
                 if r.dropped.len() > before {
                     drops.push(now);
                 }
@@ -760,8 +748,8 @@ mod tests {
     /// 15 ms, target 15 ms).
     #[test]
     fn burst_allowance_sequences_of_the_three_readings() {
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         // linux: spent by the time between dequeues; the first dequeue counts nothing.
         let mut pie = Pie::new(PieParams::default());
         pkt.enqueued_at = 0;
@@ -824,11 +812,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_field() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(100),
-        };
+        let env = crate::aqm::test_rig::env(100);
         let p = AqmParams::new(serde_json::json!({"alpha": -1}), "q.aqm");
         assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.alpha");
         let p = AqmParams::new(serde_json::json!({"delay_estimator": "guess"}), "q.aqm");

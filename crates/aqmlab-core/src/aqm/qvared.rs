@@ -58,7 +58,7 @@
 
 use super::ared::{AdaptParams, AdaptiveMaxP, ADAPT_DOCS, ADAPT_KEYS};
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
-use super::red::{concat_docs, docs_len, Red, RedConfig, RedParams, WeightSetting};
+use super::red::{joined_docs, Red, RedConfig, RedParams, WeightSetting};
 use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::ScenarioError;
@@ -112,8 +112,7 @@ const OWN_DOCS: &[ParamDoc] = &[
     ),
 ];
 
-pub const PARAMS: &[ParamDoc] =
-    &concat_docs::<{ docs_len(&[OWN_DOCS, ADAPT_DOCS]) }>(&[OWN_DOCS, ADAPT_DOCS]);
+pub const PARAMS: &[ParamDoc] = joined_docs!(OWN_DOCS, ADAPT_DOCS);
 
 /// The drop curve between med_th and max_th (below med_th it rises from 0 to max_p).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -228,10 +227,8 @@ impl Qvared {
 
 impl Aqm for Qvared {
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, rng: &mut RngStream) -> ArrivalVerdict {
-        let avg = self.red.ewma.update(q.now, self.red.q(q));
-        let (min_th, max_th) = (self.red.cfg.min_th, self.red.cfg.max_th);
-        self.adapt
-            .update(q.now, avg, min_th, max_th, &mut self.red.cfg.max_p);
+        let avg = self.adapt.update_red(&mut self.red, q);
+        let max_th = self.red.cfg.max_th;
         self.track_variation(q.now, avg);
         let p_b = self.p_b(avg);
         // ns-2's RED decision and ECN rule, shared with RED and Adaptive RED.
@@ -252,11 +249,7 @@ impl Aqm for Qvared {
 pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
     let (adapt, own): (AdaptParams, QvaredParams) = parse_variant_own(p)?;
     let adapt = adapt.resolve(p)?;
-    p.require(
-        own.min_th.is_finite() && own.min_th >= 0.0,
-        "min_th",
-        || format!("must be >= 0, got {}", own.min_th),
-    )?;
+    p.non_negative("min_th", own.min_th, "")?;
     p.require(
         own.med_th.is_finite() && own.med_th > own.min_th,
         "med_th",
@@ -313,18 +306,13 @@ fn parse_variant_own(p: &AqmParams) -> Result<(AdaptParams, QvaredParams), Scena
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::{DropKind, QueueLimit};
+    use crate::aqm::DropKind;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     const S: Time = 1_000_000_000;
 
     fn env() -> QueueEnv {
-        QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(200),
-        }
+        crate::aqm::test_rig::env(200)
     }
 
     fn qv_with(w_q: f64, adaptive: bool, curve: Curve, ecn: bool, mark_p: f64) -> Qvared {
@@ -354,7 +342,7 @@ mod tests {
     }
 
     fn udp(ect: bool) -> Packet {
-        let mut pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         pkt.ecn.ect = ect;
         pkt
     }
@@ -436,7 +424,7 @@ mod tests {
     fn q_t_tracks_the_slope_of_avg() {
         // w = 1: avg = q. Arrivals: t = 1 s q = 30; t = 1.5 s q = 40; t = 1.5 s again; t = 2 s q = 35
         let mut q = qv(1.0, false);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         let pkt = udp(false);
         q.on_arrival(&view(S, 30), &pkt, &mut rng);
         // (30 - 0)/(1 - 0) = 30 per second
@@ -461,7 +449,7 @@ mod tests {
     #[test]
     fn count_correction_without_wait_and_forced_region() {
         let mut q = qv(1.0, false);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         let pkt = udp(false);
         // avg 50 at t = 1 s: q_t = 50 = q_tmax -> p_b = 0.02 * 2 = 0.04; first arrival of the
         // epoch is spared (count = 1)
@@ -495,7 +483,7 @@ mod tests {
     fn certain_early_decision(max_p: f64, mark_p: f64, ect: bool) -> ArrivalVerdict {
         let mut q = qv_with(1.0, false, Curve::Rising, true, mark_p);
         q.red.cfg.max_p = max_p;
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         assert_eq!(
             q.on_arrival(&view(S, 50), &udp(ect), &mut rng),
             ArrivalVerdict::Enqueue
@@ -540,7 +528,7 @@ mod tests {
     fn forced_region_is_never_marked() {
         for mark_p in [0.1, 1.0] {
             let mut q = qv_with(1.0, false, Curve::Rising, true, mark_p);
-            let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+            let mut rng = crate::aqm::test_rig::rng();
             // avg 80 and 120 >= max_th with ECN on and an ECT packet: forced drops
             for (t, len) in [(1, 80), (2, 120), (3, 80)] {
                 assert_eq!(
@@ -581,7 +569,7 @@ mod tests {
     #[test]
     fn max_p_adapts_toward_the_44_56_band() {
         let mut q = qv(1.0, true);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
+        let mut rng = crate::aqm::test_rig::rng();
         let pkt = udp(false);
         // avg 60 > 56 at t = 1 s: 0.02 + min(0.01, 0.005) = 0.025
         q.on_arrival(&view(S, 60), &pkt, &mut rng);

@@ -132,9 +132,7 @@ impl RedParams {
                 1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
             }
         };
-        p.require(min_th.is_finite() && min_th >= 0.0, "min_th", || {
-            format!("must be >= 0, got {min_th}")
-        })?;
+        p.non_negative("min_th", min_th, "")?;
         p.require(max_th.is_finite() && max_th > min_th, "max_th", || {
             format!("must be greater than min_th ({min_th}), got {max_th}")
         })?;
@@ -143,7 +141,14 @@ impl RedParams {
             format!("must be in (0, 1], got {w_q}")
         })?;
         p.in_range("mark_p", self.mark_p, 0.0, 1.0)?;
-        Ok(RedConfig {
+        Ok(self.config(min_th, max_th, w_q, ptc))
+    }
+
+    /// These parameters with the automatic ones given: thresholds, weight and the link's
+    /// capacity in mean-size packets per second. Unchecked ([`RedParams::resolve`] checks);
+    /// tests and benchmarks build their RED from `RedParams::default()` with it.
+    pub fn config(&self, min_th: f64, max_th: f64, w_q: f64, ptc: f64) -> RedConfig {
+        RedConfig {
             min_th,
             max_th,
             max_p: self.max_p,
@@ -155,7 +160,7 @@ impl RedParams {
             ecn: self.ecn,
             mark_p: self.mark_p,
             ptc,
-        })
+        }
     }
 }
 
@@ -310,22 +315,24 @@ pub const RED_DOCS_REST: &[ParamDoc] = &[
     ),
 ];
 
-/// Every RED parameter, as RED documents them.
-pub const RED_PARAM_DOCS: &[ParamDoc] = &concat_docs::<
-    {
-        docs_len(&[
-            RED_DOCS_THRESHOLDS,
-            RED_DOC_MAX_P,
-            RED_DOC_W_Q,
-            RED_DOCS_REST,
+/// Joins doc lists at compile time into one `&[ParamDoc]`, each list named once:
+/// `joined_docs!(A, B)` is `&concat_docs::<{ docs_len(&[A, B]) }>(&[A, B])`.
+macro_rules! joined_docs {
+    ($($part:expr),+ $(,)?) => {
+        &$crate::aqm::red::concat_docs::<{ $crate::aqm::red::docs_len(&[$($part),+]) }>(&[
+            $($part),+
         ])
-    },
->(&[
+    };
+}
+pub(crate) use joined_docs;
+
+/// Every RED parameter, as RED documents them.
+pub const RED_PARAM_DOCS: &[ParamDoc] = joined_docs!(
     RED_DOCS_THRESHOLDS,
     RED_DOC_MAX_P,
     RED_DOC_W_Q,
     RED_DOCS_REST,
-]);
+);
 
 /// Total length of several doc lists (the `N` of [`concat_docs`]).
 pub const fn docs_len(parts: &[&[ParamDoc]]) -> usize {
@@ -471,6 +478,21 @@ impl Red {
         verdict
     }
 
+    /// RED's decision on its own curve: p_b from avg, and a forced drop from
+    /// [`RedConfig::forced_drop_avg`] on (the variants that keep RED's curve end with this).
+    #[inline]
+    pub fn decide_on_curve(
+        &mut self,
+        q: &QueueView,
+        pkt: &Packet,
+        rng: &mut RngStream,
+        avg: f64,
+    ) -> ArrivalVerdict {
+        let p_b = self.cfg.p_b(avg);
+        let forced = avg >= self.cfg.forced_drop_avg();
+        self.decide(q, pkt, rng, avg, p_b, forced)
+    }
+
     pub fn report(&self, out: &mut StateSink) {
         out("avg", self.ewma.avg);
         out("p_b", self.p_b);
@@ -483,9 +505,7 @@ impl Red {
 impl Aqm for Red {
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, rng: &mut RngStream) -> ArrivalVerdict {
         let avg = self.ewma.update(q.now, self.q(q));
-        let p_b = self.cfg.p_b(avg);
-        let forced = avg >= self.cfg.forced_drop_avg();
-        self.decide(q, pkt, rng, avg, p_b, forced)
+        self.decide_on_curve(q, pkt, rng, avg)
     }
 
     fn on_link_idle(&mut self, now: Time) {
@@ -505,24 +525,18 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::QueueLimit;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     fn cfg(gentle: bool) -> RedConfig {
         RedConfig {
-            min_th: 5.0,
-            max_th: 15.0,
-            max_p: 0.1,
-            w_q: 0.002,
             gentle,
-            wait: true,
-            bytes: false,
-            mean_pkt_size: 500,
-            ecn: false,
-            mark_p: 0.1,
-            ptc: 1250.0,
+            ..RedParams::default().config(5.0, 15.0, 0.002, 1250.0)
         }
+    }
+
+    /// RED whose avg is the instantaneous queue (w = 1), so that sequences are easy to follow.
+    fn red_tracking_q(c: RedConfig) -> Red {
+        Red::new(RedConfig { w_q: 1.0, ..c })
     }
 
     #[test]
@@ -560,14 +574,10 @@ mod tests {
 
     #[test]
     fn first_arrival_above_min_th_is_spared_and_count_restarts() {
-        // w = 1 makes avg equal the instantaneous queue, so the sequence is easy to follow.
-        let mut r = Red::new(RedConfig {
-            w_q: 1.0,
-            ..cfg(true)
-        });
+        let mut r = red_tracking_q(cfg(true));
         r.ewma.on_link_idle(0);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         // below min_th: enqueue, old cleared
         assert_eq!(
             r.on_arrival(&view(1, 3), &pkt, &mut rng),
@@ -597,13 +607,10 @@ mod tests {
 
     #[test]
     fn count_reaching_two_over_p_forces_a_drop_and_resets() {
-        let mut r = Red::new(RedConfig {
-            w_q: 1.0,
-            ..cfg(true)
-        });
+        let mut r = red_tracking_q(cfg(true));
         r.ewma.on_link_idle(0);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         r.old = true;
         r.count = 39; // next arrival makes count = 40, count*p_b = 2 -> p_a = 1
         assert_eq!(
@@ -615,12 +622,9 @@ mod tests {
 
     #[test]
     fn avg_above_twice_max_th_is_a_forced_drop_in_gentle_mode() {
-        let mut r = Red::new(RedConfig {
-            w_q: 1.0,
-            ..cfg(true)
-        });
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut r = red_tracking_q(cfg(true));
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         assert_eq!(
             r.on_arrival(&view(1, 30), &pkt, &mut rng),
             ArrivalVerdict::Drop(DropKind::Forced)
@@ -631,8 +635,8 @@ mod tests {
     #[test]
     fn full_buffer_is_a_forced_drop() {
         let mut r = Red::new(cfg(true));
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         assert_eq!(
             r.on_arrival(&view(1, 100), &pkt, &mut rng),
             ArrivalVerdict::Drop(DropKind::Forced)
@@ -641,13 +645,12 @@ mod tests {
 
     #[test]
     fn ecn_marks_below_max_th_and_drops_above() {
-        let mut r = Red::new(RedConfig {
-            w_q: 1.0,
+        let mut r = red_tracking_q(RedConfig {
             ecn: true,
             ..cfg(true)
         });
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
         pkt.ecn.ect = true;
         r.old = true;
         r.count = 100; // count*p_b >= 2 -> p_a = 1
@@ -673,9 +676,8 @@ mod tests {
     #[test]
     fn automatic_thresholds_and_weight_follow_ns2() {
         let env = QueueEnv {
-            link_rate_bps: 10_000_000,
             link_delay: 5_000_000,
-            limit: QueueLimit::Packets(50),
+            ..crate::aqm::test_rig::env(50)
         };
         let p = AqmParams::new(serde_json::json!({"w_q": "auto"}), "q");
         let c = RedParams::default().resolve(&env, &p).unwrap();
@@ -690,11 +692,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_field() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(50),
-        };
+        let env = crate::aqm::test_rig::env(50);
         let p = AqmParams::new(
             serde_json::json!({"min_th": 20, "max_th": 10}),
             "bottleneck.queue.aqm",

@@ -203,12 +203,8 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
     p.require(cfg.phi.is_finite() && cfg.phi > 1.0, "phi", || {
         format!("must be > 1, got {}", cfg.phi)
     })?;
-    p.require(cfg.alpha.is_finite() && cfg.alpha >= 0.0, "alpha", || {
-        format!("must be >= 0, got {}", cfg.alpha)
-    })?;
-    p.require(cfg.b0.is_finite() && cfg.b0 >= 0.0, "b0", || {
-        format!("must be >= 0 packets, got {}", cfg.b0)
-    })?;
+    p.non_negative("alpha", cfg.alpha, "")?;
+    p.non_negative("b0", cfg.b0, "packets")?;
     p.require(
         cfg.inw.is_finite() && cfg.inw > 0.0 && cfg.inw <= 1.0,
         "inw",
@@ -222,9 +218,7 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::QueueLimit;
     use crate::net::PacketKind;
-    use crate::sim::StreamKind;
 
     fn view(len: u32) -> QueueView {
         crate::aqm::test_rig::view(0, len, 300)
@@ -233,8 +227,8 @@ mod tests {
     #[test]
     fn price_and_p_over_a_few_intervals() {
         let mut r = Rem::new(RemParams::default(), 10_000_000);
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let pkt = Packet::new(PacketKind::Udp, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
         // C*interval = 10e6/(8*1000) * 0.002 = 2.5 packets
         assert!((r.c_per_interval - 2.5).abs() < 1e-12);
         // interval 1: 10 arrivals, q = 40: price = 0.001*(10 + 0.1*20 - 2.5) = 0.0095
@@ -294,8 +288,8 @@ mod tests {
             10_000_000,
         );
         r.p = 1.0;
-        let mut rng = RngStream::new(1, StreamKind::Queue, 0);
-        let mut pkt = Packet::new(PacketKind::TcpData, 0, 0, 1, 0, 1000);
+        let mut rng = crate::aqm::test_rig::rng();
+        let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
         pkt.ecn.ect = true;
         assert_eq!(
             r.on_arrival(&view(5), &pkt, &mut rng),
@@ -318,11 +312,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_the_field() {
-        let env = QueueEnv {
-            link_rate_bps: 10_000_000,
-            link_delay: 0,
-            limit: QueueLimit::Packets(300),
-        };
+        let env = crate::aqm::test_rig::env(300);
         let p = AqmParams::new(serde_json::json!({"phi": 0.9}), "q.aqm");
         assert_eq!(build(&p, &env).err().unwrap().path, "q.aqm.phi");
         let p = AqmParams::new(serde_json::json!({"b0": -1}), "q.aqm");

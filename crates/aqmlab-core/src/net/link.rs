@@ -71,19 +71,32 @@ impl Link {
         }
     }
 
-    /// A packet arrives at this link's queue.
+    /// Lets the queue discipline act with what it may touch: the clock, the arena, the queue's
+    /// random stream, its counters and the drop list; `f` is also given when the link went idle.
     #[inline]
-    pub fn arrive(&mut self, pkt: PacketId, cx: &mut LinkCtx) {
-        let now = cx.events.now();
-        self.stats.on_arrival(cx.packets.get(pkt));
+    fn with_queue<R>(
+        &mut self,
+        cx: &mut LinkCtx,
+        f: impl FnOnce(&mut dyn QueueDiscipline, &mut QueueCtx, Option<Time>) -> R,
+    ) -> R {
         let mut qcx = QueueCtx {
-            now,
+            now: cx.events.now(),
             packets: cx.packets,
             rng: &mut self.queue_rng,
             stats: &mut self.stats,
             dropped: cx.dropped,
         };
-        self.queue.enqueue(pkt, &mut qcx, self.idle_since);
+        f(self.queue.as_mut(), &mut qcx, self.idle_since)
+    }
+
+    /// A packet arrives at this link's queue.
+    #[inline]
+    pub fn arrive(&mut self, pkt: PacketId, cx: &mut LinkCtx) {
+        let now = cx.events.now();
+        self.stats.on_arrival(cx.packets.get(pkt));
+        self.with_queue(cx, |queue, qcx, idle_since| {
+            queue.enqueue(pkt, qcx, idle_since)
+        });
         if self.in_service.is_none() {
             self.start_next(cx);
         } else {
@@ -95,14 +108,7 @@ impl Link {
     /// Starts sending the next packet, or marks the link idle.
     fn start_next(&mut self, cx: &mut LinkCtx) {
         let now = cx.events.now();
-        let mut qcx = QueueCtx {
-            now,
-            packets: cx.packets,
-            rng: &mut self.queue_rng,
-            stats: &mut self.stats,
-            dropped: cx.dropped,
-        };
-        let next = self.queue.dequeue(&mut qcx);
+        let next = self.with_queue(cx, |queue, qcx, _| queue.dequeue(qcx));
         match next {
             Some(pkt) => {
                 let p = cx.packets.get(pkt);
@@ -162,14 +168,7 @@ impl Link {
     /// The queue discipline's periodic timer.
     pub fn queue_timer(&mut self, cx: &mut LinkCtx) {
         let now = cx.events.now();
-        let mut qcx = QueueCtx {
-            now,
-            packets: cx.packets,
-            rng: &mut self.queue_rng,
-            stats: &mut self.stats,
-            dropped: cx.dropped,
-        };
-        self.queue.on_timer(&mut qcx, self.idle_since);
+        self.with_queue(cx, |queue, qcx, idle_since| queue.on_timer(qcx, idle_since));
         self.stats
             .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
         if let Some(iv) = self.queue.timer_interval() {

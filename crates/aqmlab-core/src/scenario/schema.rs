@@ -703,6 +703,22 @@ fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
     }
 }
 
+/// The fields every flow table has, moved out of a parsed `TcpFlowFile` or `UdpFlowFile`.
+/// Each table declares them itself: serde's `flatten` cannot be combined with
+/// `deny_unknown_fields`, which is what names a misspelt key.
+macro_rules! flow_common {
+    ($f:ident) => {
+        FlowCommon {
+            from: $f.from,
+            to: $f.to,
+            count: $f.count,
+            start: $f.start,
+            stop: $f.stop,
+            group: $f.group,
+        }
+    };
+}
+
 fn parse_flow(
     v: &Value,
     tcp_defaults: &serde_json::Map<String, Value>,
@@ -727,28 +743,14 @@ fn parse_flow(
                 ));
             }
             FlowSpec::Tcp {
-                common: FlowCommon {
-                    from: f.from,
-                    to: f.to,
-                    count: f.count,
-                    start: f.start,
-                    stop: f.stop,
-                    group: f.group,
-                },
+                common: flow_common!(f),
                 tcp,
                 size: f.size,
             }
         }
         "cbr" | "poisson" | "onoff" => {
             let f: UdpFlowFile = from_value(v, path)?;
-            let common = FlowCommon {
-                from: f.from,
-                to: f.to,
-                count: f.count,
-                start: f.start,
-                stop: f.stop,
-                group: f.group,
-            };
+            let common = flow_common!(f);
             let need = |field: &str| {
                 ScenarioError::new(
                     format!("{path}.{field}"),
@@ -772,34 +774,30 @@ fn parse_flow(
                     ),
                 ));
             }
-            match kind {
-                "cbr" => {
-                    for (name, given) in [
-                        ("packets_per_second", f.packets_per_second.is_some()),
-                        ("sizes", f.sizes.is_some()),
-                        ("on_time", f.on_time.is_some()),
-                        ("off_time", f.off_time.is_some()),
-                    ] {
-                        if given {
-                            return Err(not_for(name));
-                        }
-                    }
-                    FlowSpec::Cbr {
-                        common,
-                        rate: f.rate.ok_or_else(|| need("rate"))?,
-                        packet_size,
-                    }
+            // The parameters of one UDP kind that the others' tables may not carry.
+            let own: &[&str] = match kind {
+                "cbr" => &["rate"],
+                "poisson" => &["packets_per_second", "sizes"],
+                _ => &["rate", "on_time", "off_time"],
+            };
+            for (name, given) in [
+                ("rate", f.rate.is_some()),
+                ("packets_per_second", f.packets_per_second.is_some()),
+                ("sizes", f.sizes.is_some()),
+                ("on_time", f.on_time.is_some()),
+                ("off_time", f.off_time.is_some()),
+            ] {
+                if given && !own.contains(&name) {
+                    return Err(not_for(name));
                 }
+            }
+            match kind {
+                "cbr" => FlowSpec::Cbr {
+                    common,
+                    rate: f.rate.ok_or_else(|| need("rate"))?,
+                    packet_size,
+                },
                 "poisson" => {
-                    for (name, given) in [
-                        ("rate", f.rate.is_some()),
-                        ("on_time", f.on_time.is_some()),
-                        ("off_time", f.off_time.is_some()),
-                    ] {
-                        if given {
-                            return Err(not_for(name));
-                        }
-                    }
                     let pps = f
                         .packets_per_second
                         .ok_or_else(|| need("packets_per_second"))?;
@@ -827,14 +825,6 @@ fn parse_flow(
                     }
                 }
                 _ => {
-                    for (name, given) in [
-                        ("packets_per_second", f.packets_per_second.is_some()),
-                        ("sizes", f.sizes.is_some()),
-                    ] {
-                        if given {
-                            return Err(not_for(name));
-                        }
-                    }
                     let on = f.on_time.ok_or_else(|| need("on_time"))?;
                     let off = f.off_time.ok_or_else(|| need("off_time"))?;
                     if on.0 == 0 {

@@ -53,29 +53,101 @@ fn note_bare_number(error: String, s: &str, base: &str) -> String {
     }
 }
 
+/// A kind of quantity: its units, each spelling with its factor to the base unit, and the
+/// words its errors use. The three parsers below differ only in these tables and in the
+/// checks on the value they read.
+struct Units {
+    /// What the value is called in errors about it ("a duration").
+    noun: &'static str,
+    /// What a malformed value is told was expected.
+    example: &'static str,
+    /// The word of the unknown-unit error ("time" in "unknown time unit").
+    kind: &'static str,
+    /// The units that error lists, and those it suggests from.
+    listed: &'static str,
+    suggested: &'static [&'static str],
+    scales: &'static [(&'static [&'static str], f64)],
+}
+
+const TIME_UNITS: Units = Units {
+    noun: "a duration",
+    example: "a duration like '5ms' or '1.5s'",
+    kind: "time",
+    listed: "s, ms, us, ns or min",
+    suggested: &["s", "ms", "us", "ns", "min"],
+    scales: &[
+        (&["", "s", "sec"], 1.0),
+        (&["ms"], 1e-3),
+        (&["us", "µs"], 1e-6),
+        (&["ns"], 1e-9),
+        (&["min"], 60.0),
+    ],
+};
+
+const RATE_UNITS: Units = Units {
+    noun: "a rate",
+    example: "a rate like '10Mbps'",
+    kind: "rate",
+    listed: "bps, kbps, Mbps, Gbps",
+    suggested: &["bps", "kbps", "Mbps", "Gbps", "Bps", "KBps", "MBps"],
+    scales: &[
+        (&["", "bps", "b/s"], 1.0),
+        (&["kbps", "Kbps", "kb/s", "Kb/s"], 1e3),
+        (&["Mbps", "mbps", "Mb/s"], 1e6),
+        (&["Gbps", "gbps", "Gb/s"], 1e9),
+        (&["Bps", "B/s"], 8.0),
+        (&["KBps", "kBps", "KB/s", "kB/s"], 8e3),
+        (&["MBps", "MB/s"], 8e6),
+    ],
+};
+
+const SIZE_UNITS: Units = Units {
+    noun: "a size",
+    example: "a size like '1040B' or '64KB'",
+    kind: "size",
+    listed: "B, KB, MB, KiB, MiB",
+    suggested: &["B", "KB", "MB", "GB", "KiB", "MiB"],
+    scales: &[
+        (&["", "B"], 1.0),
+        (&["KB", "kB"], 1e3),
+        (&["MB"], 1e6),
+        (&["GB"], 1e9),
+        (&["KiB"], 1024.0),
+        (&["MiB"], 1024.0 * 1024.0),
+        (&["b", "bit", "bits"], 0.125),
+    ],
+};
+
+/// Reads a number and one of `units`' units; returns the value in the base unit, finite and
+/// not negative.
+fn parse_in_base_unit(s: &str, units: &Units) -> Result<f64, String> {
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("expected {}, got '{s}'", units.example))?;
+    let scale = units
+        .scales
+        .iter()
+        .find(|(names, _)| names.contains(&unit))
+        .map(|&(_, scale)| scale)
+        .ok_or_else(|| {
+            with_suggestion(
+                format!(
+                    "unknown {} unit '{unit}' in '{s}' (use {})",
+                    units.kind, units.listed
+                ),
+                unit,
+                units.suggested.iter().copied(),
+            )
+        })?;
+    check_value(v * scale, units.noun, s)
+}
+
 /// Parses a duration; returns nanoseconds. A bare number is seconds.
 pub fn parse_duration(s: &str) -> Result<Time, String> {
     parse_duration_with_unit(s).map_err(|e| note_bare_number(e, s, "seconds"))
 }
 
 fn parse_duration_with_unit(s: &str) -> Result<Time, String> {
-    let (v, unit) = split_number(s)
-        .ok_or_else(|| format!("expected a duration like '5ms' or '1.5s', got '{s}'"))?;
-    let scale = match unit {
-        "" | "s" | "sec" => 1.0,
-        "ms" => 1e-3,
-        "us" | "µs" => 1e-6,
-        "ns" => 1e-9,
-        "min" => 60.0,
-        _ => {
-            return Err(with_suggestion(
-                format!("unknown time unit '{unit}' in '{s}' (use s, ms, us, ns or min)"),
-                unit,
-                ["s", "ms", "us", "ns", "min"],
-            ))
-        }
-    };
-    let secs = check_value(v * scale, "a duration", s)?;
+    let secs = parse_in_base_unit(s, &TIME_UNITS)?;
     if secs > 1e9 {
         return Err(format!(
             "a duration must be at most 1e9 s (31 years), got '{s}'"
@@ -97,25 +169,7 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
 }
 
 fn parse_rate_with_unit(s: &str) -> Result<u64, String> {
-    let (v, unit) =
-        split_number(s).ok_or_else(|| format!("expected a rate like '10Mbps', got '{s}'"))?;
-    let scale = match unit {
-        "" | "bps" | "b/s" => 1.0,
-        "kbps" | "Kbps" | "kb/s" | "Kb/s" => 1e3,
-        "Mbps" | "mbps" | "Mb/s" => 1e6,
-        "Gbps" | "gbps" | "Gb/s" => 1e9,
-        "Bps" | "B/s" => 8.0,
-        "KBps" | "kBps" | "KB/s" | "kB/s" => 8e3,
-        "MBps" | "MB/s" => 8e6,
-        _ => {
-            return Err(with_suggestion(
-                format!("unknown rate unit '{unit}' in '{s}' (use bps, kbps, Mbps, Gbps)"),
-                unit,
-                ["bps", "kbps", "Mbps", "Gbps", "Bps", "KBps", "MBps"],
-            ))
-        }
-    };
-    let bps = check_value(v * scale, "a rate", s)?;
+    let bps = parse_in_base_unit(s, &RATE_UNITS)?;
     if bps < 1.0 {
         return Err(format!("a rate must be at least 1 bps, got '{s}'"));
     }
@@ -131,25 +185,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 fn parse_bytes_with_unit(s: &str) -> Result<u64, String> {
-    let (v, unit) = split_number(s)
-        .ok_or_else(|| format!("expected a size like '1040B' or '64KB', got '{s}'"))?;
-    let scale = match unit {
-        "" | "B" => 1.0,
-        "KB" | "kB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        "b" | "bit" | "bits" => 0.125,
-        _ => {
-            return Err(with_suggestion(
-                format!("unknown size unit '{unit}' in '{s}' (use B, KB, MB, KiB, MiB)"),
-                unit,
-                ["B", "KB", "MB", "GB", "KiB", "MiB"],
-            ))
-        }
-    };
-    let b = check_value(v * scale, "a size", s)?;
+    let b = parse_in_base_unit(s, &SIZE_UNITS)?;
     if b.fract() != 0.0 {
         return Err(format!("a size must be a whole number of bytes, got '{s}'"));
     }

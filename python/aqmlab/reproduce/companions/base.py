@@ -6,24 +6,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-HOOKS: dict[tuple[str, str], Callable[[Context], CompanionOutput]] = {}
+if TYPE_CHECKING:
+    from ..jobs import RunSpec
+    from ..spec import Experiment, Paper
+
+HOOKS: dict[tuple[str, str], Hook] = {}
 
 
 @dataclass
 class Context:
-    paper: Any
-    exp: Any
-    source: Any  # the experiment whose runs these are (differs for derived experiments)
+    paper: Paper
+    exp: Experiment
+    source: Experiment  # the experiment whose runs these are (differs for derived experiments)
     runs: pd.DataFrame
     agg: pd.DataFrame
     axes: list[str]
     out_dir: Path
     quick: bool
-    specs: list[Any] = field(default_factory=list)
+    specs: list[RunSpec] = field(default_factory=list)
 
 
 @dataclass
@@ -37,13 +41,20 @@ class CompanionOutput:
     values: dict[str, Any] = field(default_factory=dict)
 
 
-def hook(paper: str, experiment: str):
-    def deco(fn):
+#: A companion hook: the runs of one experiment in, the companion's output out.
+Hook = Callable[[Context], CompanionOutput]
+
+
+def hook(paper: str, experiment: str) -> Callable[[Hook], Hook]:
+    """Registers the decorated function as the hook of ``paper``'s ``experiment``."""
+
+    def deco(fn: Hook) -> Hook:
         HOOKS[(paper, experiment)] = fn
         return fn
 
     return deco
 
 
-def get(paper: str, experiment: str):
+def get(paper: str, experiment: str) -> Hook | None:
+    """The hook of ``paper``'s ``experiment``, if one is registered."""
     return HOOKS.get((paper, experiment))

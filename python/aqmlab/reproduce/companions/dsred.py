@@ -13,6 +13,9 @@ from __future__ import annotations
 import importlib
 import math
 import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -121,7 +124,27 @@ def _half(x: np.ndarray) -> float:
     return float(t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
 
 
-def throughput_figure(ctx: Context) -> list:
+def _load_panels(runs: pd.DataFrame) -> tuple[Any, list[tuple[Any, Any, pd.DataFrame]]]:
+    """A figure of one panel per load (one panel if the runs have no load): the figure and, per
+    panel, (axes, load, the load's runs)."""
+    import matplotlib.pyplot as plt
+
+    loads = list(runs["load"].dropna().unique()) if "load" in runs.columns else [None]
+    fig, axs = plt.subplots(1, len(loads), figsize=(4.2 * len(loads), 3.6), squeeze=False)
+    sels = [runs if load is None else runs[runs["load"] == load] for load in loads]
+    return fig, list(zip(axs[0], loads, sels, strict=True))
+
+
+def _label_load_panel(ax: Any, load: Any, ylabel: str, quick: bool) -> None:
+    """Axis labels, title, grid and legend of a panel of :func:`_load_panels` over time."""
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{load or 'heavy, longer RTT'} load" + (" [quick]" if quick else ""), fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def throughput_figure(ctx: Context) -> list[Path]:
     """Running normalized throughput (received / sent so far) vs time, one panel per load
     (Figs 19-22); a configuration with no sample is left out rather than drawn empty."""
     runs = ctx.runs
@@ -133,18 +156,16 @@ def throughput_figure(ctx: Context) -> list:
         return []
     import matplotlib.pyplot as plt
 
-    loads = list(runs["load"].dropna().unique()) if "load" in runs.columns else [None]
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     color = {c: colors[i % len(colors)] for i, c in enumerate(sorted(runs["config"].unique()))}
-    fig, axs = plt.subplots(1, len(loads), figsize=(4.2 * len(loads), 3.6), squeeze=False)
-    for ax, load in zip(axs[0], loads, strict=True):
-        sel = runs if load is None else runs[runs["load"] == load]
+    fig, panels = _load_panels(runs)
+    for ax, load, sel in panels:
         for cfg, g in sel.groupby("config"):
             # from 1 s on: at 0 s the ratio is 0 / (first packets) whatever the AQM
             pts = [(t, g[c].mean()) for t, c in cols if t >= 1 and g[c].notna().any()]
             if not pts:
                 continue
-            ax.plot([t for t, _ in pts], [y for _, y in pts], color=color[cfg], label=f"{cfg} (ours)")
+            ax.plot([t for t, _ in pts], [y for _, y in pts], color=color[cfg], label=f"{cfg!s} (ours)")
         for pv in ctx.exp.paper_values:
             if (
                 isinstance(pv.get("normalized_throughput"), (int, float))
@@ -161,15 +182,11 @@ def throughput_figure(ctx: Context) -> list:
                     color=color[pv["config"]],
                     label=f"{pv['config']} (paper)",
                 )
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("normalized throughput (received / sent, ratio)")
-        ax.set_title(f"{load or 'heavy, longer RTT'} load" + (" [quick]" if ctx.quick else ""), fontsize=9)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        _label_load_panel(ax, load, "normalized throughput (received / sent, ratio)", ctx.quick)
     return F.save(fig, ctx.out_dir / "figures", "normalized_throughput_running")
 
 
-def trace_figure(ctx: Context) -> list:
+def trace_figure(ctx: Context) -> list[Path]:
     runs = ctx.runs
     if runs.empty:
         return []
@@ -177,22 +194,14 @@ def trace_figure(ctx: Context) -> list:
     if not cols:
         return []
     times = sorted((float(re.sub(r".*@", "", c)), c) for c in cols)
-    import matplotlib.pyplot as plt
-
-    loads = list(runs["load"].dropna().unique()) if "load" in runs.columns else [None]
-    fig, axs = plt.subplots(1, len(loads), figsize=(4.2 * len(loads), 3.6), squeeze=False)
-    for ax, load in zip(axs[0], loads, strict=True):
-        sel = runs if load is None else runs[runs["load"] == load]
+    fig, panels = _load_panels(runs)
+    for ax, load, sel in panels:
         for cfg, g in sel.groupby("config"):
             y = np.array([g[c].mean() for _, c in times])
             if not np.isfinite(y).any():
                 continue  # no empty series
             ax.plot([t for t, _ in times], y, label=cfg)
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("running average of queue size (packets)")
-        ax.set_title(f"{load or 'heavy, longer RTT'} load" + (" [quick]" if ctx.quick else ""), fontsize=9)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        _label_load_panel(ax, load, "running average of queue size (packets)", ctx.quick)
     return F.save(fig, ctx.out_dir / "figures", "queue_running_average")
 
 
@@ -320,5 +329,5 @@ def fig5(ctx: Context) -> CompanionOutput:
     )
 
 
-def summarize_metric(values) -> dict:
+def summarize_metric(values: Sequence[float] | np.ndarray) -> dict[str, float | int]:
     return summarize(values)

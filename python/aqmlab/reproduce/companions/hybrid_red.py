@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -35,18 +37,11 @@ METRICS = (("utilization_pct", "utilization_err_pct", "eta (%)"), ("loss_pct", "
 TRACE_INTERVAL = "10ms"
 
 
-def _close(a: Any, b: Any) -> bool:
-    try:
-        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
-    except (TypeError, ValueError):
-        return a == b
-
-
 def _select(runs: pd.DataFrame, config: str, point: dict[str, Any]) -> pd.DataFrame:
     sel = runs["config"] == config
     for k, v in point.items():
         if k in runs.columns:
-            sel &= runs[k].apply(lambda x, v=v: _close(x, v))
+            sel &= runs[k].apply(lambda x, v=v: F.same_value(x, v))
     return runs[sel]
 
 
@@ -58,50 +53,49 @@ def stats(values: np.ndarray) -> dict[str, float]:
     return {"mean": s["mean"], "std": s["std"], "ci95": s["ci95_half_width"], "n": s["n"]}
 
 
+def _table_row(head: Mapping[str, Any], sel: pd.DataFrame, pv: Mapping[str, Any]) -> dict[str, Any]:
+    """A table row: ``head`` (table, algorithm, theta, xi), then per metric the paper's value
+    from ``pv`` (empty for a row the paper did not print), ours over the runs ``sel`` and the
+    difference, and the runs counted."""
+    row = dict(head)
+    for m, err, _ in METRICS:
+        s = stats(sel[m].to_numpy(dtype=float)) if len(sel) else stats(np.array([]))
+        row[f"{m}:paper"] = pv.get(m)
+        row[f"{m}:ours"] = s["mean"]
+        row[f"{m}:ci95"] = s["ci95"]
+        row[f"{m}:diff"] = s["mean"] - pv[m] if pv.get(m) is not None else math.nan
+        row[f"{err}:paper"] = pv.get(err)
+        row[f"{err}:ours_std"] = s["std"]
+    row["n"] = len(sel)
+    return row
+
+
 def paper_table(ctx: Context) -> pd.DataFrame:
     """One row per printed paper row (Table I: RED, ARED, LPF/ODA; Table II: theta 1, xi 1.1..1.5)
     with paper and ours side by side, then our Hybrid RED rows the paper did not print."""
     rows = []
     runs = ctx.runs
-    done: set[tuple] = set()
+    done: set[tuple[object, ...]] = set()
     for pv in ctx.exp.paper_values:
-        point = {k: pv[k] for k in ("theta", "xi") if k in pv}
+        point: dict[str, Any] = {k: pv[k] for k in ("theta", "xi") if k in pv}
         sel = _select(runs, pv["config"], point) if not runs.empty else runs
-        row: dict[str, Any] = {
+        head = {
             "table": pv.get("source", ""),
             "algorithm": pv.get("label") or "Hybrid RED",
             "theta": point.get("theta"),
             "xi": point.get("xi"),
         }
-        for m, err, _ in METRICS:
-            s = stats(sel[m].to_numpy(dtype=float)) if len(sel) else stats(np.array([]))
-            row[f"{m}:paper"] = pv.get(m)
-            row[f"{m}:ours"] = s["mean"]
-            row[f"{m}:ci95"] = s["ci95"]
-            row[f"{m}:diff"] = s["mean"] - pv[m] if pv.get(m) is not None else math.nan
-            row[f"{err}:paper"] = pv.get(err)
-            row[f"{err}:ours_std"] = s["std"]
-        row["n"] = len(sel)
-        rows.append(row)
+        rows.append(_table_row(head, sel, pv))
         done.add((pv["config"], point.get("theta"), point.get("xi")))
     if not runs.empty:
         hr = runs[runs["config"] == "hybrid_red"]
         for (th, xi), g in hr.groupby(["theta", "xi"], sort=True):
             if ("hybrid_red", th, xi) in done or any(
-                c == "hybrid_red" and _close(t, th) and _close(x, xi) for c, t, x in done
+                c == "hybrid_red" and F.same_value(t, th) and F.same_value(x, xi) for c, t, x in done
             ):
                 continue
-            row = {"table": "(not printed: Figs 15-18)", "algorithm": "Hybrid RED", "theta": th, "xi": xi}
-            for m, err, _ in METRICS:
-                s = stats(g[m].to_numpy(dtype=float))
-                row[f"{m}:paper"] = None
-                row[f"{m}:ours"] = s["mean"]
-                row[f"{m}:ci95"] = s["ci95"]
-                row[f"{m}:diff"] = math.nan
-                row[f"{err}:paper"] = None
-                row[f"{err}:ours_std"] = s["std"]
-            row["n"] = len(g)
-            rows.append(row)
+            head = {"table": "(not printed: Figs 15-18)", "algorithm": "Hybrid RED", "theta": th, "xi": xi}
+            rows.append(_table_row(head, g, {}))
         for conf, label, grouped in (
             ("lpf_oda_every_theta", "LPF/ODA (every 3rd low arrival)", False),
             ("hybrid_red_every_theta", "Hybrid RED (every theta-th low arrival)", True),
@@ -111,17 +105,8 @@ def paper_table(ctx: Context) -> pd.DataFrame:
                 continue
             groups = sub.groupby(["theta", "xi"], sort=True) if grouped else [((None, None), sub)]
             for (th, xi), g in groups:
-                row = {"table": "(variant reading, not the paper's)", "algorithm": label, "theta": th, "xi": xi}
-                for m, err, _ in METRICS:
-                    s = stats(g[m].to_numpy(dtype=float))
-                    row[f"{m}:paper"] = None
-                    row[f"{m}:ours"] = s["mean"]
-                    row[f"{m}:ci95"] = s["ci95"]
-                    row[f"{m}:diff"] = math.nan
-                    row[f"{err}:paper"] = None
-                    row[f"{err}:ours_std"] = s["std"]
-                row["n"] = len(g)
-                rows.append(row)
+                head = {"table": "(variant reading, not the paper's)", "algorithm": label, "theta": th, "xi": xi}
+                rows.append(_table_row(head, g, {}))
     return pd.DataFrame(rows)
 
 
@@ -162,7 +147,7 @@ def table_markdown(t: pd.DataFrame) -> str:
     return "\n".join(L) + "\n"
 
 
-def xi_figures(ctx: Context) -> list:
+def xi_figures(ctx: Context) -> list[Path]:
     """Figs 15-18: loss and utilization vs xi, one curve per theta (CI95 bars), the baselines as
     dashed horizontal lines, the paper's printed values as open squares (Table II, at their
     theta and xi) and dotted lines (Table I baselines). Drawn by the generic, data-driven
@@ -193,7 +178,7 @@ def xi_figures(ctx: Context) -> list:
 
 def traced_scenario(ctx: Context, config: str, point: dict[str, Any]) -> dict[str, Any] | None:
     for s in ctx.specs:
-        if s.config == config and all(_close(s.point.get(k), v) for k, v in point.items()):
+        if s.config == config and all(F.same_value(s.point.get(k), v) for k, v in point.items()):
             scen = copy.deepcopy(s.scenario)
             scen["sample_interval"] = TRACE_INTERVAL
             scen["sample_flows"] = False
@@ -202,7 +187,7 @@ def traced_scenario(ctx: Context, config: str, point: dict[str, Any]) -> dict[st
     return None
 
 
-def run_traces(ctx: Context, seed: int = 1) -> tuple[list, list[dict[str, Any]]]:
+def run_traces(ctx: Context, seed: int = 1) -> tuple[list[Path], list[dict[str, Any]]]:
     """Figs 7-14: one traced run (seed 1) per trace entry of the paper file; avg (EWMA) and the
     instantaneous queue at the bottleneck, sampled every 10 ms."""
     import matplotlib.pyplot as plt
@@ -221,13 +206,7 @@ def run_traces(ctx: Context, seed: int = 1) -> tuple[list, list[dict[str, Any]]]
         if scen is None:
             ax.set_title(f"{tr['figure']}: {tr['config']} {point} not run", fontsize=8)
             continue
-        r = aqmlab.run(scen, seed=seed)
-        ts = r.timeseries
-        ts = ts[ts["source"] == link]
-        avg = ts[ts["variable"] == "avg"].sort_values("time_s")
-        q = ts[ts["variable"] == "queue_packets"].sort_values("time_s")
-        ax.plot(q["time_s"], q["value"], color="0.75", lw=0.5, label="queue")
-        ax.plot(avg["time_s"], avg["value"], color="C0", lw=1, label="avg")
+        _, avg = F.plot_queue_and_avg(ax, aqmlab.run(scen, seed=seed), link, queue_lw=0.5, avg_lw=1)
         th = {c.name: c for c in ctx.exp.configurations}[tr["config"]].aqm
         if isinstance(th, dict):
             for k in ("min_th", "max_th"):
@@ -260,11 +239,11 @@ def run_traces(ctx: Context, seed: int = 1) -> tuple[list, list[dict[str, Any]]]
 def claim_checks(ctx: Context, t: pd.DataFrame) -> list[str]:
     """The paper's orderings, checked on our means (with CI95 of each mean)."""
     runs = ctx.runs
-    out = []
+    out: list[str] = []
     if runs.empty:
         return out
 
-    def mean(cfg, m, **pt):
+    def mean(cfg: str, m: str, **pt: float) -> dict[str, float]:
         return stats(_select(runs, cfg, pt)[m].to_numpy(dtype=float))
 
     base = {b: {m: mean(b, m) for m, _, _ in METRICS} for b in BASELINES}
@@ -296,7 +275,7 @@ def claim_checks(ctx: Context, t: pd.DataFrame) -> list[str]:
                 else False
             )
             out.append(
-                f"  - theta = {int(th)}: loss % over xi {', '.join(f'{x:g}' for x in xs)}: "
+                f"  - theta = {int(cast(float, th))}: loss % over xi {', '.join(f'{x:g}' for x in xs)}: "
                 + ", ".join(f"{v['mean']:.3f} ± {v['ci95']:.3f}" for v in lo)
                 + "; utilization %: "
                 + ", ".join(f"{v['mean']:.2f} ± {v['ci95']:.2f}" for v in ut)

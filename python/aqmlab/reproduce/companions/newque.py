@@ -9,6 +9,7 @@ the figures (metric vs flows / buffer, one line per AQM, CI95 bars) and the per-
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import pandas as pd
 
@@ -64,7 +65,7 @@ def claim_table(ctx: Context) -> pd.DataFrame:
                     row["holds"] = rank == 1
                 elif m == "utilization_pct":
                     row["paper"] = "> 99 %" + (" from 150 flows" if x == "flows" else "")
-                    row["holds"] = (nq > 99.0) if (x != "flows" or xv >= 150) else None
+                    row["holds"] = (nq > 99.0) if (x != "flows" or cast(int, xv) >= 150) else None  # a flow count
                 if m == "loss_pct":
                     row["paper"] = "NEWQUE lowest, < 0.5 %" if x == "flows" else "NEWQUE lowest"
                     row["holds"] = rank == 1 and (nq < 0.5 if x == "flows" else True)
@@ -106,5 +107,5 @@ for _e in FIGURES:
     hook("newque", _e)(_hook)
 
 
-def finite(v) -> bool:
+def finite(v: object) -> bool:
     return isinstance(v, (int, float)) and math.isfinite(v)

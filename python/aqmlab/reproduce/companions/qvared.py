@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 
 from .. import figures as F
-from ..runfn import run as _base_run
 from ..tables import df_markdown
 from .base import CompanionOutput, Context, hook
 from .hybrid_red import stats
@@ -64,9 +63,9 @@ def bias_from_flows(flows: pd.DataFrame, bursty_group: str = BURSTY_GROUP) -> di
     }
 
 
-def run_with_bias(scenario: dict, seed: int) -> dict[str, Any]:
-    """The default run function's summary plus :func:`bias_from_flows` (run function of the
-    bias experiment)."""
+def run_with_bias(scenario: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The summary and extras of the default run function (:func:`aqmlab.reproduce.runfn.run`)
+    plus :func:`bias_from_flows` (run function of the bias experiment)."""
     import aqmlab
 
     from ..runfn import extras
@@ -76,9 +75,6 @@ def run_with_bias(scenario: dict, seed: int) -> dict[str, Any]:
     s.update(extras(r))
     s.update(bias_from_flows(r.flows))
     return s
-
-
-assert _base_run  # the default run function this one extends
 
 
 # --------------------------------------------------------------------------- Figs 6-7 text values
@@ -122,7 +118,7 @@ def reductions(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
         for pv in ctx.exp.paper_values:
             claim = pv.get("claim", "")
             other = "red" if claim.endswith("RED") and "ARED" not in claim else "ared"
-            row: dict[str, Any] = {
+            row = {
                 "setting": setting,
                 "source": pv.get("source"),
                 "claim": claim,
@@ -189,13 +185,7 @@ def avg_trace(ctx: Context) -> CompanionOutput:
         scen = copy.deepcopy(s.scenario)
         scen["sample_interval"] = TRACE_INTERVAL
         scen["sample_flows"] = False
-        r = aqmlab.run(scen, seed=1)
-        ts = r.timeseries
-        ts = ts[ts["source"] == link]
-        avg = ts[ts["variable"] == "avg"].sort_values("time_s")
-        q = ts[ts["variable"] == "queue_packets"].sort_values("time_s")
-        ax.plot(q["time_s"], q["value"], color="0.75", lw=0.6, label="queue")
-        ax.plot(avg["time_s"], avg["value"], color="C0", lw=1.2, label="avg")
+        ts, avg = F.plot_queue_and_avg(ax, aqmlab.run(scen, seed=1), link, queue_lw=0.6, avg_lw=1.2)
         for y in (20, 50, 80):
             ax.axhline(y, color="k", ls=":", lw=0.7)
         ax.set_title(f"Fig. 8: {s.config}" + (" [quick]" if ctx.quick else ""), fontsize=9)
@@ -203,8 +193,8 @@ def avg_trace(ctx: Context) -> CompanionOutput:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="upper right")
         a = avg["value"].to_numpy(dtype=float)
-        t = avg["time_s"].to_numpy(dtype=float)
-        late = t >= 10.0
+        times = avg["time_s"].to_numpy(dtype=float)
+        late = times >= 10.0
         mp = ts[ts["variable"] == "max_p"]["value"].to_numpy(dtype=float)
         rows.append(
             {

@@ -19,5 +19,7 @@ pub use sender::TcpSender;
 pub use sink::TcpSink;
 
 #[cfg(test)]
+pub(crate) mod agent_rig;
+#[cfg(test)]
 #[path = "lossy_path_tests.rs"]
 mod lossy_path_tests;

@@ -268,19 +268,9 @@ impl TcpSender {
 
     /// Three dup ACKs: fast retransmit, unless this window was already reduced.
     fn dupack_action(&mut self, cx: &mut AgentCtx) {
-        let recovered = self.highest_ack > self.recover;
-        if !recovered && self.last_cwnd_action != CwndAction::Ecn {
-            // A loss in a window already cut: wait (ns-2 `bug_fix_`).
+        if !self.start_fast_retransmit(cx) {
             return;
         }
-        if recovered {
-            self.recover = self.maxseq;
-            self.halve();
-        }
-        // After an ECN cut in this window, retransmit without cutting again (RFC 3168 6.1.2;
-        // ns-2 Sack1 does this, ns-2 Reno would halve twice).
-        self.last_cwnd_action = CwndAction::DupAck;
-        cx.stats.fast_recoveries += 1;
         self.reset_rtx_timer(cx, false);
         self.output(cx, self.last_ack + 1);
         self.dupwnd = self.cfg.dupack_threshold as i64;
@@ -378,16 +368,9 @@ impl TcpSender {
     }
 
     fn sack_dupack_action(&mut self, cx: &mut AgentCtx) {
-        let recovered = self.highest_ack > self.recover;
-        if !recovered && self.last_cwnd_action != CwndAction::Ecn {
+        if !self.start_fast_retransmit(cx) {
             return;
         }
-        if recovered {
-            self.recover = self.maxseq;
-            self.halve();
-        }
-        self.last_cwnd_action = CwndAction::DupAck;
-        cx.stats.fast_recoveries += 1;
         // `thresh` packets are known to have left the network (ns-2's pipe estimate).
         self.pipe = self.maxseq - self.highest_ack - self.cfg.dupack_threshold as i64;
         self.reset_rtx_timer(cx, false);
@@ -398,6 +381,25 @@ impl TcpSender {
     }
 
     // ---- Common machinery (tcp.cc) ----
+
+    /// The start of a fast retransmit, the same in Reno, NewReno and Sack1: false (nothing
+    /// done) for a loss in a window already cut, where the sender waits (ns-2 `bug_fix_`);
+    /// otherwise halves the window unless an ECN echo already cut this one, and counts the
+    /// recovery. After an ECN cut in this window the sender retransmits without cutting again
+    /// (RFC 3168 6.1.2; ns-2 Sack1 does this, ns-2 Reno would halve twice).
+    fn start_fast_retransmit(&mut self, cx: &mut AgentCtx) -> bool {
+        let recovered = self.highest_ack > self.recover;
+        if !recovered && self.last_cwnd_action != CwndAction::Ecn {
+            return false;
+        }
+        if recovered {
+            self.recover = self.maxseq;
+            self.halve();
+        }
+        self.last_cwnd_action = CwndAction::DupAck;
+        cx.stats.fast_recoveries += 1;
+        true
+    }
 
     /// A new cumulative ACK outside recovery (ns-2 `recv_newack_helper`).
     fn recv_newack(&mut self, cx: &mut AgentCtx, ack: i64, ece: bool) {

@@ -3,37 +3,25 @@
 //! tcp-sack1.cc.
 
 use super::*;
-use crate::metrics::FlowStats;
-use crate::net::{Packet, PacketArena};
-use crate::sim::{EventKind, EventQueue, StreamKind};
+use crate::net::Packet;
+use crate::sim::StreamKind;
+use crate::transport::tcp::agent_rig::AgentRig;
 
 const MS: Time = 1_000_000;
 const SEC: Time = 1_000_000_000;
 
 struct H {
-    events: EventQueue,
-    packets: PacketArena,
-    stats: FlowStats,
-    outbox: Vec<PacketId>,
+    rig: AgentRig,
     s: TcpSender,
-    ep: Endpoint,
-}
-
-macro_rules! cx {
-    ($h:expr, $now:expr) => {
-        AgentCtx {
-            now: $now,
-            agent: $h.ep.agent,
-            events: &mut $h.events,
-            packets: &mut $h.packets,
-            stats: &mut $h.stats,
-            outbox: &mut $h.outbox,
-        }
-    };
 }
 
 impl H {
     fn new(cfg: TcpConfig, limit: Option<u64>) -> H {
+        H::with_seed(cfg, limit, 1)
+    }
+
+    /// A sender whose own random stream (the `overhead` delays) comes from `seed`.
+    fn with_seed(cfg: TcpConfig, limit: Option<u64>, seed: u64) -> H {
         let ep = Endpoint {
             flow: 0,
             agent: 0,
@@ -42,40 +30,20 @@ impl H {
             peer_agent: 1,
         };
         H {
-            events: EventQueue::new(),
-            packets: PacketArena::new(),
-            stats: FlowStats::default(),
-            outbox: vec![],
-            s: TcpSender::new(cfg, ep, limit, RngStream::new(1, StreamKind::Agent, 0)),
-            ep,
+            rig: AgentRig::new(ep),
+            s: TcpSender::new(cfg, ep, limit, RngStream::new(seed, StreamKind::Agent, 0)),
         }
     }
 
     fn start(&mut self) -> Vec<Packet> {
-        let mut cx = cx!(self, 0);
-        self.s.start(&mut cx);
-        self.drain()
-    }
-
-    fn drain(&mut self) -> Vec<Packet> {
-        let mut out = vec![];
-        for id in self.outbox.drain(..) {
-            out.push(self.packets.get(id).clone());
-            self.packets.free(id);
-        }
-        out
+        self.s.start(&mut self.rig.cx(0));
+        self.rig.take_sent()
     }
 
     /// Fires the sender's timers up to `t`; returns what they sent.
     fn run_until(&mut self, t: Time) -> Vec<Packet> {
-        while let Some(e) = self.events.pop_until(t) {
-            if let EventKind::AgentTimer { timer, .. } = e.kind {
-                let mut cx = cx!(self, e.time);
-                self.s.timer(&mut cx, timer);
-            }
-        }
-        self.events.advance_to(t);
-        self.drain()
+        self.rig
+            .run_timers_until(t, |cx, timer| self.s.timer(cx, timer))
     }
 
     fn ack_full(&mut self, t: Time, ack: i64, ece: bool, sack: &[(i64, i64)]) -> Vec<Packet> {
@@ -87,10 +55,9 @@ impl H {
             p.sack[i] = SackBlock { start, end };
             p.sack_len = i as u8 + 1;
         }
-        let id = self.packets.alloc(p);
-        let mut cx = cx!(self, t);
-        self.s.receive(&mut cx, id);
-        out.extend(self.drain());
+        let id = self.rig.packets.alloc(p);
+        self.s.receive(&mut self.rig.cx(t), id);
+        out.extend(self.rig.take_sent());
         out
     }
 
@@ -108,6 +75,15 @@ fn cfg(variant: TcpVariant) -> TcpConfig {
         variant,
         window: 64,
         ..TcpConfig::default()
+    }
+}
+
+/// [`cfg`] with cwnd 10 and ssthresh 2: congestion avoidance from the first packet.
+fn cfg_avoiding(variant: TcpVariant) -> TcpConfig {
+    TcpConfig {
+        window_init: 10,
+        ssthresh_init: Some(2),
+        ..cfg(variant)
     }
 }
 
@@ -135,16 +111,13 @@ fn slow_start_doubles_per_rtt_up_to_the_window() {
     let sizes = lossless_rounds(&mut h, 8);
     // ssthresh = window = 64: doubling until the advertised window caps the flight.
     assert_eq!(sizes, vec![2, 4, 8, 16, 32, 64, 64, 64]);
-    assert_eq!(h.stats.rtt_samples, 7, "one timed packet per window");
-    assert_eq!(h.stats.retransmissions, 0);
+    assert_eq!(h.rig.stats.rtt_samples, 7, "one timed packet per window");
+    assert_eq!(h.rig.stats.retransmissions, 0);
 }
 
 #[test]
 fn congestion_avoidance_adds_one_packet_per_rtt() {
-    let mut c = cfg(TcpVariant::Reno);
-    c.window_init = 10;
-    c.ssthresh_init = Some(2);
-    let mut h = H::new(c, None);
+    let mut h = H::new(cfg_avoiding(TcpVariant::Reno), None);
     let sizes = lossless_rounds(&mut h, 12);
     // cwnd += 1/cwnd per ACK: exactly +1 per round once cwnd is whole, sometimes a round
     // late because of the fractional part.
@@ -164,9 +137,7 @@ fn reno_loss_setup(variant: TcpVariant) -> H {
 }
 
 fn reno_loss_setup_lt(variant: TcpVariant, limited_transmit: bool) -> H {
-    let mut c = cfg(variant);
-    c.window_init = 10;
-    c.ssthresh_init = Some(2);
+    let mut c = cfg_avoiding(variant);
     c.limited_transmit = limited_transmit;
     let mut h = H::new(c, None);
     assert_eq!(seqs(&h.start()), (0..10).collect::<Vec<_>>());
@@ -183,7 +154,7 @@ fn reno_fast_retransmit_inflates_and_deflates() {
     assert_eq!(seqs(&fr), vec![1]);
     assert!(fr[0].retransmission);
     assert_eq!(h.s.ssthresh, 5); // floor(10.1) / 2
-    assert_eq!(h.stats.fast_recoveries, 1);
+    assert_eq!(h.rig.stats.fast_recoveries, 1);
     // Window = cwnd 5 + 3 inflation = 8 < 11 outstanding; each further dup ACK adds one:
     // the 6th dup ACK opens the window to 11 and sends packet 11.
     assert!(h.ack(113 * MS, 0).is_empty());
@@ -195,7 +166,7 @@ fn reno_fast_retransmit_inflates_and_deflates() {
     assert_eq!(h.s.dupwnd, 0);
     assert!((h.s.cwnd - 5.2).abs() < 1e-9);
     assert_eq!(seqs(&after), (13..18).collect::<Vec<_>>());
-    assert_eq!(h.stats.retransmissions, 1);
+    assert_eq!(h.rig.stats.retransmissions, 1);
 }
 
 /// Packets 1 and 4 lost: duplicate ACKs of 0 from packets 2, 3, 5..10.
@@ -221,7 +192,7 @@ fn newreno_partial_ack_retransmits_the_next_hole_and_stays_in_recovery() {
         .collect();
     assert_eq!(re, vec![4]);
     assert_eq!(h.s.last_cwnd_action, CwndAction::DupAck);
-    assert_eq!(h.stats.fast_recoveries, 1);
+    assert_eq!(h.rig.stats.fast_recoveries, 1);
     // Deflated by the 3 packets acked, plus one.
     assert_eq!(h.s.cwnd, 5.0);
     assert_eq!(h.s.dupwnd, 8 - 3 + 1);
@@ -230,7 +201,7 @@ fn newreno_partial_ack_retransmits_the_next_hole_and_stays_in_recovery() {
     let _ = h.ack(300 * MS, recover);
     assert_eq!(h.s.dupwnd, 0);
     assert_eq!(h.s.last_cwnd_action, CwndAction::Exited);
-    assert_eq!(h.stats.timeouts, 0);
+    assert_eq!(h.rig.stats.timeouts, 0);
 }
 
 #[test]
@@ -248,12 +219,12 @@ fn reno_leaves_recovery_on_a_partial_ack_and_needs_a_timeout() {
         let p = h.ack(210 * MS + i * MS, 3);
         assert!(p.iter().all(|p| !p.retransmission));
     }
-    assert_eq!(h.stats.fast_recoveries, 1);
+    assert_eq!(h.rig.stats.fast_recoveries, 1);
     // The retransmission timer recovers packet 4.
     let rto_at = h.s.rtx.deadline().unwrap();
     let p = h.run_until(rto_at);
     assert_eq!(seqs(&p)[..1], [4]);
-    assert_eq!(h.stats.timeouts, 1);
+    assert_eq!(h.rig.stats.timeouts, 1);
 }
 
 #[test]
@@ -282,15 +253,15 @@ fn sack_retransmits_two_holes_in_one_recovery() {
     assert_eq!(re, vec![1, 4], "both holes before any cumulative progress");
     // Hole 4 is retransmitted before any new data.
     assert_eq!(seqs(&sent)[..2], [1, 4]);
-    assert_eq!(h.stats.fast_recoveries, 1);
+    assert_eq!(h.rig.stats.fast_recoveries, 1);
     assert_eq!(h.s.ssthresh, 5);
     // Both retransmissions arrive: ACK 10 covers recover = 10 and ends recovery.
     h.ack(200 * MS, 3);
     assert!(h.s.fastrecov);
     h.ack(201 * MS, 10);
     assert!(!h.s.fastrecov);
-    assert_eq!(h.stats.timeouts, 0);
-    assert_eq!(h.stats.retransmissions, 2);
+    assert_eq!(h.rig.stats.timeouts, 0);
+    assert_eq!(h.rig.stats.retransmissions, 2);
 }
 
 #[test]
@@ -306,36 +277,34 @@ fn rto_backs_off_exponentially_and_karn_skips_retransmitted_samples() {
     assert!(h.run_until(9 * SEC - 1).is_empty());
     assert_eq!(seqs(&h.run_until(9 * SEC)), vec![0]);
     assert_eq!(seqs(&h.run_until(21 * SEC)), vec![0]);
-    assert_eq!(h.stats.timeouts, 3);
+    assert_eq!(h.rig.stats.timeouts, 3);
     // ACK of the retransmitted 0: no RTT sample (Karn), the backoff (8x) stays.
     let p = h.ack(21 * SEC + 100 * MS, 0);
-    assert_eq!(h.stats.rtt_samples, 0);
+    assert_eq!(h.rig.stats.rtt_samples, 0);
     assert_eq!(seqs(&p), vec![1, 2]);
     assert_eq!(h.s.rtx.deadline(), Some(21 * SEC + 100 * MS + 24 * SEC));
     // Packet 2 was sent once and is timed: its ACK gives a sample and clears the backoff.
     h.ack(21 * SEC + 200 * MS, 2);
-    assert_eq!(h.stats.rtt_samples, 1);
+    assert_eq!(h.rig.stats.rtt_samples, 1);
     assert_eq!(h.s.rtt.backoff(), 1);
-    assert_eq!(h.stats.retransmissions, 4);
+    assert_eq!(h.rig.stats.retransmissions, 4);
 }
 
 #[test]
 fn ecn_halves_once_per_window_and_sets_cwr_on_the_next_new_packet() {
-    let mut c = cfg(TcpVariant::NewReno);
+    let mut c = cfg_avoiding(TcpVariant::NewReno);
     c.ecn = true;
-    c.window_init = 10;
-    c.ssthresh_init = Some(2);
     let mut h = H::new(c, None);
     let first = h.start();
     assert!(first.iter().all(|p| p.ecn.ect && !p.ecn.cwr));
     // ECE on ACK 0: cwnd 10 -> 5, no window growth from this ACK.
     assert!(h.ack_full(100 * MS, 0, true, &[]).is_empty());
     assert_eq!((h.s.cwnd, h.s.ssthresh), (5.0, 5));
-    assert_eq!(h.stats.ecn_reductions, 1);
+    assert_eq!(h.rig.stats.ecn_reductions, 1);
     // More ECEs from the same window (up to packet 9): no further cut.
     assert!(h.ack_full(101 * MS, 1, true, &[]).is_empty());
     assert!(h.ack_full(102 * MS, 2, true, &[]).is_empty());
-    assert_eq!(h.stats.ecn_reductions, 1);
+    assert_eq!(h.rig.stats.ecn_reductions, 1);
     assert_eq!(h.s.cwnd, 5.0);
     // ACKs without ECE open the window again; the first new packet carries CWR.
     let mut sent = vec![];
@@ -348,7 +317,7 @@ fn ecn_halves_once_per_window_and_sets_cwr_on_the_next_new_packet() {
     // An ECE for data sent after the cut is a new congestion signal.
     let c1 = h.s.cwnd;
     h.ack_full(300 * MS, 10, true, &[]);
-    assert_eq!(h.stats.ecn_reductions, 2);
+    assert_eq!(h.rig.stats.ecn_reductions, 2);
     assert_eq!(h.s.cwnd, (c1.floor() / 2.0).floor());
 }
 
@@ -360,7 +329,7 @@ fn finite_transfer_completes_and_stops() {
         all.extend(seqs(&h.ack(100 * MS + a as Time * MS, a)));
     }
     assert_eq!(all, (0..5).collect::<Vec<_>>());
-    assert_eq!(h.stats.completed_at, Some(104 * MS));
+    assert_eq!(h.rig.stats.completed_at, Some(104 * MS));
     assert!(!h.s.rtx.is_armed());
     assert!(h.run_until(100 * SEC).is_empty());
 }
@@ -400,8 +369,8 @@ fn limited_transmit_sends_one_new_packet_on_each_of_the_first_two_dup_acks() {
         // Dup ACK 3: fast retransmit of 1 only; cwnd 5 + 3 = 8 < 13 outstanding.
         assert_eq!(seqs(&h.ack(112 * MS, 0)), vec![1], "{variant:?}");
         assert_eq!((h.s.cwnd, h.s.ssthresh), (5.0, 5));
-        assert_eq!(h.stats.retransmissions, 1);
-        assert_eq!(h.stats.packets_sent, 11 + 2 + 1);
+        assert_eq!(h.rig.stats.retransmissions, 1);
+        assert_eq!(h.rig.stats.packets_sent, 11 + 2 + 1);
     }
 }
 
@@ -415,10 +384,8 @@ fn without_limited_transmit_the_first_two_dup_acks_send_nothing() {
 
 #[test]
 fn limited_transmit_respects_the_advertised_window() {
-    let mut c = cfg(TcpVariant::Reno);
+    let mut c = cfg_avoiding(TcpVariant::Reno);
     c.window = 11;
-    c.window_init = 10;
-    c.ssthresh_init = Some(2);
     let mut h = H::new(c, None);
     assert_eq!(seqs(&h.start()), (0..10).collect::<Vec<_>>());
     assert_eq!(seqs(&h.ack(100 * MS, 0)), vec![10]);
@@ -475,14 +442,12 @@ fn newreno_restarts_the_timer_on_the_first_partial_ack_only_by_default() {
     // Nothing more arrives: the timer expires at 500 ms and goes back to packet 7.
     let p = h.run_until(500 * MS);
     assert_eq!(seqs(&p)[..1], [7]);
-    assert_eq!(h.stats.timeouts, 1);
+    assert_eq!(h.rig.stats.timeouts, 1);
 }
 
 #[test]
 fn newreno_every_restarts_the_timer_on_every_partial_ack() {
-    let mut c = cfg(TcpVariant::NewReno);
-    c.window_init = 10;
-    c.ssthresh_init = Some(2);
+    let mut c = cfg_avoiding(TcpVariant::NewReno);
     c.limited_transmit = false;
     c.partial_ack_timer = Some(PartialAckTimer::Every);
     let mut h = H::new(c, None);
@@ -493,7 +458,7 @@ fn newreno_every_restarts_the_timer_on_every_partial_ack() {
     // Restarted at 300 ms too: 300 + 300 ms.
     assert_eq!(h.s.rtx.deadline(), Some(600 * MS));
     assert!(h.run_until(599 * MS).is_empty());
-    assert_eq!(h.stats.timeouts, 0);
+    assert_eq!(h.rig.stats.timeouts, 0);
 }
 
 #[test]
@@ -558,20 +523,7 @@ fn overhead_delays_each_send_by_a_uniform_draw_from_the_agent_stream() {
 fn overhead_draws_stay_in_bounds_and_repeat_for_the_same_seed() {
     let o = 5 * MS;
     let run = |seed: u64| {
-        let ep = Endpoint {
-            flow: 0,
-            agent: 0,
-            node: 0,
-            peer_node: 1,
-            peer_agent: 1,
-        };
-        let mut h = H::new(jitter_cfg(o), None);
-        h.s = TcpSender::new(
-            jitter_cfg(o),
-            ep,
-            None,
-            RngStream::new(seed, StreamKind::Agent, 0),
-        );
+        let mut h = H::with_seed(jitter_cfg(o), None, seed);
         let mut delays = vec![];
         let mut now = 0;
         h.start();

@@ -234,20 +234,15 @@ impl TcpSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::FlowStats;
-    use crate::net::{Packet, PacketArena};
-    use crate::sim::{EventKind, EventQueue};
+    use crate::net::Packet;
+    use crate::transport::tcp::agent_rig::AgentRig;
     use crate::transport::tcp::TcpVariant;
 
     const MS: Time = 1_000_000;
 
     struct H {
-        events: EventQueue,
-        packets: PacketArena,
-        stats: FlowStats,
-        outbox: Vec<PacketId>,
+        rig: AgentRig,
         sink: TcpSink,
-        ep: Endpoint,
     }
 
     impl H {
@@ -260,12 +255,8 @@ mod tests {
                 peer_agent: 0,
             };
             H {
-                events: EventQueue::new(),
-                packets: PacketArena::new(),
-                stats: FlowStats::default(),
-                outbox: vec![],
+                rig: AgentRig::new(ep),
                 sink: TcpSink::new(&cfg, ep),
-                ep,
             }
         }
 
@@ -277,49 +268,24 @@ mod tests {
             p.ecn.ect = true;
             p.ecn.ce = ce;
             p.ecn.cwr = cwr;
-            let id = self.packets.alloc(p);
-            let mut cx = AgentCtx {
-                now: at,
-                agent: self.ep.agent,
-                events: &mut self.events,
-                packets: &mut self.packets,
-                stats: &mut self.stats,
-                outbox: &mut self.outbox,
-            };
-            self.sink.receive(&mut cx, id);
-            self.drain()
+            let id = self.rig.packets.alloc(p);
+            self.sink.receive(&mut self.rig.cx(at), id);
+            self.rig.take_sent()
         }
 
         fn run_until(&mut self, t: Time) -> Vec<Packet> {
-            while let Some(e) = self.events.pop_until(t) {
-                if let EventKind::AgentTimer { timer, .. } = e.kind {
-                    let mut cx = AgentCtx {
-                        now: e.time,
-                        agent: self.ep.agent,
-                        events: &mut self.events,
-                        packets: &mut self.packets,
-                        stats: &mut self.stats,
-                        outbox: &mut self.outbox,
-                    };
-                    self.sink.timer(&mut cx, timer);
-                }
-            }
-            self.events.advance_to(t);
-            self.drain()
-        }
-
-        fn drain(&mut self) -> Vec<Packet> {
-            let mut out = vec![];
-            for id in self.outbox.drain(..) {
-                out.push(self.packets.get(id).clone());
-                self.packets.free(id);
-            }
-            out
+            self.rig
+                .run_timers_until(t, |cx, timer| self.sink.timer(cx, timer))
         }
     }
 
     fn acks(ps: &[Packet]) -> Vec<i64> {
         ps.iter().map(|p| p.ack).collect()
+    }
+
+    /// The SACK blocks of an ACK as (start, end) pairs.
+    fn blocks(ack: &Packet) -> Vec<(i64, i64)> {
+        ack.sack_blocks().iter().map(|b| (b.start, b.end)).collect()
     }
 
     #[test]
@@ -330,8 +296,8 @@ mod tests {
         assert_eq!(acks(&h.data(3 * MS, 3, false, false)), vec![0]);
         assert_eq!(acks(&h.data(4 * MS, 1, false, false)), vec![3]);
         assert_eq!(acks(&h.data(5 * MS, 1, false, false)), vec![3]);
-        assert_eq!(h.stats.goodput_bytes, 4 * 1000);
-        assert_eq!(h.stats.packets_received, 5);
+        assert_eq!(h.rig.stats.goodput_bytes, 4 * 1000);
+        assert_eq!(h.rig.stats.packets_received, 5);
     }
 
     #[test]
@@ -346,29 +312,14 @@ mod tests {
         h.data(MS, 3, false, false);
         h.data(MS, 6, false, false);
         let a = h.data(MS, 8, false, false);
-        let b: Vec<(i64, i64)> = a[0]
-            .sack_blocks()
-            .iter()
-            .map(|b| (b.start, b.end))
-            .collect();
-        assert_eq!(b, vec![(8, 9), (6, 7), (2, 4)]);
+        assert_eq!(blocks(&a[0]), vec![(8, 9), (6, 7), (2, 4)]);
         // Filling packet 1 acks through 3; the first block disappears.
         let a = h.data(MS, 1, false, false);
         assert_eq!(a[0].ack, 3);
-        let b: Vec<(i64, i64)> = a[0]
-            .sack_blocks()
-            .iter()
-            .map(|b| (b.start, b.end))
-            .collect();
-        assert_eq!(b, vec![(8, 9), (6, 7)]);
+        assert_eq!(blocks(&a[0]), vec![(8, 9), (6, 7)]);
         // Packet 7 merges the two blocks into one.
         let a = h.data(MS, 7, false, false);
-        let b: Vec<(i64, i64)> = a[0]
-            .sack_blocks()
-            .iter()
-            .map(|b| (b.start, b.end))
-            .collect();
-        assert_eq!(b, vec![(6, 9)]);
+        assert_eq!(blocks(&a[0]), vec![(6, 9)]);
     }
 
     #[test]
@@ -379,7 +330,7 @@ mod tests {
         assert!(h.data(MS, 2, false, false)[0].ecn.ece);
         assert!(!h.data(MS, 3, false, true)[0].ecn.ece);
         assert!(!h.data(MS, 4, false, false)[0].ecn.ece);
-        assert_eq!(h.stats.marks_received, 1);
+        assert_eq!(h.rig.stats.marks_received, 1);
     }
 
     #[test]
