@@ -15,8 +15,8 @@ use super::time::Time;
 /// future-event list is a radix heap rather than a 4-ary heap. Chosen once per run: switching
 /// as the pending count crosses a line was tried and its checks cost small runs 3-4% of their
 /// instructions. Measured (BENCHMARKS.md, "Event queue"): a 3-flow run (estimate 60) is 30%
-/// slower with the radix heap, 100 flows (2,024) the same either way, 1,000 flows (about
-/// 20,000) 7% faster with it, 100,000 flows 15% faster.
+/// slower with the radix heap, 100 flows (2,024) about the same either way, 1,000 flows (about
+/// 20,000) 9-10% faster with it, 100,000 flows 10-15% faster over 3 s simulated.
 pub const RADIX_FROM_PENDING: usize = 2048;
 
 /// The future-event list: a 4-ary heap for small runs, a radix heap for large ones. Both pop
