@@ -149,56 +149,19 @@ mod tests {
         assert_eq!(q.processed(), 4);
     }
 
-    #[test]
-    fn matches_a_reference_heap_on_random_interleavings() {
-        use crate::sim::{RngStream, StreamKind};
-        use std::collections::BinaryHeap;
-        let mut rng = RngStream::new(3, StreamKind::Agent, 0);
-        for round in 0..50u32 {
-            let mut q = EventQueue::new();
-            let mut reference = BinaryHeap::new();
-            let mut seq = 0u64;
-            for _ in 0..2000 {
-                let r = rng.next_u64();
-                if !r.is_multiple_of(3) || reference.is_empty() {
-                    // Few distinct times, so that ties (broken by seq) are common.
-                    let t = q.now() + (r >> 8) % (5 + round as u64 * 7);
-                    let k = EventKind::AgentTimer {
-                        agent: (r >> 40) as u32,
-                        timer: 0,
-                    };
-                    q.schedule(t, k);
-                    reference.push(Event {
-                        time: t,
-                        seq,
-                        kind: k,
-                    });
-                    seq += 1;
-                } else {
-                    let a = q.pop_until(u64::MAX).unwrap();
-                    let b = reference.pop().unwrap();
-                    assert_eq!((a.time, a.seq, a.kind), (b.time, b.seq, b.kind));
-                }
-            }
-            while let Some(b) = reference.pop() {
-                let a = q.pop_until(u64::MAX).unwrap();
-                assert_eq!((a.time, a.seq, a.kind), (b.time, b.seq, b.kind));
-            }
-            assert!(q.is_empty());
-        }
-    }
-
-    /// Pushes and pops against `BinaryHeap`, the pending count swinging between 0 and ~3000
-    /// three times; `bound` steps the clock by hand (pop_until with a bound, then events
-    /// scheduled before the earliest pending), which exercises the radix heap's rebase.
-    fn check_against_reference(mut q: EventQueue, seed: u64, ops: usize, bound: bool) {
+    /// Pushes and pops against `BinaryHeap`, the pending count swinging between 0 and about
+    /// ops / 10 three times, each event due within `spread` ns (a small spread makes ties in
+    /// time, broken by seq, common); `bound` steps the clock by hand (pop_until with a bound,
+    /// then events scheduled before the earliest pending), which exercises the radix heap's
+    /// rebase.
+    fn check_against_reference(mut q: EventQueue, seed: u64, ops: usize, spread: u64, bound: bool) {
         use crate::sim::{RngStream, StreamKind};
         use std::collections::BinaryHeap;
         let mut rng = RngStream::new(seed, StreamKind::Agent, 0);
         let mut reference = BinaryHeap::new();
         let mut seq = 0u64;
         for i in 0..ops {
-            // Grow to ~3000 pending, shrink to ~0, three times over.
+            // Grow to ~ops / 10 pending, shrink to ~0, three times over.
             let growing = (i / (ops / 6)).is_multiple_of(2);
             let r = rng.next_u64();
             let push = if growing {
@@ -207,7 +170,7 @@ mod tests {
                 r.is_multiple_of(10)
             };
             if push || reference.is_empty() {
-                let t = q.now() + (r >> 8) % 50_000;
+                let t = q.now() + (r >> 8) % spread;
                 let k = EventKind::LinkDeliver((r >> 40) as u32);
                 q.schedule(t, k);
                 reference.push(Event {
@@ -243,14 +206,24 @@ mod tests {
         for (seed, pending) in [(0, 10), (1, RADIX_FROM_PENDING), (2, 10), (3, 100_000)] {
             let q = EventQueue::for_pending(pending);
             assert_eq!(q.in_radix, pending >= RADIX_FROM_PENDING);
-            check_against_reference(q, seed, 30_000, false);
+            check_against_reference(q, seed, 30_000, 50_000, false);
+        }
+    }
+
+    #[test]
+    fn both_structures_match_a_reference_heap_with_many_ties() {
+        for round in 0..50u64 {
+            for pending in [10, RADIX_FROM_PENDING] {
+                let q = EventQueue::for_pending(pending);
+                check_against_reference(q, 3 + round, 2000, 5 + round * 7, false);
+            }
         }
     }
 
     #[test]
     fn both_structures_match_a_reference_heap_when_stepped_by_hand() {
         for (seed, pending) in [(10, 10), (11, RADIX_FROM_PENDING), (12, 10), (13, 100_000)] {
-            check_against_reference(EventQueue::for_pending(pending), seed, 30_000, true);
+            check_against_reference(EventQueue::for_pending(pending), seed, 30_000, 50_000, true);
         }
     }
 
