@@ -1,6 +1,7 @@
 //! The run loop: pops events in (time, sequence) order and hands each to the link or agent it
 //! names. Entities live in arenas (`Vec`s) and are addressed by index; packets are recycled.
 
+use crate::aqm::QueueDiscipline;
 use crate::metrics::flow_stats::FlowSummary;
 use crate::metrics::queue_stats::QueueSummary;
 use crate::metrics::{jain_index, FlowStats, TimeSeries};

@@ -5,6 +5,7 @@
 mod common;
 
 use aqmlab_core::aqm::registry::build_queue;
+use aqmlab_core::aqm::QueueDiscipline;
 use aqmlab_core::metrics::queue_stats::QueueSummary;
 use common::{aqm_dumbbell, aqm_env as env, bottleneck_row, error_path, TCP_FLOWS};
 

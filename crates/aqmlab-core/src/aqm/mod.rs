@@ -16,6 +16,7 @@
 // Infrastructure
 pub mod ewma;
 pub mod fifo_queue;
+pub mod link_queue;
 pub mod params;
 pub mod registry;
 #[cfg(test)]
@@ -39,6 +40,7 @@ pub mod red;
 pub mod rem;
 
 pub use fifo_queue::FifoQueue;
+pub use link_queue::LinkQueue;
 
 use crate::metrics::QueueStats;
 use crate::net::{Packet, PacketArena, PacketId};

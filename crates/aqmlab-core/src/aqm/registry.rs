@@ -6,7 +6,7 @@ use super::{
     ared, blue, codel, droptail, dsred, fq_codel, hybrid_red, lpf_oda, newque, orange, pi, pie,
     qvared, red, rem,
 };
-use super::{Aqm, FifoQueue, QueueDiscipline};
+use super::{Aqm, FifoQueue, LinkQueue, QueueDiscipline};
 use crate::scenario::ScenarioError;
 
 /// Builds a single-FIFO algorithm from its parameters and the link it serves.
@@ -184,7 +184,7 @@ pub fn build_queue(
     env: &QueueEnv,
     custom: Option<&dyn CustomAqmFactory>,
     path: &str,
-) -> Result<Box<dyn QueueDiscipline>, ScenarioError> {
+) -> Result<LinkQueue, ScenarioError> {
     let (name, params) = match aqm {
         serde_json::Value::String(s) => (s.clone(), serde_json::Value::Object(Default::default())),
         serde_json::Value::Object(map) => {
@@ -211,17 +211,17 @@ pub fn build_queue(
     let params = AqmParams::new(params, path);
     if let Some(info) = lookup(&name) {
         return match info.builder {
-            Builder::Fifo(f) => Ok(Box::new(FifoQueue::new(
+            Builder::Fifo(f) => Ok(LinkQueue::Fifo(FifoQueue::new(
                 f(&params, env)?,
                 env.limit,
                 env.link_rate_bps,
             ))),
-            Builder::Discipline(f) => f(&params, env),
+            Builder::Discipline(f) => Ok(LinkQueue::Scheduler(f(&params, env)?)),
         };
     }
     if let Some(factory) = custom {
         if let Some(result) = factory.build(&name, &params, env) {
-            return Ok(Box::new(FifoQueue::new(
+            return Ok(LinkQueue::Fifo(FifoQueue::new(
                 result?,
                 env.limit,
                 env.link_rate_bps,

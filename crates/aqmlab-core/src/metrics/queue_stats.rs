@@ -15,22 +15,15 @@ use crate::net::Packet;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 
+/// Counters updated on every packet first (`repr(C)` keeps that order, see `Link`), then
+/// those a drop, a mark or the warm-up updates.
 #[derive(Debug, Clone, Default)]
+#[repr(C)]
 pub struct QueueStats {
     pub arrivals: u64,
     pub arrival_bytes: u64,
     pub departures: u64,
     pub departure_bytes: u64,
-    pub early_drops: u64,
-    pub forced_drops: u64,
-    pub marks: u64,
-    /// Drops on the link itself (Bernoulli loss), after the queue.
-    pub link_losses: u64,
-    pub backlog_at_start: u64,
-    pub len_packets: TimeAverage,
-    pub len_bytes: TimeAverage,
-    /// From arrival at the queue until the last bit is on the wire.
-    pub sojourn: DelayHistogram,
     /// From arrival at the queue until transmission starts.
     pub wait_sum_ns: f64,
     /// Time the link spent transmitting inside the window (finished transmissions).
@@ -38,6 +31,16 @@ pub struct QueueStats {
     /// Bits put on the wire inside the window (finished transmissions, pro rata).
     pub transmitted_bits: f64,
     pub start: Time,
+    pub len_packets: TimeAverage,
+    pub len_bytes: TimeAverage,
+    /// From arrival at the queue until the last bit is on the wire.
+    pub sojourn: DelayHistogram,
+    pub early_drops: u64,
+    pub forced_drops: u64,
+    pub marks: u64,
+    /// Drops on the link itself (Bernoulli loss), after the queue.
+    pub link_losses: u64,
+    pub backlog_at_start: u64,
 }
 
 impl QueueStats {

@@ -39,7 +39,8 @@ pub const BYTES_PER_FLOW: u64 = 2560;
 /// delays seen, its node, queue buffer grown to the packets it held, pending events, result
 /// row): 0.5 KiB measured on a dumbbell of 4,000 senders whose every link carries a flow
 /// (2026-11-25; 4 KiB when every queue's buffer was allocated to its limit and every
-/// histogram to 30 KB).
+/// histogram to 30 KB). The FIFO of a single-queue discipline was a separate allocation then
+/// and is part of the struct since (`LinkQueue`), so this now overstates by about 100 B.
 pub const BYTES_PER_LINK_EXTRA: u64 = 512;
 /// Memory per link of a graph topology's description (the scenario as parsed, and what the
 /// parse left in the allocator): 3 KiB measured at 2,000-8,000 links, rounded up.

@@ -1,0 +1,79 @@
+//! The queue discipline a link holds, held inside the link: a [`FifoQueue`] (every
+//! single-FIFO algorithm) inline, a scheduler such as FQ-CoDel boxed.
+//!
+//! Why not always `Box<dyn QueueDiscipline>`: at 100,000 flows every link event is a cache
+//! miss, and a boxed FIFO is one more dependent miss (the box) and an indirect call per
+//! packet. Inline, the FIFO's fields share the link's cache lines and its methods are called
+//! directly. Behaviour is the same either way: the enum only forwards.
+
+use super::{FifoQueue, QueueCtx, QueueDiscipline, StateSink};
+use crate::net::PacketId;
+use crate::sim::Time;
+
+pub enum LinkQueue {
+    Fifo(FifoQueue),
+    Scheduler(Box<dyn QueueDiscipline>),
+}
+
+impl QueueDiscipline for LinkQueue {
+    #[inline]
+    fn enqueue(&mut self, pkt: PacketId, cx: &mut QueueCtx, link_idle_since: Option<Time>) {
+        match self {
+            LinkQueue::Fifo(q) => q.enqueue(pkt, cx, link_idle_since),
+            LinkQueue::Scheduler(q) => q.enqueue(pkt, cx, link_idle_since),
+        }
+    }
+
+    #[inline]
+    fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<PacketId> {
+        match self {
+            LinkQueue::Fifo(q) => q.dequeue(cx),
+            LinkQueue::Scheduler(q) => q.dequeue(cx),
+        }
+    }
+
+    #[inline]
+    fn len_packets(&self) -> u32 {
+        match self {
+            LinkQueue::Fifo(q) => q.len_packets(),
+            LinkQueue::Scheduler(q) => q.len_packets(),
+        }
+    }
+
+    #[inline]
+    fn len_bytes(&self) -> u64 {
+        match self {
+            LinkQueue::Fifo(q) => q.len_bytes(),
+            LinkQueue::Scheduler(q) => q.len_bytes(),
+        }
+    }
+
+    #[inline]
+    fn on_link_idle(&mut self, now: Time) {
+        match self {
+            LinkQueue::Fifo(q) => q.on_link_idle(now),
+            LinkQueue::Scheduler(q) => q.on_link_idle(now),
+        }
+    }
+
+    fn timer_interval(&self) -> Option<Time> {
+        match self {
+            LinkQueue::Fifo(q) => q.timer_interval(),
+            LinkQueue::Scheduler(q) => q.timer_interval(),
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut QueueCtx, link_idle_since: Option<Time>) {
+        match self {
+            LinkQueue::Fifo(q) => q.on_timer(cx, link_idle_since),
+            LinkQueue::Scheduler(q) => q.on_timer(cx, link_idle_since),
+        }
+    }
+
+    fn state(&self, out: &mut StateSink) {
+        match self {
+            LinkQueue::Fifo(q) => q.state(out),
+            LinkQueue::Scheduler(q) => q.state(out),
+        }
+    }
+}
