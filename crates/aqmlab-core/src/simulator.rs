@@ -9,7 +9,7 @@ use crate::net::link::LinkCtx;
 use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, PacketKind, RoutingTable};
 use crate::result::{RunResult, SeriesColumns, Timings};
 use crate::scenario::Scenario;
-use crate::sim::{time, EventKind, EventQueue, Time};
+use crate::sim::{time, with_huge_pages, EventKind, EventQueue, Time};
 use crate::transport::{Agent, AgentCtx};
 
 /// What the flow table says about a flow besides its counters.
@@ -97,6 +97,12 @@ impl Simulator {
             events.schedule(0, EventKind::Sample);
         }
         let n_flows = flows.len();
+        // The arenas every event indexes at random: huge pages spare most TLB misses at scale.
+        let (n_links, n_agents) = (links.len(), agents.len());
+        let links = with_huge_pages(links, n_links);
+        let agents = with_huge_pages(agents, n_agents);
+        let mut flow_stats = with_huge_pages(Vec::new(), n_flows);
+        flow_stats.resize(n_flows, FlowStats::default());
         Simulator {
             name: scenario.name.clone(),
             seed,
@@ -112,7 +118,7 @@ impl Simulator {
             agents,
             agent_node,
             flows,
-            flow_stats: vec![FlowStats::default(); n_flows],
+            flow_stats,
             outbox: Vec::with_capacity(64),
             dropped: Vec::with_capacity(64),
             series: TimeSeries::default(),

@@ -125,6 +125,13 @@ impl PacketArena {
                 PacketId(i)
             }
             None => {
+                if self.slots.len() == self.slots.capacity() {
+                    // Grown by hand (doubling, as Vec would) so that a large arena lands on
+                    // huge pages: packets are touched in no particular order.
+                    let slots = std::mem::take(&mut self.slots);
+                    let capacity = (2 * slots.len()).max(64);
+                    self.slots = crate::sim::with_huge_pages(slots, capacity);
+                }
                 self.slots.push(p);
                 PacketId((self.slots.len() - 1) as u32)
             }

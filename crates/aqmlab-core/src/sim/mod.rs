@@ -3,6 +3,7 @@
 
 mod event;
 pub mod event_queue;
+mod huge_pages;
 mod quaternary_heap;
 mod radix_heap;
 pub mod rng;
@@ -11,6 +12,7 @@ pub mod timer;
 pub mod work_budget;
 
 pub use event_queue::{Event, EventKind, EventQueue};
+pub use huge_pages::with_huge_pages;
 pub use rng::{RngStream, StreamKind};
 pub use time::{Time, NANOS_PER_SEC};
 pub use timer::LazyTimer;
