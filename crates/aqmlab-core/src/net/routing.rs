@@ -70,7 +70,7 @@ impl RoutingTable {
     /// Bytes the routes take in memory.
     pub fn heap_bytes(&self) -> usize {
         match self {
-            RoutingTable::Tree(t) => t.parent.len() * TreeRoutes::BYTES_PER_NODE as usize,
+            RoutingTable::Tree(t) => t.nodes.len() * TreeRoutes::BYTES_PER_NODE as usize,
             RoutingTable::Dense(d) => d.next.len() * std::mem::size_of::<LinkId>(),
         }
     }
@@ -79,13 +79,20 @@ impl RoutingTable {
 /// Routes on a forest of duplex links (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct TreeRoutes {
-    parent: Vec<NodeId>,
-    /// The link from a node to its parent, and from its parent to it.
-    up: Vec<LinkId>,
-    down: Vec<LinkId>,
-    depth: Vec<u32>,
-    /// The tree a node belongs to (its root).
-    tree: Vec<NodeId>,
+    /// One entry per node, all of a node's fields together: a route looks up the fields of
+    /// its destination and of the node it is at, each one cache line however many nodes.
+    nodes: Vec<TreeNode>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct TreeNode {
+    parent: NodeId,
+    /// The link from the node to its parent, and from its parent to it.
+    up: LinkId,
+    down: LinkId,
+    depth: u32,
+    /// The tree the node belongs to (its root).
+    tree: NodeId,
 }
 
 impl TreeRoutes {
@@ -108,16 +115,21 @@ impl TreeRoutes {
             adjacency[a as usize].push((b, i as LinkId, back));
         }
         let mut routes = TreeRoutes {
-            parent: vec![NO_NODE; n_nodes],
-            up: vec![NONE; n_nodes],
-            down: vec![NONE; n_nodes],
-            depth: vec![0; n_nodes],
-            tree: vec![NO_NODE; n_nodes],
+            nodes: vec![
+                TreeNode {
+                    parent: NO_NODE,
+                    up: NONE,
+                    down: NONE,
+                    depth: 0,
+                    tree: NO_NODE,
+                };
+                n_nodes
+            ],
         };
         let mut dist = vec![u32::MAX; n_nodes];
         let mut parent_of = vec![NO_NODE; n_nodes];
         for start in 0..n_nodes as NodeId {
-            if routes.tree[start as usize] != NO_NODE {
+            if routes.nodes[start as usize].tree != NO_NODE {
                 continue;
             }
             // The centre: the middle of a longest path, found by two searches (on a graph
@@ -138,21 +150,23 @@ impl TreeRoutes {
 
     /// Hangs the tree containing `root` from it; None if it has a cycle.
     fn root_at(&mut self, adjacency: &[Vec<(NodeId, LinkId, LinkId)>], root: NodeId) -> Option<()> {
-        self.tree[root as usize] = root;
+        self.nodes[root as usize].tree = root;
         let mut frontier = VecDeque::from([root]);
         while let Some(v) = frontier.pop_front() {
             for &(u, out, back) in &adjacency[v as usize] {
-                if u == self.parent[v as usize] {
+                if u == self.nodes[v as usize].parent {
                     continue;
                 }
-                if self.tree[u as usize] != NO_NODE {
+                if self.nodes[u as usize].tree != NO_NODE {
                     return None; // reached twice: a cycle
                 }
-                self.tree[u as usize] = root;
-                self.parent[u as usize] = v;
-                self.down[u as usize] = out;
-                self.up[u as usize] = back;
-                self.depth[u as usize] = self.depth[v as usize] + 1;
+                self.nodes[u as usize] = TreeNode {
+                    parent: v,
+                    up: back,
+                    down: out,
+                    depth: self.nodes[v as usize].depth + 1,
+                    tree: root,
+                };
                 frontier.push_back(u);
             }
         }
@@ -162,19 +176,20 @@ impl TreeRoutes {
     #[inline]
     pub fn next_hop(&self, at: NodeId, dst: NodeId) -> Option<LinkId> {
         let (a, d) = (at as usize, dst as usize);
-        if a == d || self.tree.get(d)? != self.tree.get(a)? {
+        let (here, there) = (self.nodes.get(a)?, self.nodes.get(d)?);
+        if a == d || here.tree != there.tree {
             return None;
         }
         // Down if `dst` lies below `at`: its ancestor one level below `at` is a child of `at`.
-        let below = self.depth[a] + 1;
-        let mut x = d;
-        while self.depth[x] > below {
-            x = self.parent[x] as usize;
+        let below = here.depth + 1;
+        let mut x = there;
+        while x.depth > below {
+            x = &self.nodes[x.parent as usize];
         }
-        if self.depth[x] == below && self.parent[x] == at {
-            Some(self.down[x])
+        if x.depth == below && x.parent == at {
+            Some(x.down)
         } else {
-            Some(self.up[a])
+            Some(here.up)
         }
     }
 }
