@@ -20,6 +20,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default)]
 #[repr(C)]
 pub struct QueueStats {
+    /// The queue's length in packets (0) and in bytes (1) over time; first, beside the
+    /// arrival counters, because an arrival at a busy link touches only these.
+    pub len: TimeAverage<2>,
     pub arrivals: u64,
     pub arrival_bytes: u64,
     pub departures: u64,
@@ -31,8 +34,6 @@ pub struct QueueStats {
     /// Bits put on the wire inside the window (finished transmissions, pro rata).
     pub transmitted_bits: f64,
     pub start: Time,
-    pub len_packets: TimeAverage,
-    pub len_bytes: TimeAverage,
     /// From arrival at the queue until the last bit is on the wire.
     pub sojourn: DelayHistogram,
     pub early_drops: u64,
@@ -90,28 +91,22 @@ impl QueueStats {
 
     #[inline]
     pub fn on_length_change(&mut self, now: Time, packets: u32, bytes: u64) {
-        self.len_packets.set(now, packets as f64);
-        self.len_bytes.set(now, bytes as f64);
+        self.len.set(now, [packets as f64, bytes as f64]);
     }
 
     /// Starts the measurement period at `now`, with `backlog` packets waiting.
     pub fn restart(&mut self, now: Time, backlog: u64) {
-        let (lp, lb) = (
-            std::mem::take(&mut self.len_packets),
-            std::mem::take(&mut self.len_bytes),
-        );
+        let len = std::mem::take(&mut self.len);
         let mut sojourn = std::mem::take(&mut self.sojourn);
         sojourn.clear();
         *self = QueueStats {
-            len_packets: lp,
-            len_bytes: lb,
+            len,
             sojourn,
             backlog_at_start: backlog,
             start: now,
             ..Default::default()
         };
-        self.len_packets.restart(now);
-        self.len_bytes.restart(now);
+        self.len.restart(now);
     }
 
     pub fn drops(&self) -> u64 {
@@ -154,8 +149,8 @@ impl QueueStats {
             } else {
                 0.0
             },
-            mean_queue_packets: self.len_packets.mean(now),
-            mean_queue_bytes: self.len_bytes.mean(now),
+            mean_queue_packets: self.len.mean(now, 0),
+            mean_queue_bytes: self.len.mean(now, 1),
             mean_delay_ms: ms(d.mean()),
             mean_wait_ms: if self.departures > 0 {
                 ms(self.wait_sum_ns / self.departures as f64)
