@@ -14,10 +14,11 @@ use super::time::Time;
 /// The size, as estimated by `EventQueue::for_pending`'s caller, from which a run's
 /// future-event list is a radix heap rather than a 4-ary heap. Chosen once per run: switching
 /// as the pending count crosses a line was tried and its checks cost small runs 3-4% of their
-/// instructions. Measured (BENCHMARKS.md, "Event queue"), with the radix keyed on time alone:
-/// a 3-flow run (estimate about 70) is 1.7% more instructions and about 30% slower with the
-/// radix heap, the 100-flow RED bench (estimate 2,024) 11% fewer instructions and about 4%
-/// faster, 1,000 flows 13.5% fewer instructions than with the 4-ary heap.
+/// instructions. Measured (BENCHMARKS.md, "Engine layout for large runs"), with the radix keyed
+/// on time alone: a 3-flow run (estimate about 70) is 1.7% more instructions and about 30%
+/// slower with the radix heap; the 100-flow RED bench (estimate 2,024) 11% fewer instructions
+/// and 0.96 of the wall (9 pairs, noisy); at 1,000 flows the time-keyed radix heap is 13.5%
+/// fewer instructions than the (time, seq)-keyed one it replaced.
 pub const RADIX_FROM_PENDING: usize = 1024;
 
 /// The future-event list: a 4-ary heap for small runs, a radix heap for large ones. Both pop
