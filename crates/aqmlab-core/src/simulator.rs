@@ -9,7 +9,7 @@ use crate::net::link::LinkCtx;
 use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, PacketKind, RoutingTable};
 use crate::result::{RunResult, SeriesColumns, Timings};
 use crate::scenario::Scenario;
-use crate::sim::{time, with_huge_pages, EventKind, EventQueue, Time};
+use crate::sim::{advise_huge_pages, time, EventKind, EventQueue, Time};
 use crate::transport::{Agent, AgentCtx};
 
 /// What the flow table says about a flow besides its counters.
@@ -97,12 +97,11 @@ impl Simulator {
             events.schedule(0, EventKind::Sample);
         }
         let n_flows = flows.len();
+        let flow_stats = vec![FlowStats::default(); n_flows];
         // The arenas every event indexes at random: huge pages spare most TLB misses at scale.
-        let (n_links, n_agents) = (links.len(), agents.len());
-        let links = with_huge_pages(links, n_links);
-        let agents = with_huge_pages(agents, n_agents);
-        let mut flow_stats = with_huge_pages(Vec::new(), n_flows);
-        flow_stats.resize(n_flows, FlowStats::default());
+        advise_huge_pages(&links, true);
+        advise_huge_pages(&agents, true);
+        advise_huge_pages(&flow_stats, true);
         Simulator {
             name: scenario.name.clone(),
             seed,

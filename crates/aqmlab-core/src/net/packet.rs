@@ -125,14 +125,14 @@ impl PacketArena {
                 PacketId(i)
             }
             None => {
-                if self.slots.len() == self.slots.capacity() {
-                    // Grown by hand (doubling, as Vec would) so that a large arena lands on
-                    // huge pages: packets are touched in no particular order.
-                    let slots = std::mem::take(&mut self.slots);
-                    let capacity = (2 * slots.len()).max(64);
-                    self.slots = crate::sim::with_huge_pages(slots, capacity);
-                }
+                let capacity = self.slots.capacity();
                 self.slots.push(p);
+                if self.slots.capacity() != capacity {
+                    // Packets are touched in no particular order: the part of a large arena
+                    // not yet used faults in on huge pages (not collapsed: a collapse would
+                    // make the spare capacity resident).
+                    crate::sim::advise_huge_pages(&self.slots, false);
+                }
                 PacketId((self.slots.len() - 1) as u32)
             }
         }

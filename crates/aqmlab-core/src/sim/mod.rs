@@ -12,7 +12,7 @@ pub mod timer;
 pub mod work_budget;
 
 pub use event_queue::{Event, EventKind, EventQueue};
-pub use huge_pages::with_huge_pages;
+pub use huge_pages::advise_huge_pages;
 pub use rng::{RngStream, StreamKind};
 pub use time::{Time, NANOS_PER_SEC};
 pub use timer::LazyTimer;
