@@ -351,7 +351,7 @@ impl Simulator {
             let st = &l.stats;
             series.push(now, src, "arrivals", st.arrivals as f64);
             series.push(now, src, "drops", st.drops() as f64);
-            series.push(now, src, "mean_queue_packets", st.len.mean(now, 0));
+            series.push(now, src, "mean_queue_packets", st.mean_queue_packets(now));
             let d = st.sojourn.mean();
             series.push(now, src, "mean_delay_ms", d / 1e6);
             l.queue.state(&mut |name, v| series.push(now, src, name, v));

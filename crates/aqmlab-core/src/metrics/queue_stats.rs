@@ -109,6 +109,16 @@ impl QueueStats {
         self.len.restart(now);
     }
 
+    /// Time-average of the queue's length in packets over the window so far.
+    pub fn mean_queue_packets(&self, now: Time) -> f64 {
+        self.len.mean(now, 0)
+    }
+
+    /// Time-average of the queue's length in bytes over the window so far.
+    pub fn mean_queue_bytes(&self, now: Time) -> f64 {
+        self.len.mean(now, 1)
+    }
+
     pub fn drops(&self) -> u64 {
         self.early_drops + self.forced_drops
     }
@@ -149,8 +159,8 @@ impl QueueStats {
             } else {
                 0.0
             },
-            mean_queue_packets: self.len.mean(now, 0),
-            mean_queue_bytes: self.len.mean(now, 1),
+            mean_queue_packets: self.mean_queue_packets(now),
+            mean_queue_bytes: self.mean_queue_bytes(now),
             mean_delay_ms: ms(d.mean()),
             mean_wait_ms: if self.departures > 0 {
                 ms(self.wait_sum_ns / self.departures as f64)
