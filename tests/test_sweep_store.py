@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import os
 
+import numpy as np
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 import pytest
 from aqmlab.sweep import ResultStore, RunRecord, run_key
-from aqmlab.sweep.keys import canonical_json, scenario_id
+from aqmlab.sweep.definition import copy_tree
+from aqmlab.sweep.keys import canonical_json, run_key_of_json, scenario_id
 
 
 def _record(key: str, status: str = "ok", **metrics) -> RunRecord:
@@ -42,6 +44,39 @@ def test_run_key_covers_scenario_seed_and_engine_version():
     assert canonical_json(scen) == '{"a":{"x":2.5,"y":1},"b":[1,2]}'
     with pytest.raises(ValueError):
         canonical_json({"x": float("inf")})
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"x": float("nan")},
+        {"a": [1.0, {"b": float("-inf")}]},
+        {"a": (1, float("inf"))},
+        {"a": np.float64("nan")},
+        {"a": np.float32("inf")},
+        {"a": np.array([1.0, np.nan])},
+    ],
+)
+def test_canonical_json_refuses_non_finite_floats_wherever_they_sit(bad):
+    with pytest.raises(ValueError, match="non-finite float"):
+        canonical_json(bad)
+
+
+def test_run_key_of_json_is_run_key_from_the_scenario_text():
+    # The planner serializes a point's scenario once and keys each replication from the text.
+    scen = {"name": "é-run", "topology": {"kind": "dumbbell", "senders": 3}, "x": [0.1, 2, None, True]}
+    for seed in (0, 1, 2**62 + 7):
+        for version in ("0.1.0", "dev+reproduce-2", 'quo"te'):
+            assert run_key_of_json(canonical_json(scen), seed, version) == run_key(scen, seed, version)
+
+
+def test_copy_tree_is_an_independent_equal_copy():
+    scen = {"a": [1, {"b": (2.5, "s")}], "n": None, "arr": np.arange(3)}
+    c = copy_tree(scen)
+    assert canonical_json(c) == canonical_json(scen)
+    c["a"][1]["b"] = 0
+    c["arr"][0] = 9
+    assert scen["a"][1]["b"] == (2.5, "s") and scen["arr"][0] == 0
 
 
 def test_write_run_is_atomic_and_indexed(tmp_path):

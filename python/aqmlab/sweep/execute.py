@@ -77,7 +77,7 @@ from ..fingerprint import engine_fingerprint
 from . import runfn
 from .atomic_file import DiskFullError
 from .definition import Job, RunFnSpec, Sweep
-from .keys import canonical_json, point_id, run_key, scenario_id
+from .keys import canonical_json, point_id, run_key_of_json, sha256_hex
 from .runfn import _default_run_fn, engine_version, execute_job
 from .store import ResultStore, RunRecord
 
@@ -118,15 +118,25 @@ class PlannedJob:
 def plan_jobs(sweep: Sweep, version: str) -> list[PlannedJob]:
     """All jobs of ``sweep`` with their store keys for engine ``version``."""
     out = []
+    # The replications of a point share its scenario: serialize it once per point.
+    last_point: dict[str, Any] | None = None
+    sj = sid = pid = ""
+    cost: float | None = None
     for job in sweep.jobs():
+        if job.point != last_point:
+            last_point = job.point
+            sj = canonical_json(job.scenario)
+            sid = sha256_hex(sj)[:16]
+            pid = point_id(job.point)
+            cost = sweep.cost_of(job.scenario)
         out.append(
             PlannedJob(
                 job=job,
-                key=run_key(job.scenario, job.seed, version),
-                scenario_id=scenario_id(job.scenario),
-                point_id=point_id(job.point),
-                scenario_json=canonical_json(job.scenario),
-                cost=sweep.cost_of(job.scenario),
+                key=run_key_of_json(sj, job.seed, version),
+                scenario_id=sid,
+                point_id=pid,
+                scenario_json=sj,
+                cost=cost,
             )
         )
     return out
