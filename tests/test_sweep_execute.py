@@ -87,6 +87,34 @@ def test_executor_injection_and_existing_dask_client(serial_result, tmp_path):
         assert_frame_equal(r.table(), serial_table)
 
 
+def test_a_finished_worker_gets_its_next_job_before_the_finished_run_is_recorded(tmp_path, monkeypatch):
+    # Recording a run (file write, fsync, index) takes the driver about a millisecond; the
+    # replacement job is submitted first, so a worker of short runs does not idle through it.
+    log: list[str] = []
+    submit, write_run = ThreadPoolExecutor.submit, ResultStore.write_run
+
+    def logged_submit(self, fn, *args, **kwargs):
+        log.append("submit")
+        return submit(self, fn, *args, **kwargs)
+
+    def logged_write_run(self, record, **kwargs):
+        log.append("record")
+        return write_run(self, record, **kwargs)
+
+    monkeypatch.setattr(ThreadPoolExecutor, "submit", logged_submit)
+    monkeypatch.setattr(ResultStore, "write_run", logged_write_run)
+    report = run_sweep(
+        make_sweep(), tmp_path / "s", run_fn=fake.run, backend="thread", workers=2, engine_version="test"
+    )
+    assert report.complete and report.ok == 18
+    assert log.count("submit") == 18 and log.count("record") == 18
+    for i, event in enumerate(log):
+        if event == "record":
+            recorded = log[:i].count("record")
+            # Two jobs in flight: the one being recorded was replaced unless none was left.
+            assert log[:i].count("submit") >= min(recorded + 3, 18), log
+
+
 def test_rerun_executes_nothing_and_extension_runs_only_new_points(tmp_path):
     d = tmp_path / "s"
     first = run_sweep(make_sweep(), d, run_fn=fake.run, workers=2, engine_version="test")
