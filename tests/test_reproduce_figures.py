@@ -144,6 +144,21 @@ def test_series_without_finite_value_is_not_drawn_and_named():
     plt.close(fig)
 
 
+@pytest.mark.parametrize("pid,eid", SIM, ids=[f"{p}-{e}" for p, e in SIM])
+def test_the_audit_after_saving_sees_what_a_fresh_draw_sees(pid, eid, tmp_path):
+    # save() audits the figure its PNG just drew instead of drawing it once more; a
+    # categorical axis (read from its tick labels) among them.
+    exp = load_paper(pid).experiment(eid)
+    agg, axes = synthetic_agg(exp)
+    for m in exp.metrics[:1]:
+        fig = F.metric_figure(exp, agg, axes, m["name"])
+        fig.axes[0].set_xlabel("configuration")  # categorical when its ticks are words
+        fig.savefig(tmp_path / "f.png", dpi=120, bbox_inches="tight")
+        after_save = F.audit(fig, drawn=True)
+        assert after_save == F.audit(fig), m["name"]
+        plt.close(fig)
+
+
 def test_audit_finds_each_problem():
     fig, ax = plt.subplots()
     for i in range(F.MAX_LEGEND + 1):

@@ -71,3 +71,27 @@ def test_cli_unknown_names():
     assert r.exit_code == 2
     r = CliRunner().invoke(app, ["reproduce", "orange", "nope"])
     assert r.exit_code == 2
+
+
+def test_the_finish_in_its_own_process_carries_the_sweeps_failures_and_wall_time(tmp_path):
+    from aqmlab.reproduce.runner import SweepDone, finish_experiment
+
+    swept = SweepDone(n_runs=0, failed=["dsred/x|p=1: RuntimeError: boom"], wall_s=2.5)
+    o = finish_experiment("dsred", "fig5", None, True, tmp_path, swept)
+    assert o.failed == swept.failed
+    assert o.wall_s >= 2.5
+    assert o.runs.empty and o.extra == {}  # the frames stay in the files
+    notes = (o.dir / "notes.md").read_text()
+    assert "## Failed runs" in notes and "RuntimeError: boom" in notes
+
+
+def test_cli_pipelined_reproduction_writes_what_the_serial_one_does(tmp_path):
+    # workers=2: runs in a pool, the table and figures in the finisher process; workers=1: all
+    # in this process. The table is the same file, byte for byte.
+    from aqmlab.reproduce.cli import reproduce_command
+
+    for workers in (2, 1):
+        assert reproduce_command("dsred", "rtt", None, True, tmp_path / f"w{workers}", workers) == 0
+    for name in ("table.csv", "table.md"):
+        assert (tmp_path / "w2" / "rtt" / name).read_bytes() == (tmp_path / "w1" / "rtt" / name).read_bytes()
+    assert "Runs: 8." in (tmp_path / "w2" / "rtt" / "notes.md").read_text()

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -68,23 +68,88 @@ def experiment_axes(runs: list[jobs.RunSpec], exp: Experiment) -> list[str]:
     return axes
 
 
-def simulate(
+@dataclass(frozen=True)
+class SweepDone:
+    """An experiment's sweep, finished: what the rest of its reproduction (tables, figures,
+    companions) needs from it when that rest runs in another process (see the CLI)."""
+
+    n_runs: int
+    failed: list[str]
+    wall_s: float
+
+
+def _sweep(
     exp: Experiment, out_dir: Path, replications: int, quick: bool, workers: int | None, progress: ProgressFn | None
-) -> tuple[list[jobs.RunSpec], pd.DataFrame, dict[str, Any], jobs.QuickPlan | None]:
+) -> tuple[list[jobs.RunSpec], dict[str, Any], jobs.QuickPlan | None]:
+    """Runs whatever of the experiment's runs is not yet in ``out_dir/store``."""
     plan = jobs.quick_plan(exp, replications) if quick else None
     reps = plan.replications if plan else replications
     specs = jobs.build_jobs(exp, quick=plan)
     if not specs:
-        return specs, pd.DataFrame(), {"total": 0, "failed": []}, plan
+        return specs, {"total": 0, "failed": []}, plan
     cb = (lambda d, t: progress(f"{exp.paper}/{exp.id}", d, t)) if progress else None
     info = execute.run_all(
         specs, reps, out_dir / "store", f"{exp.paper}-{exp.id}", workers=workers, progress=cb, run_fn=exp.get("run_fn")
     )
+    info["replications"] = reps
+    return specs, info, plan
+
+
+def simulate(
+    exp: Experiment, out_dir: Path, replications: int, quick: bool, workers: int | None, progress: ProgressFn | None
+) -> tuple[list[jobs.RunSpec], pd.DataFrame, dict[str, Any], jobs.QuickPlan | None]:
+    specs, info, plan = _sweep(exp, out_dir, replications, quick, workers, progress)
+    if not specs:
+        return specs, pd.DataFrame(), info, plan
     runs = execute.read_runs(out_dir / "store", info["keys"], specs)
     if not runs.empty:
         runs = tables.per_run_metrics(runs, exp)
-    info["replications"] = reps
     return specs, runs, info, plan
+
+
+def _resolve(
+    paper: str | Paper, experiment: str, replications: int | None, out: str | Path | None
+) -> tuple[Paper, Experiment, Experiment, Path, int]:
+    """The paper, the experiment, the experiment whose runs it uses (itself, or the one it is
+    derived from), the output root and the replications per point."""
+    p = paper if isinstance(paper, Paper) else load_paper(paper)
+    exp = p.experiment(experiment)
+    root = Path(out) if out is not None else DEFAULT_OUT / p.id
+    source = p.experiment(exp.derived_from) if exp.derived_from else exp
+    reps = replications if replications is not None else default_replications(source)
+    return p, exp, source, root, reps
+
+
+def run_experiment_sweep(
+    paper: str | Paper,
+    experiment: str,
+    *,
+    replications: int | None = None,
+    quick: bool = False,
+    out: str | Path | None = None,
+    workers: int | None = None,
+    progress: ProgressFn | None = None,
+) -> SweepDone:
+    """The first part of :func:`reproduce_experiment`: its runs, into the store."""
+    t0 = time.monotonic()
+    _, _, source, root, reps = _resolve(paper, experiment, replications, out)
+    if not (source.scenarios and source.configurations):
+        return SweepDone(0, [], time.monotonic() - t0)
+    _, info, _ = _sweep(source, root / source.id, reps, quick, workers, progress)
+    return SweepDone(int(info["total"]), list(info["failed"]), time.monotonic() - t0)
+
+
+def finish_experiment(
+    paper: str, experiment: str, replications: int | None, quick: bool, out: Path, swept: SweepDone
+) -> ExperimentOutput:
+    """The rest of :func:`reproduce_experiment` after :func:`run_experiment_sweep`, for a process
+    of its own: reads the stored runs (running serially any the store lacks) and writes the
+    table, figures and notes. Returned without its frames (they stay in the files)."""
+    res = reproduce_experiment(
+        paper, experiment, replications=replications, quick=quick, out=out, workers=1, swept=swept
+    )
+    empty = pd.DataFrame()
+    return replace(res, runs=empty, agg=empty, extra={})
 
 
 def reproduce_experiment(
@@ -96,15 +161,14 @@ def reproduce_experiment(
     out: str | Path | None = None,
     workers: int | None = None,
     progress: ProgressFn | None = None,
+    swept: SweepDone | None = None,
 ) -> ExperimentOutput:
+    """``swept``: the experiment's sweep already ran (:func:`run_experiment_sweep`); its
+    failures and its wall time count here."""
     t0 = time.monotonic()
-    p = paper if isinstance(paper, Paper) else load_paper(paper)
-    exp = p.experiment(experiment)
-    root = Path(out) if out is not None else DEFAULT_OUT / p.id
+    p, exp, source, root, reps = _resolve(paper, experiment, replications, out)
     out_dir = root / exp.id
     out_dir.mkdir(parents=True, exist_ok=True)
-    source = p.experiment(exp.derived_from) if exp.derived_from else exp
-    reps = replications if replications is not None else default_replications(source)
     res = ExperimentOutput(paper=p.id, experiment=exp.id, dir=out_dir, quick=quick, replications=reps)
 
     plan = None
@@ -119,6 +183,8 @@ def reproduce_experiment(
         res.agg = tables.aggregate(runs, source, axes) if not runs.empty else pd.DataFrame()
     else:
         axes = exp.axis_names
+    if swept is not None:
+        res.failed = swept.failed + res.failed
 
     hook = companions.get(p.id, exp.id)
     ctx = companions.Context(
@@ -153,7 +219,7 @@ def reproduce_experiment(
             or c in [m["name"] for m in source.metrics]
         ]
         res.runs[keep].to_csv(out_dir / "runs.csv", index=False)
-    res.wall_s = time.monotonic() - t0
+    res.wall_s = time.monotonic() - t0 + (swept.wall_s if swept is not None else 0.0)
     res.notes = notes(p, exp, source, res, plan, comp)
     (out_dir / "notes.md").write_text("\n".join(res.notes) + "\n", encoding="utf-8")
     return res
@@ -240,4 +306,13 @@ def resolve_papers(name: str) -> list[str]:
     return [p.id]
 
 
-__all__ = ["ExperimentOutput", "ReproduceError", "reproduce_experiment", "reproduce_paper", "resolve_papers"]
+__all__ = [
+    "ExperimentOutput",
+    "ReproduceError",
+    "SweepDone",
+    "finish_experiment",
+    "reproduce_experiment",
+    "reproduce_paper",
+    "resolve_papers",
+    "run_experiment_sweep",
+]
