@@ -64,9 +64,10 @@ def reproduce_command(
                 tasks[label] = prog.add_task(label, total=total)
             prog.update(tasks[label], completed=done, total=total)
 
-        # With worker processes, an experiment's tables, figures and companions (one core, 45 s
-        # of the quick reproduction's 90) run in a process of their own while the next
-        # experiment's runs go on: the finisher, one experiment at a time, in order.
+        # With worker processes, an experiment's tables, figures and companions (about 45 s of
+        # one core in the quick reproduction, 64 s in the full one, with the workers idle) run
+        # in a process of their own while the next experiment's runs go on: the finisher, one
+        # experiment at a time, in order. Spawned, not forked: this process has threads.
         finisher = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) if workers != 1 else None
         pending: deque[tuple[Paper, Path, Future[ExperimentOutput]]] = deque()
         outs: dict[str, list[ExperimentOutput]] = {}
