@@ -77,7 +77,7 @@ from ..fingerprint import engine_fingerprint
 from . import runfn
 from .atomic_file import DiskFullError
 from .definition import Job, RunFnSpec, Sweep
-from .keys import canonical_json, point_id, run_key_of_json, sha256_hex
+from .keys import canonical_json, point_id, run_key_of_json, scenario_id_of_json
 from .runfn import _default_run_fn, engine_version, execute_job
 from .store import ResultStore, RunRecord
 
@@ -131,7 +131,7 @@ def plan_jobs(sweep: Sweep, version: str) -> list[PlannedJob]:
         if job.point != last_point:
             last_point = job.point
             sj = canonical_json(job.scenario)
-            sid = sha256_hex(sj)[:16]
+            sid = scenario_id_of_json(sj)
             pid = point_id(job.point)
             cost = sweep.cost_of(job.scenario)
         out.append(

@@ -81,7 +81,12 @@ def scenario_id(scenario: Mapping[str, Any]) -> str:
     Used to look up run times of the same point at other seeds for
     longest-first scheduling.
     """
-    return sha256_hex(canonical_json(scenario))[:16]
+    return scenario_id_of_json(canonical_json(scenario))
+
+
+def scenario_id_of_json(scenario_json: str) -> str:
+    """:func:`scenario_id` from the scenario's :func:`canonical_json`, already computed."""
+    return sha256_hex(scenario_json)[:16]
 
 
 def point_id(point: Mapping[str, Any]) -> str:
