@@ -8,7 +8,11 @@ the worker keeps simulating and the process cannot exit until it ends.
 On import, aqmlab therefore wraps Python's default SIGINT handler (only if it is
 still the default: a handler installed by the application or a framework is left
 alone) so that a Ctrl-C also calls :func:`interrupt`, which makes every run in
-progress raise KeyboardInterrupt within about a millisecond of simulated work.
+progress raise KeyboardInterrupt at its next poll. The event loop polls by wall-clock
+time, not by a count of events: every 20 ms, or after the event under way when one
+event takes longer (a Python AQM, a huge window), so a run stops well within a second
+whatever its events cost (issue 24; it used to poll every 65,536 events, 40 s with
+expensive ones).
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from . import _core
 def interrupt() -> None:
     """Stops every :func:`aqmlab.run` in progress in this process, on any thread.
 
-    Each raises KeyboardInterrupt ("run interrupted"); runs started afterwards are
+    Each raises KeyboardInterrupt ("run interrupted") at its next poll (every 20 ms of
+    wall-clock time, or after the event under way); runs started afterwards are
     unaffected. Safe to call from a signal handler or another thread."""
     _core.interrupt_runs()
 

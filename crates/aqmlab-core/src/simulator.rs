@@ -9,7 +9,7 @@ use crate::net::link::LinkCtx;
 use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, PacketKind, RoutingTable};
 use crate::result::{RunResult, SeriesColumns, Timings};
 use crate::scenario::Scenario;
-use crate::sim::{advise_huge_pages, time, EventKind, EventQueue, Time};
+use crate::sim::{advise_huge_pages, time, EventKind, EventQueue, PollPacer, Time};
 use crate::transport::{Agent, AgentCtx};
 
 /// What the flow table says about a flow besides its counters.
@@ -64,9 +64,6 @@ pub struct Simulator {
     dropped: Vec<PacketId>,
     pub(crate) series: TimeSeries,
 }
-
-/// How often (in events) the progress callback is called.
-const PROGRESS_EVERY: u64 = 1 << 16;
 
 impl Simulator {
     #[allow(clippy::too_many_arguments)]
@@ -129,19 +126,20 @@ impl Simulator {
         self.run_with_progress(&mut |_| true)
     }
 
-    /// Runs to the end, calling `progress(fraction done)` now and then; the run stops with
-    /// [`RunError::Interrupted`] when it returns false.
+    /// Runs to the end, calling `progress(fraction done)` after the first event and then once
+    /// per [`PollPacer::INTERVAL`] of wall-clock time (or after the event that passes it, if
+    /// one event takes longer); the run stops with [`RunError::Interrupted`] when it returns
+    /// false.
     pub fn run_with_progress(
         mut self,
         progress: &mut dyn FnMut(f64) -> bool,
     ) -> Result<RunResult, RunError> {
         let started = std::time::Instant::now();
         let end = self.duration;
+        let mut pacer = PollPacer::new(started);
         while let Some(ev) = self.events.pop_until(end) {
             self.dispatch(ev.kind);
-            if self.events.processed().is_multiple_of(PROGRESS_EVERY)
-                && !progress(ev.time as f64 / end as f64)
-            {
+            if pacer.step() && !progress(ev.time as f64 / end as f64) {
                 return Err(RunError::Interrupted);
             }
         }

@@ -33,7 +33,8 @@ pub(crate) fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> 
 pub(crate) static CANCEL_EPOCH: AtomicU64 = AtomicU64::new(0);
 
 /// Stops every run in progress in this process, on any thread (each raises KeyboardInterrupt
-/// within about a millisecond of simulated work). Runs started afterwards are unaffected.
+/// at its next poll: the event loop polls every 20 ms of wall-clock time, or after the event
+/// under way if one takes longer; `PollPacer`). Runs started afterwards are unaffected.
 #[pyfunction]
 pub(crate) fn interrupt_runs() {
     CANCEL_EPOCH.fetch_add(1, Ordering::SeqCst);

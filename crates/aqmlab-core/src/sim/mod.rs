@@ -16,4 +16,4 @@ pub use huge_pages::advise_huge_pages;
 pub use rng::{RngStream, StreamKind};
 pub use time::{Time, NANOS_PER_SEC};
 pub use timer::LazyTimer;
-pub use work_budget::{Stopped, WorkBudget};
+pub use work_budget::{PollPacer, Stopped, WorkBudget};

@@ -1,12 +1,17 @@
-//! A cheap counter that polls a "keep going?" callback every so much work, so that long
-//! phases outside the event loop (building a million flows, routing a large graph) stop
-//! promptly on Ctrl-C.
-//!
-//! Work is counted in rough units (one per flow, link or node visited); the callback (which
-//! may take Python's GIL to check for signals) runs once per [`WorkBudget::EVERY`] units,
-//! about a millisecond of work, so its cost is negligible.
+//! When to look up from work to ask "keep going?": [`WorkBudget`] for the phases outside the
+//! event loop (building a million flows, routing a large graph), whose units of work are
+//! small and bounded; [`PollPacer`] for the event loop, whose events cost anything from a
+//! hundred nanoseconds to seconds (a window of 2^20 packets, a Python AQM), so that it polls
+//! by time, not by count.
+
+use std::time::{Duration, Instant};
 
 /// Counts work and polls `keep_going` every [`WorkBudget::EVERY`] units.
+///
+/// Work is counted in rough units (one per flow, link or node visited); the callback (which
+/// may take Python's GIL to check for signals) runs once per [`WorkBudget::EVERY`] units,
+/// about a millisecond of work, so its cost is negligible. Each unit does a bounded amount of
+/// work, so a count is a good enough clock here.
 pub struct WorkBudget<'a> {
     done: u64,
     next_poll: u64,
@@ -44,6 +49,90 @@ impl<'a> WorkBudget<'a> {
     }
 }
 
+/// Says when a loop of steps of unknown cost should poll: at its first step, then once per
+/// [`PollPacer::INTERVAL`] of wall-clock time (issue 24: counting 65,536 events between
+/// polls made Ctrl-C wait 40 s when each event took 0.6 ms).
+///
+/// Reading the clock costs about 25 ns, a quarter of a cheap event, so it is read once per
+/// `stride` steps, the stride adapted to what the steps cost: halved (or more) when the
+/// steps since the last reading took longer than [`PollPacer::READ_EVERY`], doubled up to
+/// [`PollPacer::MAX_STRIDE`] when they took less than half of it. With cheap events the
+/// clock is read once per 128 events (0.2 ns per event); with expensive ones once per event.
+/// A poll is late by at most the steps of one stride: `MAX_STRIDE` steps if the steps turn
+/// expensive all at once, one step once the stride has adapted.
+#[derive(Debug, Clone)]
+pub struct PollPacer {
+    countdown: u32,
+    stride: u32,
+    last_read: Instant,
+    next_poll: Instant,
+}
+
+impl Default for PollPacer {
+    fn default() -> Self {
+        Self::new(Instant::now())
+    }
+}
+
+impl PollPacer {
+    /// Wall-clock time between polls: well under the second promised for Ctrl-C, and long
+    /// enough that a poll (taking Python's GIL, a progress bar) costs nothing measurable.
+    pub const INTERVAL: Duration = Duration::from_millis(20);
+    /// Wall-clock time aimed for between readings of the clock.
+    pub const READ_EVERY: Duration = Duration::from_micros(100);
+    /// Most steps between readings of the clock.
+    pub const MAX_STRIDE: u32 = 128;
+
+    /// A pacer whose first poll is due at its first step (a callback that stops at once
+    /// stops the loop at once).
+    pub fn new(now: Instant) -> Self {
+        PollPacer {
+            countdown: 1,
+            stride: 1,
+            last_read: now,
+            next_poll: now,
+        }
+    }
+
+    /// One step done; true when the loop should poll now.
+    #[inline]
+    pub fn step(&mut self) -> bool {
+        self.countdown -= 1;
+        if self.countdown > 0 {
+            return false;
+        }
+        self.on_clock(Instant::now())
+    }
+
+    /// The clock read `now` after `stride` steps: adapts the stride and says whether a poll
+    /// is due. Public so that tests can drive it with a clock of their own.
+    #[inline(never)]
+    pub fn on_clock(&mut self, now: Instant) -> bool {
+        let took = now.saturating_duration_since(self.last_read);
+        let aim = Self::READ_EVERY.as_nanos();
+        if took > Self::READ_EVERY {
+            // Shrink at once to the stride that would have taken READ_EVERY.
+            let scaled = self.stride as u128 * aim / took.as_nanos().max(1);
+            self.stride = (scaled as u32).max(1);
+        } else if took.as_nanos() * 2 < aim {
+            self.stride = (self.stride * 2).min(Self::MAX_STRIDE);
+        }
+        self.last_read = now;
+        self.countdown = self.stride;
+        if now >= self.next_poll {
+            self.next_poll = now + Self::INTERVAL;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Steps between readings of the clock now.
+    pub fn stride(&self) -> u32 {
+        self.stride
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,5 +151,63 @@ mod tests {
         assert_eq!(budget.spend(1), Ok(())); // second poll
         assert_eq!(budget.spend(WorkBudget::EVERY), Err(Stopped)); // third poll says stop
         assert_eq!(polls, 3);
+    }
+
+    /// Drives a pacer with steps of the given costs on a clock of its own; returns the times
+    /// (from the start) of the polls, and how often the clock was read.
+    fn drive(costs: impl IntoIterator<Item = Duration>) -> (Vec<Duration>, usize) {
+        let t0 = Instant::now();
+        let mut p = PollPacer::new(t0);
+        let (mut now, mut polls, mut reads) = (t0, vec![], 0);
+        for c in costs {
+            now += c;
+            p.countdown -= 1;
+            if p.countdown == 0 {
+                reads += 1;
+                if p.on_clock(now) {
+                    polls.push(now - t0);
+                }
+            }
+        }
+        (polls, reads)
+    }
+
+    /// Issue 24 (Ctrl-C polled every 65,536 events): with events of 1 ms, a count of 65,536
+    /// polled every 65 s; the pacer polls every 20 ms, at most one event late.
+    #[test]
+    fn expensive_steps_are_polled_by_time_not_by_count() {
+        let ms = Duration::from_millis(1);
+        let (polls, reads) = drive(std::iter::repeat_n(ms, 2000));
+        assert_eq!(polls[0], ms, "the first step polls");
+        for w in polls.windows(2) {
+            assert!(w[1] - w[0] <= PollPacer::INTERVAL + ms, "{:?}", w);
+        }
+        assert!(polls.len() >= 2000 / 21, "{} polls in 2 s", polls.len());
+        assert_eq!(reads, 2000, "the clock is read at every expensive step");
+    }
+
+    #[test]
+    fn cheap_steps_read_the_clock_once_per_max_stride_and_poll_every_interval() {
+        let ns100 = Duration::from_nanos(100);
+        let n = 2_000_000; // 0.2 s
+        let (polls, reads) = drive(std::iter::repeat_n(ns100, n));
+        assert!(reads < n / PollPacer::MAX_STRIDE as usize + 20, "{reads} reads");
+        assert!((10..=12).contains(&polls.len()), "{} polls in 0.2 s", polls.len());
+    }
+
+    #[test]
+    fn steps_turning_expensive_at_once_delay_a_poll_by_one_stride_at_most() {
+        let cheap = std::iter::repeat_n(Duration::from_nanos(100), 1_000_000);
+        let dear = std::iter::repeat_n(Duration::from_millis(5), 400);
+        let (polls, _) = drive(cheap.chain(dear));
+        let late = PollPacer::INTERVAL + PollPacer::MAX_STRIDE * Duration::from_millis(5);
+        for w in polls.windows(2) {
+            assert!(w[1] - w[0] <= late, "{:?}", w);
+        }
+        // Adapted: after the first slow stride, polls are an interval and one event apart.
+        let tail: Vec<_> = polls.iter().rev().take(10).collect();
+        for w in tail.windows(2) {
+            assert!(*w[0] - *w[1] <= PollPacer::INTERVAL + Duration::from_millis(5));
+        }
     }
 }
