@@ -9,9 +9,15 @@
 //! 10 Mb/s queue 12 Mb/s in a 2 ms window). The loss rate is drops / (arrivals + backlog at
 //! the start): the packets the queue had to deal with in the window, so it stays in [0, 1]
 //! when the window opens on a backlog (drops / arrivals gave 7.56 after a warm-up).
+//!
+//! Utilization is the bits carried over what the link could carry (issue 24), counted exactly
+//! in nanobits from each transmission's exact times (`Transmission`), not the busy time of
+//! its events: at 1 Tb/s a 1-byte packet is on the wire 8 ps while its event lasts up to a
+//! nanosecond, and counting events gave a link carrying 4 Gb/s of 6 a utilization of 0.999.
 
 use super::{DelayHistogram, TimeAverage};
 use crate::net::Packet;
+use crate::sim::time::{nanobits, NANOS_PER_SEC};
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 
@@ -29,8 +35,9 @@ pub struct QueueStats {
     pub departure_bytes: u64,
     /// From arrival at the queue until transmission starts.
     pub wait_sum_ns: f64,
-    /// Time the link spent transmitting inside the window (finished transmissions).
-    pub busy_ns: u64,
+    /// Bits carried inside the window (finished transmissions, exact) in nanobits: the
+    /// link's exact busy time x its rate.
+    pub carried_nanobits: u128,
     /// Bits put on the wire inside the window (finished transmissions, pro rata).
     pub transmitted_bits: f64,
     pub start: Time,
@@ -76,17 +83,15 @@ impl QueueStats {
         self.wait_sum_ns += now.saturating_sub(pkt.enqueued_at.max(self.start)) as f64;
     }
 
-    /// Transmission of `pkt` ends at `now`.
+    /// Transmission `t` of `pkt` ends at `now`.
     #[inline]
-    pub fn on_transmitted(&mut self, now: Time, pkt: &Packet, tx_time: Time) {
+    pub fn on_transmitted(&mut self, now: Time, pkt: &Packet, t: Transmission) {
         if pkt.enqueued_at >= self.start {
             self.sojourn.record(now - pkt.enqueued_at);
         }
-        let inside = tx_time.min(now - self.start);
-        self.busy_ns += inside;
-        if tx_time > 0 {
-            self.transmitted_bits += pkt.size as f64 * 8.0 * inside as f64 / tx_time as f64;
-        }
+        let (carried, bits) = t.within(self.start, now);
+        self.carried_nanobits += carried;
+        self.transmitted_bits += bits;
     }
 
     #[inline]
@@ -123,23 +128,26 @@ impl QueueStats {
         self.early_drops + self.forced_drops
     }
 
-    /// `in_progress`: the transmission under way at `now` (started at, duration, bytes).
+    /// `in_progress`: the transmission under way at `now`, on a link of `rate_bps`.
     pub fn summary(
         &self,
         now: Time,
         name: &str,
         backlog_at_end: u64,
-        in_progress: Option<(Time, Time, u32)>,
+        rate_bps: u64,
+        in_progress: Option<Transmission>,
     ) -> QueueSummary {
         let span = now.saturating_sub(self.start).max(1) as f64;
-        let (mut busy, mut bits) = (self.busy_ns as f64, self.transmitted_bits);
-        if let Some((started, tx, size)) = in_progress {
-            let inside = now.saturating_sub(started.max(self.start)).min(tx);
-            busy += inside as f64;
-            if tx > 0 {
-                bits += size as f64 * 8.0 * inside as f64 / tx as f64;
-            }
+        let (mut carried, mut bits) = (self.carried_nanobits, self.transmitted_bits);
+        if let Some(t) = in_progress {
+            let (c, b) = t.within(self.start, now);
+            carried += c;
+            bits += b;
         }
+        // The busy time in ns, whole and fraction apart: where every transmission took whole
+        // nanoseconds the fraction is 0 and this is the integer count of busy ns as before.
+        let rate = rate_bps.max(1) as u128;
+        let busy = (carried / rate) as f64 + (carried % rate) as f64 / rate as f64;
         let offered = self.arrivals + self.backlog_at_start;
         let d = &self.sojourn;
         let ms = |ns: f64| ns / 1e6;
@@ -178,6 +186,53 @@ impl QueueStats {
             utilization: busy / span,
             throughput_bps: bits / (span / 1e9),
         }
+    }
+}
+
+/// One transmission: its events (whole nanoseconds) and its exact times, which come before
+/// them by less than a nanosecond (`sim::time::RateClock`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transmission {
+    /// The events of its start and of its end.
+    pub started: Time,
+    pub ends: Time,
+    /// How far before `ends` the exact end is, in nanobits (1/rate ns).
+    pub lag: u64,
+    /// Bytes.
+    pub size: u32,
+    pub rate_bps: u64,
+}
+
+impl Transmission {
+    /// Exact start and end in nanobits at the rate (ns x rate); the start is the end less the
+    /// packet's bits.
+    fn exact(&self) -> (u128, u128) {
+        let end = self.ends as u128 * self.rate_bps as u128 - self.lag as u128;
+        (end - nanobits(self.size), end)
+    }
+
+    /// The part of it inside the window [from, to] (ns): nanobits carried, exact, and bits
+    /// for the throughput. Bits: when its exact times are its events' (whole nanoseconds,
+    /// the common case), the pro rata share of its nanoseconds inside, as it always was
+    /// computed, so that those results stay bit-identical; otherwise all its bits when the
+    /// window holds it whole, else the exact share.
+    #[inline]
+    pub fn within(&self, from: Time, to: Time) -> (u128, f64) {
+        let rate = self.rate_bps as u128;
+        let (start, end) = self.exact();
+        let lo = start.max(from as u128 * rate);
+        let hi = end.min(to as u128 * rate);
+        let carried = hi.saturating_sub(lo);
+        let bits = if start == self.started as u128 * rate && self.lag == 0 {
+            let tx = self.ends - self.started;
+            let inside = self.ends.min(to).saturating_sub(self.started.max(from));
+            self.size as f64 * 8.0 * inside as f64 / tx as f64
+        } else if lo == start && hi == end {
+            self.size as f64 * 8.0
+        } else {
+            carried as f64 / NANOS_PER_SEC as f64
+        };
+        (carried, bits)
     }
 }
 

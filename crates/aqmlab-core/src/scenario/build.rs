@@ -341,10 +341,9 @@ pub fn build(
                     FlowSpec::Cbr {
                         rate, packet_size, ..
                     } => {
-                        let interval = time::transmission_time(packet_size.0 as u32, rate.0);
                         agents.push(Agent::UdpSource(UdpSource::new(
                             send_ep,
-                            UdpPattern::Cbr { interval },
+                            UdpPattern::Cbr { rate_bps: rate.0 },
                             packet_size.0 as u32,
                             rng,
                         )));
@@ -379,9 +378,8 @@ pub fn build(
                         off_time,
                         ..
                     } => {
-                        let interval = time::transmission_time(packet_size.0 as u32, rate.0);
                         let pattern = UdpPattern::OnOff {
-                            interval,
+                            rate_bps: rate.0,
                             on_mean_s: on_time.secs(),
                             off_mean_s: off_time.secs(),
                         };

@@ -14,6 +14,6 @@ pub mod work_budget;
 pub use event_queue::{Event, EventKind, EventQueue};
 pub use huge_pages::advise_huge_pages;
 pub use rng::{RngStream, StreamKind};
-pub use time::{Time, NANOS_PER_SEC};
+pub use time::{RateClock, Time, NANOS_PER_SEC};
 pub use timer::LazyTimer;
 pub use work_budget::{PollPacer, Stopped, WorkBudget};

@@ -2,7 +2,10 @@
 //!
 //! Sources (ns-2 Application/Traffic/CBR, Exponential; a Poisson source is an exponential
 //! on/off source with no off time and exponential sizes):
-//! - CBR: `rate` (bits/s), `packet_size` (bytes): one packet every size*8/rate seconds.
+//! - CBR: `rate` (bits/s), `packet_size` (bytes): one packet every size*8/rate seconds,
+//!   exactly over the long run: each is sent at the first whole nanosecond at or after its
+//!   exact time, the fraction carried to the next (`sim::time::RateClock`; rounding each gap
+//!   up sent 4 Gb/s of a 6 Gb/s source of 1-byte packets, issue 24).
 //! - Poisson: `packets_per_second`, packet sizes constant or exponential with mean
 //!   `packet_size` (an M/M/1 arrival stream when sizes are exponential).
 //! - On/off: exponential on and off periods of means `on_time`, `off_time`; during on
@@ -10,7 +13,7 @@
 
 use super::{AgentCtx, Endpoint};
 use crate::net::{PacketId, PacketKind};
-use crate::sim::{time, LazyTimer, RngStream, Time};
+use crate::sim::{time, LazyTimer, RateClock, RngStream};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SizeDistribution {
@@ -22,14 +25,14 @@ pub enum SizeDistribution {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum UdpPattern {
     Cbr {
-        interval: Time,
+        rate_bps: u64,
     },
     Poisson {
         mean_interval_s: f64,
         sizes: SizeDistribution,
     },
     OnOff {
-        interval: Time,
+        rate_bps: u64,
         on_mean_s: f64,
         off_mean_s: f64,
     },
@@ -44,6 +47,8 @@ pub struct UdpSource {
     packet_size: u32,
     rng: RngStream,
     next: LazyTimer,
+    /// The exact time of the next packet at a constant rate (CBR, on/off).
+    clock: RateClock,
     toggle: LazyTimer,
     on: bool,
     running: bool,
@@ -57,6 +62,7 @@ impl UdpSource {
             packet_size,
             rng,
             next: LazyTimer::new(),
+            clock: RateClock::default(),
             toggle: LazyTimer::new(),
             on: false,
             running: false,
@@ -70,9 +76,9 @@ impl UdpSource {
                 self.on = true;
                 let d = time::from_secs_f64(self.rng.exponential(on_mean_s));
                 cx.set_timer(&mut self.toggle, TOGGLE, cx.now + d);
-                self.emit(cx);
+                self.emit(cx, false);
             }
-            _ => self.emit(cx),
+            _ => self.emit(cx, false),
         }
     }
 
@@ -85,7 +91,7 @@ impl UdpSource {
     pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
         if which == NEXT_PACKET {
             if cx.timer_expired(&mut self.next, NEXT_PACKET) && self.running {
-                self.emit(cx);
+                self.emit(cx, true);
             }
         } else if cx.timer_expired(&mut self.toggle, TOGGLE) && self.running {
             if let UdpPattern::OnOff {
@@ -99,7 +105,7 @@ impl UdpSource {
                 let d = time::from_secs_f64(self.rng.exponential(mean));
                 cx.set_timer(&mut self.toggle, TOGGLE, cx.now + d);
                 if self.on {
-                    self.emit(cx);
+                    self.emit(cx, false);
                 } else {
                     self.next.cancel();
                 }
@@ -107,11 +113,14 @@ impl UdpSource {
         }
     }
 
-    /// Sends one packet now and schedules the next.
-    fn emit(&mut self, cx: &mut AgentCtx) {
-        let (size, gap) = match self.pattern {
-            UdpPattern::Cbr { interval } => (self.packet_size, interval),
-            UdpPattern::OnOff { interval, .. } => (self.packet_size, interval),
+    /// Sends one packet now and schedules the next. `chained`: this packet's exact time was
+    /// the previous one's plus a gap (its timer fired), not the start of a period.
+    fn emit(&mut self, cx: &mut AgentCtx, chained: bool) {
+        let (size, next) = match self.pattern {
+            UdpPattern::Cbr { rate_bps } | UdpPattern::OnOff { rate_bps, .. } => {
+                let size = self.packet_size;
+                (size, self.clock.next_end(cx.now, size, rate_bps, chained))
+            }
             UdpPattern::Poisson {
                 mean_interval_s,
                 sizes,
@@ -122,15 +131,13 @@ impl UdpSource {
                         (self.rng.exponential(self.packet_size as f64).round() as u32).max(1)
                     }
                 };
-                (
-                    size,
-                    time::from_secs_f64(self.rng.exponential(mean_interval_s)),
-                )
+                let gap = time::from_secs_f64(self.rng.exponential(mean_interval_s));
+                (size, cx.now + gap.max(1))
             }
         };
         cx.stats.packets_sent += 1;
         cx.send(self.ep.packet(PacketKind::Udp, size));
-        cx.set_timer(&mut self.next, NEXT_PACKET, cx.now + gap.max(1));
+        cx.set_timer(&mut self.next, NEXT_PACKET, next);
     }
 }
 
