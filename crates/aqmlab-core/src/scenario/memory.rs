@@ -13,10 +13,19 @@
 //! - a graph's description: [`BYTES_PER_GRAPH_LINK_DESCRIBED`] per link given (measured);
 //! - flows: agents, flow table, counters, events and the result row
 //!   ([`BYTES_PER_FLOW`], measured);
+//! - TCP window state, a bound: a sender keeps state for every packet it has outstanding (its
+//!   scoreboard: RFC 6675's flags and send times, ns-2's SACK flags), up to `window` of them,
+//!   and its receiver a slot for every packet between the next expected and the highest
+//!   held (reassembly), up to `window` too; both are ring buffers that grow by doubling, so
+//!   each holds at most twice that ([`window_state_bytes`]). Issue 24: this was left out, and
+//!   the linux profile with a window and an initial window of 2^20 on 400 senders was
+//!   estimated at 675 MB, passed a 5 GB limit and then aborted (exit 134): its initial
+//!   windows alone fill 17 MB of scoreboard per flow;
 //! - packets in flight: at most what the senders can have outstanding (a TCP flow: a window of
 //!   data and a window of ACKs; a UDP source: everything it sends) and at most what the
 //!   network can hold (every queue full plus every link's rate x delay in the smallest
-//!   packets), whichever is smaller;
+//!   packets), whichever is smaller, plus the largest burst one event can send (a window: the
+//!   packets exist together until the first queue drops them);
 //! - time series: samples x series ([`BYTES_PER_SAMPLE_POINT`], measured).
 //!
 //! The measured constants come from `benches/memory_calibration.py`; the test
@@ -28,6 +37,9 @@ use super::ScenarioError;
 use crate::aqm::fq_codel;
 use crate::net::routing::TreeRoutes;
 use crate::net::{Link, LinkId, NodeId, Packet};
+use crate::sim::Time;
+use crate::transport::tcp::recovery::rfc6675::SendStamp;
+use crate::transport::tcp::{Recovery, TcpConfig};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -59,6 +71,22 @@ const SERIES_PER_QUEUE: u64 = 14;
 const SERIES_PER_TCP_FLOW: u64 = 7;
 /// The smallest packet on the wire (a 40-byte ACK), for how many packets a link can hold.
 const SMALLEST_PACKET_BYTES: u64 = 40;
+
+/// What one TCP flow's window state can take at most, bytes: per packet of `window` (plus
+/// one: a tail loss probe may go one past it), the sender's scoreboard entry (RFC 6675
+/// recovery: a flag byte and a send stamp, `recovery/rfc6675.rs`; ns-2's agents: a SACK flag
+/// byte, `sack_scoreboard.rs`) and the receiver's reassembly slot (`sink.rs`: the send time
+/// of a packet held out of order), each in a ring buffer that doubles when it grows, so at
+/// most twice the slots in use. Keep in step with those structures (the calibration's "tcp
+/// window state" row checks this against a real run).
+pub fn window_state_bytes(tcp: &TcpConfig) -> u64 {
+    let scoreboard = match tcp.recovery {
+        Recovery::Rfc6675 => 1 + std::mem::size_of::<SendStamp>() as u64,
+        Recovery::Ns2 => 1,
+    };
+    let reassembly = std::mem::size_of::<Option<Time>>() as u64;
+    2 * (tcp.window as u64 + 1) * (scoreboard + reassembly)
+}
 
 /// One part of the estimate: what it is, the field that sizes it, its bytes.
 #[derive(Debug, Clone, PartialEq)]
@@ -148,6 +176,11 @@ pub struct ScenarioSize {
     pub network_packets: u64,
     /// Packets the senders can have outstanding at once.
     pub sender_packets: u64,
+    /// The most packets one event can send at once (the largest TCP window; 1 for UDP).
+    pub largest_burst: u64,
+    /// TCP window state of all flows (bound, bytes), and the `flows` entry with the most.
+    pub window_state_bytes: u64,
+    pub largest_window_entry: usize,
 }
 
 struct LinkGroup<'a> {
@@ -296,7 +329,8 @@ impl ScenarioSize {
             }
         };
         let mut endpoints = 0u64;
-        for f in &s.flows {
+        let mut largest_window_state = 0;
+        for (i, f) in s.flows.iter().enumerate() {
             let c = f.common();
             let (n, m) = (nodes_named(&c.from), nodes_named(&c.to));
             // The build pairs them one to one, or one to many (anything else is an error there).
@@ -308,6 +342,13 @@ impl ScenarioSize {
             let outstanding = match f {
                 FlowSpec::Tcp { tcp, .. } => {
                     size.tcp_flows = size.tcp_flows.saturating_add(flows);
+                    size.largest_burst = size.largest_burst.max(tcp.window as u64);
+                    let state = flows.saturating_mul(window_state_bytes(tcp));
+                    size.window_state_bytes = size.window_state_bytes.saturating_add(state);
+                    if state > largest_window_state {
+                        largest_window_state = state;
+                        size.largest_window_entry = i;
+                    }
                     2 * tcp.window as u64
                 }
                 FlowSpec::Cbr {
@@ -438,7 +479,20 @@ pub fn estimate(scenario: &Scenario) -> MemoryEstimate {
         field: format!("flows[{largest_entry}].count"),
         bytes: size.flows.saturating_mul(BYTES_PER_FLOW),
     });
-    let packets = size.network_packets.min(size.sender_packets);
+    if size.window_state_bytes > 0 {
+        parts.push(MemoryPart {
+            what: format!(
+                "the TCP window state of {} flows (scoreboards and reassembly buffers)",
+                size.tcp_flows
+            ),
+            field: format!("flows[{}].tcp.window", size.largest_window_entry),
+            bytes: size.window_state_bytes,
+        });
+    }
+    let packets = size
+        .network_packets
+        .min(size.sender_packets)
+        .saturating_add(size.largest_burst.max(1));
     parts.push(MemoryPart {
         what: format!("up to {packets} packets in flight"),
         field: if size.network_packets <= size.sender_packets {
