@@ -113,7 +113,8 @@ class Timings(TypedDict):
 class RawResult(TypedDict):
     """The engine's RunResult: scalars as Python values (non-finite floats are None), the
     tables as Arrow record batches (queues and flows one row per queue / flow; timeseries
-    time_s, source, variable, value with source and variable dictionary-encoded)."""
+    time_s, source, variable, value with source and variable dictionary-encoded; groups one
+    row per flow group)."""
 
     name: str
     seed: int
@@ -126,7 +127,11 @@ class RawResult(TypedDict):
     peak_rss_bytes: int | None
     queues: ArrowRecordBatch
     flows: ArrowRecordBatch
+    groups: ArrowRecordBatch
     jain_index: float | None
+    jain_index_over: str
+    jain_index_tcp: float | None
+    jain_index_all_flows: float | None
     conserved: bool
     timeseries: ArrowRecordBatch
 

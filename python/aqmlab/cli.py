@@ -191,7 +191,15 @@ def _print_run(r: Any) -> None:
     head.add_row("mean RTT", f"{_f(s.get('flows.mean_rtt_ms.mean', math.nan), 2)} ms")
     head.add_row("retransmissions", _f(s.get("flows.retransmissions.sum")))
     head.add_row("timeouts", _f(s.get("flows.timeouts.sum")))
-    head.add_row("Jain index", _f(r.jain_index, 4))
+    # The headline is over the TCP flows when the run has any (issue 24): say so, and show
+    # the all-flows value and the groups' beside it when they say something else.
+    groups = r.groups.to_dict("records")
+    head.add_row(f"Jain index ({r.jain_index_over.replace('_', ' ').replace('tcp', 'TCP')})", _f(r.jain_index, 4))
+    if r.jain_index_over == "tcp_flows" and any(g["kind"] != "tcp" for g in groups):
+        head.add_row("Jain index (all flows)", _f(r.jain_index_all_flows, 4))
+    if len(groups) > 1:
+        shown = ", ".join(f"{g['group']} {_f(g['jain_index'], 4)}" for g in groups[:6])
+        head.add_row("Jain index by group", shown + (f", ... ({len(groups)} groups)" if len(groups) > 6 else ""))
     head.add_row("conserved", _f(r.conserved))
     out.print(head)
 

@@ -21,13 +21,27 @@ if TYPE_CHECKING:  # imported where a table is first built: `import aqmlab` stay
 FLOW_TEXT_COLUMNS = ("group", "kind", "src", "dst")
 #: Flow columns left out of the summary (identifiers, not measurements).
 FLOW_ID_COLUMNS = ("flow",)
-#: Run-level keys of the summary, besides the queue and flow keys.
-RUN_KEYS = ("jain_index", "events", "wall_time_s", "events_per_second", "conserved")
+#: Run-level keys of the summary, besides the queue, flow and group keys. ``jain_index`` is
+#: the headline (over the TCP flows when the run has any, else over every flow: see
+#: :attr:`Result.jain_index`), ``jain_index_over`` says which ("tcp_flows" or "all_flows"),
+#: ``jain_index_tcp`` and ``jain_index_all_flows`` are the two readings by name.
+RUN_KEYS = (
+    "jain_index",
+    "jain_index_over",
+    "jain_index_tcp",
+    "jain_index_all_flows",
+    "events",
+    "wall_time_s",
+    "events_per_second",
+    "conserved",
+)
+#: Group columns in the summary (``group.<name>.<column>``).
+GROUP_SUMMARY_COLUMNS = ("goodput_bps", "jain_index")
 #: Where the run's time went (seconds) and its peak memory: in the summary, not in sweeps'
 #: identity (they are facts of the machine, not results).
 TIMING_KEYS = ("setup_s", "loop_s", "collect_s", "peak_rss_bytes")
 #: The engine's tables, each an Arrow record batch.
-TABLES = ("queues", "flows", "timeseries")
+TABLES = ("queues", "flows", "groups", "timeseries")
 
 SummaryValue = float | int | str | bool
 
@@ -49,12 +63,15 @@ class Result:
     """What :func:`aqmlab.run` returns.
 
     Attributes: ``queues`` (one row per queue that saw traffic), ``flows`` (one row per flow),
-    ``timeseries`` (long form: time_s, source, variable, value), as pandas DataFrames;
+    ``groups`` (one row per flow group: kind, flows, goodput_bps, jain_index), ``timeseries``
+    (long form: time_s, source, variable, value), as pandas DataFrames;
     ``to_polars(table)`` and ``to_arrow(table)`` give the same tables as polars DataFrames
     and pyarrow Tables, without a copy of the engine's columns. ``raw`` (the engine's dict; its
     tables are Arrow record batches), ``events``, ``wall_time_s`` (the event loop),
     ``timings`` (setup_s, loop_s, collect_s), ``peak_rss_bytes``, ``events_per_second``,
-    ``jain_index``, ``conserved``, ``seed``, ``name``, ``duration_s``, ``warmup_s``;
+    ``jain_index`` (the headline: over the TCP flows if any, else every flow; which one is
+    ``jain_index_over``), ``jain_index_tcp``, ``jain_index_all_flows``, ``conserved``,
+    ``seed``, ``name``, ``duration_s``, ``warmup_s``;
     ``summary`` is a flat dict.
     """
 
@@ -92,7 +109,26 @@ class Result:
 
     @property
     def jain_index(self) -> float:
+        """Jain's fairness index of the flows' goodputs, the run's headline: over the TCP
+        flows when the run has any, else over every flow (:attr:`jain_index_over` says which).
+        One unresponsive UDP flow among fairly sharing TCP flows used to pull it down (issue
+        24); the all-flows value is :attr:`jain_index_all_flows`."""
         return float(_num(self.raw["jain_index"]))
+
+    @property
+    def jain_index_over(self) -> str:
+        """``"tcp_flows"`` or ``"all_flows"``: the flows :attr:`jain_index` is over."""
+        return str(self.raw["jain_index_over"])
+
+    @property
+    def jain_index_tcp(self) -> float:
+        """Jain's index over the TCP flows alone (NaN without TCP flows)."""
+        return float(_num(self.raw["jain_index_tcp"]))
+
+    @property
+    def jain_index_all_flows(self) -> float:
+        """Jain's index over every flow, whatever its kind."""
+        return float(_num(self.raw["jain_index_all_flows"]))
 
     @property
     def conserved(self) -> bool:
@@ -149,6 +185,13 @@ class Result:
         return self.to_arrow("flows").to_pandas()
 
     @cached_property
+    def groups(self) -> pd.DataFrame:
+        """One row per flow group (a ``[[flows]]`` entry, or entries sharing a ``group``
+        name), in the order of their first flow: group, kind ("mixed" if entries of different
+        kinds share the name), flows, goodput_bps (sum), jain_index (over the group's flows)."""
+        return self.to_arrow("groups").to_pandas()
+
+    @cached_property
     def timeseries(self) -> pd.DataFrame:
         """Sampled series in long form: time_s, source, variable, value (empty unless the
         scenario sets ``sample_interval``); source and variable are Categorical.
@@ -180,6 +223,10 @@ class Result:
         return self.to_arrow("queues").to_pylist()
 
     @cached_property
+    def _group_rows(self) -> list[dict[str, Any]]:
+        return self.to_arrow("groups").to_pylist()
+
+    @cached_property
     def _flow_columns(self) -> dict[str, list[Any]]:
         return self.to_arrow("flows").to_pydict()
 
@@ -203,7 +250,11 @@ class Result:
           (goodput_bps, throughput_bps, loss_rate, mean_rtt_ms, mean_delay_ms,
           retransmissions, timeouts, drops, ...); NaN entries (e.g. the RTT of UDP flows)
           are skipped, and an all-NaN column gives NaN;
-        - ``jain_index``, ``events``, ``wall_time_s``, ``events_per_second``, ``conserved``;
+        - ``group.<name>.goodput_bps`` (sum) and ``group.<name>.jain_index`` for every flow
+          group;
+        - ``jain_index`` (headline: over the TCP flows if any, else every flow),
+          ``jain_index_over`` (which: ``"tcp_flows"`` or ``"all_flows"``), ``jain_index_tcp``, ``jain_index_all_flows``, ``events``, ``wall_time_s``,
+          ``events_per_second``, ``conserved``;
         - ``setup_s``, ``loop_s``, ``collect_s`` and ``peak_rss_bytes`` (see ``timings``).
         """
         out: dict[str, SummaryValue] = {}
@@ -225,7 +276,13 @@ class Result:
             else:
                 out[f"flows.{col}.mean"] = math.nan
                 out[f"flows.{col}.sum"] = math.nan
+        for row in self._group_rows:
+            for col in GROUP_SUMMARY_COLUMNS:
+                out[f"group.{row['group']}.{col}"] = _num(row[col])
         out["jain_index"] = self.jain_index
+        out["jain_index_over"] = self.jain_index_over
+        out["jain_index_tcp"] = self.jain_index_tcp
+        out["jain_index_all_flows"] = self.jain_index_all_flows
         out["events"] = self.events
         out["wall_time_s"] = self.wall_time_s
         out["events_per_second"] = self.events_per_second
@@ -244,21 +301,24 @@ class Result:
         )
 
     def to_parquet(self, directory: str | Path) -> Path:
-        """Writes queues.parquet, flows.parquet, timeseries.parquet and summary.json."""
+        """Writes queues.parquet, flows.parquet, groups.parquet, timeseries.parquet and
+        summary.json."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         self.queues.to_parquet(d / "queues.parquet", index=False)
         self.flows.to_parquet(d / "flows.parquet", index=False)
+        self.groups.to_parquet(d / "groups.parquet", index=False)
         self.timeseries.to_parquet(d / "timeseries.parquet", index=False)
         self._write_summary(d)
         return d
 
     def to_csv(self, directory: str | Path) -> Path:
-        """Writes queues.csv, flows.csv, timeseries.csv and summary.json."""
+        """Writes queues.csv, flows.csv, groups.csv, timeseries.csv and summary.json."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         self.queues.to_csv(d / "queues.csv", index=False)
         self.flows.to_csv(d / "flows.csv", index=False)
+        self.groups.to_csv(d / "groups.csv", index=False)
         self.timeseries.to_csv(d / "timeseries.csv", index=False)
         self._write_summary(d)
         return d

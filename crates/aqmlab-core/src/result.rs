@@ -2,6 +2,7 @@
 //! data: the simulator gathers it (`Simulator::collect_result`), nothing here reads the
 //! simulator.
 
+use crate::metrics::fairness::GroupSummary;
 use crate::metrics::flow_stats::FlowSummary;
 use crate::metrics::queue_stats::QueueSummary;
 use serde::ser::SerializeStruct;
@@ -84,7 +85,19 @@ pub struct RunResult {
     /// Queues that saw traffic, plus every monitored one.
     pub queues: Vec<QueueSummary>,
     pub flows: Vec<FlowSummary>,
+    /// One row per flow group (a `[[flows]]` entry, or entries sharing a `group` name): its
+    /// flows' kind, count, summed goodput and Jain index.
+    pub groups: Vec<GroupSummary>,
+    /// Jain's fairness index of the flows' goodputs, the run's headline: over the TCP flows
+    /// when the run has any, else over every flow; `jain_index_over` says which
+    /// (`metrics::fairness`: one UDP flow must not make fair TCP flows look unfair).
     pub jain_index: f64,
+    /// "tcp_flows" or "all_flows": the flows `jain_index` is over.
+    pub jain_index_over: &'static str,
+    /// Over the TCP flows alone (NaN without TCP flows).
+    pub jain_index_tcp: f64,
+    /// Over every flow, whatever its kind (what `jain_index` was before issue 24).
+    pub jain_index_all_flows: f64,
     /// arrivals + backlog at start = departures + drops + backlog at end, on every queue.
     pub conserved: bool,
     pub timeseries: SeriesColumns,

@@ -4,7 +4,7 @@
 use crate::aqm::QueueDiscipline;
 use crate::metrics::flow_stats::FlowSummary;
 use crate::metrics::queue_stats::QueueSummary;
-use crate::metrics::{jain_index, FlowStats, TimeSeries};
+use crate::metrics::{Fairness, FlowStats, TimeSeries};
 use crate::net::link::LinkCtx;
 use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, PacketKind, RoutingTable};
 use crate::result::{RunResult, SeriesColumns, Timings};
@@ -170,7 +170,7 @@ impl Simulator {
             .iter()
             .all(|l| l.summary(now, &self.packets).is_conserved());
         let flows = self.flow_summaries();
-        let jain = self.jain(&flows);
+        let fairness = Fairness::of(&flows);
         let s = std::mem::take(&mut self.series);
         let timeseries = SeriesColumns {
             // In place: a Vec<u64> collected into a Vec<f64> keeps its allocation, so a long
@@ -202,7 +202,11 @@ impl Simulator {
             peak_rss_bytes: None,
             queues,
             flows,
-            jain_index: jain,
+            groups: fairness.groups,
+            jain_index: fairness.jain_index,
+            jain_index_over: fairness.jain_index_over,
+            jain_index_tcp: fairness.jain_index_tcp,
+            jain_index_all_flows: fairness.jain_index_all_flows,
             conserved,
             timeseries,
         }
@@ -439,8 +443,13 @@ impl Simulator {
                 ));
             }
         }
-        if !r.flows.is_empty() && !frac(r.jain_index) && !r.jain_index.is_nan() {
-            return fail(format!("Jain index {}", r.jain_index));
+        let jains = [r.jain_index, r.jain_index_tcp, r.jain_index_all_flows]
+            .into_iter()
+            .chain(r.groups.iter().map(|g| g.jain_index));
+        for j in jains {
+            if !frac(j) && !j.is_nan() {
+                return fail(format!("Jain index {j}"));
+            }
         }
         Ok(())
     }
@@ -501,10 +510,5 @@ impl Simulator {
                     .unwrap_or(f64::NAN),
             })
             .collect()
-    }
-
-    pub(crate) fn jain(&self, flows: &[FlowSummary]) -> f64 {
-        let xs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
-        jain_index(&xs)
     }
 }

@@ -1,4 +1,4 @@
-//! A run's tables as Arrow record batches: the queue and flow tables from their row structs
+//! A run's tables as Arrow record batches: the queue, flow and group tables from their row structs
 //! (serde_arrow, columns typed from the struct), the time series from its columns as they are
 //! (the value and time vectors become Arrow buffers without a copy; the names a dictionary).
 

@@ -72,7 +72,7 @@ impl FlowStats {
 }
 
 /// One row of the flow table.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct FlowSummary {
     pub flow: u32,
     pub group: String,
