@@ -10,7 +10,7 @@ import aqmlab
 import pandas as pd
 import pytest
 from _aqmlab_scenarios import UDP_DUMBBELL, UDP_TOML, scenario
-from aqmlab.result import TIMING_KEYS
+from aqmlab.result import RUN_KEYS, TIMING_KEYS
 
 QUEUE_COLUMNS = [
     "name", "arrivals", "departures", "early_drops", "forced_drops", "drops", "marks", "link_losses",
@@ -69,7 +69,7 @@ def test_summary_contract(result: aqmlab.Result) -> None:
             assert f"queue.{name}.{col}" in s
     for col in SUMMARY_FLOW_COLUMNS:
         assert f"flows.{col}.mean" in s and f"flows.{col}.sum" in s
-    for key in ("jain_index", "events", "wall_time_s", "events_per_second", "conserved"):
+    for key in RUN_KEYS:
         assert key in s
     assert all(isinstance(v, (int, float, str, bool)) for v in s.values())
     assert s["flows.goodput_bps.sum"] == pytest.approx(result.flows["goodput_bps"].sum())
@@ -77,14 +77,7 @@ def test_summary_contract(result: aqmlab.Result) -> None:
     assert math.isnan(s["flows.mean_rtt_ms.mean"])
     # no other key shapes
     for k in s:
-        assert k.startswith(("queue.", "flows.")) or k in {
-            "jain_index",
-            "events",
-            "wall_time_s",
-            "events_per_second",
-            "conserved",
-            *TIMING_KEYS,
-        }
+        assert k.startswith(("queue.", "flows.", "group.")) or k in {*RUN_KEYS, *TIMING_KEYS}
 
 
 def test_timings_split_the_run_and_peak_memory_is_reported(result: aqmlab.Result) -> None:
@@ -107,7 +100,7 @@ def test_tables_cross_as_arrow_and_reach_polars(result: aqmlab.Result) -> None:
     df = result.to_polars("queues")
     assert isinstance(df, pl.DataFrame)
     assert df["drops"].to_list() == result.queues["drops"].tolist()
-    with pytest.raises(KeyError, match="tables: queues, flows, timeseries"):
+    with pytest.raises(KeyError, match="tables: queues, flows, groups, timeseries"):
         result.to_arrow("links")
 
 

@@ -37,19 +37,30 @@ def with_senders(n: int) -> dict[str, Any]:
 
 def test_the_estimate_agrees_with_the_memory_real_runs_use() -> None:
     """Each calibration scenario stresses one part (flows, links, routing, FQ-CoDel
-    sub-queues, time series); at this scale each needs 50-150 MB. Measured at full scale:
-    ratios 0.99-1.28 (docs/scenarios.md)."""
+    sub-queues, time series, TCP window state); at this scale each needs 50-150 MB. Measured
+    at full scale: ratios 0.99-1.28 (docs/scenarios.md).
+
+    Issue 24, item 13 (the memory estimate ignores TCP window state): the window state is a
+    bound, so its row must be above what the run uses; by at most a little more than the
+    bound's own margin: it counts twice the window (ring buffers that double) of scoreboard
+    (17 bytes a packet) and of reassembly buffer (16), where this run fills the scoreboards
+    once and the reassembly buffers not at all, 2 x 33 / 17 = 3.9. Before, the window state
+    was not counted and this row's ratio was about 0.15."""
     for row in calibrate(0.25):
-        assert 0.8 <= row["ratio"] <= 1.5, row
+        if row["bound"]:
+            assert 1.0 <= row["ratio"] <= 4.5, row
+        else:
+            assert 0.8 <= row["ratio"] <= 1.5, row
 
 
 def test_a_run_above_the_limit_is_refused_naming_the_field() -> None:
-    # 3000 flows of window 20 may have 120,000 packets outstanding: the largest part.
+    # 3000 flows of window 20 may have 120,000 packets outstanding (and one window of 20 in a
+    # burst): the largest part.
     with pytest.raises(aqmlab.ScenarioError) as e:
         aqmlab.run(with_senders(3000), max_memory="40MB")
     assert e.value.path == "flows[0]"
-    assert "the run would need about 58.5 MB" in e.value.message
-    assert "of it for up to 120000 packets in flight" in e.value.message
+    assert "the run would need about 60.6 MB" in e.value.message
+    assert "of it for up to 120020 packets in flight" in e.value.message
     assert "above the limit of 40.0 MB" in e.value.message
     # The same scenario runs when the limit allows it.
     assert aqmlab.run(with_senders(3000), max_memory="2GB").duration_s == 1.0

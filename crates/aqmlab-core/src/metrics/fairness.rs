@@ -1,9 +1,10 @@
 //! Jain's fairness index of the flows' goodputs: for the run (its headline, over the TCP
 //! flows), over every flow, over the TCP flows alone, and per flow group.
 //!
-//! Issue 24: the index was taken over every flow, so one unresponsive UDP flow beside 30 TCP
+//! Issue 24: the index was taken over every flow, so one unresponsive UDP flow beside TCP
 //! flows that share fairly made the run look unfair (a 2 Mb/s CBR among 30 TCP flows of
-//! 0.3 Mb/s gives 0.27; the TCP flows alone 0.99). The fairness studied with AQMs is that of
+//! 0.3 Mb/s each: 0.27 over all 31, 1 over the TCP flows; `tests/test_fairness.py` runs six
+//! TCP flows and a 4 Mb/s CBR: 0.994 and 0.656). The fairness studied with AQMs is that of
 //! the responsive flows among themselves, so the run's headline `jain_index` is over the TCP
 //! flows when the run has any (`jain_index_over` = "tcp_flows") and over every flow only
 //! when it has none ("all_flows"); the all-flows value stays as `jain_index_all_flows`.

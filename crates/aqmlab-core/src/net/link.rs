@@ -28,7 +28,9 @@ pub struct Link {
     tx_started: Time,
     /// The transmitter's exact clock: how far before its event the last transmission ended.
     clock: RateClock,
-    idle_since: Option<Time>,
+    /// When the link went idle; [`BUSY`] while it transmits (a sentinel rather than an
+    /// `Option`, so that the fields an event reads fit the first cache line with `clock`).
+    idle_since: Time,
     pub rate_bps: u64,
     pub delay: Time,
     /// Probability that a transmitted packet is lost on the wire (Bernoulli).
@@ -44,6 +46,9 @@ pub struct Link {
     queue_rng: RngStream,
     loss_rng: RngStream,
 }
+
+/// `Link::idle_since` while the link transmits (no run reaches this time).
+const BUSY: Time = Time::MAX;
 
 /// Everything a link touches outside itself while handling one event.
 pub struct LinkCtx<'a> {
@@ -82,7 +87,7 @@ impl Link {
             tx_started: 0,
             clock: RateClock::default(),
             pipe: VecDeque::new(),
-            idle_since: Some(0),
+            idle_since: 0,
         }
     }
 
@@ -101,7 +106,8 @@ impl Link {
             stats: &mut self.stats,
             dropped: cx.dropped,
         };
-        f(&mut self.queue, &mut qcx, self.idle_since)
+        let idle_since = (self.idle_since != BUSY).then_some(self.idle_since);
+        f(&mut self.queue, &mut qcx, idle_since)
     }
 
     /// A packet arrives at this link's queue.
@@ -133,12 +139,12 @@ impl Link {
                 self.stats.on_departure(now, p);
                 self.in_service = Some((pkt, tx));
                 self.tx_started = now;
-                self.idle_since = None;
+                self.idle_since = BUSY;
                 cx.events.schedule(now + tx, EventKind::LinkTxDone(cx.id));
             }
             None => {
-                if self.idle_since.is_none() {
-                    self.idle_since = Some(now);
+                if self.idle_since == BUSY {
+                    self.idle_since = now;
                     self.queue.on_link_idle(now);
                 }
             }
@@ -235,5 +241,20 @@ impl Link {
             self.rate_bps,
             in_progress,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A link is eight cache lines, the fields every event reads (service, clocks, rate,
+    /// delay, loss) where they were: issue 24 added the transmitter's exact clock and made
+    /// `idle_since` a sentinel, so neither grew (a ninth line cost 64 bytes per link, in
+    /// memory and in cache misses at scale).
+    #[test]
+    fn a_link_is_eight_cache_lines() {
+        assert_eq!(std::mem::offset_of!(Link, queue), 72);
+        assert_eq!(std::mem::size_of::<Link>(), 512);
     }
 }

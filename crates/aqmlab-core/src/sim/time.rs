@@ -6,9 +6,11 @@
 //! a third less than asked, and a link carrying 4 Gb/s report itself fully busy (issue 24).
 //! [`RateClock`] keeps the exact time instead: events still fire at whole nanoseconds, never
 //! before the exact time, and the part of a nanosecond by which an event is late is carried
-//! into the next, so over many packets the rate is exact. Where bits x 10^9 is a multiple of
-//! the rate (10 Mb/s and 1,040 bytes: 832,000 ns), nothing is carried and every time is what
-//! rounding gave.
+//! into the next, so over many packets the rate is exact, as in ns-2, whose times are doubles
+//! (`LinkDelay::txtime` in link/delay.h: `8. * size() / bandwidth_`; `CBR_Traffic::init` in
+//! tools/cbr_traffic.cc: `(size_ << 3) / rate_`). Where bits x 10^9 is a multiple of the rate
+//! (10 Mb/s and 1,040 bytes: 832,000 ns), nothing is carried and every time is what rounding
+//! gave.
 
 /// Nanoseconds since the start of the run.
 pub type Time = u64;
