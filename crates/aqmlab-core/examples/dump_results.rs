@@ -16,7 +16,10 @@ fn main() {
     println!("{}", serde_json::to_string(&r.queues).unwrap());
     println!("{}", serde_json::to_string(&r.flows).unwrap());
     println!("{}", serde_json::to_string(&r.timeseries).unwrap());
-    println!("jain {:?} conserved {}", r.jain_index_all_flows, r.conserved);
+    println!(
+        "jain {:?} conserved {}",
+        r.jain_index_all_flows, r.conserved
+    );
     // After the lines above, which read as they always did (the all-flows index was the
     // only one before issue 24), so that dumps from before and after compare line by line.
     println!(

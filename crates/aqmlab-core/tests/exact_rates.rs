@@ -48,8 +48,16 @@ fn a_6_gbps_cbr_of_1_byte_packets_sends_6_gbps_and_its_link_says_so() {
         let f = &r.flows[0];
         // 0.9 ms at 6 Gb/s: 675,000 one-byte packets (the queue holds a few at most); the
         // flow's count misses those of the last microsecond, still on the wire (0.11 %).
-        assert!(close(f.throughput_bps, 6e9, 2e-3), "{link}: flow {}", f.throughput_bps);
-        assert!(close(q.throughput_bps, 6e9, 1e-4), "{link}: link {}", q.throughput_bps);
+        assert!(
+            close(f.throughput_bps, 6e9, 2e-3),
+            "{link}: flow {}",
+            f.throughput_bps
+        );
+        assert!(
+            close(q.throughput_bps, 6e9, 1e-4),
+            "{link}: link {}",
+            q.throughput_bps
+        );
         assert!(
             close(q.utilization, 6e9 / link_bps, 1e-4),
             "{link}: utilization {} for {} b/s carried",
@@ -80,8 +88,16 @@ fn a_link_never_sends_faster_than_its_rate() {
     // queue grows by the difference and overflows.
     let r = cbr_over_one_link("8Gbps", 1, "6Gbps");
     let q = r.queue("wire").unwrap();
-    assert!(q.throughput_bps <= 6e9 * (1.0 + 1e-9), "{}", q.throughput_bps);
+    assert!(
+        q.throughput_bps <= 6e9 * (1.0 + 1e-9),
+        "{}",
+        q.throughput_bps
+    );
     assert!(close(q.throughput_bps, 6e9, 1e-4), "{}", q.throughput_bps);
-    assert!(q.utilization <= 1.0 && q.utilization > 0.9999, "{}", q.utilization);
+    assert!(
+        q.utilization <= 1.0 && q.utilization > 0.9999,
+        "{}",
+        q.utilization
+    );
     assert!(q.drops > 0);
 }

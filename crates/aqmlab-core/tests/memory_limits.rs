@@ -159,7 +159,11 @@ fn huge_tcp_windows_are_charged_to_the_window_field() {
     let linux = "tcp = { profile = \"linux\", window = 1048576, window_init = 1048576 }";
     let s = dumbbell(300, linux, "").unwrap();
     // At least what the run was seen to use: 5.3 GB.
-    assert!(estimate(&s).total() > 5_300_000_000, "{}", estimate(&s).total());
+    assert!(
+        estimate(&s).total() > 5_300_000_000,
+        "{}",
+        estimate(&s).total()
+    );
     let s = dumbbell(400, linux, "").unwrap();
     let err = estimate(&s).check(5_000_000_000).unwrap_err().to_string();
     assert!(

@@ -86,7 +86,11 @@ impl Fairness {
             .into_iter()
             .map(|(first, xs, mixed)| GroupSummary {
                 group: first.group.clone(),
-                kind: if mixed { "mixed".into() } else { first.kind.clone() },
+                kind: if mixed {
+                    "mixed".into()
+                } else {
+                    first.kind.clone()
+                },
                 flows: xs.len() as u64,
                 goodput_bps: xs.iter().sum(),
                 jain_index: jain_index(&xs),
@@ -132,7 +136,11 @@ mod tests {
         assert_eq!(f.jain_index, 1.0);
         assert_eq!(f.jain_index_over, "tcp_flows");
         assert_eq!(f.jain_index_tcp, 1.0);
-        assert!((f.jain_index_all_flows - 0.268).abs() < 1e-3, "{}", f.jain_index_all_flows);
+        assert!(
+            (f.jain_index_all_flows - 0.268).abs() < 1e-3,
+            "{}",
+            f.jain_index_all_flows
+        );
         assert_eq!(f.groups.len(), 2);
         assert_eq!((f.groups[0].flows, f.groups[0].jain_index), (30, 1.0));
         assert_eq!((f.groups[1].kind.as_str(), f.groups[1].flows), ("cbr", 1));

@@ -234,13 +234,8 @@ impl Link {
         let in_progress = self
             .in_service
             .map(|(pkt, tx)| self.transmission(packets.get(pkt).size, tx));
-        self.stats.summary(
-            now,
-            &self.name,
-            self.backlog(),
-            self.rate_bps,
-            in_progress,
-        )
+        self.stats
+            .summary(now, &self.name, self.backlog(), self.rate_bps, in_progress)
     }
 }
 

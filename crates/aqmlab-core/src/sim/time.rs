@@ -120,7 +120,10 @@ mod tests {
         assert_eq!(now, 4_000_000, "3 million packets take 4 ms at 6 Gb/s");
         for (i, &e) in ends.iter().enumerate() {
             let exact = (i as f64 + 1.0) * 8.0 / 6.0;
-            assert!(e as f64 >= exact - 1e-9 && (e as f64) < exact + 1.0, "{i}: {e}");
+            assert!(
+                e as f64 >= exact - 1e-9 && (e as f64) < exact + 1.0,
+                "{i}: {e}"
+            );
         }
     }
 

@@ -191,8 +191,15 @@ mod tests {
         let ns100 = Duration::from_nanos(100);
         let n = 2_000_000; // 0.2 s
         let (polls, reads) = drive(std::iter::repeat_n(ns100, n));
-        assert!(reads < n / PollPacer::MAX_STRIDE as usize + 20, "{reads} reads");
-        assert!((10..=12).contains(&polls.len()), "{} polls in 0.2 s", polls.len());
+        assert!(
+            reads < n / PollPacer::MAX_STRIDE as usize + 20,
+            "{reads} reads"
+        );
+        assert!(
+            (10..=12).contains(&polls.len()),
+            "{} polls in 0.2 s",
+            polls.len()
+        );
     }
 
     #[test]
