@@ -42,3 +42,16 @@ def test_a_congestion_control_given_as_the_variant_points_to_its_field() -> None
 def test_an_unknown_aqm_suggests_the_transposition_first() -> None:
     with pytest.raises(aqmlab.ScenarioError, match=r"did you mean `pie` or `pi`\?$"):
         aqmlab.run(scenario(**{"topology.bottleneck.queue.aqm": "pei"}))
+
+
+def test_the_docs_say_what_the_loader_requires_of_a_dumbbell() -> None:
+    """Item 10: docs/scenarios.md did not say that `access` is required; the loader requires it."""
+    from pathlib import Path
+
+    docs = " ".join((Path(__file__).resolve().parent.parent / "docs" / "scenarios.md").read_text().split())
+    assert "`access` (its `rate`: the links between the hosts and the routers) are required" in docs
+    s = scenario()
+    del s["topology"]["access"]
+    with pytest.raises(aqmlab.ScenarioError) as info:
+        aqmlab.validate_scenario(s)
+    assert str(info.value) == "topology.access: required, but missing"
