@@ -1,8 +1,8 @@
 """Issue 24, item 13: sweeping a parameter that the base scenario leaves at its default was an
 "unknown path". A path absent from the base is accepted when the engine's schema has the field
 (the AQM's parameter table included) and set with the tables it needs; a misspelt one is still
-refused, now with the engine's own "did you mean". The first tests fail on the code before
-issue 24; the refusals hold on both."""
+refused, now with the engine's own reason and "did you mean". On the code before issue 24 every
+test here fails but the last two refusals of the parametrized test and the run_fn test."""
 
 from __future__ import annotations
 
