@@ -10,7 +10,7 @@ from __future__ import annotations
 from ._core import version as _engine_version
 from .api import aqms, run
 from .custom_aqm import register_aqm, registered_aqms, unregister_aqm
-from .errors import ScenarioError, SimulationError
+from .errors import ScenarioError, ScenarioWarning, SimulationError
 from .interrupt import install_sigint_handler as _install_sigint_handler
 from .interrupt import interrupt
 from .memory_limit import estimate_memory
@@ -23,6 +23,7 @@ _install_sigint_handler()
 __all__ = [
     "Result",
     "ScenarioError",
+    "ScenarioWarning",
     "SimulationError",
     "__version__",
     "aqms",

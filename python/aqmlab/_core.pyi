@@ -84,6 +84,7 @@ class ParamDoc(TypedDict):
     default: str
     unit: str
     meaning: str
+    plausible: tuple[float, float] | None
 
 @type_check_only
 class AqmInfo(TypedDict):
@@ -141,8 +142,10 @@ def run(
     progress: Callable[[float], bool | None] | None = None,
     custom_aqms: Mapping[str, type] | None = None,
     max_memory: int | None = None,
+    warn: Callable[[str, str], None] | None = None,
 ) -> RawResult:
-    """Runs a scenario (JSON text) with the GIL released; see :func:`aqmlab.run`."""
+    """Runs a scenario (JSON text) with the GIL released; see :func:`aqmlab.run`. ``warn(path,
+    message)`` is called with each warning about the scenario before the run."""
 
 @type_check_only
 class MemoryPart(TypedDict):
@@ -161,8 +164,12 @@ def estimate_memory(scenario_json: str) -> MemoryEstimate:
 def interrupt_runs() -> None:
     """Stops every run in progress in this process, on any thread, with KeyboardInterrupt."""
 
-def validate(scenario_json: str) -> None:
-    """Parses and checks a scenario (JSON text); raises ScenarioError."""
+def validate(
+    scenario_json: str, custom_aqms: Mapping[str, type] | None = None, build: bool = False
+) -> list[tuple[str, str]]:
+    """Parses and checks a scenario (JSON text); raises ScenarioError. Returns its warnings as
+    (path, message) pairs. With ``build`` the network is built too (AQM names and parameters
+    checked, the Python AQMs of ``custom_aqms`` instantiated) and dropped."""
 
 def load_toml(text: str) -> dict[str, Any]:
     """Parses TOML text; syntax errors raise ScenarioError with path ``"line N"``."""

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .custom_aqm import merged, registered_aqms
+from .errors import warn_scenario
 from .memory_limit import resolve_max_memory
 from .result import Result
 from .scenario import ScenarioLike, load_scenario, resolve_seed, to_json
@@ -37,6 +38,10 @@ def run(
     None means ``AQMLAB_MAX_MEMORY`` or half this machine's memory (see
     :mod:`aqmlab.memory_limit`).
 
+    A scenario that is valid but most likely mistaken (an AQM time far outside its plausible
+    range, such as ``target = 15`` read as 15 s; a rate in bytes per second) runs as written,
+    with an :class:`aqmlab.ScenarioWarning` issued before the run.
+
     The GIL is released while the engine runs, so runs on several threads proceed in parallel
     (unless they call Python AQMs). Raises :class:`aqmlab.ScenarioError` (a ValueError naming
     the field) for invalid input, KeyboardInterrupt on Ctrl-C, and
@@ -47,8 +52,14 @@ def run(
     seed = resolve_seed(s, seed)
     customs = merged(custom_aqms)
     limit = resolve_max_memory(max_memory)
-    raw = _core.run(to_json(s), seed, progress, customs or None, limit)
+    raw = _core.run(to_json(s), seed, progress, customs or None, limit, _warn_at_caller)
     return Result(raw)
+
+
+def _warn_at_caller(path: str, message: str) -> None:
+    """The engine's warnings about the scenario, issued before the run: attributed to the line
+    that called :func:`run` (this function is called from ``_core.run``, called by ``run``)."""
+    warn_scenario(path, message, stacklevel=3)
 
 
 def aqms() -> pd.DataFrame:

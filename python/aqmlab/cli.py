@@ -81,6 +81,35 @@ def _apply_max_memory(value: str | None) -> None:
 
 @contextmanager
 def _user_errors() -> Iterator[None]:
+    """What every command runs in: the scenario's warnings and its errors as lines on stderr."""
+    with _warnings_as_lines(), _errors_as_lines():
+        yield
+
+
+@contextmanager
+def _warnings_as_lines() -> Iterator[None]:
+    """Shows each :class:`aqmlab.ScenarioWarning` as one plain line on stderr, ``warning: path:
+    message`` (issue 24, item 8), and any other warning as Python would."""
+    import warnings
+
+    from .errors import ScenarioWarning
+
+    with warnings.catch_warnings():
+        python_show = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+            if issubclass(category, ScenarioWarning):
+                sys.stderr.write(f"warning: {message}\n")
+                sys.stderr.flush()
+            else:
+                python_show(message, category, *args, **kwargs)
+
+        warnings.showwarning = show
+        yield
+
+
+@contextmanager
+def _errors_as_lines() -> Iterator[None]:
     """Turns bad input and Ctrl-C into a one-line message and an exit code, no traceback."""
     from .errors import MissingExtraError, ScenarioError, SimulationError
     from .memory_limit import MemoryLimitError

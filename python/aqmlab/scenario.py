@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from . import _core
-from .errors import scenario_error
+from .errors import scenario_error, warn_scenario
 
 ScenarioLike = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 
@@ -176,12 +176,15 @@ def to_json(scenario: Mapping[str, Any]) -> str:
 
 
 def validate_scenario(scenario: ScenarioLike) -> dict[str, Any]:
-    """Loads and checks a scenario against the schema; raises ScenarioError naming the field.
+    """Loads and checks a scenario against the schema; raises ScenarioError naming the field,
+    and issues an :class:`aqmlab.ScenarioWarning` for each warning about it (as
+    :func:`aqmlab.run` does).
 
     AQM names and parameters are only checked when a run builds the queues.
     """
     s = load_scenario(scenario)
-    _core.validate(to_json(s))
+    for path, message in _core.validate(to_json(s)):
+        warn_scenario(path, message, stacklevel=2)
     return s
 
 

@@ -1,5 +1,6 @@
-//! The module's functions: run (GIL released, Ctrl-C and progress through a callback),
-//! interrupt, validate, estimate_memory, load_toml, the AQM registry and the version.
+//! The module's functions: run (GIL released, Ctrl-C and progress through a callback, the
+//! scenario's warnings through another), interrupt, validate, estimate_memory, load_toml, the
+//! AQM registry and the version.
 
 use crate::conversion::{json_to_py, result_to_py};
 use crate::errors::{panic_message, scenario_error, Failure, SimulationError};
@@ -40,11 +41,51 @@ pub(crate) fn interrupt_runs() {
     CANCEL_EPOCH.fetch_add(1, Ordering::SeqCst);
 }
 
+/// The Python AQM classes of `custom_aqms` (name -> class) as a factory for the core.
+fn custom_factory(
+    custom_aqms: Option<Bound<'_, PyDict>>,
+    failure: &Arc<Failure>,
+) -> PyResult<Option<PyAqmFactory>> {
+    let Some(d) = custom_aqms.filter(|d| !d.is_empty()) else {
+        return Ok(None);
+    };
+    let mut classes = Vec::with_capacity(d.len());
+    for (k, v) in d.iter() {
+        let name: String = k
+            .extract()
+            .map_err(|_| PyTypeError::new_err("custom_aqms keys must be str"))?;
+        if !v.is_callable() {
+            return Err(PyTypeError::new_err(format!(
+                "custom_aqms[{name:?}] must be a class (callable), got {}",
+                v.get_type().name()?
+            )));
+        }
+        classes.push((name, v.unbind()));
+    }
+    Ok(Some(PyAqmFactory {
+        classes,
+        failure: failure.clone(),
+    }))
+}
+
+/// Hands each of the scenario's warnings to `warn(path, message)` (issue 24, items 8 and 10),
+/// before anything is built, so that a long run is not waited out to learn that `target = 15`
+/// was read as 15 s. An exception from `warn` (warnings turned into errors) stops the run.
+fn report_warnings(py: Python<'_>, scenario: &Scenario, warn: Option<&Py<PyAny>>) -> PyResult<()> {
+    if let Some(warn) = warn.filter(|w| !w.is_none(py)) {
+        for w in &scenario.warnings {
+            warn.call1(py, (w.path.as_str(), w.message.as_str()))?;
+        }
+    }
+    Ok(())
+}
+
 /// Runs a scenario given as JSON text with master seed `seed`; returns the result as a dict.
 /// With `max_memory` (bytes), a scenario whose memory estimate exceeds it is refused with a
-/// ScenarioError before anything is built.
+/// ScenarioError before anything is built. `warn(path, message)` is called with each warning
+/// about the scenario before the run.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed, progress=None, custom_aqms=None, max_memory=None))]
+#[pyo3(signature = (scenario_json, seed, progress=None, custom_aqms=None, max_memory=None, warn=None))]
 pub(crate) fn run(
     py: Python<'_>,
     scenario_json: &str,
@@ -52,6 +93,7 @@ pub(crate) fn run(
     progress: Option<Py<PyAny>>,
     custom_aqms: Option<Bound<'_, PyDict>>,
     max_memory: Option<u64>,
+    warn: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
     if let Some(limit) = max_memory {
@@ -59,29 +101,9 @@ pub(crate) fn run(
             .check(limit)
             .map_err(|e| scenario_error(py, &e))?;
     }
+    report_warnings(py, &scenario, warn.as_ref())?;
     let failure = Arc::new(Failure::default());
-    let factory = match custom_aqms {
-        Some(d) if !d.is_empty() => {
-            let mut classes = Vec::with_capacity(d.len());
-            for (k, v) in d.iter() {
-                let name: String = k
-                    .extract()
-                    .map_err(|_| PyTypeError::new_err("custom_aqms keys must be str"))?;
-                if !v.is_callable() {
-                    return Err(PyTypeError::new_err(format!(
-                        "custom_aqms[{name:?}] must be a class (callable), got {}",
-                        v.get_type().name()?
-                    )));
-                }
-                classes.push((name, v.unbind()));
-            }
-            Some(PyAqmFactory {
-                classes,
-                failure: failure.clone(),
-            })
-        }
-        _ => None,
-    };
+    let factory = custom_factory(custom_aqms, &failure)?;
     let progress = progress.filter(|p| !p.is_none(py));
     let epoch = CANCEL_EPOCH.load(Ordering::SeqCst);
     let outcome = guarded(py, || {
@@ -134,12 +156,44 @@ pub(crate) fn run(
 }
 
 /// Parses and validates a scenario (JSON text) without running it; raises ScenarioError.
-/// AQM names and parameters are checked when the run builds the queues.
+/// Returns the warnings about it as (path, message) pairs. AQM names and parameters are
+/// checked when the queues are built: by a run, or here with `build` (the whole network is
+/// built, with the Python AQMs of `custom_aqms`, and dropped).
 #[pyfunction]
-pub(crate) fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
-    Scenario::from_json(scenario_json)
-        .map(|_| ())
-        .map_err(|e| scenario_error(py, &e))
+#[pyo3(signature = (scenario_json, custom_aqms=None, build=false))]
+pub(crate) fn validate(
+    py: Python<'_>,
+    scenario_json: &str,
+    custom_aqms: Option<Bound<'_, PyDict>>,
+    build: bool,
+) -> PyResult<Vec<(String, String)>> {
+    let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+    if build {
+        let failure = Arc::new(Failure::default());
+        let factory = custom_factory(custom_aqms, &failure)?;
+        let built = guarded(py, || {
+            aqmlab_core::scenario::build::build(
+                &scenario,
+                1,
+                factory.as_ref().map(|f| f as &dyn CustomAqmFactory),
+                &mut || true,
+            )
+            .map(drop)
+        })?;
+        if let Some(e) = failure.take() {
+            return Err(e);
+        }
+        match built {
+            Ok(()) => {}
+            Err(Error::Scenario(e)) => return Err(scenario_error(py, &e)),
+            Err(e) => return Err(SimulationError::new_err(e.to_string())),
+        }
+    }
+    Ok(scenario
+        .warnings
+        .into_iter()
+        .map(|w| (w.path, w.message))
+        .collect())
 }
 
 /// The memory a scenario (JSON text) would need: `{"total": bytes, "parts": [{"what", "field",
@@ -199,6 +253,7 @@ pub(crate) fn aqms(py: Python<'_>) -> PyResult<Py<PyList>> {
             pd.set_item("default", p.default)?;
             pd.set_item("unit", p.unit)?;
             pd.set_item("meaning", p.meaning)?;
+            pd.set_item("plausible", p.plausible.map(|r| (r.lo, r.hi)))?;
             params.append(pd)?;
         }
         d.set_item("params", params)?;

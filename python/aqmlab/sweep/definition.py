@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from . import default_paths
 from .keys import canonical_json, derive_seed, point_id
 from .paths import PathError, check_path, flatten_axes, get_path, set_path
 
@@ -165,6 +166,9 @@ class Sweep:
         self.run_fn = self._check_run_fn(run_fn)
         self.cost = self._check_cost(cost)
         self.store = self._resolve(store) if store is not None else None
+        #: Axis paths the base leaves at their default, accepted by the engine's schema
+        #: (``default_paths.py``); set with the tables they need created.
+        self.default_paths: set[str] = set()
         self.axes = self._check_axes()
         self._points = self._expand()
 
@@ -233,7 +237,10 @@ class Sweep:
         """Concrete scenario of a point: the base with the axis values applied."""
         scenario = copy.deepcopy(self.base)
         for path, value in point.items():
-            set_path(scenario, path, copy.deepcopy(value), create=not self.strict_paths)
+            if path in self.default_paths:
+                default_paths.set_default_path(scenario, path, copy.deepcopy(value))
+            else:
+                set_path(scenario, path, copy.deepcopy(value), create=not self.strict_paths)
         return scenario
 
     def jobs(self) -> list[Job]:
@@ -413,7 +420,9 @@ class Sweep:
         raise SweepDefinitionError("cost", f"must be a dotted scenario path or a callable, got {cost!r}")
 
     def _check_axes(self) -> list[str]:
-        """Check every axis path exists and no two axes address overlapping fields."""
+        """Check every axis path exists (in the base, or, for a sweep of aqmlab's engine, in the
+        scenario schema with the base leaving it at its default: ``default_paths.py``) and no
+        two axes address overlapping fields."""
         owners: dict[str, str] = {}
         for path in self.grid:
             owners[path] = _axis_field("grid", path)
@@ -434,12 +443,28 @@ class Sweep:
             try:
                 check_path(self.base, path, create=not self.strict_paths)
             except PathError as exc:
-                raise SweepDefinitionError(field, f"unknown path in base scenario: {exc.reason}") from exc
+                refused = (
+                    f"unknown path in base scenario: {exc.reason}"
+                    if self.run_fn is not None
+                    else default_paths.refusal(self.base, path, self._first_value(path), exc.reason)
+                )
+                if refused is not None:
+                    raise SweepDefinitionError(field, refused) from exc
+                self.default_paths.add(path)
         for a in all_fields:  # axes are few; quadratic is fine
             for b in all_fields:
                 if b.startswith(a + "."):
                     raise SweepDefinitionError(all_fields[b], f"overlaps {all_fields[a]} (one contains the other)")
         return list(all_fields)
+
+    def _first_value(self, path: str) -> Any:
+        """The first value an axis gives ``path`` (to check the path with)."""
+        if path in self.grid:
+            return self.grid[path][0]
+        for group in self.zip_groups:
+            if path in group:
+                return group[path][0]
+        return next(pt[path] for pt in self.explicit_points or [] if path in pt)
 
     def _expand(self) -> list[dict[str, Any]]:
         grid_rows = [dict(zip(self.grid, combo, strict=True)) for combo in itertools.product(*self.grid.values())]

@@ -39,12 +39,14 @@ use serde::Deserialize;
 
 /// The adaptation's parameters (QVARED lists them too).
 pub const ADAPT_DOCS: &[ParamDoc] = &[
+    // Floyd, Gummadi & Shenker 2001 and ns-2: 0.5 s.
     doc(
         "interval",
         "0.5s",
         "s",
         "at most one change of max_p per interval (checked on arrivals, ns-2 style)",
-    ),
+    )
+    .with_plausible(1e-3, 10.0),
     doc(
         "alpha",
         "0.01",

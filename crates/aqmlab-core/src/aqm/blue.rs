@@ -41,30 +41,36 @@ pub const PARAMS: &[ParamDoc] = &[
         default: "0.0025",
         unit: "probability",
         meaning: "increment of p on buffer overflow",
+        plausible: None,
     },
     ParamDoc {
         name: "d2",
         default: "0.00025",
         unit: "probability",
         meaning: "decrement of p on link idle",
+        plausible: None,
     },
     ParamDoc {
         name: "freeze_time",
         default: "100ms",
         unit: "s",
         meaning: "least time between two changes of p",
+        // the BLUE paper's setting: 100 ms.
+        plausible: Some(super::params::Plausible::new(1e-3, 2.0)),
     },
     ParamDoc {
         name: "shared_freeze",
         default: "true",
         unit: "bool",
         meaning: "one freeze clock for increases and decreases (paper Fig. 5); false: one per kind",
+        plausible: None,
     },
     ParamDoc {
         name: "ecn",
         default: "false",
         unit: "bool",
         meaning: "mark ECT packets instead of dropping them",
+        plausible: None,
     },
 ];
 

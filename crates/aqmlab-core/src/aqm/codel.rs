@@ -43,24 +43,30 @@ pub const PARAMS: &[ParamDoc] = &[
         default: "5ms",
         unit: "s",
         meaning: "acceptable standing queue delay",
+        // RFC 8289: 5 ms.
+        plausible: Some(super::params::Plausible::new(1e-5, 0.5)),
     },
     ParamDoc {
         name: "interval",
         default: "100ms",
         unit: "s",
         meaning: "sliding window; drop spacing starts here",
+        // RFC 8289: 100 ms, of the order of a worst-case RTT.
+        plausible: Some(super::params::Plausible::new(1e-3, 2.0)),
     },
     ParamDoc {
         name: "mtu",
         default: "1514",
         unit: "bytes",
         meaning: "no drop while the backlog is at most one MTU",
+        plausible: None,
     },
     ParamDoc {
         name: "ecn",
         default: "false",
         unit: "bool",
         meaning: "CE-mark ECT packets instead of dropping",
+        plausible: None,
     },
 ];
 

@@ -58,54 +58,65 @@ pub const PARAMS: &[ParamDoc] = &[
         default: "1024",
         unit: "queues",
         meaning: "number of flow queues (at most 65536, as in Linux)",
+        plausible: None,
     },
     ParamDoc {
         name: "quantum",
         default: "1514",
         unit: "bytes",
         meaning: "DRR quantum",
+        plausible: None,
     },
     ParamDoc {
         name: "limit",
         default: "10240",
         unit: "packets",
         meaning: "packets held at most (the scenario's queue limit also applies)",
+        plausible: None,
     },
     ParamDoc {
         name: "drop_batch",
         default: "64",
         unit: "packets",
         meaning: "most packets dropped from the fattest queue per overflow",
+        plausible: None,
     },
     ParamDoc {
         name: "target",
         default: "5ms",
         unit: "s",
         meaning: "CoDel target, per queue",
+        // RFC 8290 (CoDel's, RFC 8289): 5 ms.
+        plausible: Some(super::params::Plausible::new(1e-5, 0.5)),
     },
     ParamDoc {
         name: "interval",
         default: "100ms",
         unit: "s",
         meaning: "CoDel interval, per queue",
+        // RFC 8290 (CoDel's, RFC 8289): 100 ms, of the order of a worst-case RTT.
+        plausible: Some(super::params::Plausible::new(1e-3, 2.0)),
     },
     ParamDoc {
         name: "mtu",
         default: "1514",
         unit: "bytes",
         meaning: "CoDel does not drop while the backlog is at most this",
+        plausible: None,
     },
     ParamDoc {
         name: "ecn",
         default: "true",
         unit: "bool",
         meaning: "CE-mark ECT packets instead of dropping",
+        plausible: None,
     },
     ParamDoc {
         name: "perturbation",
         default: "0",
         unit: "integer",
         meaning: "flow hash perturbation",
+        plausible: None,
     },
 ];
 

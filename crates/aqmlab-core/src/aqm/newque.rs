@@ -55,36 +55,44 @@ pub const PARAMS: &[ParamDoc] = &[
         default: "0.0001",
         unit: "probability",
         meaning: "increment of P when r >= C or the buffer is full",
+        plausible: None,
     },
     ParamDoc {
         name: "beta",
         default: "0.02",
         unit: "probability",
         meaning: "decrement of P when r < C or the link is idle",
+        plausible: None,
     },
     ParamDoc {
         name: "min_interval",
         default: "100ms",
         unit: "s",
         meaning: "minTIVL: least time between two updates of P",
+        // the paper's minTIVL: 100 ms.
+        plausible: Some(super::params::Plausible::new(1e-3, 2.0)),
     },
     ParamDoc {
         name: "k",
         default: "0.1s",
         unit: "s",
         meaning: "K: time constant of the CSFQ arrival-rate estimator",
+        // the paper's K (CSFQ's time constant): 100 ms.
+        plausible: Some(super::params::Plausible::new(1e-3, 2.0)),
     },
     ParamDoc {
         name: "ecn",
         default: "true",
         unit: "bool",
         meaning: "front-mark ECT packets instead of front-dropping",
+        plausible: None,
     },
     ParamDoc {
         name: "step_reading",
         default: "printed",
         unit: "\"printed\" | \"swapped\"",
         meaning: "printed: P += alpha, P -= beta (steps 4-5); swapped: P += beta, P -= alpha",
+        plausible: None,
     },
 ];
 

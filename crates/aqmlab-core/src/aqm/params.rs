@@ -83,16 +83,44 @@ pub struct QueueEnv {
     pub limit: QueueLimit,
 }
 
-/// One documented parameter: name, default (as text), unit, meaning.
+/// One documented parameter: name, default (as text), unit, meaning, and for a time the
+/// range its value plausibly lies in.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamDoc {
     pub name: &'static str,
     pub default: &'static str,
     pub unit: &'static str,
     pub meaning: &'static str,
+    /// Where a value of this parameter plausibly lies, in its unit (seconds for a time).
+    /// Every parameter of unit "s" has one (a test in `registry.rs` checks it): a bare number
+    /// is read as seconds, so `target = 15` meant as 15 ms makes PIE a 15-second queue that
+    /// behaves like DropTail, and a value outside this range is reported as a warning that
+    /// names the unit it was read in and the likely intent (`scenario/warnings.rs`, issue 24
+    /// item 8). The value is still used as written: the range is a guard against slips of
+    /// unit, not a limit.
+    pub plausible: Option<Plausible>,
 }
 
-/// A [`ParamDoc`] in a const context.
+/// A range of plausible values, in the parameter's unit; wide enough for every setting the
+/// algorithm's sources and their successors use, so that what falls outside is most likely
+/// a slip of unit (a factor of 1000) rather than a choice.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plausible {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Plausible {
+    pub const fn new(lo: f64, hi: f64) -> Self {
+        Plausible { lo, hi }
+    }
+
+    pub fn contains(&self, v: f64) -> bool {
+        v >= self.lo && v <= self.hi
+    }
+}
+
+/// A [`ParamDoc`] in a const context (no plausible range; see [`ParamDoc::with_plausible`]).
 pub const fn doc(
     name: &'static str,
     default: &'static str,
@@ -104,5 +132,16 @@ pub const fn doc(
         default,
         unit,
         meaning,
+        plausible: None,
+    }
+}
+
+impl ParamDoc {
+    /// The same parameter, plausible between `lo` and `hi` (in its unit).
+    pub const fn with_plausible(self, lo: f64, hi: f64) -> ParamDoc {
+        ParamDoc {
+            plausible: Some(Plausible::new(lo, hi)),
+            ..self
+        }
     }
 }

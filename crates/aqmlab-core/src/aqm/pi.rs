@@ -29,30 +29,35 @@ pub const PARAMS: &[ParamDoc] = &[
         default: "1.822e-5",
         unit: "1/packets",
         meaning: "gain on the current queue error",
+        plausible: None,
     },
     ParamDoc {
         name: "b",
         default: "1.816e-5",
         unit: "1/packets",
         meaning: "gain on the previous queue error",
+        plausible: None,
     },
     ParamDoc {
         name: "q_ref",
         default: "50",
         unit: "packets",
         meaning: "target queue length",
+        plausible: None,
     },
     ParamDoc {
         name: "w",
         default: "170",
         unit: "Hz",
         meaning: "controller sampling frequency",
+        plausible: None,
     },
     ParamDoc {
         name: "ecn",
         default: "false",
         unit: "bool",
         meaning: "mark ECT packets instead of dropping them",
+        plausible: None,
     },
 ];
 

@@ -73,66 +73,80 @@ pub const PARAMS: &[ParamDoc] = &[
         default: "15ms",
         unit: "s",
         meaning: "target queueing delay",
+        // RFC 8033 and Linux: 15 ms.
+        plausible: Some(super::params::Plausible::new(1e-5, 0.5)),
     },
     ParamDoc {
         name: "t_update",
         default: "15ms",
         unit: "s",
         meaning: "probability update period",
+        // RFC 8033 and Linux: 15 ms.
+        plausible: Some(super::params::Plausible::new(1e-4, 0.5)),
     },
     ParamDoc {
         name: "alpha",
         default: "0.125",
         unit: "1/s",
         meaning: "gain on the delay error (scaled down for small p)",
+        plausible: None,
     },
     ParamDoc {
         name: "beta",
         default: "1.25",
         unit: "1/s",
         meaning: "gain on the delay trend (scaled down for small p)",
+        plausible: None,
     },
     ParamDoc {
         name: "max_burst",
         default: "150ms",
         unit: "s",
         meaning: "burst allowance",
+        // RFC 8033 and Linux: 150 ms; 0 turns the allowance off.
+        plausible: Some(super::params::Plausible::new(0.0, 5.0)),
     },
     ParamDoc {
         name: "mtu",
         default: "1514",
         unit: "bytes",
         meaning: "no early drop while backlog < 2 mtu",
+        plausible: None,
     },
     ParamDoc {
         name: "ecn",
         default: "false",
         unit: "bool",
         meaning: "mark ECT packets while p <= ecn_prob",
+        plausible: None,
     },
     ParamDoc {
         name: "ecn_prob",
         default: "0.1",
         unit: "probability",
         meaning: "above this p, ECT packets are dropped too",
+        plausible: None,
     },
     ParamDoc {
         name: "delay_estimator",
         default: "timestamp",
         unit: "\"timestamp\" | \"rate\"",
         meaning: "sojourn of the last dequeued packet (Linux) or bytes / departure rate (RFC 8033 app. B)",
+        plausible: None,
     },
     ParamDoc {
         name: "burst_reset",
         default: "linux",
         unit: "\"linux\" | \"rfc8033\" | \"counted_down\"",
         meaning: "burst allowance re-armed whenever p = 0 and delays < target/2, spent by dequeue time (Linux pie_vars_init) or per update (RFC 8033 4.4); or re-armed only once spent (old aqmlab, ns-2 pie.cc)",
+        plausible: None,
     },
     ParamDoc {
         name: "dq_threshold",
         default: "16384",
         unit: "bytes",
         meaning: "departure-rate measurement size",
+        plausible: None,
     },
 ];
 

@@ -307,12 +307,14 @@ pub const RED_DOCS_REST: &[ParamDoc] = &[
         "probability",
         "mark only while p_b < mark_p; drop above",
     ),
+    // Floyd, Gummadi & Shenker 2001 (Adaptive RED) and ns-2: 5 ms.
     doc(
         "target_delay",
         "5ms",
         "s",
         "target delay for the automatic min_th",
-    ),
+    )
+    .with_plausible(1e-5, 0.5),
 ];
 
 /// Joins doc lists at compile time into one `&[ParamDoc]`, each list named once:

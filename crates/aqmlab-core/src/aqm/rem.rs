@@ -44,48 +44,57 @@ pub const PARAMS: &[ParamDoc] = &[
         default: "0.001",
         unit: "1/packets",
         meaning: "price step size",
+        plausible: None,
     },
     ParamDoc {
         name: "phi",
         default: "1.001",
         unit: "base (> 1)",
         meaning: "p = 1 - phi^(-price)",
+        plausible: None,
     },
     ParamDoc {
         name: "alpha",
         default: "0.1",
         unit: "weight",
         meaning: "weight of the backlog mismatch",
+        plausible: None,
     },
     ParamDoc {
         name: "b0",
         default: "20",
         unit: "packets",
         meaning: "target backlog",
+        plausible: None,
     },
     ParamDoc {
         name: "inw",
         default: "1",
         unit: "weight",
         meaning: "EWMA weight of the per-interval arrival count",
+        plausible: None,
     },
     ParamDoc {
         name: "interval",
         default: "2ms",
         unit: "s",
         meaning: "price update period",
+        // REM's update period: 2 ms.
+        plausible: Some(super::params::Plausible::new(1e-5, 1.0)),
     },
     ParamDoc {
         name: "pkt_size",
         default: "1000",
         unit: "bytes",
         meaning: "packet size converting link rate to packets per interval (ns-2 pktsize_)",
+        plausible: None,
     },
     ParamDoc {
         name: "ecn",
         default: "false",
         unit: "bool",
         meaning: "mark departing ECT packets instead of dropping at arrival",
+        plausible: None,
     },
 ];
 

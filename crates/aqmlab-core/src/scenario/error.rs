@@ -96,8 +96,18 @@ fn integer_range_message(message: String) -> String {
         .strip_prefix("invalid type: floating point `")
         .and_then(|rest| rest.split_once("`, expected "))
         .and_then(|(n, ty)| Some((n, range(ty)?)));
-    if let Some((n, _)) = float {
-        return format!("must be a whole number, got {n}");
+    if let Some((n, (lo, hi))) = float {
+        // An integer beyond u64 reaches serde_json as a float (`senders = 10**30` from
+        // Python is 1e30): it is a whole number, too large (issue 24, item 13), not a fraction.
+        return match n.parse::<f64>() {
+            Ok(v) if v.fract() == 0.0 && v > hi as f64 => {
+                format!("too large: must be a whole number from {lo} to {hi}, got {v:e}")
+            }
+            Ok(v) if v.fract() == 0.0 && v < lo as f64 => {
+                format!("too small: must be a whole number from {lo} to {hi}, got {v:e}")
+            }
+            _ => format!("must be a whole number, got {n}"),
+        };
     }
     message
 }
@@ -121,6 +131,30 @@ mod tests {
             "must be a whole number, got 1.5"
         );
         assert_eq!(integer_range_message("other".into()), "other");
+    }
+
+    /// Issue 24, item 13: `senders = 10**30` said "must be a whole number".
+    #[test]
+    fn an_integer_too_large_for_any_integer_type_is_called_too_large() {
+        assert_eq!(
+            integer_range_message("invalid type: floating point `1e30`, expected u32".into()),
+            "too large: must be a whole number from 0 to 4294967295, got 1e30"
+        );
+        assert_eq!(
+            integer_range_message("invalid type: floating point `-1e20`, expected i64".into()),
+            "too small: must be a whole number from -9223372036854775808 to \
+             9223372036854775807, got -1e20"
+        );
+        let e = crate::Scenario::from_json(
+            r#"{"duration": 1, "topology": {"kind": "dumbbell", "senders": 1000000000000000000000000000000,
+                "bottleneck": {"rate": "1Mbps"}, "access": {"rate": "1Mbps"}},
+                "flows": [{"kind": "tcp", "from": "senders", "to": "receivers"}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "topology.senders: too large: must be a whole number from 0 to 4294967295, got 1e30"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Reading a scenario from TOML, JSON or a parsed value: the schema's own checks
 //! (`schema.rs`), then the limits that need the scenario expanded into flows, counted by
-//! `memory.rs`. Kept apart so that the schema knows nothing of the counting.
+//! `memory.rs`. Kept apart so that the schema knows nothing of the counting. A scenario read
+//! here carries the warnings about it (`warnings.rs`).
 
 use super::error::ScenarioError;
 use super::limits::MAX_FLOWS;
@@ -21,9 +22,11 @@ impl Scenario {
         Scenario::from_value(&value)
     }
 
+    /// A scenario from a parsed document, with the warnings about it (`warnings.rs`).
     pub fn from_value(value: &Value) -> Result<Scenario, ScenarioError> {
-        let s = Scenario::parse_value(value)?;
+        let mut s = Scenario::parse_value(value)?;
         check_flow_count(&s)?;
+        s.warnings = super::warnings::of(value);
         Ok(s)
     }
 }

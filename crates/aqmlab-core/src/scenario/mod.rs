@@ -10,6 +10,8 @@ pub mod schema;
 pub mod suggest;
 pub mod toml_text;
 pub mod units;
+pub mod warnings;
 
 pub use error::ScenarioError;
 pub use schema::Scenario;
+pub use warnings::ScenarioWarning;

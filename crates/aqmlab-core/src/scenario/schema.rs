@@ -69,6 +69,9 @@ pub struct Scenario {
     pub sample_flows: bool,
     pub topology: Topology,
     pub flows: Vec<FlowSpec>,
+    /// What the scenario says that is valid but most likely not what was meant
+    /// (`warnings.rs`), for the caller to show.
+    pub warnings: Vec<super::warnings::ScenarioWarning>,
 }
 
 // A scenario holds one topology, read once; boxing the larger variant would save nothing.
@@ -507,7 +510,7 @@ impl Scenario {
         // each TCP flow (a typo there was reported as `flows[0].tcp.windw`, or not at all
         // without TCP flows). Combinations (variant with partial_ack_timer) are checked per flow.
         let tcp_defaults = crate::transport::tcp::profile::expand(&file.tcp, "tcp")?;
-        from_value::<crate::transport::tcp::TcpConfig>(&Value::Object(tcp_defaults), "tcp")?;
+        tcp_config(&Value::Object(tcp_defaults), "tcp")?;
         let topology = parse_topology(&file.topology)?;
         let flows = file
             .flows
@@ -524,6 +527,7 @@ impl Scenario {
             sample_flows: file.sample_flows,
             topology,
             flows,
+            warnings: Vec::new(),
         };
         s.validate()?;
         Ok(s)
@@ -566,6 +570,44 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// Reads a TCP table (the shared `[tcp]`, or a flow's merged with it).
+fn tcp_config(
+    value: &Value,
+    path: &str,
+) -> Result<crate::transport::tcp::TcpConfig, ScenarioError> {
+    from_value(value, path).map_err(tcp_field_hint)
+}
+
+/// `variant` picks the ns-2 agent, whose loss recovery it is, and `congestion_control` how
+/// the window grows; they combine freely. A name of one given to the other (`variant =
+/// "cubic"`, issue 24 item 10) is pointed to the field that takes it.
+fn tcp_field_hint(mut e: ScenarioError) -> ScenarioError {
+    use crate::transport::tcp::congestion::CongestionControlKind;
+    use crate::transport::tcp::TcpVariant;
+    let Some(word) = e
+        .message
+        .strip_prefix("unknown variant `")
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(word, _)| word.to_string())
+    else {
+        return e;
+    };
+    let name = Value::String(word.clone());
+    if e.path.ends_with(".variant") && CongestionControlKind::deserialize(&name).is_ok() {
+        e.message += &format!(
+            "; `{word}` is a congestion control: set congestion_control = \"{word}\" \
+             (`variant` is the ns-2 agent, reno | newreno | sack, whose loss recovery runs \
+             with either congestion control)"
+        );
+    } else if e.path.ends_with(".congestion_control") && TcpVariant::deserialize(&name).is_ok() {
+        e.message += &format!(
+            "; `{word}` is a variant: set variant = \"{word}\" (`congestion_control` is how \
+             the window grows: reno | cubic)"
+        );
+    }
+    e
 }
 
 fn kind_of<'a>(v: &'a Value, path: &str) -> Result<&'a str, ScenarioError> {
@@ -733,8 +775,7 @@ fn parse_flow(
             merged.extend(f.tcp);
             let merged = crate::transport::tcp::profile::expand(&merged, &format!("{path}.tcp"))?;
             // Errors in the merged table may come from the scenario's [tcp] defaults too.
-            let tcp: crate::transport::tcp::TcpConfig =
-                from_value(&Value::Object(merged), &format!("{path}.tcp"))?;
+            let tcp = tcp_config(&Value::Object(merged), &format!("{path}.tcp"))?;
             tcp.validate(&format!("{path}.tcp"))?;
             if f.size.is_some_and(|s| s.0 == 0) {
                 return Err(ScenarioError::new(

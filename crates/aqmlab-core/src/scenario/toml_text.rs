@@ -23,6 +23,15 @@ pub fn parse_toml(text: &str) -> Result<serde_json::Value, ScenarioError> {
             .unwrap_or_default();
         ScenarioError::new(line, format!("invalid TOML: {}", e.message()))
     })?;
+    if let Some((path, date)) = first_date(&value, "") {
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "a TOML date or time ({date}), where a number or a string was expected (a \
+                 duration is written \"5s\" or as a number of seconds)"
+            ),
+        ));
+    }
     if let Some(path) = first_null(&value, "") {
         // TOML has no null: this was a NaN or an infinity, which serde_json cannot hold. Name
         // the literal when the text also parses as a plain TOML table (it may not: a seed above
@@ -35,6 +44,31 @@ pub fn parse_toml(text: &str) -> Result<serde_json::Value, ScenarioError> {
         return Err(ScenarioError::new(path, "must be finite, got nan or inf"));
     }
     Ok(value)
+}
+
+/// The key under which the `toml` crate hands a TOML date or time to serde: a table of that
+/// one key holding the date as text (its `toml_datetime` serde protocol). No field of a
+/// scenario is a date, and read as a table it was reported as "invalid type: map" (issue 24,
+/// item 13); the test below fails if the crate ever changes the key.
+const TOML_DATETIME_KEY: &str = "$__toml_private_datetime";
+
+/// The path and text of the first TOML date or time in `value`, if any.
+fn first_date(value: &serde_json::Value, path: &str) -> Option<(String, String)> {
+    match value {
+        serde_json::Value::Object(m) => {
+            if let (1, Some(serde_json::Value::String(date))) = (m.len(), m.get(TOML_DATETIME_KEY))
+            {
+                return Some((path.to_string(), date.clone()));
+            }
+            m.iter()
+                .find_map(|(k, v)| first_date(v, &join_path(path, k)))
+        }
+        serde_json::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| first_date(v, &format!("{path}[{i}]"))),
+        _ => None,
+    }
 }
 
 fn first_null(value: &serde_json::Value, path: &str) -> Option<String> {
@@ -106,6 +140,35 @@ mod tests {
             e.to_string(),
             "topology.bottleneck.queue.aqm.min_th: must be finite, got nan"
         );
+    }
+
+    /// Issue 24, item 13: `duration = 1979-05-27` said "invalid type: map".
+    #[test]
+    fn a_date_is_named_as_a_date_at_its_field() {
+        for (text, path, date) in [
+            ("duration = 1979-05-27", "duration", "1979-05-27"),
+            (
+                "[topology.bottleneck]\ndelay = 07:32:00",
+                "topology.bottleneck.delay",
+                "07:32:00",
+            ),
+            (
+                "[[flows]]\nstart = [1, 1979-05-27T07:32:00Z]",
+                "flows[0].start[1]",
+                "1979-05-27T07:32:00Z",
+            ),
+        ] {
+            let e = parse_toml(text).unwrap_err();
+            assert_eq!(e.path, path, "{text}");
+            assert!(
+                e.message.starts_with(&format!(
+                    "a TOML date or time ({date}), where a number or a string was expected"
+                )),
+                "{text}: {e}"
+            );
+        }
+        let e = crate::Scenario::from_toml("duration = 1979-05-27").unwrap_err();
+        assert!(!e.to_string().contains("map"), "{e}");
     }
 
     #[test]

@@ -34,6 +34,14 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     Some((v, s[end..].trim()))
 }
 
+/// A quantity's text split into its number and its unit, both as written ("15", "ms");
+/// the unit is "" for a bare number. None when it does not start with a number.
+pub fn split_quantity(s: &str) -> Option<(&str, &str)> {
+    let s = s.trim();
+    let (_, unit) = split_number(s)?;
+    Some((s[..s.len() - unit.len()].trim(), unit))
+}
+
 fn check_value(v: f64, what: &str, original: &str) -> Result<f64, String> {
     if !v.is_finite() {
         return Err(format!("{what} must be finite, got '{original}'"));
@@ -88,18 +96,78 @@ const RATE_UNITS: Units = Units {
     noun: "a rate",
     example: "a rate like '10Mbps'",
     kind: "rate",
-    listed: "bps, kbps, Mbps, Gbps",
-    suggested: &["bps", "kbps", "Mbps", "Gbps", "Bps", "KBps", "MBps"],
+    listed: "bps, kbps, Mbps, Gbps, Tbps",
+    suggested: &["bps", "kbps", "Mbps", "Gbps", "Tbps", "Bps", "KBps", "MBps"],
+    // Tbps: the largest rate accepted is 1 Tbps, and the range error says so (issue 24, item
+    // 13: "1Tbps" was refused as an unknown unit).
     scales: &[
         (&["", "bps", "b/s"], 1.0),
         (&["kbps", "Kbps", "kb/s", "Kb/s"], 1e3),
         (&["Mbps", "mbps", "Mb/s"], 1e6),
         (&["Gbps", "gbps", "Gb/s"], 1e9),
+        (&["Tbps", "tbps", "Tb/s"], 1e12),
         (&["Bps", "B/s"], 8.0),
         (&["KBps", "kBps", "KB/s", "kB/s"], 8e3),
         (&["MBps", "MB/s"], 8e6),
     ],
 };
+
+/// The rate units in bytes per second, each with the unit in bits per second that differs
+/// from it by the case of one letter: a slip of the shift key that changes the load 8x. They
+/// stay accepted (a rate in bytes is a rate), but a scenario that uses one gets a warning
+/// (`warnings.rs`, issue 24 item 10).
+const BYTE_RATE_UNITS: &[(&str, &str)] = &[
+    ("Bps", "bps"),
+    ("B/s", "b/s"),
+    ("KBps", "Kbps"),
+    ("kBps", "kbps"),
+    ("KB/s", "Kb/s"),
+    ("kB/s", "kb/s"),
+    ("MBps", "Mbps"),
+    ("MB/s", "Mb/s"),
+];
+
+/// A rate written in bytes per second: what it was read as, and the same text in bits per
+/// second (what a case slip would have meant).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ByteRate {
+    /// The rate as read, in bits per second.
+    pub bps: u64,
+    /// The name of the unit as written, in words ("megabytes per second").
+    pub unit_words: &'static str,
+    /// The text with the unit in bits per second ("2Mbps" for "2MBps").
+    pub in_bits: String,
+}
+
+/// `Some` when `s` is a valid rate written in one of [`BYTE_RATE_UNITS`].
+pub fn byte_rate(s: &str) -> Option<ByteRate> {
+    let (_, unit) = split_number(s)?;
+    let &(bytes, bits) = BYTE_RATE_UNITS.iter().find(|(b, _)| *b == unit)?;
+    let bps = parse_rate(s).ok()?;
+    let unit_words = match bytes.chars().next() {
+        Some('K' | 'k') => "kilobytes per second",
+        Some('M') => "megabytes per second",
+        _ => "bytes per second",
+    };
+    let number = s.trim().strip_suffix(bytes)?;
+    Some(ByteRate {
+        bps,
+        unit_words,
+        in_bits: format!("{number}{bits}"),
+    })
+}
+
+/// A rate for people: "16 Mbps", "2.5 kbps", "800 bps" (the largest unit it is at least one
+/// of, up to three decimals, trailing zeros dropped).
+pub fn format_rate(bps: u64) -> String {
+    let (scale, unit) = [(1e12, "Tbps"), (1e9, "Gbps"), (1e6, "Mbps"), (1e3, "kbps")]
+        .into_iter()
+        .find(|&(scale, _)| bps as f64 >= scale)
+        .unwrap_or((1.0, "bps"));
+    let text = format!("{:.3}", bps as f64 / scale);
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text} {unit}")
+}
 
 const SIZE_UNITS: Units = Units {
     noun: "a size",
@@ -368,6 +436,44 @@ mod tests {
                 "{json}: {err}"
             );
         }
+    }
+
+    /// Issue 24, item 13: "1Tbps" was refused as an unknown unit although the range error
+    /// says "at most 1Tbps" and the docs say rates run to 1 Tbps.
+    #[test]
+    fn terabits_per_second_are_a_unit() {
+        assert_eq!(parse_rate("1Tbps"), Ok(1_000_000_000_000));
+        assert_eq!(parse_rate("0.5 Tb/s"), Ok(500_000_000_000));
+        assert_eq!(parse_rate("1tbps"), Ok(1_000_000_000_000));
+        assert!(parse_rate("1.5Tbps").unwrap_err().contains("at most 1Tbps"));
+        assert!(parse_rate("1Tbsp")
+            .unwrap_err()
+            .contains("did you mean `Tbps`?"));
+    }
+
+    /// Issue 24, item 10: rates in bytes per second are read as such, and recognised so that
+    /// the scenario can warn about them.
+    #[test]
+    fn byte_rates_are_recognised_with_their_spelling_in_bits() {
+        assert_eq!(
+            byte_rate("2MBps"),
+            Some(ByteRate {
+                bps: 16_000_000,
+                unit_words: "megabytes per second",
+                in_bits: "2Mbps".into()
+            })
+        );
+        let r = byte_rate(" 1.5 kB/s").unwrap();
+        assert_eq!((r.bps, r.in_bits.as_str()), (12_000, "1.5 kb/s"));
+        assert_eq!(byte_rate("100Bps").unwrap().unit_words, "bytes per second");
+        for bits in ["2Mbps", "2mbps", "2Gbps", "2", "fast", "-2MBps", "1e12MBps"] {
+            assert_eq!(byte_rate(bits), None, "{bits}");
+        }
+        assert_eq!(format_rate(16_000_000), "16 Mbps");
+        assert_eq!(format_rate(12_000), "12 kbps");
+        assert_eq!(format_rate(1_500), "1.5 kbps");
+        assert_eq!(format_rate(800), "800 bps");
+        assert_eq!(format_rate(1_000_000_000_000), "1 Tbps");
     }
 
     #[test]
