@@ -772,6 +772,7 @@ def run_sweep(
     """
     t0 = time.monotonic()
     store = store_dir if isinstance(store_dir, ResultStore) else ResultStore(store_dir)
+    store.require_writable()  # an archived, read-only store can be read, not swept into
     fn_spec = run_fn if run_fn is not None else sweep.run_fn
     version = str(engine_version) if engine_version is not None else runfn.engine_version()
     planned = plan_jobs(sweep, version)
@@ -877,5 +878,8 @@ def run_sweep(
             store.db.release(driver.owner)
         except Exception:  # noqa: BLE001 - a claim of a dead process is taken over anyway
             pass
+        # Closing merges the index's WAL into it: a store archived after the sweep is one
+        # file, read completely even read-only (the next use of the store reopens it).
+        store.db.close()
     report.elapsed_s = time.monotonic() - t0
     return report
