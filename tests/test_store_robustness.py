@@ -1,9 +1,11 @@
-"""Issue 24, item 13 ("The store"): ``aqmlab results`` on corrupt run files is one line per
-file, not a traceback; a read-only (archived) store can be read, and reading creates and
-changes nothing; a store path that is a file is a clear error."""
+"""Issue 24, item 13 ("The store"; "after a full disk one of 18 jobs is missing from the
+summary's counts"): ``aqmlab results`` on corrupt run files is one line per file, not a
+traceback; a read-only (archived) store can be read, and reading creates and changes nothing;
+a store path that is a file is a clear error; a sweep stopped by a full disk counts every job."""
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -16,8 +18,9 @@ TESTS = Path(__file__).parent
 sys.path.insert(0, str(TESTS))
 
 import sweep_fake_engine as fake  # noqa: E402
-from aqmlab.sweep import ResultStore, Sweep, run_sweep  # noqa: E402
+from aqmlab.sweep import ResultStore, Sweep, atomic_file, run_sweep  # noqa: E402
 from aqmlab.sweep.cli import results_command, sweep_command  # noqa: E402
+from aqmlab.sweep.execute import SweepDiskFull  # noqa: E402
 from aqmlab.sweep.store import CorruptRunError  # noqa: E402
 from aqmlab.sweep.store_index import INDEX_FILE, StoreReadOnlyError  # noqa: E402
 from rich.console import Console  # noqa: E402
@@ -224,3 +227,29 @@ def test_a_store_path_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
     console = Console(record=True, width=200)
     assert results_command(f, console=console) == 2
     assert "is a file" in console.export_text()
+
+
+# ------------------------------------------------------------------------ a full disk
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("fill_after", [0, 5, 11])
+def test_a_full_disk_leaves_every_job_counted(tmp_path: Path, monkeypatch, workers: int, fill_after: int) -> None:
+    """18 jobs; the disk fills after ``fill_after`` run files: every job is stored (done or
+    failed) or counted as not run, and the summary line adds up to 18."""
+    real = atomic_file._write_all
+    budget = {"writes": fill_after + 1}  # + sweep.json
+
+    def filling(fd: int, data: bytes) -> None:
+        if budget["writes"] == 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        budget["writes"] -= 1
+        real(fd, data)
+
+    monkeypatch.setattr(atomic_file, "_write_all", filling)
+    sweep = small_sweep(replications=3, points=6)
+    with pytest.raises(SweepDiskFull) as info:
+        run_sweep(sweep, tmp_path / "s", run_fn=fake.run, workers=workers, engine_version="t")
+    r = info.value.report
+    assert r.total == 18
+    assert r.executed == len(ResultStore(tmp_path / "s").index()) == fill_after
+    assert r.ok + r.failed + r.not_run + r.skipped_ok + r.skipped_failed == 18
+    assert f"{fill_after} run(s) done" in r.summary_line() and f"{18 - fill_after} not run" in r.summary_line()
