@@ -3,9 +3,14 @@ PYTHON ?= python3
 
 .PHONY: install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench
 
-# Builds the Rust engine and installs the Python package with its test dependencies.
+# Builds the Rust engine and installs the Python package with its test dependencies. The
+# first build compiles about 100 crates in the release profile (fat LTO, one codegen unit):
+# about 12 minutes on 2 cores. pip -v passes cargo's "Compiling ..." lines through as they
+# come, so that wait is not silent (about 300 lines in all with pip's own, a few tens of KB
+# of CI log); --quiet showed nothing at all until the end (issue 24).
 install:
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check ".[test]"
+	@echo "aqmlab: building the Rust engine and installing the package; a first build takes about 12 minutes on 2 cores, cargo's progress follows"
+	$(PYTHON) -m pip install --disable-pip-version-check -v ".[test]"
 
 # The main job: every AQM on the default dumbbell, as one table.
 compare: install

@@ -146,3 +146,84 @@ def test_departure_drop_counts_as_early_drop() -> None:
     q = r.queue()
     assert q["early_drops"] > 0 and q["forced_drops"] == 0
     assert r.conserved
+
+
+# Issue 24, item 13 ("Python AQMs"): a timer_interval below what the engine can usefully tick
+# (1e-12 was accepted, rounded up to 1 ns, and the run never advanced) and RNG helpers given
+# values that are no probability or mean (accepted silently as "never", "always" or negative
+# times) are clear errors.
+
+
+def _ticking(interval: object) -> type:
+    class Ticking:
+        timer_interval = interval
+
+        def on_arrival(self, view: object, packet: object) -> str:
+            return "enqueue"
+
+        def on_timer(self, view: object) -> None:
+            pass
+
+    return Ticking
+
+
+@pytest.mark.parametrize("interval", [1e-12, 1e-9, 9.9e-7, 0.0, -1.0, float("nan"), float("inf"), 1e10, 1e30])
+def test_timer_interval_out_of_range_is_a_scenario_error_naming_the_field(interval: float) -> None:
+    with pytest.raises(aqmlab.ScenarioError, match=r"timer_interval must be between 1e-6 and 1e9 seconds") as info:
+        aqmlab.run(with_aqm("ticking"), custom_aqms={"ticking": _ticking(interval)})
+    assert info.value.path == "topology.bottleneck.queue.aqm"
+
+
+def test_timer_interval_at_the_minimum_runs() -> None:
+    calls = {"timer": 0}
+
+    class Fast:
+        timer_interval = 1e-6
+
+        def on_arrival(self, view: object, packet: object) -> str:
+            return "enqueue"
+
+        def on_timer(self, view: object) -> None:
+            calls["timer"] += 1
+
+    aqmlab.run(with_aqm("fast", duration="0.01s", warmup="0s"), custom_aqms={"fast": Fast})
+    assert 9_990 <= calls["timer"] <= 10_000  # 10 ms at 1 us
+
+
+def _drawing(draw: str) -> type:
+    class Drawing:
+        def on_arrival(self, view: object, packet: object) -> str:
+            eval(draw, {"rng": self.rng})  # noqa: S307 - the test's own expressions
+            return "enqueue"
+
+    return Drawing
+
+
+@pytest.mark.parametrize(
+    ("draw", "message"),
+    [
+        ("rng.bernoulli(float('nan'))", r"rng.bernoulli\(p\): p must be a probability in \[0, 1\], got NaN"),
+        ("rng.bernoulli(5)", r"rng.bernoulli\(p\): p must be a probability in \[0, 1\], got 5"),
+        ("rng.bernoulli(-0.1)", r"got -0.1"),
+        ("rng.exponential(-1)", r"rng.exponential\(mean\): mean must be a finite number > 0, got -1"),
+        ("rng.exponential(0)", r"mean must be a finite number > 0, got 0"),
+        ("rng.exponential(float('nan'))", r"mean must be a finite number > 0, got NaN"),
+        ("rng.exponential(float('inf'))", r"mean must be a finite number > 0, got inf"),
+    ],
+)
+def test_rng_helpers_refuse_values_that_are_no_probability_or_mean(draw: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        aqmlab.run(with_aqm("drawing"), custom_aqms={"drawing": _drawing(draw)})
+
+
+def test_rng_helpers_accept_their_bounds() -> None:
+    seen: list[object] = []
+
+    class Bounds:
+        def on_arrival(self, view: object, packet: object) -> str:
+            if not seen:
+                seen.extend([self.rng.bernoulli(0.0), self.rng.bernoulli(1.0), self.rng.exponential(1e-9) > 0])
+            return "enqueue"
+
+    aqmlab.run(with_aqm("bounds"), custom_aqms={"bounds": Bounds})
+    assert seen == [False, True, True]

@@ -123,7 +123,9 @@ def _errors_as_lines() -> Iterator[None]:
     except MemoryLimitError as e:
         _die(str(e), EXIT_USAGE)
     except FileNotFoundError as e:
-        _die(str(e) if e.filename is None else f"no such file: {e.filename}", EXIT_USAGE)
+        # An error raised with a message of its own (a scenario path that names no file, with
+        # its hint) says it; one from the OS (no strerror otherwise) names the file.
+        _die(str(e) if e.strerror is None or e.filename is None else f"no such file: {e.filename}", EXIT_USAGE)
     except IsADirectoryError as e:
         _die(f"is a directory, not a scenario file: {e.filename}", EXIT_USAGE)
     except OSError as e:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import math
 import os
@@ -70,9 +71,71 @@ def with_tcp_profile(scenario: ScenarioLike, profile: str) -> dict[str, Any]:
     return s
 
 
-def _looks_like_path(text: str) -> bool:
+#: Suffixes that make a string a path even if it could otherwise be read as text.
+PATH_SUFFIXES = (".toml", ".tml", ".json")
+
+
+def _is_path_like(text: str) -> bool:
+    """Whether a one-line string that names no file is meant as a path (issue 24, item 9).
+
+    TOML text of one line is a key/value pair (``=``), a table header (``[``), a comment
+    (``#``) or nothing; JSON text starts with ``{``. Any other single line is not valid
+    TOML, so it is read as a path (``e3.tml``, ``pie30``, ``runs/a``) and a missing one is
+    "file not found", not "line 1: invalid TOML". A line ending in a scenario suffix is a path
+    even with a ``=`` in it (``runs/max_p=0.1.toml``)."""
     t = text.strip()
-    return "\n" not in t and (t.endswith((".toml", ".json")) or os.sep in t) and "=" not in t
+    if not t or "\n" in t:
+        return False
+    if t.lower().endswith(PATH_SUFFIXES):
+        return True
+    if os.sep in t and "=" not in t:
+        return True
+    return "=" not in t and not t.startswith(("[", "{", "#"))
+
+
+class ScenarioFileNotFoundError(FileNotFoundError):
+    """A path-like scenario argument names no file: the message names the path and, when one
+    is close, the packaged scenario or sibling file meant. ``filename`` is the path."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.filename = path
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def _close_names(missing: Path) -> list[str]:
+    """Packaged scenario names and files beside ``missing`` whose names are close to it."""
+    import difflib
+
+    stem = missing.name.removesuffix(missing.suffix) if missing.suffix else missing.name
+    names = list(packaged_scenarios())
+    found = difflib.get_close_matches(stem, names, n=2, cutoff=0.75)
+    if missing.name in names:
+        found.insert(0, missing.name)
+    parent = missing.parent
+    try:
+        with os.scandir(parent) as entries:
+            # Bounded: a huge directory is not listed for a hint.
+            siblings = [e.name for _, e in zip(range(2000), entries, strict=False) if e.is_file()]
+    except OSError:
+        siblings = []
+    for name in difflib.get_close_matches(missing.name, siblings, n=2, cutoff=0.75):
+        found.append(str(parent / name) if str(parent) != "." else name)
+    return list(dict.fromkeys(found))
+
+
+def scenario_not_found(path: str) -> ScenarioFileNotFoundError:
+    """The error for a path-like scenario argument that names no file."""
+    missing = Path(path)
+    message = f"scenario file not found: {path}"
+    close = _close_names(missing)
+    if close:
+        message += f" (did you mean {' or '.join(repr(c) for c in close)}?)"
+    elif os.sep not in path and not path.lower().endswith(PATH_SUFFIXES):
+        message += f" (not a file, TOML text or packaged scenario: {', '.join(packaged_scenarios())})"
+    return ScenarioFileNotFoundError(path, message)
 
 
 def _parse_text(text: str, origin: str | None = None) -> dict[str, Any]:
@@ -96,8 +159,11 @@ def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
 
     ``scenario`` is a dict; a path (``str`` or ``Path``) to a ``.toml`` or ``.json`` file; the
     name of a packaged scenario (:func:`packaged_scenarios`, e.g. ``"identical-dumbbell"``); or
-    TOML (or JSON) text. A string is a path if it names an existing file, or if it is a single
-    line ending in ``.toml``/``.json`` (then a missing file raises FileNotFoundError).
+    TOML (or JSON) text. A string is a path if it names an existing file, or if it is one line
+    that is not TOML text (no ``=``, not a ``[table]`` header, comment or JSON object) or ends
+    in ``.toml``/``.tml``/``.json``; a path that names no file raises
+    :class:`ScenarioFileNotFoundError` (a FileNotFoundError) naming it, and a packaged name or
+    a file beside it when one is close.
     Syntax errors raise :class:`aqmlab.ScenarioError` naming the line. The schema itself is
     checked when the scenario is run (or by :func:`validate_scenario`).
     """
@@ -111,14 +177,18 @@ def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
     elif isinstance(scenario, str):
         if scenario in packaged_scenarios() and not Path(scenario).exists():
             path = packaged_scenarios()[scenario]
-        elif _looks_like_path(scenario) or (len(scenario) < 4096 and "\n" not in scenario and Path(scenario).is_file()):
+        elif len(scenario) < 4096 and "\n" not in scenario and Path(scenario).is_file():
+            path = Path(scenario)
+        elif _is_path_like(scenario):
             path = Path(scenario.strip())
         else:
             return _parse_text(scenario)
     else:
         raise TypeError(f"a scenario is a dict, a path or TOML text, not {type(scenario).__name__}")
-    if not path.is_file():
-        raise FileNotFoundError(f"scenario file not found: {path}")
+    if not path.exists():
+        raise scenario_not_found(str(path))
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a scenario file", str(path))
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
         try:

@@ -155,14 +155,49 @@ impl PyRng {
     fn random(&mut self) -> f64 {
         self.inner.uniform()
     }
-    /// True with probability `p`.
-    fn bernoulli(&mut self, p: f64) -> bool {
-        self.inner.bernoulli(p)
+    /// True with probability `p`, a number in [0, 1].
+    fn bernoulli(&mut self, p: f64) -> PyResult<bool> {
+        // The core's bernoulli reads p <= 0 as never and p >= 1 as always: a NaN or 5 from a
+        // slip in the AQM's arithmetic would pass silently as "never" or "always" (issue 24).
+        if !(0.0..=1.0).contains(&p) {
+            return Err(PyValueError::new_err(format!(
+                "rng.bernoulli(p): p must be a probability in [0, 1], got {p}"
+            )));
+        }
+        Ok(self.inner.bernoulli(p))
     }
-    /// Exponential with the given mean.
-    fn exponential(&mut self, mean: f64) -> f64 {
-        self.inner.exponential(mean)
+    /// Exponential with the given mean, a finite number > 0.
+    fn exponential(&mut self, mean: f64) -> PyResult<f64> {
+        // A negative mean gives negative "durations", NaN or infinity poisons every sum that
+        // uses it, and 0 is no distribution (issue 24).
+        if !(mean.is_finite() && mean > 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "rng.exponential(mean): mean must be a finite number > 0, got {mean}"
+            )));
+        }
+        Ok(self.inner.exponential(mean))
     }
+}
+
+/// Bounds of a Python AQM's `timer_interval`, seconds. Below 1 us a run spends its time in
+/// Python calls and barely advances: each tick is one call, about 0.6 us of wall time (a 1 us
+/// timer ran 0.5 simulated seconds in 0.31 s), so a 1 us interval already costs about 0.6 s
+/// of wall time per simulated second, and the 1e-12 of issue 24 (silently rounded up to the
+/// engine's 1 ns) a thousand times that: 10 minutes per simulated second. The fastest periodic
+/// update among the built-in AQMs, PI's 170 Hz (5.9 ms), is far above the bound. Above 1e9 s
+/// (the longest duration a scenario may have, `scenario/units.rs`) the timer could never fire,
+/// and an AQM whose timer silently never runs is a mistake to name, not a run to return.
+pub(crate) const MIN_TIMER_INTERVAL_S: f64 = 1e-6;
+pub(crate) const MAX_TIMER_INTERVAL_S: f64 = 1e9;
+
+/// `timer_interval` in engine time, or why it is refused.
+pub(crate) fn timer_interval_of(secs: f64) -> Result<Time, String> {
+    if !(secs.is_finite() && (MIN_TIMER_INTERVAL_S..=MAX_TIMER_INTERVAL_S).contains(&secs)) {
+        return Err(format!(
+            "timer_interval must be between {MIN_TIMER_INTERVAL_S:e} and {MAX_TIMER_INTERVAL_S:e} seconds, got {secs}"
+        ));
+    }
+    Ok(from_secs_f64(secs))
 }
 
 pub(crate) struct PyAqm {
@@ -412,12 +447,10 @@ impl PyAqmFactory {
                         "Python AQM '{name}': timer_interval must be a number of seconds"
                     ))
                 })?;
-                if !(secs.is_finite() && secs > 0.0) {
-                    return Err(err(format!(
-                        "Python AQM '{name}': timer_interval must be > 0 seconds, got {secs}"
-                    )));
-                }
-                Some(from_secs_f64(secs).max(1))
+                Some(
+                    timer_interval_of(secs)
+                        .map_err(|why| err(format!("Python AQM '{name}': {why}")))?,
+                )
             }
             _ => None,
         };

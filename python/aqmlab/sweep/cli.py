@@ -39,6 +39,7 @@ from .atomic_file import DiskFullError
 from .definition import Sweep, SweepDefinitionError
 from .execute import SweepInterrupted, SweepProgress, SweepReport, run_sweep
 from .store import ResultStore
+from .store_index import StoreIndexError, StoreReadOnlyError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -195,6 +196,10 @@ def sweep_command(
             bar.stop()
             console.print(f"[red]error:[/] {exc.strerror}", soft_wrap=True)
             return EXIT_FAILED
+        except (StoreReadOnlyError, NotADirectoryError) as exc:  # a store that cannot be written
+            bar.stop()
+            console.print(f"[red]error:[/] {exc}", soft_wrap=True)
+            return EXIT_USAGE
         except ValueError as exc:  # bad backend / workers
             bar.stop()
             console.print(f"[red]error:[/] {exc}")
@@ -232,9 +237,36 @@ def results_command(
     console = console or Console()
     try:
         store = ResultStore(dir, create=False)
-    except FileNotFoundError as exc:
-        console.print(f"[red]error:[/] {exc}")
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        console.print(f"[red]error:[/] {exc}", soft_wrap=True)
         return EXIT_USAGE
+    # A damaged run file is reported below, once, naming the file, and left out of the
+    # tables (issue 24): not a warning's two lines, nor a traceback.
+    store.warn_corrupt = False
+    try:
+        return _summarise(store, dir, export, format, wide, metrics, max_rows, console)
+    except StoreIndexError as exc:
+        console.print(
+            f"[red]error:[/] {exc} (the run files are untouched: moving the index away rebuilds it from them)",
+            soft_wrap=True,
+        )
+        return EXIT_FAILED
+
+
+def _summarise(
+    store: ResultStore,
+    dir: Path,  # noqa: A002
+    export: Path | None,
+    format: str | None,  # noqa: A002
+    wide: bool,
+    metrics: Sequence[str] | None,
+    max_rows: int,
+    console: Console,
+) -> int:
+    """The body of :func:`results_command` on an opened store."""
+    # Read first: a corrupt run file met while reading is set aside, so the counts below
+    # are of the runs the tables hold.
+    table = store.aggregate(metrics, skip_corrupt=True)
     manifest = store.manifest()
     meta = store.load_sweep_meta() or {}
     counts = manifest["status"].value_counts().to_dict() if len(manifest) else {}
@@ -253,7 +285,6 @@ def results_command(
         # the manifest's point column holds each run's axis values as a dict
         rows = [(r.point, r.replication, r.error) for r in failed.itertuples()]
         _print_failures(console, cast("list[tuple[Mapping[str, Any], int, str | None]]", rows))
-    table = store.aggregate(metrics)
     if len(table):
         view = table.drop(columns=["ci95_low", "ci95_high"]).rename(columns={"ci95_half_width": "±ci95"})
         title = "Aggregate over replications (mean, sample std, n, 95% t-interval half-width)"
@@ -262,9 +293,27 @@ def results_command(
         console.print("no successful runs to aggregate")
     if export is not None:
         try:
-            path = store.export(export, format, wide=wide, metrics=metrics)
+            path = store.export(export, format, wide=wide, metrics=metrics, skip_corrupt=True)
         except ValueError as exc:
             console.print(f"[red]error:[/] {exc}")
             return EXIT_USAGE
         console.print(f"exported {path}")
+    if store.corrupt_found:
+        _print_corrupt(console, store)
+        return EXIT_FAILED  # the tables above are without these runs
     return EXIT_OK
+
+
+def _print_corrupt(console: Console, store: ResultStore, limit: int = 5) -> None:
+    """One line per damaged run file (at most ``limit``), then what happens to them."""
+    found = list(store.corrupt_found.values())
+    for c in found[:limit]:
+        console.print(f"[red]corrupt:[/] {c.path} ({c.why})", soft_wrap=True, highlight=False)
+    if len(found) > limit:
+        console.print(f"[red]corrupt:[/] and {len(found) - limit} more", highlight=False)
+    what = (
+        "moved aside; the next sweep re-runs them"
+        if store.writable
+        else "left in place (read-only store); a sweep on a writable copy re-runs them"
+    )
+    console.print(f"{len(found)} corrupt run file(s) left out of the tables above: {what}", soft_wrap=True)

@@ -603,8 +603,8 @@ class _Driver:
                 outcome = fut.result(timeout=60)
             except Exception as exc:
                 outcome = self._lost(exc)
-            self._record(p, outcome)
-        self.inflight.clear()
+            self._record(p, outcome)  # a full disk leaves the unrecorded ones in flight, not run
+            del self.inflight[fut]
         if self.backend.restart is None or self.restarts_left <= 0:
             self.report.stopped_reason = "a worker process died and the pool could not be restarted"
             if self.backend.restart is not None:
@@ -621,9 +621,13 @@ class _Driver:
         (or are reused at once if another sweep stored them since we planned)."""
         while self.pending:
             p = self.pending.popleft()
-            refused = self.store.db.claim(
-                p.key, self.owner, seen_sha256=self.seen_sha256.get(p.key), fingerprint=self.report.fingerprint
-            )
+            try:
+                refused = self.store.db.claim(
+                    p.key, self.owner, seen_sha256=self.seen_sha256.get(p.key), fingerprint=self.report.fingerprint
+                )
+            except BaseException:  # a full disk or Ctrl-C while claiming: the job is still to run
+                self.pending.appendleft(p)
+                raise
             if refused is None:
                 return p
             if "stored" in refused:
@@ -701,7 +705,10 @@ class _Driver:
                 for i, (fut, p) in enumerate(finished):
                     try:
                         collected = self._collect(fut, p)
-                    except KeyboardInterrupt:  # a worker's Ctrl-C: count the job as not run
+                    except (KeyboardInterrupt, DiskFullError):
+                        # A worker's Ctrl-C, or no room to store the run: this job and the other
+                        # finished ones not yet recorded go back in flight, so the stop counts
+                        # them as not run (a full disk lost one from the counts, issue 24).
                         for f, q in finished[i:]:
                             self.inflight[f] = q
                         raise
@@ -772,6 +779,7 @@ def run_sweep(
     """
     t0 = time.monotonic()
     store = store_dir if isinstance(store_dir, ResultStore) else ResultStore(store_dir)
+    store.require_writable()  # an archived, read-only store can be read, not swept into
     fn_spec = run_fn if run_fn is not None else sweep.run_fn
     version = str(engine_version) if engine_version is not None else runfn.engine_version()
     planned = plan_jobs(sweep, version)
@@ -877,5 +885,8 @@ def run_sweep(
             store.db.release(driver.owner)
         except Exception:  # noqa: BLE001 - a claim of a dead process is taken over anyway
             pass
+        # Closing merges the index's WAL into it: a store archived after the sweep is one
+        # file, read completely even read-only (the next use of the store reopens it).
+        store.db.close()
     report.elapsed_s = time.monotonic() - t0
     return report

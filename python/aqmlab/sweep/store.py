@@ -23,7 +23,12 @@ Rules, chosen so that no finished run is lost and no damaged one is used:
   ``corrupt/``, a warning names the run, and the next sweep re-runs it; a read
   that meets one raises :class:`CorruptRunError` naming it;
 * a full disk raises :class:`.atomic_file.DiskFullError` with nothing partial
-  written, so the store stays readable and the sweep resumable.
+  written, so the store stays readable and the sweep resumable;
+* a store this process may not write (archived read-only, a read-only mount)
+  is read without any of the repairs above: the index is opened read-only,
+  nothing is created, moved or re-indexed on disk, and a corrupt run file is
+  left where it is and left out (:mod:`.store_index`); writing to it raises
+  :class:`.store_index.StoreReadOnlyError`.
 
 Only the driver process writes to the store; workers return results to it.
 That keeps the store on the driver's local disk even when the workers are a
@@ -32,6 +37,7 @@ remote Dask cluster without a shared filesystem.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import time
@@ -51,7 +57,7 @@ from .aggregate import aggregate_runs, axis_series, export_table, to_wide
 from .atomic_file import DiskFullError, remove_dead_temp_files, sha256_hex, write_atomic
 from .keys import canonical_json
 from .run_schema import META_SCHEMA, RESERVED_COLUMNS, metric_column
-from .store_index import StoreIndex
+from .store_index import StoreIndex, StoreReadOnlyError, directory_writable
 
 RUNS_DIR = "runs"
 #: A run file is one Arrow IPC file (uncompressed): writing and reading one row costs about
@@ -87,14 +93,36 @@ class CorruptRunError(RuntimeError):
 
     ``runs`` lists ``(key, description)`` pairs."""
 
-    def __init__(self, store: Path, runs: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, store: Path, runs: Sequence[tuple[str, str]], *, moved: bool = True) -> None:
         self.runs = list(runs)
         shown = "; ".join(f"{k[:12]} ({d})" for k, d in self.runs[:5])
         more = f" and {len(self.runs) - 5} more" if len(self.runs) > 5 else ""
-        super().__init__(
-            f"{len(self.runs)} stored run(s) in {store} were corrupt: {shown}{more}. They were moved to "
-            f"{store / CORRUPT_DIR} and will be re-run by the next sweep (run the same command again)."
+        where = (
+            f"They were moved to {store / CORRUPT_DIR} and will be re-run by the next sweep (run the same command again)."
+            if moved
+            else "The store is read-only: they were left in place and are left out of what is read."
         )
+        super().__init__(f"{len(self.runs)} stored run(s) in {store} were corrupt: {shown}{more}. {where}")
+
+
+class StorePathError(NotADirectoryError):
+    """A results store's path is a file (or lies under one): a store is a directory."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"a results store is a directory, and {path} is a file (or lies under one)")
+        self.errno, self.filename = errno.ENOTDIR, str(path)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass
+class CorruptFile:
+    """A damaged run file met while reading: where it is now, and what was wrong."""
+
+    key: str
+    path: Path
+    why: str
 
 
 @dataclass
@@ -198,12 +226,34 @@ class ResultStore:
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise StorePathError(self.path)
         if create:
-            (self.path / RUNS_DIR).mkdir(parents=True, exist_ok=True)
+            try:
+                (self.path / RUNS_DIR).mkdir(parents=True, exist_ok=True)
+            except (NotADirectoryError, FileExistsError):  # a file on the way
+                raise StorePathError(self.path) from None
+            except OSError:
+                if not (self.path / RUNS_DIR).is_dir():
+                    raise
+                # An existing store on a read-only mount (EROFS even with exist_ok): readable.
         elif not self.path.is_dir():
             raise FileNotFoundError(f"results store not found: {self.path}")
+        #: False on a store this process may not write: it is read without repairs.
+        self.writable = directory_writable(self.path)
+        #: Damaged run files met so far, by key (moved to ``corrupt/``, or left in place when
+        #: the store is read-only); :meth:`read_runs` can skip them and report them here.
+        self.corrupt_found: dict[str, CorruptFile] = {}
+        #: Whether meeting a damaged file also warns (the CLI reports them itself).
+        self.warn_corrupt = True
         self.db = StoreIndex(self.path)
-        remove_dead_temp_files(self.path)
+        if self.writable:
+            remove_dead_temp_files(self.path)
+
+    def require_writable(self) -> None:
+        """Raises :class:`.store_index.StoreReadOnlyError` unless this store can be written."""
+        if not self.writable:
+            raise StoreReadOnlyError(self.db.path)
 
     def __repr__(self) -> str:
         return f"ResultStore({str(self.path)!r})"
@@ -239,7 +289,8 @@ class ResultStore:
             for sub in subdirs:
                 if not sub.is_dir():
                     continue
-                remove_dead_temp_files(Path(sub.path))
+                if self.writable:
+                    remove_dead_temp_files(Path(sub.path))
                 with os.scandir(sub.path) as files:
                     for f in files:
                         if f.name.startswith("."):
@@ -254,23 +305,31 @@ class ResultStore:
         return out
 
     def _quarantine(self, found: Mapping[str, tuple[Path, str]]) -> None:
-        """Move damaged run files aside, drop their index rows and warn, naming each run."""
+        """Move damaged run files aside, drop their index rows and warn, naming each run.
+
+        On a read-only store they stay where they are and are left out of every later read by
+        this object (:attr:`corrupt_found`); nothing on disk changes."""
+        found = {k: v for k, v in found.items() if k not in self.corrupt_found}
         if not found:
             return
         dest = self.path / CORRUPT_DIR
-        dest.mkdir(exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%S")
-        for key, (path, _) in found.items():
-            try:
-                os.replace(path, dest / f"{key}.{stamp}{path.suffix}")
-            except FileNotFoundError:
-                pass
+        for key, (path, why) in found.items():
+            now_at = path
+            if self.writable:
+                try:
+                    dest.mkdir(exist_ok=True)
+                    os.replace(path, dest / f"{key}.{stamp}{path.suffix}")
+                    now_at = dest / f"{key}.{stamp}{path.suffix}"
+                except FileNotFoundError:
+                    pass
+            self.corrupt_found[key] = CorruptFile(key, now_at, why)
         self._repair(self.db.delete_runs, list(found))
-        names = "; ".join(f"{k[:12]} ({why})" for k, (_, why) in list(found.items())[:5])
-        warnings.warn(
-            f"{len(found)} corrupt run file(s) in {self.path} moved to {dest}; they will be re-run: {names}",
-            stacklevel=3,
-        )
+        if not self.warn_corrupt:
+            return
+        names = "; ".join(f"{self.corrupt_found[k].path} ({why})" for k, (_, why) in list(found.items())[:5])
+        where = f"moved to {dest}; they will be re-run" if self.writable else "left in place (read-only store)"
+        warnings.warn(f"{len(found)} corrupt run file(s) in {self.path} {where}: {names}", stacklevel=3)
 
     def _index_file(self, path: Path) -> dict[str, Any] | None:
         """An index row rebuilt from a run file, or None if the file does not parse."""
@@ -285,7 +344,7 @@ class ResultStore:
     def _reconciled(self) -> tuple[dict[str, dict[str, Any]], dict[str, Path]]:
         """Key -> raw index row of every stored run, after reconciling index and files, and
         key -> its run file."""
-        files = self.run_files()
+        files = {k: p for k, p in self.run_files().items() if k not in self.corrupt_found}
         rows = self.db.runs()
         gone = [k for k in rows if k not in files]
         if gone:
@@ -313,13 +372,14 @@ class ResultStore:
         self._quarantine(corrupt)
         return out, files
 
-    @staticmethod
-    def _repair(write: Any, arg: Any) -> None:
-        """An index repair found while reading; on a full disk, reading goes on without it
-        (the next reader repairs it again)."""
+    def _repair(self, write: Any, arg: Any) -> None:
+        """An index repair found while reading; on a full disk or a read-only store, reading
+        goes on without it (the next reader that may write repairs it)."""
+        if not self.writable:
+            return
         try:
             write(arg)
-        except DiskFullError:
+        except (DiskFullError, StoreReadOnlyError):
             pass
 
     def index(self) -> dict[str, dict[str, Any]]:
@@ -380,18 +440,18 @@ class ResultStore:
 
     # ------------------------------------------------------------------ reading
     @staticmethod
-    def _read_one(path: Path, sha: str | None) -> pa.Table | None:
-        """One run file as a table, or None if it does not match its checksum or parse."""
+    def _read_one(path: Path, sha: str | None) -> pa.Table | str:
+        """One run file as a table, or what is wrong with it (its checksum, or it does not parse)."""
         try:
             sig = _signature(path)  # before reading: a concurrent rewrite can only make the cache miss
             data = path.read_bytes()
             if sha and sha256_hex(data) != sha:
-                return None
+                return "checksum mismatch"
             table = read_run_file(path, data)
         except FileNotFoundError:
             raise
-        except Exception:
-            return None
+        except Exception as exc:
+            return f"does not parse: {type(exc).__name__}"
         return table.append_column(_SIG, pa.array([sig], pa.string()))
 
     @staticmethod
@@ -408,11 +468,15 @@ class ResultStore:
         except Exception:  # missing or unreadable: the cache is only an accelerator
             return None
 
-    def read_runs(self, keys: Iterable[str] | None = None, status: str | None = None) -> pd.DataFrame:
+    def read_runs(
+        self, keys: Iterable[str] | None = None, status: str | None = None, *, skip_corrupt: bool = False
+    ) -> pd.DataFrame:
         """Raw run rows (metadata + metrics, ``point`` as canonical JSON).
 
         Every file read is checked against the SHA-256 recorded when it was
-        written; a damaged one is set aside and :class:`CorruptRunError` names it.
+        written; a damaged one is set aside and :class:`CorruptRunError` names it
+        (with ``skip_corrupt``, it is left out of the rows and named in
+        :attr:`corrupt_found` instead).
         Reading thousands of one-row files costs about 0.1 ms each, so
         the rows read are also kept in ``STORE/cache/runs.parquet``; a cached
         row is reused while its run file is unchanged (same inode, mtime and
@@ -442,13 +506,22 @@ class ResultStore:
         if missing:
             with ThreadPoolExecutor(max_workers=min(8, len(missing))) as pool:
                 new = list(pool.map(lambda k: self._read_one(paths[k], wanted[k].get("sha256")), missing))
-            corrupt = {k: (paths[k], _describe(wanted[k])) for k, t in zip(missing, new, strict=True) if t is None}
+            corrupt = {
+                k: (paths[k], f"{_describe(wanted[k])}: {t}")
+                for k, t in zip(missing, new, strict=True)
+                if isinstance(t, str)
+            }
             if corrupt:
                 self._quarantine(corrupt)
-                raise CorruptRunError(self.path, [(k, why) for k, (_, why) in corrupt.items()])
-            read = [t for t in new if t is not None]  # all of them: a missing one raised above
+                if not skip_corrupt:
+                    runs = [(k, why) for k, (_, why) in corrupt.items()]
+                    raise CorruptRunError(self.path, runs, moved=self.writable)
+            read = [t for t in new if not isinstance(t, str)]  # a corrupt one raised above, or is skipped
             tables.extend(read)
-            self._update_cache(cache, read, rows)
+            if self.writable:
+                self._update_cache(cache, read, rows)
+        if not tables:
+            return pd.DataFrame(columns=list(META_SCHEMA.names))
         combined = self._concat(tables)
         df = combined.to_pandas() if isinstance(combined, pa.Table) else combined
         return df.drop(columns=[_SIG], errors="ignore")
@@ -475,14 +548,16 @@ class ResultStore:
         except OSError:
             pass  # the cache is only an accelerator (a full disk included)
 
-    def runs(self, status: str | None = None, keys: Iterable[str] | None = None) -> pd.DataFrame:
+    def runs(
+        self, status: str | None = None, keys: Iterable[str] | None = None, *, skip_corrupt: bool = False
+    ) -> pd.DataFrame:
         """One row per stored run: metadata, one column per axis path, then metrics.
 
         ``status`` filters to ``"ok"`` or ``"failed"`` runs.  Axis columns are
         named by their dotted path; one that clashes with another column is
         prefixed ``"axis:"``.
         """
-        df = self.read_runs(keys=keys, status=status)
+        df = self.read_runs(keys=keys, status=status, skip_corrupt=skip_corrupt)
         points = [json.loads(p) if isinstance(p, str) else {} for p in df.get("point", [])]
         axes: list[str] = []
         meta = self.load_sweep_meta()
@@ -518,11 +593,13 @@ class ResultStore:
         axes: Sequence[str] | None = None,
         point_order: Sequence[str] | None = None,
         confidence: float = 0.95,
+        skip_corrupt: bool = False,
     ) -> pd.DataFrame:
         """Tidy per-point statistics of successful runs.
 
         Defaults come from the last sweep run into this store (its jobs, axes,
         point order and kept metrics); without one, every stored run is used.
+        ``skip_corrupt``: see :meth:`read_runs`.
         """
         meta = self.load_sweep_meta() or {}
         if keys is None and "keys" in meta:
@@ -533,7 +610,7 @@ class ResultStore:
             point_order = meta.get("point_order")
         if metrics is None:
             metrics = meta.get("metrics")
-        df = self.read_runs(keys=keys, status="ok")
+        df = self.read_runs(keys=keys, status="ok", skip_corrupt=skip_corrupt)
         if axes is None:
             axes = []
             for p in df.get("point", []):
@@ -552,9 +629,10 @@ class ResultStore:
         *,
         wide: bool = False,
         metrics: Sequence[str] | None = None,
+        skip_corrupt: bool = False,
     ) -> Path:
         """Write the aggregate table as Parquet or CSV (by ``format`` or suffix)."""
-        table = self.aggregate(metrics)
+        table = self.aggregate(metrics, skip_corrupt=skip_corrupt)
         if wide:
             meta = self.load_sweep_meta() or {}
             axes = meta.get("axes") or [c for c in table.columns if c not in _TIDY_STATS]

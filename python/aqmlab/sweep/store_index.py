@@ -17,16 +17,32 @@ filesystem; a store on NFS is not supported.
 A claim is *live* while its process runs: on the same host, while its pid
 exists; from another host, while its heartbeat is younger than
 :data:`CLAIM_TIMEOUT_S` (the driver refreshes it every few seconds).
+
+Reading never creates, converts or migrates the database: reads use their own
+read-only connection (``mode=ro``), and none at all while there is no index
+file. On a directory this process cannot write (an archived store, a read-only
+mount), a WAL database cannot be read the ordinary way, because a reader must
+create the ``-shm`` file beside it; there the reader opens it ``immutable``
+(no locks, no ``-shm``): nobody can be writing to a directory no one may write
+to. An immutable reader does not see a ``-wal`` file that its writer left
+unmerged (a sweep killed, or copied while open), so then the index and its WAL
+are copied to a private temporary directory and read there, where SQLite can
+replay the WAL. Writes to a read-only store raise :class:`StoreReadOnlyError`
+(issue 24, item 13).
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import shutil
 import socket
 import sqlite3
+import tempfile
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -75,6 +91,28 @@ class StoreIndexError(RuntimeError):
     """The index database cannot be used (newer schema, not a database)."""
 
 
+class StoreReadOnlyError(OSError):
+    """A write to a store this process may not write (a read-only directory or mount)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(errno.EROFS, f"the results store {path.parent} is read-only (it can be read, not written)")
+        self.filename = str(path.parent)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def _read_only(exc: BaseException) -> bool:
+    """SQLite's refusals to write a read-only file or directory."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("readonly" in text or "read-only" in text)
+
+
+def directory_writable(directory: Path) -> bool:
+    """Whether this process may create files in ``directory`` (False on a read-only mount too)."""
+    return os.access(directory, os.W_OK | os.X_OK)
+
+
 def _full(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and "full" in str(exc).lower()
 
@@ -109,6 +147,9 @@ class StoreIndex:
         self.path = Path(directory) / INDEX_FILE
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
+        self._reader: sqlite3.Connection | None = None
+        self._reader_pid = -1
+        self._private_copy: tempfile.TemporaryDirectory[str] | None = None
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------- connection
@@ -135,6 +176,8 @@ class StoreIndex:
         return conn
 
     def _open(self) -> sqlite3.Connection:
+        if not directory_writable(self.path.parent):
+            raise StoreReadOnlyError(self.path)
         conn = None
         try:
             conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None, check_same_thread=False)
@@ -157,13 +200,74 @@ class StoreIndex:
                 raise DiskFullError(28, f"no space left on the device for the store index {self.path}") from exc
             if _busy(exc):
                 raise
+            if _read_only(exc):
+                raise StoreReadOnlyError(self.path) from exc
             raise StoreIndexError(f"cannot open the store index {self.path}: {exc}") from exc
         return conn
 
+    def _read_connection(self) -> sqlite3.Connection | None:
+        """A read-only connection (see the module docstring), or None while there is no index."""
+        if self._reader is not None and self._reader_pid == os.getpid():
+            return self._reader
+        if not self.path.is_file():
+            return None  # not created by a read: the first write creates it
+        uri = self._read_uri()
+        conn = None
+        try:
+            conn = sqlite3.connect(uri, uri=True, timeout=60.0, isolation_level=None, check_same_thread=False)
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
+            if _busy(exc):
+                raise
+            raise StoreIndexError(f"cannot open the store index {self.path}: {exc}") from exc
+        if version > SCHEMA_VERSION:
+            conn.close()
+            raise StoreIndexError(
+                f"{self.path} was written by a newer aqmlab (index schema {version} > {SCHEMA_VERSION})"
+            )
+        self._reader, self._reader_pid = conn, os.getpid()
+        return conn
+
+    def _read_uri(self) -> str:
+        """Where the read connection reads (see the module docstring)."""
+        if directory_writable(self.path.parent):
+            return f"file:{urllib.parse.quote(str(self.path))}?mode=ro"
+        wal = self.path.with_name(INDEX_FILE + "-wal")
+        if not (wal.is_file() and wal.stat().st_size > 0):
+            return f"file:{urllib.parse.quote(str(self.path))}?mode=ro&immutable=1"
+        self._private_copy = tempfile.TemporaryDirectory(prefix="aqmlab-index-")
+        copy = Path(self._private_copy.name) / INDEX_FILE
+        shutil.copyfile(self.path, copy)
+        shutil.copyfile(wal, copy.with_name(wal.name))
+        return f"file:{urllib.parse.quote(str(copy))}"
+
+    def _select(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        """Rows of one query on the read connection ([] while there is no index or no tables)."""
+
+        def query() -> list[tuple[Any, ...]]:
+            conn = self._read_connection()
+            if conn is None:
+                return []
+            try:
+                return conn.execute(sql, args).fetchall()
+            except sqlite3.OperationalError as exc:
+                if "no such table" in str(exc):  # an index file a writer has not initialised yet
+                    return []
+                raise
+
+        with self._lock:
+            return _retry_busy(query)
+
     def close(self) -> None:
-        if self._conn is not None and self._pid == os.getpid():
-            self._conn.close()
-        self._conn = None
+        for conn, pid in ((self._conn, self._pid), (self._reader, self._reader_pid)):
+            if conn is not None and pid == os.getpid():
+                conn.close()
+        self._conn = self._reader = None
+        if self._private_copy is not None:
+            self._private_copy.cleanup()
+            self._private_copy = None
 
     def _write(self, statements: Iterable[Statement]) -> None:
         """Run ``statements`` in one immediate transaction."""
@@ -190,6 +294,8 @@ class StoreIndex:
                     conn.execute("ROLLBACK")
                 if _full(exc):
                     raise DiskFullError(28, f"no space left on the device for the store index {self.path}") from exc
+                if _read_only(exc):
+                    raise StoreReadOnlyError(self.path) from exc
                 raise
 
         with self._lock:
@@ -214,8 +320,7 @@ class StoreIndex:
     def runs(self) -> dict[str, dict[str, Any]]:
         """Key -> row of every indexed run."""
         cols = ("key", *RUN_COLUMNS)
-        with self._lock:
-            rows = _retry_busy(lambda: self._connect().execute(f"SELECT {', '.join(cols)} FROM runs").fetchall())
+        rows = self._select(f"SELECT {', '.join(cols)} FROM runs")
         return {r[0]: dict(zip(cols, r, strict=True)) for r in rows}
 
     # ----------------------------------------------------------------- claims
@@ -257,17 +362,10 @@ class StoreIndex:
 
     def holder(self, key: str) -> dict[str, Any] | None:
         """The live claim on ``key``, if any."""
-        with self._lock:
-            row = _retry_busy(
-                lambda: (
-                    self._connect()
-                    .execute("SELECT owner, host, pid, heartbeat FROM claims WHERE key=?", (key,))
-                    .fetchone()
-                )
-            )
-        if row is None:
+        rows = self._select("SELECT owner, host, pid, heartbeat FROM claims WHERE key=?", (key,))
+        if not rows:
             return None
-        holder = dict(zip(("owner", "host", "pid", "heartbeat"), row, strict=True))
+        holder = dict(zip(("owner", "host", "pid", "heartbeat"), rows[0], strict=True))
         return holder if self.claim_is_live(holder) else None
 
     def heartbeat(self, owner: str) -> None:
