@@ -58,3 +58,37 @@ def test_greedy_load_model_runs_three_flows_and_reports_88s():
         assert f"x.ts.{k}@88" in s
     # the value at the last sample is the whole-run value
     assert s["x.ts.bottleneck.mean_delay_ms@90"] == pytest.approx(s["queue.bottleneck.mean_delay_ms"])
+
+
+def test_the_greedy_ftp_sources_are_the_default_comparison():
+    """Issue 24, item 5: the paper's 'three ftp sources' as three greedy FTP flows is the
+    default comparison (the first paper rows of every simulated experiment compare with the
+    greedy loads), the request model a named alternative compared after it; the paper's
+    medium rows exist only under the request model (the greedy model has no medium level)."""
+    from aqmlab.reproduce.spec import load_paper
+
+    paper = load_paper("dsred")
+    for exp_id in ("table2", "table3", "rtt"):
+        exp = paper.experiment(exp_id)
+        loads = [pv["load"] for pv in exp.paper_values]
+        assert all(x.startswith("greedy_") or x.startswith("requests_") for x in loads), exp_id
+        first_request = next(i for i, x in enumerate(loads) if x.startswith("requests_"))
+        assert loads[0].startswith("greedy_") and all(x.startswith("greedy_") for x in loads[:first_request])
+        assert all(x.startswith("requests_") for x in loads[first_request:]), exp_id
+        axis = next(a for a in exp.axes if a["name"] == "load")["values"]
+        assert axis[0] == "greedy_heavy"
+        for pv in exp.paper_values:
+            kind = "three greedy FTP flows (default)" if pv["load"].startswith("greedy_") else "request model"
+            assert kind in pv["label"], pv
+    t2 = [pv["load"] for pv in paper.experiment("table2").paper_values]
+    assert "greedy_medium" not in t2 and "requests_medium" in t2
+    # the greedy files are the three-flow scenarios, the RTT one with the longer access delays
+    import tomllib
+
+    rtt = tomllib.loads((SCEN / "greedy_heavy_rtt.toml").read_text())
+    assert sorted(lk["delay"] for lk in rtt["topology"]["links"] if lk.get("to") == "gateway") == [
+        "15ms",
+        "3ms",
+        "9ms",
+    ]
+    assert rtt["flows"][0]["from"] == ["server0", "server1", "server2"] and rtt["tcp"]["window"] == 20

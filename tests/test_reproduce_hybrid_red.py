@@ -32,13 +32,34 @@ def _short(scen: dict) -> dict:
 def test_every_scenario_builds_and_runs(exp_id):
     exp = load_paper(PAPER).experiment(exp_id)
     specs = jobs.build_jobs(exp)
-    assert len(specs) == 3 + 5 * 7 + 2 * 7 + 1
+    assert len(specs) == 3 + 5 * 7 + 2 * 7 + 2 * 7 + 1
     first = one_per_config(specs)
     for s in first:
         r = aqmlab.run(_short(s.scenario), seed=1)
         assert "queue.bottleneck.arrivals" in r.summary
     configs = {s.config for s in first}
-    assert configs == {"red", "ared", "lpf_oda", "hybrid_red", "hybrid_red_every_theta", "lpf_oda_every_theta"}
+    assert configs == {
+        "red",
+        "ared",
+        "lpf_oda",
+        "hybrid_red",
+        "hybrid_red_every_theta",
+        "hybrid_red_while_above_min_th",
+        "lpf_oda_every_theta",
+    }
+
+
+@pytest.mark.parametrize("exp_id", ["topology1", "topology2"])
+def test_the_three_readings_of_eq_10_run_side_by_side(exp_id):
+    """Issue 24, item 3: the third reading (reduce at every low arrival while avg > min_th)
+    runs beside the other two, at the same thetas and xis as the old one."""
+    exp = load_paper(PAPER).experiment(exp_id)
+    by_name = {c.name: c for c in exp.configurations}
+    readings = {name: by_name[name].aqm["reduction"] for name in ("hybrid_red", "hybrid_red_every_theta")}
+    third = by_name["hybrid_red_while_above_min_th"]
+    assert readings == {"hybrid_red": "once_per_low_period", "hybrid_red_every_theta": "every_theta"}
+    assert third.aqm["reduction"] == "while_above_min_th" and third.optional
+    assert exp.points(third) == exp.points(by_name["hybrid_red_every_theta"])
 
 
 def test_quick_table_has_paper_layout(tmp_path):
@@ -62,3 +83,11 @@ def test_quick_table_has_paper_layout(tmp_path):
     figs = o.dir / "figures"
     for stem in ("fig15_loss_vs_xi", "fig16_utilization_vs_xi", "avg_traces"):
         assert (figs / f"{stem}.png").exists() and (figs / f"{stem}.svg").exists()
+    # the three readings side by side (issue 24, item 3)
+    side = pd.read_csv(o.dir / "readings.csv")
+    assert {r.split(":")[0] for r in side["reading"]} == {
+        "hybrid_red",
+        "hybrid_red_every_theta",
+        "hybrid_red_while_above_min_th",
+    }
+    assert set(side["theta"]) == {1, 3}

@@ -62,3 +62,58 @@ def test_quick_bias_run(tmp_path):
     q = t[t["row"].str.startswith("qvared")].iloc[0]
     assert float(q["paper"]) == 0.871
     assert (o.dir / "figures" / "bias.svg").exists()
+
+
+def test_the_paper_non_gentle_baselines_are_the_default_and_gentle_ones_run_beside():
+    """Issue 24, item 1: the paper's RED (Fig. 1, sec. II-A) marks every packet once avg passes
+    max_th: red / ared are non-gentle in every QVARED experiment; the gentle ones (ns-2's
+    default, the only baseline before) run as optional configurations beside them."""
+    paper = load_paper(PAPER)
+    for exp_id, names in (
+        ("sources", ("red", "ared", "red_noecn", "ared_noecn")),
+        ("avg_trace", ("ared",)),
+        ("bias", ("red", "ared")),
+        ("bias_many_flows", ("red", "ared")),
+    ):
+        exp = paper.experiment(exp_id)
+        by_name = {c.name: c for c in exp.configurations}
+        for name in names:
+            conf = by_name[name]
+            assert conf.aqm["gentle"] is False and not conf.optional, (exp_id, name)
+            base, _, ecn = name.partition("_")
+            gentle = by_name[f"{base}_gentle" + (f"_{ecn}" if ecn else "")]
+            assert gentle.aqm["gentle"] is True and gentle.optional, (exp_id, gentle.name)
+            # the same AQM otherwise
+            assert {k: v for k, v in gentle.aqm.items() if k != "gentle"} == {
+                k: v for k, v in conf.aqm.items() if k != "gentle"
+            }
+
+
+def test_reductions_are_given_against_both_baselines():
+    """Issue 24, item 1: the drop reductions are computed against the non-gentle (the paper's)
+    and the gentle baselines, from a synthetic runs table: QVARED 50 drops per point, RED 100,
+    ARED 80, gentle RED 40, gentle ARED 50 -> 50 %, 37.5 %, -25 %, 0 %."""
+    from types import SimpleNamespace
+
+    from aqmlab.reproduce.companions.qvared import reductions
+
+    drops = {"qvared": 50, "red": 100, "ared": 80, "red_gentle": 40, "ared_gentle": 50}
+    rows = [
+        {"config": c + sfx, "sources": n, "replication": r, "dropped_packets": d, "marked_packets": 0}
+        for c, d in drops.items()
+        for sfx in ("", "_noecn")
+        for n in (10, 20)
+        for r in (1, 2)
+    ]
+    ctx = SimpleNamespace(runs=pd.DataFrame(rows), exp=load_paper(PAPER).experiment("sources"))
+    table, per = reductions(ctx)
+    col = "ours % (dropped packets, summed over the sources axis)"
+    got = {
+        (r["baseline"].split(" ")[0], r["setting"].split(" ")[0], r["claim"]): r[col] for _, r in table.iterrows()
+    }
+    assert got[("non-gentle", "with", "drop rate reduction vs RED")] == pytest.approx(50.0)
+    assert got[("non-gentle", "without", "drop rate reduction vs ARED")] == pytest.approx(37.5)
+    assert got[("gentle", "with", "drop rate reduction vs RED")] == pytest.approx(-25.0)
+    assert got[("gentle", "with", "drop rate reduction vs ARED")] == pytest.approx(0.0)
+    assert len(table) == 2 * 2 * 4  # baselines x ECN settings x the paper's four numbers
+    assert "drop reduction vs red_gentle %" in per.columns

@@ -50,11 +50,11 @@ def test_configuration_points_rule():
     assert len(e.points(e.configuration("red_max30"))) == 3
     d = spec.load_paper("dsred").experiment("table2")
     assert [p["load"] for p in d.points(d.configuration("red_p1"))] == [
-        "heavy",
-        "medium",
-        "low",
         "greedy_heavy",
         "greedy_low",
+        "requests_heavy",
+        "requests_medium",
+        "requests_low",
     ]
 
 

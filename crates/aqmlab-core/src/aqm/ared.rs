@@ -2,12 +2,24 @@
 //!
 //! Source: S. Floyd, R. Gummadi, S. Shenker, "Adaptive RED: An Algorithm for Increasing the
 //! Robustness of RED's Active Queue Management" (2001), sections 4-5 and Fig. 5 (the AIMD
-//! adaptation), as recorded in ../shared/specs/baselines.md; ns-2 `queue/red.cc`
-//! (`updateMaxP`, called from `estimator`).
+//! adaptation), as recorded in ../shared/specs/baselines.md; ns-2.35 `queue/red.cc`
+//! (`REDQueue::updateMaxP`, called from `REDQueue::estimator`).
 //!
 //! Adaptation, with D = max_th - min_th and the band [min_th + 0.4 D, min_th + 0.6 D]:
-//! - avg > upper and max_p <= top: max_p += min(alpha, max_p/4)  (additive increase)
-//! - avg < lower and max_p >= bottom: max_p *= beta             (multiplicative decrease)
+//! - avg > upper and max_p < top: max_p += min(alpha, max_p/4)  (additive increase)
+//! - avg < lower and max_p > bottom: max_p *= beta             (multiplicative decrease)
+//!
+//! The bounds, `bounds`:
+//! - "strict" (default): as ns-2's `updateMaxP` (`edp_.top > edv_.cur_max_p`,
+//!   `edv_.cur_max_p > edp_.bottom`): max_p exactly at top is not raised, exactly at bottom is
+//!   not lowered.
+//! - "inclusive": max_p <= top and max_p >= bottom, as the paper's Fig. 5 is quoted in Linux
+//!   `include/net/red.h` ("if (avg > target and max_p <= 0.5) ... else if (avg < target and
+//!   max_p >= 0.01)") and implemented by its `red_adaptative_algo`, and as
+//!   shared/specs/baselines.md writes it; aqmlab's only rule before issue 24.
+//!
+//! The two differ only when max_p lands exactly on a bound; the default follows ns-2 because
+//! the papers reproduced here ran ns-2.
 //!
 //! When: ns-2's way, inside the arrival path, right after avg is updated and before the drop
 //! decision (so the arrival that triggers a change already uses the new max_p), whenever
@@ -24,9 +36,10 @@
 //! - `interval` (time, 0.5 s): at most one change of max_p per interval
 //! - `alpha` (probability, 0.01): cap of the additive increase
 //! - `beta` (factor, 0.9): multiplicative decrease
-//! - `top` (probability, 0.5): no increase once max_p exceeds it
-//! - `bottom` (probability, 0.01): no decrease once max_p is below it
+//! - `top` (probability, 0.5): no increase once max_p reaches it
+//! - `bottom` (probability, 0.01): no decrease once max_p is at or below it
 //! - `adaptive` (bool, true): false freezes max_p (plain gentle RED with ARED's auto settings)
+//! - `bounds` ("strict" | "inclusive", "strict"): how top and bottom are compared (above)
 
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::red::{joined_docs, parse_variant, Red, RedConfig, RED_DOCS_REST, RED_DOCS_THRESHOLDS};
@@ -58,19 +71,25 @@ pub const ADAPT_DOCS: &[ParamDoc] = &[
         "top",
         "0.5",
         "probability",
-        "increase only while max_p <= top",
+        "increase only while max_p < top (<= with bounds = \"inclusive\")",
     ),
     doc(
         "bottom",
         "0.01",
         "probability",
-        "decrease only while max_p >= bottom",
+        "decrease only while max_p > bottom (>= with bounds = \"inclusive\")",
     ),
     doc(
         "adaptive",
         "true",
         "bool",
         "adapt max_p (false: fixed max_p)",
+    ),
+    doc(
+        "bounds",
+        "strict",
+        "\"strict\" | \"inclusive\"",
+        "strict: max_p < top / > bottom (ns-2 updateMaxP); inclusive: <= / >= (paper Fig. 5 as quoted in Linux red.h; aqmlab before issue 24)",
     ),
 ];
 
@@ -97,7 +116,19 @@ pub const PARAMS: &[ParamDoc] = joined_docs!(
 );
 
 /// The adaptation's own keys (QVARED reads the same ones).
-pub const ADAPT_KEYS: &[&str] = &["interval", "alpha", "beta", "top", "bottom", "adaptive"];
+pub const ADAPT_KEYS: &[&str] = &[
+    "interval", "alpha", "beta", "top", "bottom", "adaptive", "bounds",
+];
+
+/// How max_p is compared with top and bottom (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxPBounds {
+    /// ns-2 `updateMaxP`: max_p < top to increase, max_p > bottom to decrease.
+    Strict,
+    /// Floyd et al. Fig. 5 as quoted in Linux `red.h`: max_p <= top, max_p >= bottom.
+    Inclusive,
+}
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -108,6 +139,7 @@ pub struct AdaptParams {
     pub top: f64,
     pub bottom: f64,
     pub adaptive: bool,
+    pub bounds: MaxPBounds,
 }
 
 impl Default for AdaptParams {
@@ -119,6 +151,7 @@ impl Default for AdaptParams {
             top: 0.5,
             bottom: 0.01,
             adaptive: true,
+            bounds: MaxPBounds::Strict,
         }
     }
 }
@@ -144,6 +177,7 @@ impl AdaptParams {
             top: self.top,
             bottom: self.bottom,
             enabled: self.adaptive,
+            bounds: self.bounds,
             last_change: 0,
             changes: 0,
         })
@@ -159,6 +193,7 @@ pub struct AdaptiveMaxP {
     pub top: f64,
     pub bottom: f64,
     pub enabled: bool,
+    pub bounds: MaxPBounds,
     /// When max_p last changed (ns-2 `lastset`, 0 at start).
     pub last_change: Time,
     /// Changes so far (state time series).
@@ -195,10 +230,14 @@ impl AdaptiveMaxP {
             return false;
         }
         let (lower, upper) = Self::band(min_th, max_th);
-        let changed = if avg > upper && *max_p <= self.top {
+        let (below_top, above_bottom) = match self.bounds {
+            MaxPBounds::Strict => (*max_p < self.top, *max_p > self.bottom),
+            MaxPBounds::Inclusive => (*max_p <= self.top, *max_p >= self.bottom),
+        };
+        let changed = if avg > upper && below_top {
             *max_p += self.alpha.min(*max_p / 4.0);
             true
-        } else if avg < lower && *max_p >= self.bottom {
+        } else if avg < lower && above_bottom {
             *max_p *= self.beta;
             true
         } else {
@@ -313,17 +352,49 @@ mod tests {
         // 0.02/4 = 0.005 < 0.01
         assert!(a.adapt.update(S, 20.0, 5.0, 15.0, &mut max_p));
         assert!((max_p - 0.025).abs() < 1e-15);
-        // at or below top 0.5 it still increases (to 0.51); above it, never
-        let mut m = 0.5;
+        // below top 0.5 it increases (0.495 -> 0.505); from there on, never
+        let mut m = 0.495;
         assert!(a.adapt.update(2 * S, 20.0, 5.0, 15.0, &mut m));
-        assert!((m - 0.51).abs() < 1e-15);
+        assert!((m - 0.505).abs() < 1e-15);
         assert!(!a.adapt.update(3 * S, 20.0, 5.0, 15.0, &mut m));
-        // below bottom 0.01 it no longer decreases
+        // below bottom 0.01 it no longer decreases; just above, it does
         let mut low = 0.0099;
         assert!(!a.adapt.update(4 * S, 0.0, 5.0, 15.0, &mut low));
+        let mut above_bottom = 0.0101;
+        assert!(a.adapt.update(5 * S, 0.0, 5.0, 15.0, &mut above_bottom));
+        assert!((above_bottom - 0.00909).abs() < 1e-15);
+    }
+
+    /// Issue 24, item 7: ns-2's `updateMaxP` bounds are strict (`top > cur_max_p`,
+    /// `cur_max_p > bottom`): max_p exactly at top or at bottom does not move. aqmlab used
+    /// `<=` / `>=` before (now `bounds = "inclusive"`), which raised 0.5 to 0.51 and lowered
+    /// 0.01 to 0.009.
+    #[test]
+    fn max_p_exactly_at_top_or_bottom_stays() {
+        let mut a = ared();
+        let mut at_top = 0.5;
+        assert!(!a.adapt.update(S, 20.0, 5.0, 15.0, &mut at_top));
+        assert_eq!(at_top, 0.5);
         let mut at_bottom = 0.01;
-        assert!(a.adapt.update(5 * S, 0.0, 5.0, 15.0, &mut at_bottom));
+        assert!(!a.adapt.update(2 * S, 0.0, 5.0, 15.0, &mut at_bottom));
+        assert_eq!(at_bottom, 0.01);
+        assert_eq!(a.adapt.changes, 0);
+        assert_eq!(
+            a.adapt.last_change, 0,
+            "no change: the interval clock does not move"
+        );
+        // the paper's Fig. 5 as Linux quotes it: both move
+        a.adapt.bounds = MaxPBounds::Inclusive;
+        assert!(a.adapt.update(3 * S, 20.0, 5.0, 15.0, &mut at_top));
+        assert!((at_top - 0.51).abs() < 1e-15);
+        assert!(a.adapt.update(4 * S, 0.0, 5.0, 15.0, &mut at_bottom));
         assert!((at_bottom - 0.009).abs() < 1e-15);
+        let env = crate::aqm::test_rig::env(100);
+        let p = AqmParams::new(serde_json::json!({"bounds": "inclusive"}), "q.aqm");
+        assert!(build(&p, &env).is_ok());
+        let p = AqmParams::new(serde_json::json!({"bounds": "open"}), "q.aqm");
+        let e = build(&p, &env).err().unwrap();
+        assert!(e.path.contains("bounds"), "{e}");
     }
 
     #[test]

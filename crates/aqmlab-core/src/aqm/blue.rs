@@ -10,10 +10,15 @@
 //! - Link idle (the link finds nothing to send): p -= d2.
 //! - A change of p happens only if more than `freeze_time` has passed since the last change
 //!   of either kind: the paper's pseudocode (Fig. 5) keeps one `last_update`, set by both the
-//!   packet-loss and the link-idle branch (default, `shared_freeze = true`). The reading of
-//!   shared/specs/baselines.md, one clock per kind of change (an idle event right after an
-//!   increase still decreases p), is `shared_freeze = false` (aqmlab's default before issue
-//!   10). The first change is never frozen.
+//!   packet-loss and the link-idle branch (default, `shared_freeze = true`). Feng's own ns
+//!   code does not: the ns-2 BLUE (`blue.cc`, "Ported to ns2.1b8 by Sunil Thulasidasan",
+//!   2001-2002) keeps one clock per direction, `increment_pmark` testing
+//!   `now - ifreezetime_ > iholdtime_` and `decrement_pmark` `now - dfreezetime_ >
+//!   dholdtime_`, with the two hold times bound separately to the Tcl parameters `ihold-time`
+//!   and `dhold-time` (its example script sets both to 100 ms). That reading, also
+//!   shared/specs/baselines.md's (an idle event right after an increase still decreases p), is
+//!   `shared_freeze = false` with one `freeze_time` for both directions (aqmlab's default
+//!   before issue 10). The first change is never frozen.
 //! - p is clamped to [0, 1].
 //!
 //! A packet picked for marking that then overflows the buffer is dropped and counts as a loss
@@ -24,7 +29,7 @@
 //! - `d2` (0.00025, probability): decrement on link idle
 //! - `freeze_time` (100 ms, time): least time between two changes of p
 //! - `shared_freeze` (true, bool): one freeze clock for increases and decreases (paper
-//!   pseudocode); false: one clock per kind
+//!   pseudocode); false: one clock per kind (Feng's ns code, `ihold-time` / `dhold-time`)
 //! - `ecn` (false, bool): mark ECT packets instead of dropping them
 
 use super::params::{AqmParams, ParamDoc, QueueEnv};
@@ -62,7 +67,7 @@ pub const PARAMS: &[ParamDoc] = &[
         name: "shared_freeze",
         default: "true",
         unit: "bool",
-        meaning: "one freeze clock for increases and decreases (paper Fig. 5); false: one per kind",
+        meaning: "one freeze clock for increases and decreases (paper Fig. 5); false: one per kind (Feng's ns code: ihold-time, dhold-time)",
         plausible: None,
     },
     ParamDoc {

@@ -22,6 +22,14 @@
 //!     Over a low period of n arrivals avg is divided by about xi^(n/theta); a queue that drains
 //!     for a few hundred arrivals drives avg to ~1e-100 whatever xi is, so xi has no visible
 //!     effect. Kept as a named variant (it was aqmlab's only reading before issue 10).
+//!   - `"while_above_min_th"` (issue 24): from the theta-th consecutive low arrival on, every
+//!     low arrival is reduced as long as the avg it acts on (after the idle decay) is above
+//!     min_th; from then on normal RED until the low period ends. The prose's aim ("decrease
+//!     the first term ... so that avg is either less than min_th or close to it") taken as the
+//!     stopping rule: as many reductions as it takes to bring avg down to min_th, none after.
+//!     ("Once per low period" is not eq. 10 as printed either: eq. 10 says nothing of stopping.)
+//!     Within a low period avg cannot climb back above min_th (every update mixes it with
+//!     q <= min_th), so "until avg <= min_th" and "while avg > min_th" are the same rule.
 //!
 //!   Idle time: the ns-2 idle decay avg (1-w)^m is applied first
 //!   ([`EwmaQueueAverage::decayed_for_idle`]), then the reduced step replaces the arrival's own
@@ -42,7 +50,8 @@
 //! - `xi` (factor, 1.25): divides the (1 - w) avg term; >= 1 (xi < 1 would raise avg). The paper
 //!   recommends theta = 1 and xi < 1.5 (sec. VI-B) and plots {1, 1.25} (Figs. 9, 14); 1.25 is
 //!   the middle of its Table II.
-//! - `reduction` ("once_per_low_period" | "every_theta", "once_per_low_period"): see above.
+//! - `reduction` ("once_per_low_period" | "every_theta" | "while_above_min_th",
+//!   "once_per_low_period"): see above.
 //! - `enqueue_rule` (bool, true): region 10.
 //! - `region7` (bool, false): region 7 as well.
 
@@ -70,8 +79,8 @@ const OWN_DOCS: &[ParamDoc] = &[
     doc(
         "reduction",
         "once_per_low_period",
-        "\"once_per_low_period\" | \"every_theta\"",
-        "reduce once per run of low arrivals (re-armed by q > min_th), or at every theta-th low arrival",
+        "\"once_per_low_period\" | \"every_theta\" | \"while_above_min_th\"",
+        "reduce once per run of low arrivals (re-armed by q > min_th), at every theta-th low arrival, or at every low arrival from the theta-th on while avg > min_th",
     ),
     doc(
         "enqueue_rule",
@@ -99,6 +108,8 @@ pub enum Reduction {
     OncePerLowPeriod,
     /// At every theta-th consecutive low arrival (the counter restarts after each reduction).
     EveryTheta,
+    /// At every low arrival from the theta-th on, while the avg it acts on is above min_th.
+    WhileAboveMinTh,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -199,6 +210,12 @@ impl HybridRed {
             // reduction until an arrival with q > min_th has reset it.
             Reduction::OncePerLowPeriod => self.low_run == self.opts.theta,
             Reduction::EveryTheta => self.low_run >= self.opts.theta,
+            // The avg the reduced step would act on is the idle-decayed one; a copy of the
+            // estimator gives it without consuming the idle period.
+            Reduction::WhileAboveMinTh => {
+                self.low_run >= self.opts.theta
+                    && self.red.ewma.clone().decayed_for_idle(now) > self.red.cfg.min_th
+            }
         };
         if reduce {
             if self.opts.reduction == Reduction::EveryTheta {
@@ -301,9 +318,18 @@ mod tests {
     /// Feeds `qs` (one arrival each, 1 ns apart, busy link) to Hybrid RED with w = 0.5,
     /// theta = 2, xi = 2, avg starting at 8; returns avg and low_run after each arrival.
     fn avg_sequence(reduction: Reduction, qs: &[u32]) -> (Vec<f64>, Vec<u64>, u64) {
+        avg_sequence_from(8.0, reduction, qs)
+    }
+
+    /// As [`avg_sequence`], avg starting at `start`.
+    fn avg_sequence_from(
+        start: f64,
+        reduction: Reduction,
+        qs: &[u32],
+    ) -> (Vec<f64>, Vec<u64>, u64) {
         let mut h = HybridRed::new(cfg(0.5), opts_r(2, 2.0, false, reduction));
-        h.red.ewma.avg = 8.0;
-        h.red.ewma.update(0, 8.0); // clears the initial idle state: avg = 8
+        h.red.ewma.avg = start;
+        h.red.ewma.update(0, start); // clears the initial idle state: avg = start
         let mut rng = crate::aqm::test_rig::rng();
         let (mut avgs, mut runs) = (vec![], vec![]);
         for (i, &q) in qs.iter().enumerate() {
@@ -353,6 +379,55 @@ mod tests {
         assert_eq!(avg, expected);
         assert_eq!(run, vec![1, 0, 1, 0, 1, 0, 1, 0]);
         assert_eq!(reductions, 3);
+    }
+
+    /// Issue 24, item 3: the third reading reduces at every low arrival from the theta-th on
+    /// while avg > min_th (5), then updates as RED. w = 0.5, xi = 2: reduced step
+    /// 0.25 avg + 0.5 q, normal 0.5 avg + 0.5 q; avg starts at 40.
+    #[test]
+    fn while_above_min_th_reduces_until_avg_reaches_min_th() {
+        let (avg, run, reductions) = avg_sequence_from(40.0, Reduction::WhileAboveMinTh, &QS);
+        let expected = [
+            21.0,        // q 2, run 1 < theta: normal 20 + 1
+            6.75,        // q 3, run 2, avg 21 > 5: reduced 5.25 + 1.5
+            2.1875,      // q 1, run 3, avg 6.75 > 5: reduced again 1.6875 + 0.5
+            3.59375,     // q 5, run 4, avg 2.1875 <= 5: normal 1.09375 + 2.5
+            3.796875,    // q 4: normal 1.796875 + 2
+            4.8984375,   // q 6 > min_th: normal 1.8984375 + 3, run 0
+            3.44921875,  // q 2, run 1: normal 2.44921875 + 1
+            2.724609375, // q 2, run 2, avg 3.45 <= 5: normal 1.724609375 + 1
+        ];
+        assert_eq!(avg, expected);
+        assert_eq!(run, vec![1, 2, 3, 4, 5, 0, 1, 2]);
+        assert_eq!(reductions, 2);
+        // the same arrivals under the other two readings: once per low period reduces at
+        // runs 2 and 2 (two low periods), every_theta at runs 2, 4 and 2 (restarting)
+        let (_, _, once) = avg_sequence_from(40.0, Reduction::OncePerLowPeriod, &QS);
+        let (_, _, every) = avg_sequence_from(40.0, Reduction::EveryTheta, &QS);
+        assert_eq!((once, every), (2, 3));
+        let (once_avg, _, _) = avg_sequence_from(40.0, Reduction::OncePerLowPeriod, &QS);
+        assert_eq!(once_avg[2], 0.5 * 6.75 + 0.5, "once: normal step at run 3");
+    }
+
+    #[test]
+    fn while_above_min_th_uses_the_idle_decayed_avg() {
+        // ptc = 1250/s, w = 0.1, xi = 2, theta = 1; avg 10, then 4 ms idle: m = 5,
+        // decayed = 10 * 0.9^5 = 5.9049 > 5: reduced (0.9 / 2) 5.9049 = 2.657205. With
+        // 8 ms idle (m = 10, 3.4868 <= 5) the same arrival gets RED's step 0.9 * 3.4868.
+        let run = |idle: Time| {
+            let mut h = HybridRed::new(cfg(0.1), opts_r(1, 2.0, false, Reduction::WhileAboveMinTh));
+            let mut rng = crate::aqm::test_rig::rng();
+            h.red.ewma.avg = 10.0;
+            h.red.ewma.on_link_idle(0);
+            h.on_arrival(&view(idle, 0), &pkt(), &mut rng);
+            (h.red.ewma.avg, h.reductions)
+        };
+        let (a, n) = run(4_000_000);
+        assert_eq!(n, 1);
+        assert!((a - 0.45 * 10.0 * 0.9f64.powi(5)).abs() < 1e-12, "{a}");
+        let (a, n) = run(8_000_000);
+        assert_eq!(n, 0);
+        assert!((a - 10.0 * 0.9f64.powi(11)).abs() < 1e-12, "{a}");
     }
 
     #[test]

@@ -18,7 +18,10 @@
 //! at the onset of the ODA phase (the 3rd consecutive low arrival), then RED's normal update
 //! until an arrival with q > min_th ends the phase — the prose above. `"every_theta"` halves at
 //! every 3rd consecutive low arrival (aqmlab's reading before issue 10), which drives avg to
-//! ~0 within one long low period.
+//! ~0 within one long low period.  `"while_above_min_th"` (Hybrid RED's third reading, issue 24)
+//! halves at every low arrival from the 3rd on while avg is above min_th; the LPF/ODA prose
+//! ("reduced to half of its present value. After this reduction, ... normal RED") reads as
+//! one halving, so the reproduction runs LPF/ODA with the default only.
 //!
 //! Parameters: every RED parameter (see [`super::red`]) and `reduction`; the 3 arrivals and the
 //! factor 1/2 are fixed by the algorithm (use `hybrid_red` with `enqueue_rule = false` to vary
@@ -34,8 +37,8 @@ use serde::Deserialize;
 const OWN_DOCS: &[ParamDoc] = &[doc(
     "reduction",
     "once_per_low_period",
-    "\"once_per_low_period\" | \"every_theta\"",
-    "halve avg once per run of low arrivals (the ODA phase), or at every 3rd low arrival",
+    "\"once_per_low_period\" | \"every_theta\" | \"while_above_min_th\"",
+    "halve avg once per run of low arrivals (the ODA phase), at every 3rd low arrival, or at every low arrival from the 3rd on while avg > min_th (Hybrid RED's readings)",
 )];
 
 pub const PARAMS: &[ParamDoc] = joined_docs!(OWN_DOCS, RED_PARAM_DOCS);

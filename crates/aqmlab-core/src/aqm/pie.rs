@@ -1,8 +1,11 @@
 //! PIE: proportional integral controller enhanced.
 //!
 //! Sources: RFC 8033 (R. Pan et al., 2017), sections 4.1-4.4 and 5, pseudocode in appendix A
-//! (timestamp-free version with departure-rate estimation, appendix B); Linux
-//! `net/sched/sch_pie.c` and `net/sched/pie.c` (5.6+).
+//! (timestamp-free version with departure-rate estimation, appendix B); Linux 5.7+
+//! `net/sched/sch_pie.c` (`pie_drop_early`, `pie_process_dequeue`,
+//! `pie_calculate_probability`) and `include/net/pie.h` (`pie_params_init`, `pie_vars_init`);
+//! Cisco's ns-2 `queue/pie.cc` and `pie.h` (R. Pan, P. Natarajan et al., 2013-2014,
+//! `PIEQueue::drop_early`, `PIEQueue::calculate_p`, `BURST_RESET_TIMEOUT`), non-DOCSIS mode.
 //!
 //! Every `t_update`: with qdelay the current queueing-delay estimate and qdelay_old the one
 //! of the previous update,
@@ -10,33 +13,54 @@
 //! where alpha', beta' are alpha, beta divided by 2 if p < 0.1, and by a further 4 for each
 //! decade below: /8 if p < 1e-2, /32 < 1e-3, /128 < 1e-4, /512 < 1e-5, /2048 < 1e-6
 //! (RFC 8033 4.2; Linux `pie_calculate_probability`). When p >= 0.1 one step adds at most
-//! 0.02 (both sources). If qdelay and qdelay_old are both 0, p *= 0.98 (RFC 8033 4.2;
-//! Linux uses 1 - 1/64). p is clamped to [0, 1].
+//! 0.02 (both sources). p is clamped to [0, 1].
 //!
-//! Burst allowance (initially `max_burst`), `burst_reset`:
-//! - "linux" (default; Linux `net/sched/pie.c`, `pie_calculate_probability` and
-//!   `pie_process_dequeue`): at every update where p = 0 and both the current and the
-//!   previous delay are below target/2 (with the "rate" estimator also only once a departure
-//!   rate was measured), the state is re-initialised (`pie_vars_init`: allowance back to
-//!   `max_burst`, accu_prob 0, dequeue clock and departure-rate estimate cleared). The
-//!   allowance shrinks by the time between consecutive dequeues ("timestamp"; the first
-//!   dequeue after a re-initialisation counts nothing) or by the length of each completed
-//!   departure-rate measurement ("rate"), so it does not drain while nothing is sent.
+//! Decay when the queue stays empty, `decay`:
+//! - "rfc8033" (default): if qdelay and qdelay_old are both 0, p *= 0.98 (RFC 8033 4.2;
+//!   Cisco's ns-2 `calculate_p` does the same, with the comment "or 63/64").
+//! - "linux": p -= p/64 (to 98.4 %) under the same condition, but only if Linux's
+//!   `update_prob` is still set: it is cleared when qdelay is 0 while the backlog is not
+//!   (`qdelay == 0 && backlog != 0`) and when an increase saturated p. With both delays 0 the
+//!   step is always negative, so in practice the guard means: no decay while packets wait.
+//!
+//! Burst allowance (`max_burst`), `burst_reset`. Which decay each named value's source uses:
+//! linux: Linux's (choose `decay = "linux"` for both); rfc8033, ns2, counted_down: 0.98 (the
+//! default `decay`).
+//! - "linux" (default; Linux `sch_pie.c` `pie_calculate_probability` and
+//!   `pie_process_dequeue`, `pie.h` `pie_vars_init`): at every update where p = 0 and both
+//!   the current and the previous delay are below target/2 (with the "rate" estimator also
+//!   only once a departure rate was measured), the state is re-initialised (`pie_vars_init`:
+//!   allowance back to `max_burst`, accu_prob 0, dequeue clock and departure-rate estimate
+//!   cleared). The allowance shrinks by the time between consecutive dequeues ("timestamp";
+//!   the first dequeue after a re-initialisation counts nothing) or by the length of each
+//!   completed departure-rate measurement ("rate"), so it does not drain while nothing is sent.
 //! - "rfc8033" (RFC 8033 section 4.4: "decremented by the update period"; reset "when the
 //!   congestion goes away, defined here as PIE->drop_prob_ equals 0 and both the current and
 //!   previous samples of estimated delay are less than half of QDELAY_REF"): the same re-arm
 //!   condition, but the allowance shrinks by t_update at every update, idle or not.
-//! - "counted_down" (aqmlab before issue 10, and the `burst_allowance_ == 0` condition of
-//!   Cisco's ns-2 `pie.cc` `calculate_p`): shrinks by t_update per update and is re-armed
-//!   only once it has reached 0, so a burst after idle gets whatever fraction is left.
+//! - "ns2" (Cisco's ns-2 `pie.cc`, non-DOCSIS mode): a three-state machine (`burst_state_t`).
+//!   It starts in NO_BURST with no allowance. The next arrival that reaches the early-drop test
+//!   with no allowance left while in NO_BURST arms the full `max_burst` (IN_BURST_PROTECTING)
+//!   and is then tested as usual. While the allowance lasts, each update holds p at 0 instead
+//!   of running the controller. The allowance shrinks by t_update per update; an update that
+//!   finds it spent and calm (p = 0, both delays below target/2) moves PROTECTING to IN_BURST,
+//!   and in IN_BURST counts calm updates (a non-calm one restarts the count); more than
+//!   floor(1.5 s / t_update) of them in a row (`BURST_RESET_TIMEOUT`; 100 at 15 ms) return to
+//!   NO_BURST. So the allowance comes back only after 1.5 s of calm and at an arrival: a burst
+//!   after a longer idle period is protected in full, one sooner is not protected at all.
+//! - "counted_down" (aqmlab before issue 10): shrinks by t_update per update and is re-armed
+//!   in a calm update only once it has reached 0, so it counts down through idle periods and
+//!   a burst after idle gets whatever fraction is left. Issue 10 attributed this to ns-2's
+//!   `pie.cc`; that was wrong (ns-2's rule is "ns2" above).
 //!
 //! Arrival: forced drop if the buffer is full. Otherwise no early drop while burst allowance
 //! remains, while qdelay < target/2 and p < 0.2, or while the backlog is under 2 `mtu`.
 //! Else de-randomized: accu_prob += p (cleared when p = 0); below 0.85 enqueue, at 8.5 or
 //! above drop, in between drop with probability p. A drop (or mark) clears accu_prob; a
 //! packet picked is CE-marked instead of dropped if ECN is on, it is ECT and p <= `ecn_prob`
-//! (10%). Linux does not clear accu_prob after a mark; aqmlab follows RFC 8033, which treats
-//! a mark like a drop.
+//! (10%). Linux does not clear accu_prob after a mark decided by the 8.5 rule; aqmlab follows
+//! RFC 8033, which treats a mark like a drop. (ns-2's non-DOCSIS `drop_early` has no
+//! de-randomization at all; only its burst rule is offered, as "ns2".)
 //!
 //! Queueing delay, `delay_estimator`:
 //! - "timestamp" (default, Linux's default since 5.6): the sojourn time of the last packet
@@ -45,7 +69,8 @@
 //!   update, avg_dq_time being the time to send dq_threshold (16 KiB) bytes, measured while
 //!   the queue holds at least that much, averaged with weight dq_threshold / 2^16 = 1/4.
 //!
-//! Omitted: Linux's extra +2% step when qdelay > 250 ms (not in RFC 8033) and byte mode.
+//! Omitted: the extra +2 % step at high delay (Linux: qdelay > 250 ms; ns-2: > 200 ms; not in
+//! RFC 8033) and byte mode.
 //!
 //! Parameters:
 //! - `target` (15 ms, time): target queueing delay (QDELAY_REF)
@@ -55,8 +80,9 @@
 //! - `mtu` (1514, bytes): no early drop while the backlog is below 2 mtu
 //! - `ecn` (false, bool), `ecn_prob` (0.1): mark ECT packets while p <= ecn_prob
 //! - `delay_estimator` ("timestamp" | "rate")
-//! - `burst_reset` ("linux" | "rfc8033" | "counted_down"): how the burst allowance is spent
-//!   and re-armed (above)
+//! - `burst_reset` ("linux" | "rfc8033" | "ns2" | "counted_down"): how the burst allowance is
+//!   spent and re-armed (above)
+//! - `decay` ("rfc8033" | "linux"): the decay of p while the queue stays empty (above)
 //! - `dq_threshold` (16384, bytes): departure-rate measurement size ("rate" only)
 
 use super::params::{AqmParams, ParamDoc, QueueEnv};
@@ -137,8 +163,15 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         name: "burst_reset",
         default: "linux",
-        unit: "\"linux\" | \"rfc8033\" | \"counted_down\"",
-        meaning: "burst allowance re-armed whenever p = 0 and delays < target/2, spent by dequeue time (Linux pie_vars_init) or per update (RFC 8033 4.4); or re-armed only once spent (old aqmlab, ns-2 pie.cc)",
+        unit: "\"linux\" | \"rfc8033\" | \"ns2\" | \"counted_down\"",
+        meaning: "burst allowance re-armed whenever p = 0 and delays < target/2, spent by dequeue time (Linux pie_vars_init) or per update (RFC 8033 4.4); re-armed at the first arrival after 1.5 s of calm, p held at 0 while it lasts (Cisco ns-2 pie.cc); or re-armed only once spent (old aqmlab)",
+        plausible: None,
+    },
+    ParamDoc {
+        name: "decay",
+        default: "rfc8033",
+        unit: "\"rfc8033\" | \"linux\"",
+        meaning: "while both delays are 0: p *= 0.98 (RFC 8033 4.2, ns-2 pie.cc); or p -= p/64 only with an empty backlog (Linux update_prob guard)",
         plausible: None,
     },
     ParamDoc {
@@ -163,8 +196,31 @@ pub enum DelayEstimator {
 pub enum BurstReset {
     Linux,
     Rfc8033,
+    Ns2,
     CountedDown,
 }
+
+/// How p decays while the queue stays empty (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decay {
+    Rfc8033,
+    Linux,
+}
+
+/// Cisco ns-2 `pie.h` `burst_state_t`, the state of the "ns2" burst rule (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ns2BurstState {
+    /// No allowance; the next arrival that reaches the early-drop test arms it.
+    NoBurst,
+    /// The allowance is armed and not yet spent.
+    Protecting,
+    /// Spent; `calm_updates` consecutive calm updates so far (`burst_reset_`).
+    InBurst { calm_updates: u64 },
+}
+
+/// ns-2 `pie.h` `BURST_RESET_TIMEOUT`: calm time before the "ns2" allowance can be re-armed.
+pub const NS2_BURST_RESET_TIMEOUT: Time = 1_500_000_000;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -180,6 +236,7 @@ pub struct PieParams {
     pub delay_estimator: DelayEstimator,
     pub dq_threshold: u64,
     pub burst_reset: BurstReset,
+    pub decay: Decay,
 }
 
 impl Default for PieParams {
@@ -196,6 +253,7 @@ impl Default for PieParams {
             delay_estimator: DelayEstimator::Timestamp,
             dq_threshold: 16384,
             burst_reset: BurstReset::Linux,
+            decay: Decay::Rfc8033,
         }
     }
 }
@@ -218,11 +276,18 @@ pub struct Pie {
     pub avg_dq_time: f64,
     /// Time of the last dequeue since the last re-initialisation ("linux" burst clock).
     last_dequeue: Option<Time>,
+    /// The "ns2" burst rule's state (unused by the other rules).
+    pub ns2_burst: Ns2BurstState,
 }
 
 impl Pie {
     pub fn new(cfg: PieParams) -> Self {
-        let burst = cfg.max_burst.0;
+        // ns-2's PIEQueue starts with no allowance, in NO_BURST: the first arrival arms it.
+        let burst = if cfg.burst_reset == BurstReset::Ns2 {
+            0
+        } else {
+            cfg.max_burst.0
+        };
         Pie {
             cfg,
             p: 0.0,
@@ -235,6 +300,7 @@ impl Pie {
             measurement_start: 0,
             avg_dq_time: 0.0,
             last_dequeue: None,
+            ns2_burst: Ns2BurstState::NoBurst,
         }
     }
 
@@ -267,16 +333,12 @@ impl Pie {
         let qd = time::to_secs_f64(self.qdelay);
         let qo = time::to_secs_f64(self.qdelay_old);
         let target = self.cfg.target.secs();
-        let (a, b) = self.scaled_gains();
-        let mut delta = a * (qd - target) + b * (qd - qo);
-        if delta > 0.02 && self.p >= 0.1 {
-            delta = 0.02;
+        if self.cfg.burst_reset == BurstReset::Ns2 && self.burst_allowance > 0 {
+            // ns-2 `calculate_p`: while the allowance lasts p is 0, the controller idle.
+            self.p = 0.0;
+        } else {
+            self.control(qd, qo, target, len_bytes);
         }
-        self.p += delta;
-        if self.qdelay == 0 && self.qdelay_old == 0 {
-            self.p *= 0.98;
-        }
-        self.p = self.p.clamp(0.0, 1.0);
         let calm = self.p == 0.0 && qd < target / 2.0 && qo < target / 2.0;
         match self.cfg.burst_reset {
             BurstReset::Linux => {
@@ -294,8 +356,50 @@ impl Pie {
                     self.accu_prob = 0.0;
                 }
             }
+            BurstReset::Ns2 => {
+                self.burst_allowance = self.burst_allowance.saturating_sub(self.cfg.t_update.0);
+                self.ns2_burst_step(calm && self.burst_allowance == 0);
+            }
         }
         self.qdelay_old = self.qdelay;
+    }
+
+    /// The controller's step of p from the two delays (seconds), with the decay and clamp.
+    fn control(&mut self, qd: f64, qo: f64, target: f64, len_bytes: u64) {
+        let (a, b) = self.scaled_gains();
+        let mut delta = a * (qd - target) + b * (qd - qo);
+        if delta > 0.02 && self.p >= 0.1 {
+            delta = 0.02;
+        }
+        self.p += delta;
+        if self.qdelay == 0 && self.qdelay_old == 0 {
+            match self.cfg.decay {
+                Decay::Rfc8033 => self.p *= 0.98,
+                // Linux's `update_prob` guard: no decay while packets wait (qdelay 0 with a
+                // backlog). Its other case, an increase that saturated p, cannot happen here:
+                // with both delays 0 the step is -alpha' * target.
+                Decay::Linux if len_bytes == 0 => self.p -= self.p / 64.0,
+                Decay::Linux => {}
+            }
+        }
+        self.p = self.p.clamp(0.0, 1.0);
+    }
+
+    /// ns-2 `calculate_p`'s burst states after an update; `calm_and_spent` is its condition
+    /// (both delays below target/2, p = 0, no allowance left).
+    fn ns2_burst_step(&mut self, calm_and_spent: bool) {
+        let limit = NS2_BURST_RESET_TIMEOUT / self.cfg.t_update.0;
+        self.ns2_burst = match (self.ns2_burst, calm_and_spent) {
+            (Ns2BurstState::Protecting, true) => Ns2BurstState::InBurst { calm_updates: 0 },
+            (Ns2BurstState::InBurst { calm_updates }, true) if calm_updates + 1 > limit => {
+                Ns2BurstState::NoBurst
+            }
+            (Ns2BurstState::InBurst { calm_updates }, true) => Ns2BurstState::InBurst {
+                calm_updates: calm_updates + 1,
+            },
+            (Ns2BurstState::InBurst { .. }, false) => Ns2BurstState::InBurst { calm_updates: 0 },
+            (state, _) => state,
+        };
     }
 
     /// Linux `pie_vars_init`: what is re-initialised once congestion has gone (p, qdelay and
@@ -318,6 +422,11 @@ impl Pie {
     fn drop_early(&mut self, q: &QueueView, rng: &mut RngStream) -> bool {
         if self.burst_allowance > 0 {
             return false;
+        }
+        if self.cfg.burst_reset == BurstReset::Ns2 && self.ns2_burst == Ns2BurstState::NoBurst {
+            // ns-2 `drop_early`: the allowance is armed here and this arrival is still tested.
+            self.ns2_burst = Ns2BurstState::Protecting;
+            self.burst_allowance = self.cfg.max_burst.0;
         }
         if self.qdelay < self.cfg.target.0 / 2 && self.p < 0.2 {
             return false;
@@ -742,7 +851,7 @@ mod tests {
         assert!(!drops.is_empty());
     }
 
-    /// The old reading ("counted_down"): after the first burst has used the allowance, it is
+    /// aqmlab's reading before issue 10 ("counted_down"): after the first burst has used the allowance, it is
     /// re-armed only when it has counted down to 0 in a calm update, and then counts down
     /// through the idle period, so the second burst meets whatever is left: it is dropped at
     /// some phase of the update clock.
@@ -824,6 +933,155 @@ mod tests {
         assert_eq!(pie.burst_allowance, 150 * MS);
     }
 
+    /// Issue 24, item 2: Cisco ns-2 `pie.cc`'s burst rule, hand-computed (max_burst 150 ms,
+    /// t_update 15 ms, target 15 ms: 1.5 s / 15 ms = 100 calm updates). No such value before.
+    #[test]
+    fn ns2_burst_states_sequence() {
+        let cfg = PieParams {
+            burst_reset: BurstReset::Ns2,
+            ..Default::default()
+        };
+        let mut pie = Pie::new(cfg);
+        let mut rng = crate::aqm::test_rig::rng();
+        let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
+        // starts in NO_BURST without allowance; an arrival arms the full allowance
+        assert_eq!(
+            (pie.burst_allowance, pie.ns2_burst),
+            (0, Ns2BurstState::NoBurst)
+        );
+        let small = view(0, 1); // one packet: below 2 mtu, never dropped early
+        assert_eq!(
+            pie.on_arrival(&small, &pkt, &mut rng),
+            ArrivalVerdict::Enqueue
+        );
+        assert_eq!(
+            (pie.burst_allowance, pie.ns2_burst),
+            (150 * MS, Ns2BurstState::Protecting)
+        );
+        // ten updates with 100 ms of delay: p held at 0 while the allowance lasts
+        pie.qdelay = 100 * MS;
+        for k in 1..=10u64 {
+            pie.update(50_000);
+            assert_eq!(pie.p, 0.0, "update {k}");
+            assert_eq!(pie.burst_allowance, (150 - 15 * k) * MS);
+        }
+        assert_eq!(pie.ns2_burst, Ns2BurstState::Protecting, "not calm");
+        // allowance spent: the controller runs again (p = 0: gains / 2048;
+        // delta = 0.125 * 0.085 / 2048, qdelay = qdelay_old)
+        pie.update(50_000);
+        assert!(close(pie.p, 0.125 * 0.085 / 2048.0), "{}", pie.p);
+        // calm (p back to 0, both delays 0): PROTECTING -> IN_BURST, then 100 calm updates
+        // keep it there and the 101st returns to NO_BURST
+        pie.p = 0.0;
+        pie.qdelay = 0;
+        pie.qdelay_old = 0;
+        pie.update(0);
+        assert_eq!(pie.ns2_burst, Ns2BurstState::InBurst { calm_updates: 0 });
+        for _ in 0..50 {
+            pie.update(0);
+        }
+        assert_eq!(pie.ns2_burst, Ns2BurstState::InBurst { calm_updates: 50 });
+        // a non-calm update restarts the count
+        pie.qdelay = 10 * MS;
+        pie.update(0);
+        assert_eq!(pie.ns2_burst, Ns2BurstState::InBurst { calm_updates: 0 });
+        pie.qdelay = 0;
+        pie.update(0); // qdelay_old still 10 ms: not calm
+        assert_eq!(pie.ns2_burst, Ns2BurstState::InBurst { calm_updates: 0 });
+        for _ in 0..100 {
+            pie.update(0);
+        }
+        assert_eq!(pie.ns2_burst, Ns2BurstState::InBurst { calm_updates: 100 });
+        // no re-arm in IN_BURST: an arrival finds no allowance
+        pie.on_arrival(&small, &pkt, &mut rng);
+        assert_eq!(pie.burst_allowance, 0);
+        pie.update(0);
+        assert_eq!(pie.ns2_burst, Ns2BurstState::NoBurst);
+        assert_eq!(
+            pie.burst_allowance, 0,
+            "re-armed at an arrival, not an update"
+        );
+        pie.on_arrival(&small, &pkt, &mut rng);
+        assert_eq!(
+            (pie.burst_allowance, pie.ns2_burst),
+            (150 * MS, Ns2BurstState::Protecting)
+        );
+    }
+
+    /// Issue 24, item 2: with ns-2's rule a burst after 5 s of idle link is protected in full
+    /// too (the allowance returns 1.5 s after the calm began), at every phase of the clock.
+    #[test]
+    fn ns2_allowance_protects_a_burst_after_idle() {
+        let cfg = PieParams {
+            burst_reset: BurstReset::Ns2,
+            ..Default::default()
+        };
+        for (phase, drops) in two_bursts_after_idle(cfg) {
+            assert!(drops.is_empty(), "phase {phase}: dropped at {drops:?} ms");
+        }
+    }
+
+    /// Issue 24, item 2: what tells ns-2's rule from Linux's: after a short burst (30 ms at
+    /// four times the link rate, drained in ~120 ms, its allowance spent ~150 ms after it
+    /// began) a 150 ms burst 1 s later comes before 1.5 s of calm: under "ns2" it meets no
+    /// allowance and is dropped from at every phase of the update clock, while "linux" has
+    /// re-armed in the first calm update and protects it at every phase. 2 s later, after more
+    /// than 1.5 s of calm, "ns2" protects it too.
+    #[test]
+    fn ns2_allowance_returns_only_after_one_and_a_half_seconds_of_calm() {
+        let drops_in_second_burst = |burst_reset, gap: Time| {
+            let cfg = PieParams {
+                burst_reset,
+                ..Default::default()
+            };
+            (0..10u64)
+                .map(|phase| {
+                    let first = 1_000 * MS + phase * 1_500_000;
+                    let second = first + gap;
+                    let mut arrivals = burst(first, 30 * MS);
+                    arrivals.extend(burst(second, 150 * MS));
+                    let (drops, _) = run_link(cfg.clone(), &arrivals, second + 1_000 * MS);
+                    drops.iter().filter(|t| **t >= second).count()
+                })
+                .collect::<Vec<_>>()
+        };
+        let ns2 = drops_in_second_burst(BurstReset::Ns2, 1_000 * MS);
+        assert!(
+            ns2.iter().all(|&n| n > 0),
+            "ns2, 1 s: drops per phase {ns2:?}"
+        );
+        let linux = drops_in_second_burst(BurstReset::Linux, 1_000 * MS);
+        assert!(linux.iter().all(|&n| n == 0), "linux, 1 s: {linux:?}");
+        let ns2 = drops_in_second_burst(BurstReset::Ns2, 2_000 * MS);
+        assert!(ns2.iter().all(|&n| n == 0), "ns2, 2 s: {ns2:?}");
+    }
+
+    /// Issue 24, item 2: the two decays on a hand-computed update. p = 0.5, both delays 0:
+    /// delta = -0.125 * 0.015 = -0.001875; RFC 8033: (0.5 - 0.001875) * 0.98; Linux:
+    /// minus 1/64 with an empty backlog, no decay with packets waiting.
+    #[test]
+    fn decay_rfc8033_and_linux() {
+        let base = 0.5 - 0.001875;
+        let mut pie = Pie::new(PieParams::default());
+        pie.p = 0.5;
+        pie.update(0);
+        assert!(close(pie.p, base * 0.98), "{}", pie.p);
+        let linux = PieParams {
+            decay: Decay::Linux,
+            ..Default::default()
+        };
+        let mut pie = Pie::new(linux.clone());
+        pie.p = 0.5;
+        pie.update(0);
+        assert!(close(pie.p, base - base / 64.0), "{}", pie.p);
+        // a backlog with qdelay 0 (the last dequeue emptied the queue, packets came since):
+        // Linux's update_prob guard skips the decay
+        let mut pie = Pie::new(linux);
+        pie.p = 0.5;
+        pie.update(3_000);
+        assert!(close(pie.p, base), "{}", pie.p);
+    }
+
     #[test]
     fn invalid_parameters_name_the_field() {
         let env = crate::aqm::test_rig::env(100);
@@ -835,5 +1093,14 @@ mod tests {
         let p = AqmParams::new(serde_json::json!({"burst_reset": "sometimes"}), "q.aqm");
         let e = build(&p, &env).err().unwrap();
         assert!(e.path.contains("burst_reset"), "{e}");
+        let p = AqmParams::new(serde_json::json!({"decay": "63/64"}), "q.aqm");
+        let e = build(&p, &env).err().unwrap();
+        assert!(e.path.contains("decay"), "{e}");
+        for ok in [
+            serde_json::json!({"burst_reset": "ns2"}),
+            serde_json::json!({"decay": "linux"}),
+        ] {
+            assert!(build(&AqmParams::new(ok, "q.aqm"), &env).is_ok());
+        }
     }
 }

@@ -147,7 +147,7 @@ pub static REGISTRY: &[AqmInfo] = &[
     AqmInfo {
         name: "pie",
         title: "PIE",
-        source: "RFC 8033; Linux net/sched/sch_pie.c",
+        source: "RFC 8033; Linux net/sched/sch_pie.c and include/net/pie.h; Cisco ns-2 queue/pie.cc (burst rule \"ns2\")",
         ecn: true,
         params: pie::PARAMS,
         builder: Builder::Fifo(pie::build),

@@ -3,7 +3,8 @@ at 88 s from the running averages), running-average queue and normalized-through
 and Fig. 5 from the analytic chain.
 
 Sources: Zheng & Atiquzzaman, DSRED, IEICE Trans. Commun. E89-B(3), 2006: sec. 4 (set-up: three
-ftp sources, Heavy/Low "Server TCP load"), sec. 5.1-5.3 (orderings; the values at 88 s are
+ftp sources, Heavy/Low "Server TCP load"; the loads greedy_* read it as three greedy flows, the
+default comparison since issue 24, requests_* as FTP request processes, the alternative), sec. 5.1-5.3 (orderings; the values at 88 s are
 running time averages, Figs 7 and 13), sec. 5.4 (normalized throughput over time, Figs 19-22).
 The running averages at a time t are the simulator's sampled running summaries
 (``x.ts.<link>.<var>@<t>``, see ``runfn``), not whole-run averages."""
@@ -216,7 +217,9 @@ def _sim_hook(ctx: Context) -> CompanionOutput:
         md.append("")
         md.append(
             "Whole-run values are the running averages at 100 s. The loads greedy_heavy / greedy_low are the "
-            "second load model (three greedy FTP flows, window 20 / 8 per flow; papers/dsred.toml, gaps)."
+            "default load model (the paper's 'three ftp sources': three greedy FTP flows, window 20 / 8 per flow); "
+            "requests_heavy / requests_medium / requests_low the named alternative (FTP request processes at offered "
+            "load 1.1 / 0.8 / 0.5); papers/dsred.toml, gaps."
         )
     o88 = ordering(ctx, AT_S)
     if not o88.empty:

@@ -1,9 +1,10 @@
 """Hybrid RED (Haider & Harris 2008): Tables I-II in the paper's layout (mean and "error" over
 the replications), Figs 15-18 (loss and utilization vs xi, one curve per theta), and the avg
 traces of Figs 7-14 from separately traced runs (the table runs are not sampled: 7600 runs).
-Both readings of how often eq. 10 reduces avg are shown: the default (`hybrid_red`, `lpf_oda`:
-once per low period) and, where run, the variant (`hybrid_red_every_theta`,
-`lpf_oda_every_theta`: at every theta-th low arrival), each in its own panel of Figs 15-18.
+The three readings of how often eq. 10 reduces avg are shown: the default (`hybrid_red`,
+`lpf_oda`: once per low period) and, where run, the variants (`hybrid_red_every_theta`,
+`lpf_oda_every_theta`: at every theta-th low arrival; `hybrid_red_while_above_min_th`: at every
+low arrival from the theta-th on while avg > min_th), in Figs 15-18 and side by side in a table.
 
 The paper's "error" (Delta eta, Delta delta) is not defined; we print the standard deviation
 over the replications (what its sizes suggest, see papers/hybrid_red.toml) and, separately,
@@ -28,10 +29,15 @@ from .base import CompanionOutput, Context, hook
 
 FIGS = {"topology1": ("Fig. 15", "Fig. 16"), "topology2": ("Fig. 17", "Fig. 18")}
 BASELINES = ("red", "ared", "lpf_oda")
-# (configuration, panel title, LPF/ODA of the same reading)
-READINGS = (
+# (configuration, title, LPF/ODA of the same reading, if run)
+READINGS: tuple[tuple[str, str, str | None], ...] = (
     ("hybrid_red", "avg reduced once per low period (default)", "lpf_oda"),
     ("hybrid_red_every_theta", "variant: avg reduced at every theta-th low arrival", "lpf_oda_every_theta"),
+    (
+        "hybrid_red_while_above_min_th",
+        "variant: avg reduced at every low arrival from the theta-th on while avg > min_th",
+        None,
+    ),
 )
 METRICS = (("utilization_pct", "utilization_err_pct", "eta (%)"), ("loss_pct", "loss_err_pct", "delta (%)"))
 TRACE_INTERVAL = "10ms"
@@ -99,6 +105,7 @@ def paper_table(ctx: Context) -> pd.DataFrame:
         for conf, label, grouped in (
             ("lpf_oda_every_theta", "LPF/ODA (every 3rd low arrival)", False),
             ("hybrid_red_every_theta", "Hybrid RED (every theta-th low arrival)", True),
+            ("hybrid_red_while_above_min_th", "Hybrid RED (every low arrival while avg > min_th)", True),
         ):
             sub = runs[runs["config"] == conf]
             if sub.empty:
@@ -257,11 +264,14 @@ def claim_checks(ctx: Context, t: pd.DataFrame) -> list[str]:
         hr = runs[runs["config"] == conf]
         if hr.empty:
             continue
-        lp = {m: stats(runs[runs["config"] == lpf][m].to_numpy(dtype=float)) for m, _, _ in METRICS}
-        out.append(
-            f"- {conf} ({title}); {lpf}: loss % {lp['loss_pct']['mean']:.3f} ± {lp['loss_pct']['ci95']:.3f}, "
-            f"utilization % {lp['utilization_pct']['mean']:.2f} ± {lp['utilization_pct']['ci95']:.2f}"
-        )
+        line = f"- {conf} ({title})"
+        if lpf is not None and (runs["config"] == lpf).any():
+            lp = {m: stats(runs[runs["config"] == lpf][m].to_numpy(dtype=float)) for m, _, _ in METRICS}
+            line += (
+                f"; {lpf}: loss % {lp['loss_pct']['mean']:.3f} ± {lp['loss_pct']['ci95']:.3f}, "
+                f"utilization % {lp['utilization_pct']['mean']:.2f} ± {lp['utilization_pct']['ci95']:.2f}"
+            )
+        out.append(line)
         for th, g in hr.groupby("theta", sort=True):
             xs = sorted(g["xi"].unique())
             lo = [stats(g[g["xi"] == x]["loss_pct"].to_numpy(dtype=float)) for x in xs]
@@ -284,8 +294,34 @@ def claim_checks(ctx: Context, t: pd.DataFrame) -> list[str]:
     return out
 
 
+def readings_side_by_side(ctx: Context) -> pd.DataFrame:
+    """The readings of ``READINGS`` that ran, side by side: one row per (metric, theta, reading)
+    at the thetas every one of them ran, one column per xi, "mean ± CI95" (issue 24, item 3)."""
+    runs = ctx.runs
+    if runs.empty or "theta" not in runs.columns:
+        return pd.DataFrame()
+    ran = [(c, title) for c, title, _ in READINGS if (runs["config"] == c).any()]
+    if len(ran) < 2:
+        return pd.DataFrame()
+    thetas = sorted(set.intersection(*(set(runs[runs["config"] == c]["theta"].dropna()) for c, _ in ran)))
+    xis = sorted(runs[runs["config"] == ran[0][0]]["xi"].dropna().unique())
+    rows = []
+    for m, _, label in METRICS[::-1]:
+        for th in thetas:
+            for c, title in ran:
+                row: dict[str, Any] = {"metric": label, "theta": int(th), "reading": f"{c}: {title}"}
+                for x in xis:
+                    st = stats(_select(runs, c, {"theta": th, "xi": x})[m].to_numpy(dtype=float))
+                    row[f"xi {x:g}"] = f"{fmt(st['mean'])} ± {fmt(st['ci95'], 2)}" if st["n"] else ""
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def _hook(ctx: Context) -> CompanionOutput:
     t = paper_table(ctx)
+    side = readings_side_by_side(ctx)
+    if not side.empty:
+        side.to_csv(ctx.out_dir / "readings.csv", index=False)
     md_table = table_markdown(t) if not t.empty else "(no runs)\n"
     figs = xi_figures(ctx)
     tfigs, tsum = run_traces(ctx)
@@ -303,6 +339,13 @@ def _hook(ctx: Context) -> CompanionOutput:
         "## Orderings and trends (ours)",
         "",
     ] + claim_checks(ctx, t)
+    if not side.empty:
+        md += [
+            "",
+            "## The readings of eq. 10 side by side (mean ± CI95 over the replications)",
+            "",
+            df_markdown(side),
+        ]
     if tsum:
         md += [
             "",

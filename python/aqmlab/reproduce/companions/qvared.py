@@ -79,30 +79,42 @@ def run_with_bias(scenario: dict[str, Any], seed: int) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- Figs 6-7 text values
 SETTINGS = (("", "with ECN (one rule: ns-2's mark_p)"), ("_noecn", "without ECN"))
+# Issue 24: the paper's RED and ARED are non-gentle (Fig. 1, sec. II-A/B): the configurations
+# red / ared; the gentle ones (ns-2's default, the only baseline before issue 24) are
+# red_gentle / ared_gentle. The reductions are given against both.
+BASELINES = (
+    ("", "non-gentle RED / ARED (the paper's, Fig. 1)"),
+    ("_gentle", "gentle RED / ARED (ns-2's default; before issue 24)"),
+)
 
 
 def reductions(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Drop (and drop + mark) reductions of QVARED vs RED and ARED, with ECN (configurations
-    red, ared, qvared) and without (red_noecn, ...): per number of sources, and over the whole
-    axis (1 - sum of QVARED's mean drops / sum of the other's), with a 95 % interval from the
-    replications (each replication's sums; the axis points share the replication index)."""
+    red, ared, qvared) and without (red_noecn, ...), against each baseline of ``BASELINES``
+    (red / ared, the paper's non-gentle ones, and red_gentle / ared_gentle): per number of
+    sources, and over the whole axis (1 - sum of QVARED's mean drops / sum of the other's),
+    with a 95 % interval from the replications (each replication's sums; the axis points
+    share the replication index). A baseline that did not run is left out."""
     runs = ctx.runs
     if runs.empty:
         return pd.DataFrame(), pd.DataFrame()
     runs = runs.assign(signals=runs["dropped_packets"] + runs["marked_packets"])
     means = runs.groupby(["config", "sources"])[["dropped_packets", "marked_packets", "signals"]].mean()
+    ran = set(runs["config"])
+    baselines = [(v, label) for v, label in BASELINES if f"red{v}" in ran or f"ared{v}" in ran]
     per = []
     for suffix, setting in SETTINGS:
         for n in sorted(runs["sources"].unique()):
             row: dict[str, Any] = {"setting": setting, "sources": n}
-            for cfg in ("red", "ared", "qvared"):
+            others = [f"{o}{v}" for v, _ in baselines for o in ("red", "ared")]
+            for cfg in (*others, "qvared"):
                 for m in ("dropped_packets", "marked_packets"):
                     key = (cfg + suffix, n)
                     row[f"{cfg} {m}"] = means.loc[key, m] if key in means.index else math.nan
-            for other in ("red", "ared"):
+            for other in others:
                 d_o, d_q = row[f"{other} dropped_packets"], row["qvared dropped_packets"]
                 row[f"drop reduction vs {other} %"] = 100 * (1 - d_q / d_o) if d_o > 0 else math.nan
-            if not all(math.isnan(row[f"{c} dropped_packets"]) for c in ("red", "ared", "qvared")):
+            if not all(math.isnan(row[f"{c} dropped_packets"]) for c in (*others, "qvared")):
                 per.append(row)
     per_df = pd.DataFrame(per)
 
@@ -114,31 +126,33 @@ def reductions(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
         return float(sel.groupby("sources")[m].mean().sum()), by_rep
 
     rows = []
-    for suffix, setting in SETTINGS:
-        for pv in ctx.exp.paper_values:
-            claim = pv.get("claim", "")
-            other = "red" if claim.endswith("RED") and "ARED" not in claim else "ared"
-            row = {
-                "setting": setting,
-                "source": pv.get("source"),
-                "claim": claim,
-                "paper %": pv.get("value_pct"),
-            }
-            for m, col in (
-                ("dropped_packets", "ours % (dropped packets, summed over the sources axis)"),
-                ("signals", "ours % (dropped + marked)"),
-            ):
-                tq, rq = summed("qvared" + suffix, m)
-                to, ro = summed(other + suffix, m)
-                row[col] = 100 * (1 - tq / to) if to > 0 else math.nan
-                if len(rq) > 1 and len(rq) == len(ro) and (ro > 0).all():
-                    st = stats(100 * (1 - rq / ro))
-                    row[col + " CI95"] = st["ci95"]
-            row["diff (drops)"] = row["ours % (dropped packets, summed over the sources axis)"] - pv.get(
-                "value_pct", math.nan
-            )
-            if not math.isnan(row["ours % (dropped packets, summed over the sources axis)"]):
-                rows.append(row)
+    for variant, baseline in baselines:
+        for suffix, setting in SETTINGS:
+            for pv in ctx.exp.paper_values:
+                claim = pv.get("claim", "")
+                other = ("red" if claim.endswith("RED") and "ARED" not in claim else "ared") + variant
+                row = {
+                    "baseline": baseline,
+                    "setting": setting,
+                    "source": pv.get("source"),
+                    "claim": claim,
+                    "paper %": pv.get("value_pct"),
+                }
+                for m, col in (
+                    ("dropped_packets", "ours % (dropped packets, summed over the sources axis)"),
+                    ("signals", "ours % (dropped + marked)"),
+                ):
+                    tq, rq = summed("qvared" + suffix, m)
+                    to, ro = summed(other + suffix, m)
+                    row[col] = 100 * (1 - tq / to) if to > 0 else math.nan
+                    if len(rq) > 1 and len(rq) == len(ro) and (ro > 0).all():
+                        st = stats(100 * (1 - rq / ro))
+                        row[col + " CI95"] = st["ci95"]
+                row["diff (drops)"] = row["ours % (dropped packets, summed over the sources axis)"] - pv.get(
+                    "value_pct", math.nan
+                )
+                if not math.isnan(row["ours % (dropped packets, summed over the sources axis)"]):
+                    rows.append(row)
     return pd.DataFrame(rows), per_df
 
 
@@ -152,7 +166,11 @@ def sources(ctx: Context) -> CompanionOutput:
             "The paper gives no number for a single point; we compare 1 - (QVARED's drops summed over the sources axis) / "
             "(RED's or ARED's), with ECN (one rule for all three: ns-2's, an early decision marks only while p_b < mark_p "
             "= 0.1, the forced region drops) and without ECN. With ECN most congestion signals can be marks, so the "
-            "drop + mark reduction is given too. CI95 over replications (each replication's sums over the axis)."
+            "drop + mark reduction is given too. CI95 over replications (each replication's sums over the axis). "
+            "Two baselines: the paper's RED and ARED, non-gentle (Fig. 1: every packet marked once avg passes max_th = "
+            "80, where QVARED's forced region starts too), and the gentle ones of ns-2's default (forced from 2 max_th "
+            "= 160 = the buffer), the reproduction's only baseline before issue 24. QVARED's count correction is the "
+            "paper's p_a = p_b / (1 - count p_b), without ns-2's wait; RED and ARED keep ns-2's wait."
         ),
         "",
     ]
@@ -232,7 +250,7 @@ def bias_hook(ctx: Context) -> CompanionOutput:
         return CompanionOutput(markdown="(no runs)")
     rows = []
     means: dict[str, float] = {}
-    for c in ("droptail", "red", "ared", "qvared"):
+    for c in ("droptail", "red", "ared", "red_gentle", "ared_gentle", "qvared"):
         g = runs[runs["config"] == c]
         if g.empty:
             continue
