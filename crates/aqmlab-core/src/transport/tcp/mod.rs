@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod congestion;
+mod held_runs;
 pub mod profile;
 pub mod recovery;
 pub mod rfc6675_sender;

@@ -479,9 +479,8 @@ impl Rfc6675Sender {
         let mut sent = false;
         let cwnd = (self.cwnd.floor() as i64).max(1);
         loop {
-            while self.t_seqno <= self.scb.high_data() && self.scb.is_sacked(self.t_seqno) {
-                self.t_seqno += 1;
-            }
+            // Past the SACKed packets (a jump over each run of them, not a step per packet).
+            self.t_seqno = self.scb.next_unsacked(self.t_seqno);
             let seq = self.t_seqno;
             let outstanding = seq - self.scb.snd_una();
             if outstanding >= cwnd || outstanding >= self.cfg.window as i64 {

@@ -8,7 +8,9 @@
 //! The ACK carries the highest in-order sequence number received (ns-2 style: next expected
 //! minus one) and echoes the `sent_at` of the packet that triggered it. Out-of-order packets
 //! are held in a ring relative to the next expected packet, which grows to the largest
-//! window seen and is then reused.
+//! window seen and is then reused; the runs they form, the SACK blocks, are kept as they
+//! arrive and leave (`held_runs.rs`), so an arrival costs the same whatever the block's
+//! length.
 //!
 //! Measurement window (issue 10, item 11): a data packet counts in the flow's received
 //! packets, bytes, delay and goodput only if it was sent at or after the start of the
@@ -18,6 +20,7 @@
 //! payload capacity). Every counted bit then crossed each link inside the window, so no flow
 //! or sum of flows can exceed a link's rate (docs/readings.md, "Measurement window").
 
+use super::held_runs::HeldRuns;
 use super::TcpConfig;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{PacketId, PacketKind, SackBlock};
@@ -47,6 +50,8 @@ pub struct TcpSink {
     next: i64,
     /// `ooo[i]`: packet `next + 1 + i` has arrived, sent at this time.
     ooo: VecDeque<Option<Time>>,
+    /// The runs of packets `ooo` holds.
+    runs: HeldRuns,
     max_seen: i64,
     /// Out-of-order arrivals, most recent first: each names one SACK block to report.
     recent: [i64; MAX_SACK_BLOCKS],
@@ -71,6 +76,7 @@ impl TcpSink {
             delack_timeout: cfg.delayed_ack_timeout.0,
             next: 0,
             ooo: VecDeque::new(),
+            runs: HeldRuns::default(),
             max_seen: -1,
             recent: [0; MAX_SACK_BLOCKS],
             recent_len: 0,
@@ -112,6 +118,9 @@ impl TcpSink {
             if idx >= self.ooo.len() {
                 self.ooo.resize(idx + 1, None);
             }
+            if self.ooo[idx].is_none() {
+                self.runs.insert(seq);
+            }
             self.ooo[idx] = Some(sent_at);
             self.remember(seq);
         }
@@ -142,6 +151,8 @@ impl TcpSink {
     /// application. Only packets sent inside the measurement window count as its goodput.
     fn deliver(&mut self, cx: &mut AgentCtx, sent_at: Time) {
         let start = cx.stats.start;
+        // The run just above this packet, if any, is delivered with it.
+        self.runs.remove_starting_at(self.next + 1);
         self.next += 1;
         if sent_at >= start {
             cx.stats.goodput_bytes += self.payload as u64;
@@ -174,19 +185,12 @@ impl TcpSink {
         self.recent_len = n;
     }
 
-    /// The run of received out-of-order packets containing `seq`, as [start, end).
+    /// The run of received out-of-order packets containing `seq` (a packet held), as
+    /// [start, end).
     fn block_of(&self, seq: i64) -> (i64, i64) {
-        let idx = (seq - self.next - 1) as usize;
-        let mut lo = idx;
-        while lo > 0 && self.ooo.get(lo - 1).is_some_and(|h| h.is_some()) {
-            lo -= 1;
-        }
-        let mut hi = idx + 1;
-        while self.ooo.get(hi).is_some_and(|h| h.is_some()) {
-            hi += 1;
-        }
-        let base = self.next + 1;
-        (base + lo as i64, base + hi as i64)
+        let run = self.runs.containing(seq);
+        debug_assert!(run.is_some(), "{seq} is not held");
+        run.unwrap_or((seq, seq + 1))
     }
 
     fn send_ack(&mut self, cx: &mut AgentCtx, echo: Time) {
@@ -320,6 +324,34 @@ mod tests {
         // Packet 7 merges the two blocks into one.
         let a = h.data(MS, 7, false, false);
         assert_eq!(blocks(&a[0]), vec![(6, 9)]);
+    }
+
+    /// Issue 24, item 13: the SACK block around an arrival was found by walking along it,
+    /// so with the first packet of a window lost each later arrival cost a step per packet
+    /// held (half the window on average). The steps per arrival must not grow with the run.
+    #[test]
+    fn sack_block_work_per_arrival_does_not_grow_with_the_block() {
+        use crate::transport::tcp::recovery::work;
+        let per_arrival = |n: i64| {
+            let cfg = TcpConfig {
+                variant: TcpVariant::Sack,
+                ..TcpConfig::default()
+            };
+            let mut h = H::new(cfg);
+            let (steps0, _) = work::counts();
+            // Packet 0 lost: 1..=n arrive and are held in one run.
+            for seq in 1..=n {
+                let a = h.data(MS, seq, false, false);
+                assert_eq!(blocks(&a[0]), vec![(1, seq + 1)]);
+            }
+            let (steps, _) = work::counts();
+            (steps - steps0) as f64 / n as f64
+        };
+        let (short, long) = (per_arrival(1 << 8), per_arrival(1 << 13));
+        assert!(
+            short < 10.0 && long < 10.0,
+            "{short:.1} steps per arrival in a run of 2^8, {long:.1} in one of 2^13"
+        );
     }
 
     #[test]

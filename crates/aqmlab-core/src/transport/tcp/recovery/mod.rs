@@ -5,6 +5,14 @@
 //!
 //! Sequence numbers count packets from 0, as in the rest of aqmlab's TCP (one SMSS each).
 
+mod bitset;
 pub mod prr;
 pub mod rack_tlp;
 pub mod rfc6675;
+mod send_order;
+pub(crate) mod work;
+
+#[cfg(test)]
+mod reference;
+#[cfg(test)]
+mod scoreboard_tests;

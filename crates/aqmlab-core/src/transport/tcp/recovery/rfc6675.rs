@@ -29,7 +29,35 @@
 //! lost retransmission is sent again without a timeout. Rules 2 and 3 are unchanged; rule 4,
 //! the rescue retransmission, is left out: the tail loss probe does its job (Linux, whose
 //! recovery is RACK-TLP's reference, has no rescue retransmission).
+//!
+//! How it is kept (issue 24, item 13). Each of these used to be a walk over every packet
+//! outstanding on every ACK, so a window of 2^20 packets made each ACK cost a million steps.
+//! Now every change of a packet's state (sent, sent again, SACKed, marked lost, cumulatively
+//! acknowledged) goes through one place (`Scoreboard::change`, `push`, `pop`) that updates
+//! the indices below, and each question is answered from them in a few steps whatever the
+//! window:
+//! - SetPipe with RACK's marks: a running sum of each packet's share (Linux keeps pipe the
+//!   same way, as counters: `tcp_packets_in_flight` = packets_out - sacked_out - lost_out +
+//!   retrans_out).
+//! - SetPipe with the DupThresh rule: IsLost(S) holds exactly for the packets below the
+//!   DupThresh-th highest SACKed packet (`lost_edge`), and as SACKs are only added that edge
+//!   only rises (one SACKed packet up for each packet newly SACKed above it), so pipe =
+//!   (unSACKed packets above the edge) + (unSACKed packets up to HighRxt), two differences of
+//!   counts kept as packets are SACKed and HighRxt moves.
+//! - NextSeg: ordered sets (`bitset.rs`) of the unSACKed packets, of the marked packets not
+//!   yet sent again (rule 1 with RACK) and of those neither SACKed nor marked (rule 3): each
+//!   rule is the first member above HighRxt (or above HighACK), the highest SACKed packet the
+//!   last member of the SACKed set, the rescue retransmission the last unSACKed packet.
+//! - SACK blocks: only the packets of a block not yet SACKed are visited (the block repeats,
+//!   ACK after ACK, what the scoreboard has already recorded).
+//! - RACK's marks: the transmissions in sending order (`send_order.rs`).
+//!
+//! The answers are those of the walks, packet for packet (`reference.rs` keeps the walks as a
+//! test oracle; the property test below compares the two over random runs).
 
+use super::bitset::SlidingBitSet;
+use super::send_order::SendOrder;
+use super::work;
 use crate::net::SackBlock;
 use crate::sim::Time;
 use std::collections::VecDeque;
@@ -42,6 +70,37 @@ const LOST: u8 = 2;
 const RETRANSMITTED: u8 = 4;
 /// Sent more than once, ever (Linux TCPCB_EVER_RETRANS): its ACK gives no trusted RTT.
 const EVER_RETRANSMITTED: u8 = 8;
+
+/// A packet's share of SetPipe under RACK's marks: once if not SACKed and not marked lost,
+/// once more if sent again since it was marked.
+fn pipe_share(f: u8) -> i64 {
+    if f & SACKED != 0 {
+        return 0;
+    }
+    i64::from(f & LOST == 0) + i64::from(f & RETRANSMITTED != 0)
+}
+
+/// NextSeg rule 1 under RACK's marks: marked lost, not SACKed, not sent since the mark.
+fn awaits_retransmission(f: u8) -> bool {
+    f & (SACKED | LOST | RETRANSMITTED) == LOST
+}
+
+/// NextSeg rule 3's candidates under RACK's marks: neither SACKed nor marked lost.
+fn is_unmarked(f: u8) -> bool {
+    f & (SACKED | LOST) == 0
+}
+
+/// RACK may still mark the packet lost: not SACKed, and not already marked and waiting for
+/// its retransmission (RFC 8985 6.2 step 5 skips those; Linux takes them off its list).
+fn rack_watches(f: u8) -> bool {
+    f & SACKED == 0 && !awaits_retransmission(f)
+}
+
+/// Sequence numbers as indices of the ordered sets (never negative: packets count from 0).
+fn ix(seq: i64) -> u64 {
+    debug_assert!(seq >= 0);
+    seq as u64
+}
 
 /// What IsLost means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +155,8 @@ pub struct Scoreboard {
     sent_at: VecDeque<SendStamp>,
     /// Transmissions so far: orders sends made at the same instant.
     sends: u64,
+    /// When the last one was made.
+    last_send_at: Time,
     sacked: usize,
     /// The highest packet sent (HighData); `base - 1` when nothing is outstanding.
     high_data: i64,
@@ -105,10 +166,41 @@ pub struct Scoreboard {
     /// RecoveryPoint while recovering or after a timeout, until the cumulative ACK covers it.
     recovery_point: Option<i64>,
     recovering: bool,
+    /// The packets SACKed, and those outstanding and not SACKed, from `base` to HighData.
+    sacked_set: SlidingBitSet,
+    unsacked_set: SlidingBitSet,
+    /// What each rule needs (the other rule's part stays empty).
+    by_rule: RuleIndex,
+}
+
+/// The indices only one loss rule reads.
+#[derive(Debug, Clone)]
+enum RuleIndex {
+    DupThresh {
+        /// The DupThresh-th highest SACKed packet, while at least DupThresh are SACKed: the
+        /// packets below it are lost (IsLost), the others not.
+        lost_edge: Option<i64>,
+        /// SACKed packets from `base` to HighRxt.
+        sacked_to_rxt: i64,
+    },
+    Marked {
+        /// SetPipe: the sum of `pipe_share` over the packets outstanding.
+        pipe: i64,
+        /// Rule 1's candidates (`awaits_retransmission`).
+        lost: SlidingBitSet,
+        /// Rule 3's candidates (`is_unmarked`).
+        unmarked: SlidingBitSet,
+        /// The transmissions RACK watches (`rack_watches`), in sending order.
+        send_order: SendOrder,
+    },
 }
 
 impl Scoreboard {
     pub fn new(dup_thresh: u32, rule: LossRule) -> Self {
+        debug_assert!(
+            dup_thresh >= 1,
+            "DupThresh is at least 1 (TcpConfig::validate)"
+        );
         Scoreboard {
             dup_thresh: dup_thresh as usize,
             rule,
@@ -116,12 +208,27 @@ impl Scoreboard {
             flags: VecDeque::new(),
             sent_at: VecDeque::new(),
             sends: 0,
+            last_send_at: 0,
             sacked: 0,
             high_data: -1,
             high_rxt: -1,
             rescue_rxt: None,
             recovery_point: None,
             recovering: false,
+            sacked_set: SlidingBitSet::default(),
+            unsacked_set: SlidingBitSet::default(),
+            by_rule: match rule {
+                LossRule::DupThresh => RuleIndex::DupThresh {
+                    lost_edge: None,
+                    sacked_to_rxt: 0,
+                },
+                LossRule::Marked => RuleIndex::Marked {
+                    pipe: 0,
+                    lost: SlidingBitSet::default(),
+                    unmarked: SlidingBitSet::default(),
+                    send_order: SendOrder::default(),
+                },
+            },
         }
     }
 
@@ -152,35 +259,256 @@ impl Scoreboard {
         self.flag(seq) & SACKED != 0
     }
 
+    /// The first packet from `from` on that is neither cumulatively acknowledged nor
+    /// SACKed, or HighData + 1 if there is none up to HighData; `from` itself when it lies
+    /// above HighData. (Where a go-back-N after a timeout resumes.)
+    pub fn next_unsacked(&self, from: i64) -> i64 {
+        if from > self.high_data {
+            return from;
+        }
+        self.unsacked_set
+            .next_from(ix(from.max(self.base)))
+            .map_or(self.high_data + 1, |s| s as i64)
+    }
+
     /// SACKed packets above the cumulative ACK (RACK.segs_sacked).
     pub fn sacked_count(&self) -> usize {
         self.sacked
     }
 
+    /// The highest SACKed packet.
+    fn highest_sacked(&self) -> Option<i64> {
+        if self.sacked == 0 {
+            return None;
+        }
+        self.sacked_set
+            .prev_from(ix(self.high_data))
+            .map(|s| s as i64)
+    }
+
     /// Records the sending of `seq` at `now`: new data extends HighData; a retransmission
-    /// moves HighRxt, unless it is the rescue retransmission.
+    /// moves HighRxt, unless it is the rescue retransmission. New data is the packet after
+    /// HighData (as every caller sends it), and `now` never goes back.
     pub fn on_sent(&mut self, seg: NextSeg, now: Time) {
+        work::event();
         let seq = seg.seq();
+        // RACK's walk in sending order relies on sending times that never go back.
+        debug_assert!(now >= self.last_send_at, "time went back");
+        self.last_send_at = now;
         let stamp = SendStamp {
             at: now,
             order: self.sends,
         };
         self.sends += 1;
+        if let RuleIndex::Marked { send_order, .. } = &mut self.by_rule {
+            send_order.record(stamp.order, seq);
+        }
         if seq > self.high_data {
-            let len = (seq - self.base + 1) as usize;
-            self.flags.resize(len, 0);
-            self.sent_at.resize(len, stamp);
-            self.high_data = seq;
+            // One transmission stamp per packet: RACK's order of sendings needs it.
+            assert_eq!(
+                seq,
+                self.high_data + 1,
+                "new data must follow HighData without a gap"
+            );
+            self.push(stamp);
             return;
         }
         if seq >= self.base {
-            let i = (seq - self.base) as usize;
-            self.flags[i] |= RETRANSMITTED | EVER_RETRANSMITTED;
-            self.sent_at[i] = stamp;
+            let f = self.flag(seq);
+            self.change(seq, f | RETRANSMITTED | EVER_RETRANSMITTED, Some(stamp));
         }
         match seg {
             NextSeg::Rescue(_) => self.rescue_rxt = self.recovery_point,
-            _ => self.high_rxt = self.high_rxt.max(seq),
+            _ => self.raise_high_rxt(seq),
+        }
+        self.trim_send_order();
+    }
+
+    /// HighRxt = max(HighRxt, `seq`), counting the SACKed packets it passes.
+    fn raise_high_rxt(&mut self, seq: i64) {
+        if seq <= self.high_rxt {
+            return;
+        }
+        let from = (self.high_rxt + 1).max(self.base);
+        self.high_rxt = seq;
+        let RuleIndex::DupThresh { sacked_to_rxt, .. } = &mut self.by_rule else {
+            return; // RACK's pipe does not use HighRxt
+        };
+        if from > seq {
+            return;
+        }
+        // NextSeg and the go-back-N after a timeout resend the first unSACKed packet above
+        // HighRxt, so every packet passed is SACKed; count one by one only otherwise.
+        let first_unsacked = self.unsacked_set.next_from(ix(from)).map(|s| s as i64);
+        *sacked_to_rxt += if first_unsacked.is_none_or(|u| u >= seq) {
+            seq - from + i64::from(self.sacked_set.contains(ix(seq)))
+        } else {
+            let mut n = 0;
+            let mut at = from;
+            while let Some(s) = self.sacked_set.next_from(ix(at)).map(|s| s as i64) {
+                if s > seq {
+                    break;
+                }
+                n += 1;
+                at = s + 1;
+            }
+            n
+        };
+    }
+
+    /// A new packet, HighData + 1, sent with `stamp`.
+    fn push(&mut self, stamp: SendStamp) {
+        work::step(1);
+        let seq = self.high_data + 1;
+        self.flags.push_back(0);
+        self.sent_at.push_back(stamp);
+        self.high_data = seq;
+        self.unsacked_set.insert(ix(seq));
+        if let RuleIndex::Marked {
+            pipe,
+            unmarked,
+            send_order,
+            ..
+        } = &mut self.by_rule
+        {
+            *pipe += pipe_share(0);
+            unmarked.insert(ix(seq));
+            send_order.watch(stamp.order);
+        }
+    }
+
+    /// Forgets the first outstanding packet, now cumulatively acknowledged; returns its state.
+    fn pop(&mut self) -> (u8, SendStamp) {
+        work::step(1);
+        let seq = self.base;
+        let f = self.flags.pop_front().unwrap_or(0);
+        let sent = self.sent_at.pop_front().unwrap_or_default();
+        self.base += 1;
+        if f & SACKED != 0 {
+            self.sacked -= 1;
+            self.sacked_set.remove(ix(seq));
+        } else {
+            self.unsacked_set.remove(ix(seq));
+        }
+        match &mut self.by_rule {
+            RuleIndex::DupThresh {
+                lost_edge,
+                sacked_to_rxt,
+            } => {
+                if f & SACKED != 0 {
+                    if seq <= self.high_rxt {
+                        *sacked_to_rxt -= 1;
+                    }
+                    // Only the lowest SACKed packets leave: the edge stays until fewer than
+                    // DupThresh remain.
+                    if self.sacked < self.dup_thresh {
+                        *lost_edge = None;
+                    }
+                }
+            }
+            RuleIndex::Marked {
+                pipe,
+                lost,
+                unmarked,
+                send_order,
+            } => {
+                *pipe -= pipe_share(f);
+                lost.remove(ix(seq));
+                unmarked.remove(ix(seq));
+                if rack_watches(f) {
+                    send_order.unwatch(sent.order);
+                }
+            }
+        }
+        (f, sent)
+    }
+
+    /// Sets the state of outstanding packet `seq` to `new` (and its last sending to `stamp`,
+    /// if given), keeping every index in step. SACKED is never cleared.
+    fn change(&mut self, seq: i64, new: u8, stamp: Option<SendStamp>) {
+        work::step(1);
+        let i = (seq - self.base) as usize;
+        let old = self.flags[i];
+        if old == new && stamp.is_none() {
+            return;
+        }
+        let old_order = self.sent_at[i].order;
+        self.flags[i] = new;
+        if let Some(stamp) = stamp {
+            self.sent_at[i] = stamp;
+        }
+        let new_order = self.sent_at[i].order;
+        let newly_sacked = old & SACKED == 0 && new & SACKED != 0;
+        debug_assert!(
+            old & SACKED == 0 || new & SACKED != 0,
+            "a SACK is never undone"
+        );
+        if newly_sacked {
+            self.sacked += 1;
+            self.sacked_set.insert(ix(seq));
+            self.unsacked_set.remove(ix(seq));
+        }
+        match &mut self.by_rule {
+            RuleIndex::DupThresh {
+                lost_edge,
+                sacked_to_rxt,
+            } => {
+                if newly_sacked {
+                    if seq <= self.high_rxt {
+                        *sacked_to_rxt += 1;
+                    }
+                    // The DupThresh-th highest SACKed packet: with exactly DupThresh, the
+                    // lowest; a packet SACKed above the edge moves it to the next SACKed one.
+                    if self.sacked == self.dup_thresh {
+                        *lost_edge = self.sacked_set.next_from(ix(self.base)).map(|s| s as i64);
+                    } else if let Some(edge) = lost_edge.filter(|&e| seq > e) {
+                        *lost_edge = self.sacked_set.next_from(ix(edge + 1)).map(|s| s as i64);
+                    }
+                }
+            }
+            RuleIndex::Marked {
+                pipe,
+                lost,
+                unmarked,
+                send_order,
+            } => {
+                *pipe += pipe_share(new) - pipe_share(old);
+                match (awaits_retransmission(old), awaits_retransmission(new)) {
+                    (false, true) => lost.insert(ix(seq)),
+                    (true, false) => lost.remove(ix(seq)),
+                    _ => {}
+                }
+                match (is_unmarked(old), is_unmarked(new)) {
+                    (false, true) => unmarked.insert(ix(seq)),
+                    (true, false) => unmarked.remove(ix(seq)),
+                    _ => {}
+                }
+                let (was, is) = (rack_watches(old), rack_watches(new));
+                if was && (!is || new_order != old_order) {
+                    send_order.unwatch(old_order);
+                }
+                if is && (!was || new_order != old_order) {
+                    send_order.watch(new_order);
+                }
+            }
+        }
+    }
+
+    /// Forgets what lies below the cumulative ACK.
+    fn trim(&mut self) {
+        let base = ix(self.base);
+        self.sacked_set.trim_below(base);
+        self.unsacked_set.trim_below(base);
+        if let RuleIndex::Marked { lost, unmarked, .. } = &mut self.by_rule {
+            lost.trim_below(base);
+            unmarked.trim_below(base);
+        }
+        self.trim_send_order();
+    }
+
+    fn trim_send_order(&mut self) {
+        if let RuleIndex::Marked { send_order, .. } = &mut self.by_rule {
+            send_order.trim();
         }
     }
 
@@ -192,51 +520,60 @@ impl Scoreboard {
 
     /// `on_ack`, calling `delivered` for each packet this ACK newly delivers (cumulatively
     /// acknowledged and not SACKed before, or newly SACKed): what RACK learns from (RFC 8985
-    /// section 6.2 steps 2 and 3).
+    /// section 6.2 steps 2 and 3). In the order of the walk it replaces: the cumulatively
+    /// acknowledged packets upward, then each block's packets upward, block by block.
     pub fn on_ack_visit(
         &mut self,
         cum: i64,
         blocks: &[SackBlock],
         mut delivered: impl FnMut(Delivered),
     ) -> AckUpdate {
+        work::event();
         let mut u = AckUpdate::default();
         while self.base <= cum.min(self.high_data) {
-            let f = self.flags.pop_front().unwrap_or(0);
-            let sent = self.sent_at.pop_front().unwrap_or_default();
-            if f & SACKED != 0 {
-                self.sacked -= 1;
-            } else {
+            let seq = self.base;
+            let (f, sent) = self.pop();
+            if f & SACKED == 0 {
                 u.delivered += 1;
                 delivered(Delivered {
-                    seq: self.base,
+                    seq,
                     sent,
                     retransmitted: f & EVER_RETRANSMITTED != 0,
                 });
             }
             u.newly_acked += 1;
-            self.base += 1;
         }
         for b in blocks {
-            for seq in b.start.max(self.base)..b.end.min(self.high_data + 1) {
+            let end = b.end.min(self.high_data + 1);
+            let mut from = b.start.max(self.base);
+            // Only the block's packets not SACKed yet.
+            while from < end {
+                let Some(seq) = self
+                    .unsacked_set
+                    .next_from(ix(from))
+                    .map(|s| s as i64)
+                    .filter(|&s| s < end)
+                else {
+                    break;
+                };
                 let i = (seq - self.base) as usize;
-                let f = &mut self.flags[i];
-                if *f & SACKED == 0 {
-                    *f |= SACKED;
-                    self.sacked += 1;
-                    u.newly_sacked += 1;
-                    u.delivered += 1;
-                    delivered(Delivered {
-                        seq,
-                        sent: self.sent_at[i],
-                        retransmitted: *f & EVER_RETRANSMITTED != 0,
-                    });
-                }
+                let (f, sent) = (self.flags[i], self.sent_at[i]);
+                self.change(seq, f | SACKED, None);
+                u.newly_sacked += 1;
+                u.delivered += 1;
+                delivered(Delivered {
+                    seq,
+                    sent,
+                    retransmitted: f & EVER_RETRANSMITTED != 0,
+                });
+                from = seq + 1;
             }
         }
         if self.recovery_point.is_some_and(|rp| cum >= rp) {
             self.recovery_point = None;
             self.recovering = false;
         }
+        self.trim();
         u
     }
 
@@ -252,10 +589,18 @@ impl Scoreboard {
         self.base <= self.high_data && self.is_lost(self.base)
     }
 
+    /// HighRxt back to HighACK: no SACKed packet lies at or below it.
+    fn reset_high_rxt(&mut self) {
+        self.high_rxt = self.base - 1;
+        if let RuleIndex::DupThresh { sacked_to_rxt, .. } = &mut self.by_rule {
+            *sacked_to_rxt = 0;
+        }
+    }
+
     pub fn enter_recovery(&mut self) {
         self.recovery_point = Some(self.high_data);
         self.recovering = true;
-        self.high_rxt = self.base - 1;
+        self.reset_high_rxt();
         self.rescue_rxt = None;
     }
 
@@ -264,7 +609,7 @@ impl Scoreboard {
     pub fn on_timeout(&mut self) {
         self.recovery_point = Some(self.high_data);
         self.recovering = false;
-        self.high_rxt = self.base - 1;
+        self.reset_high_rxt();
         self.rescue_rxt = None;
     }
 
@@ -273,81 +618,60 @@ impl Scoreboard {
         if seq < self.base {
             return false;
         }
-        if self.rule == LossRule::Marked {
-            return self.flag(seq) & (LOST | SACKED) == LOST;
+        match &self.by_rule {
+            RuleIndex::Marked { .. } => self.flag(seq) & (LOST | SACKED) == LOST,
+            RuleIndex::DupThresh { lost_edge, .. } => lost_edge.is_some_and(|e| seq < e),
         }
-        let from = (seq - self.base + 1) as usize;
-        self.flags
-            .iter()
-            .skip(from)
-            .filter(|&&f| f & SACKED != 0)
-            .take(self.dup_thresh)
-            .count()
-            >= self.dup_thresh
     }
 
     /// SetPipe: the RFC's estimate of the packets in the network.
     pub fn pipe(&self) -> i64 {
-        if self.rule == LossRule::Marked {
-            return self
-                .flags
-                .iter()
-                .filter(|&&f| f & SACKED == 0)
-                .map(|&f| i64::from(f & LOST == 0) + i64::from(f & RETRANSMITTED != 0))
-                .sum();
-        }
-        let mut pipe = 0;
-        let mut sacked_above = self.sacked;
-        for (i, &f) in self.flags.iter().enumerate() {
-            if f & SACKED != 0 {
-                sacked_above -= 1;
-                continue;
-            }
-            let seq = self.base + i as i64;
-            if sacked_above < self.dup_thresh {
-                pipe += 1; // not lost
-            }
-            // The RFC's rule, by HighRxt, not by packet: a rescue retransmission (which does
-            // not move HighRxt) is not counted.
-            if seq <= self.high_rxt {
-                pipe += 1;
+        match &self.by_rule {
+            RuleIndex::Marked { pipe, .. } => *pipe,
+            RuleIndex::DupThresh {
+                lost_edge,
+                sacked_to_rxt,
+            } => {
+                // Each unSACKed packet counts once if not lost: those above the edge, which
+                // has DupThresh - 1 SACKed packets above it (all of them without an edge) ...
+                let not_lost = match lost_edge {
+                    Some(edge) => (self.high_data - edge) - (self.dup_thresh as i64 - 1),
+                    None => (self.high_data - self.base + 1) - self.sacked as i64,
+                };
+                // ... and once more at or below HighRxt (the RFC's rule, by HighRxt, not by
+                // packet: a rescue retransmission, which does not move HighRxt, is not
+                // counted).
+                let retransmitted = if self.high_rxt >= self.base {
+                    (self.high_rxt - self.base + 1) - sacked_to_rxt
+                } else {
+                    0
+                };
+                not_lost + retransmitted
             }
         }
-        pipe
     }
 
     /// NextSeg: the packet to send next, if any. `new_data` says whether the application
     /// and the receiver's window allow a new packet.
     pub fn next_seg(&self, new_data: bool) -> Option<NextSeg> {
-        if self.rule == LossRule::Marked {
-            return self.next_seg_marked(new_data);
-        }
-        let highest_sacked = self
-            .flags
-            .iter()
-            .rposition(|&f| f & SACKED != 0)
-            .map(|i| self.base + i as i64);
-        let mut first_unsacked = None;
-        if let Some(top) = highest_sacked {
-            // Walk up from HighRxt + 1 counting SACKed packets above each candidate.
-            let start = (self.high_rxt + 1).max(self.base);
-            let mut sacked_above = self
-                .flags
-                .iter()
-                .skip((start - self.base) as usize)
-                .filter(|&&f| f & SACKED != 0)
-                .count();
-            for seq in start..top {
-                let f = self.flag(seq);
-                if f & SACKED != 0 {
-                    sacked_above -= 1;
-                    continue;
-                }
-                if sacked_above >= self.dup_thresh {
-                    return Some(NextSeg::Lost(seq));
-                }
-                first_unsacked.get_or_insert(seq);
+        let lost_edge = match &self.by_rule {
+            RuleIndex::Marked { lost, unmarked, .. } => {
+                return self.next_seg_marked(lost, unmarked, new_data)
             }
+            RuleIndex::DupThresh { lost_edge, .. } => *lost_edge,
+        };
+        // Rules 1 and 3 look at the first unSACKed packet above HighRxt, below the highest
+        // SACKed one: lost if below the edge (and then the first lost one, since IsLost holds
+        // for every packet below the edge).
+        let first_unsacked = self.highest_sacked().and_then(|top| {
+            let start = (self.high_rxt + 1).max(self.base);
+            self.unsacked_set
+                .next_from(ix(start))
+                .map(|s| s as i64)
+                .filter(|&s| s < top)
+        });
+        if let Some(seq) = first_unsacked.filter(|&s| lost_edge.is_some_and(|e| s < e)) {
+            return Some(NextSeg::Lost(seq));
         }
         if new_data {
             return Some(NextSeg::New(self.high_data + 1));
@@ -360,11 +684,12 @@ impl Scoreboard {
 
     /// Rule 4: one rescue per recovery, of the highest outstanding unSACKed packet.
     fn rescue(&self) -> Option<NextSeg> {
-        if self.recovering && self.rescue_rxt.is_none_or(|r| self.base - 1 > r) {
-            let highest_unsacked = (self.base..=self.high_data)
-                .rev()
-                .find(|&s| self.flag(s) & SACKED == 0);
-            return highest_unsacked.map(NextSeg::Rescue);
+        if self.recovering
+            && self.rescue_rxt.is_none_or(|r| self.base - 1 > r)
+            && self.high_data >= self.base
+        {
+            let highest_unsacked = self.unsacked_set.prev_from(ix(self.high_data));
+            return highest_unsacked.map(|s| NextSeg::Rescue(s as i64));
         }
         None
     }
@@ -372,67 +697,129 @@ impl Scoreboard {
     /// NextSeg with RACK's marks: rule 1 takes any marked packet not sent since it was
     /// marked; rule 3 the first unmarked unSACKed packet above HighRxt below the highest
     /// SACK; no rule 4.
-    fn next_seg_marked(&self, new_data: bool) -> Option<NextSeg> {
-        let mut first_unsacked = None;
-        let top = self.flags.iter().rposition(|&f| f & SACKED != 0);
-        for (i, &f) in self.flags.iter().enumerate() {
-            if f & SACKED != 0 {
-                continue;
-            }
-            let seq = self.base + i as i64;
-            if f & (LOST | RETRANSMITTED) == LOST {
-                return Some(NextSeg::Lost(seq));
-            }
-            if f & LOST == 0 && seq > self.high_rxt && top.is_some_and(|t| i < t) {
-                first_unsacked.get_or_insert(seq);
-            }
+    fn next_seg_marked(
+        &self,
+        lost: &SlidingBitSet,
+        unmarked: &SlidingBitSet,
+        new_data: bool,
+    ) -> Option<NextSeg> {
+        if let Some(seq) = lost.next_from(ix(self.base)) {
+            return Some(NextSeg::Lost(seq as i64));
         }
         if new_data {
             return Some(NextSeg::New(self.high_data + 1));
         }
-        first_unsacked.map(NextSeg::Unsacked)
+        let top = self.highest_sacked()?;
+        let start = (self.high_rxt + 1).max(self.base);
+        unmarked
+            .next_from(ix(start))
+            .map(|s| s as i64)
+            .filter(|&s| s < top)
+            .map(NextSeg::Unsacked)
+    }
+
+    /// The packet (and its last sending) of the earliest transmission RACK watches.
+    fn rack_first(&self) -> Option<(i64, SendStamp)> {
+        let RuleIndex::Marked { send_order, .. } = &self.by_rule else {
+            return None;
+        };
+        let (_, seq) = send_order.first(self.base)?;
+        Some((seq, self.sent_at[(seq - self.base) as usize]))
+    }
+
+    /// The packet (and its last sending) of the latest transmission RACK watches among
+    /// those numbered `order` or less.
+    fn rack_last_up_to(&self, order: u64) -> Option<(i64, SendStamp)> {
+        let RuleIndex::Marked { send_order, .. } = &self.by_rule else {
+            return None;
+        };
+        let (_, seq) = send_order.last_up_to(order, self.base)?;
+        Some((seq, self.sent_at[(seq - self.base) as usize]))
+    }
+
+    /// Marks `seq` lost (and not sent since), as RACK does.
+    fn mark_lost(&mut self, seq: i64) {
+        let f = self.flag(seq);
+        self.change(seq, (f | LOST) & !RETRANSMITTED, None);
     }
 
     /// RACK_detect_loss (RFC 8985 section 6.2 step 5): marks lost each unSACKed packet sent
     /// before `newest` (the sending of RACK.xmit_ts / RACK.end_seq) whose time `threshold`
     /// (RACK.rtt + RACK.reo_wnd) after its sending has passed; packets already marked and not
     /// resent are skipped. Returns the packets newly marked and, if some are not yet due, the
-    /// time left until the last of them is (the RACK reordering timer).
+    /// time left until the last of them is (the RACK reordering timer). `LossRule::Marked`
+    /// only.
+    ///
+    /// In sending order, as the RFC and Linux walk: all packets are due the same time after
+    /// their sending, so those due come first; the walk marks them and stops at the first
+    /// that is not, and the last one not yet due is the last one watched sent before
+    /// `newest`.
     pub fn mark_lost_by_time(
         &mut self,
         newest: SendStamp,
         threshold: Time,
         now: Time,
     ) -> (i64, Option<Time>) {
+        work::event();
+        debug_assert_eq!(self.rule, LossRule::Marked);
         let mut marked = 0;
-        let mut wait: Option<Time> = None;
-        for (i, f) in self.flags.iter_mut().enumerate() {
-            let sent = self.sent_at[i];
-            // RFC 8985 walks packets in sending order and stops at the first sent after
-            // RACK's; in sequence order (retransmissions are out of sending order) the same
-            // packets are found by skipping those sent after.
-            if *f & SACKED != 0 || sent > newest || *f & (LOST | RETRANSMITTED) == LOST {
-                continue;
+        let mut wait = None;
+        while let Some((seq, sent)) = self.rack_first() {
+            if sent > newest {
+                break;
             }
-            let due = sent.at.saturating_add(threshold);
-            if due <= now {
-                *f = (*f | LOST) & !RETRANSMITTED;
-                marked += 1;
-            } else {
-                wait = Some(wait.map_or(due - now, |w| w.max(due - now)));
+            if sent.at.saturating_add(threshold) > now {
+                // (Sending times follow transmission numbers, so "sent before `newest`" is
+                // "numbered up to newest.order", and the first one watched is among them.)
+                wait = self
+                    .rack_last_up_to(newest.order)
+                    .map(|(_, last_sent)| last_sent.at.saturating_add(threshold) - now);
+                break;
             }
+            self.mark_lost(seq);
+            marked += 1;
         }
+        self.trim_send_order();
         (marked, wait)
     }
 
     /// RACK_mark_losses_on_RTO (RFC 8985 section 6.3): the first unacknowledged packet, and
     /// each one whose time `threshold` after sending has passed, are marked lost.
+    /// `LossRule::Marked` only.
     pub fn mark_losses_on_rto(&mut self, threshold: Time, now: Time) {
-        for (i, f) in self.flags.iter_mut().enumerate() {
-            if *f & SACKED == 0 && (i == 0 || self.sent_at[i].at.saturating_add(threshold) <= now) {
-                *f = (*f | LOST) & !RETRANSMITTED;
+        work::event();
+        debug_assert_eq!(self.rule, LossRule::Marked);
+        // Those due come first in sending order; the others are already marked and not
+        // resent, or SACKed.
+        while let Some((seq, sent)) = self.rack_first() {
+            if sent.at.saturating_add(threshold) > now {
+                break;
             }
+            self.mark_lost(seq);
         }
+        if self.base <= self.high_data && !self.is_sacked(self.base) {
+            self.mark_lost(self.base);
+        }
+        self.trim_send_order();
+    }
+
+    /// Bytes the indices keep beyond the 17 per packet outstanding of `flags` and `sent_at`
+    /// (without the deques' spare capacity): for the memory figures.
+    #[cfg(test)]
+    pub(super) fn index_bytes(&self) -> usize {
+        let mut words = self.sacked_set.words_kept() + self.unsacked_set.words_kept();
+        let mut numbers = 0;
+        if let RuleIndex::Marked {
+            lost,
+            unmarked,
+            send_order,
+            ..
+        } = &self.by_rule
+        {
+            words += lost.words_kept() + unmarked.words_kept() + send_order.watched_words();
+            numbers = send_order.kept();
+        }
+        words * 8 + numbers * 4
     }
 }
 
