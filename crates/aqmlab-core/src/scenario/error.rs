@@ -136,15 +136,19 @@ mod tests {
     /// Issue 24, item 13: `senders = 10**30` said "must be a whole number".
     #[test]
     fn an_integer_too_large_for_any_integer_type_is_called_too_large() {
-        assert_eq!(
-            integer_range_message("invalid type: floating point `1e30`, expected u32".into()),
-            "too large: must be a whole number from 0 to 4294967295, got 1e30"
-        );
-        assert_eq!(
-            integer_range_message("invalid type: floating point `-1e20`, expected i64".into()),
-            "too small: must be a whole number from -9223372036854775808 to \
-             9223372036854775807, got -1e20"
-        );
+        for (serde, ours) in [
+            (
+                "invalid type: floating point `1e30`, expected u32",
+                "too large: must be a whole number from 0 to 4294967295, got 1e30",
+            ),
+            (
+                "invalid type: floating point `-1e20`, expected i64",
+                "too small: must be a whole number from -9223372036854775808 to \
+                 9223372036854775807, got -1e20",
+            ),
+        ] {
+            assert_eq!(integer_range_message(serde.into()), ours);
+        }
         let e = crate::Scenario::from_json(
             r#"{"duration": 1, "topology": {"kind": "dumbbell", "senders": 1000000000000000000000000000000,
                 "bottleneck": {"rate": "1Mbps"}, "access": {"rate": "1Mbps"}},

@@ -23,7 +23,7 @@ pub fn parse_toml(text: &str) -> Result<serde_json::Value, ScenarioError> {
             .unwrap_or_default();
         ScenarioError::new(line, format!("invalid TOML: {}", e.message()))
     })?;
-    if let Some((path, date)) = first_date(&value, "") {
+    if let Some((path, date)) = first(&value, "", &toml_date) {
         return Err(ScenarioError::new(
             path,
             format!(
@@ -32,7 +32,7 @@ pub fn parse_toml(text: &str) -> Result<serde_json::Value, ScenarioError> {
             ),
         ));
     }
-    if let Some(path) = first_null(&value, "") {
+    if let Some((path, ())) = first(&value, "", &|v| v.is_null().then_some(())) {
         // TOML has no null: this was a NaN or an infinity, which serde_json cannot hold. Name
         // the literal when the text also parses as a plain TOML table (it may not: a seed above
         // i64::MAX is read as a u64 by the first parse only).
@@ -52,35 +52,32 @@ pub fn parse_toml(text: &str) -> Result<serde_json::Value, ScenarioError> {
 /// item 13); the test below fails if the crate ever changes the key.
 const TOML_DATETIME_KEY: &str = "$__toml_private_datetime";
 
-/// The path and text of the first TOML date or time in `value`, if any.
-fn first_date(value: &serde_json::Value, path: &str) -> Option<(String, String)> {
-    match value {
-        serde_json::Value::Object(m) => {
-            if let (1, Some(serde_json::Value::String(date))) = (m.len(), m.get(TOML_DATETIME_KEY))
-            {
-                return Some((path.to_string(), date.clone()));
-            }
-            m.iter()
-                .find_map(|(k, v)| first_date(v, &join_path(path, k)))
-        }
-        serde_json::Value::Array(a) => a
-            .iter()
-            .enumerate()
-            .find_map(|(i, v)| first_date(v, &format!("{path}[{i}]"))),
+/// The text of a TOML date or time as the `toml` crate hands it over, or None.
+fn toml_date(value: &serde_json::Value) -> Option<String> {
+    match value.as_object()?.get(TOML_DATETIME_KEY)? {
+        serde_json::Value::String(date) if value.as_object()?.len() == 1 => Some(date.clone()),
         _ => None,
     }
 }
 
-fn first_null(value: &serde_json::Value, path: &str) -> Option<String> {
+/// The path of the first value in `value` (depth first, in key order) that `found` picks, with
+/// what it returned.
+fn first<T>(
+    value: &serde_json::Value,
+    path: &str,
+    found: &dyn Fn(&serde_json::Value) -> Option<T>,
+) -> Option<(String, T)> {
+    if let Some(t) = found(value) {
+        return Some((path.to_string(), t));
+    }
     match value {
-        serde_json::Value::Null => Some(path.to_string()),
         serde_json::Value::Object(m) => m
             .iter()
-            .find_map(|(k, v)| first_null(v, &join_path(path, k))),
+            .find_map(|(k, v)| first(v, &join_path(path, k), found)),
         serde_json::Value::Array(a) => a
             .iter()
             .enumerate()
-            .find_map(|(i, v)| first_null(v, &format!("{path}[{i}]"))),
+            .find_map(|(i, v)| first(v, &format!("{path}[{i}]"), found)),
         _ => None,
     }
 }
