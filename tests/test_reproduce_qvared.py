@@ -108,9 +108,7 @@ def test_reductions_are_given_against_both_baselines():
     ctx = SimpleNamespace(runs=pd.DataFrame(rows), exp=load_paper(PAPER).experiment("sources"))
     table, per = reductions(ctx)
     col = "ours % (dropped packets, summed over the sources axis)"
-    got = {
-        (r["baseline"].split(" ")[0], r["setting"].split(" ")[0], r["claim"]): r[col] for _, r in table.iterrows()
-    }
+    got = {(r["baseline"].split(" ")[0], r["setting"].split(" ")[0], r["claim"]): r[col] for _, r in table.iterrows()}
     assert got[("non-gentle", "with", "drop rate reduction vs RED")] == pytest.approx(50.0)
     assert got[("non-gentle", "without", "drop rate reduction vs ARED")] == pytest.approx(37.5)
     assert got[("gentle", "with", "drop rate reduction vs RED")] == pytest.approx(-25.0)

@@ -94,4 +94,5 @@ def test_cli_pipelined_reproduction_writes_what_the_serial_one_does(tmp_path):
         assert reproduce_command("dsred", "rtt", None, True, tmp_path / f"w{workers}", workers) == 0
     for name in ("table.csv", "table.md"):
         assert (tmp_path / "w2" / "rtt" / name).read_bytes() == (tmp_path / "w1" / "rtt" / name).read_bytes()
-    assert "Runs: 8." in (tmp_path / "w2" / "rtt" / "notes.md").read_text()
+    # quick: 4 configurations x 2 loads (greedy, requests; issue 24) x 2 replications
+    assert "Runs: 16." in (tmp_path / "w2" / "rtt" / "notes.md").read_text()

@@ -11,7 +11,9 @@
 //! whose 95 % confidence intervals over 10 seeds are far apart (measured: 0.75 ± 0.04 % vs
 //! 0.53 ± 0.01 %). With the old reading (`reduction = "every_theta"`: avg reduced at every low
 //! arrival, so it collapses to ~0 in every low period whatever xi is) they overlap (0.468 ±
-//! 0.015 % vs 0.461 ± 0.006 %): this test fails on that reading (checked by hand).
+//! 0.015 % vs 0.461 ± 0.006 % over these 10 seeds; the reproduction's 100 replications give
+//! 0.460 ± 0.004 % vs 0.445 ± 0.004 %, REPRODUCTION.md): this test fails on that reading
+//! (checked by hand).
 
 use aqmlab_core::{run, Scenario};
 
