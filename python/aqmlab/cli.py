@@ -229,8 +229,8 @@ def _print_run(r: Any) -> None:
     if r.jain_index_over == "tcp_flows" and any(g["kind"] != "tcp" for g in groups):
         head.add_row("Jain index (all flows)", _f(r.jain_index_all_flows, 4))
     if len(groups) > 1:
-        shown = ", ".join(f"{g['group']} {_f(g['jain_index'], 4)}" for g in groups[:6])
-        head.add_row("Jain index by group", shown + (f", ... ({len(groups)} groups)" if len(groups) > 6 else ""))
+        by_group = ", ".join(f"{g['group']} {_f(g['jain_index'], 4)}" for g in groups[:6])
+        head.add_row("Jain index by group", by_group + (f", ... ({len(groups)} groups)" if len(groups) > 6 else ""))
     head.add_row("conserved", _f(r.conserved))
     out.print(head)
 

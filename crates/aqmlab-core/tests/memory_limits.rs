@@ -128,7 +128,7 @@ fn a_million_senders_are_refused_by_the_estimate_naming_the_field_that_makes_it_
     let err = e.check(8_000_000_000).unwrap_err().to_string();
     assert!(
         err.starts_with(
-            "flows[0]: the run would need about 20.5 GB of memory, 12.8 GB of it for up to \
+            "flows[0]: the run would need about 20.2 GB of memory, 12.8 GB of it for up to \
              40000020 packets in flight, above the limit of 8.0 GB"
         ),
         "{err}"

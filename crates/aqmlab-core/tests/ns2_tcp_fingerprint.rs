@@ -59,18 +59,34 @@ fn fingerprint(variant: &str, aqm: &str, ecn: bool) -> u64 {
             "the ns-2 agents report none of the metrics issue 12 added"
         );
     }
+    // Issue 24: with TCP flows only, the three Jain readings are one, and one group.
+    assert_eq!(r.jain_index_over, "tcp_flows");
+    assert_eq!(r.jain_index_tcp.to_bits(), r.jain_index.to_bits());
+    assert_eq!(r.jain_index_all_flows.to_bits(), r.jain_index.to_bits());
+    assert_eq!(r.groups.len(), 1);
     let json = serde_json::to_string(&r).unwrap();
-    fnv1a(without_fields_added_later(&json).as_bytes())
+    let jain = serde_json::to_string(&r.jain_index).unwrap();
+    fnv1a(without_fields_added_later(&json, &jain).as_bytes())
 }
 
 /// The flow table's columns added after the hashes were recorded (issue 12), cut out of the
 /// JSON text so that the recorded hashes still apply; they are checked to be 0 above. So are
 /// the run's stage timings and peak memory (issue 13), zeroed above: facts of the machine,
-/// not results.
-fn without_fields_added_later(json: &str) -> String {
+/// not results; and the group table and the Jain readings by name (issue 24), checked above
+/// to repeat `jain_index` (`jain`, as JSON).
+fn without_fields_added_later(json: &str, jain: &str) -> String {
     let stages = r#","timings":{"setup_s":0.0,"loop_s":0.0,"collect_s":0.0},"peak_rss_bytes":null"#;
     assert!(json.contains(stages));
     let mut out = json.replacen(stages, "", 1);
+    let groups = out.find(r#","groups":["#).expect("a group table");
+    // The table's end: its last row's `}]` (a group's name may hold brackets: "flows[0]").
+    let end = groups + out[groups..].find("}]").expect("the group table's end") + 2;
+    out.replace_range(groups..end, "");
+    let readings = format!(
+        r#","jain_index_over":"tcp_flows","jain_index_tcp":{jain},"jain_index_all_flows":{jain}"#
+    );
+    assert!(out.contains(&readings), "{out}");
+    out = out.replacen(&readings, "", 1);
     for key in [
         "spurious_retransmissions",
         "tail_loss_probes",
