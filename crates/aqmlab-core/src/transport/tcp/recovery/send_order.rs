@@ -73,7 +73,15 @@ impl SendOrder {
     }
 
     /// Forgets the transmissions before the earliest one watched.
+    #[inline]
     pub fn trim(&mut self) {
+        // The usual case: the first kept is still watched.
+        if !self.seqs.is_empty() && !self.watched.contains(self.first) {
+            self.drop_unwatched_front();
+        }
+    }
+
+    fn drop_unwatched_front(&mut self) {
         let end = self.first + self.seqs.len() as u64;
         let keep_from = self.watched.next_from(self.first).unwrap_or(end);
         let drop = (keep_from - self.first) as usize;
