@@ -5,17 +5,21 @@
 //!
 //! A bit per possible member, in 64-bit words, with summary levels above: bit w of level
 //! k + 1 is set when word w of level k is not zero (a 64-ary tree of bitmaps, as a van Emde
-//! Boas layout flattened to fixed levels). `LEVELS` levels cover 64^LEVELS = 2^24 members per
-//! word of the top level, which is scanned linearly: one or two words for any window a TCP
-//! sender can have (at most 2^20 packets, `MAX_WINDOW_PACKETS`). Each level keeps only the
-//! words between its lowest and highest in use (a deque with the absolute index of its first
-//! word), so memory follows the window, about one bit per member of the span.
+//! Boas layout flattened to fixed levels). The top level is scanned linearly, and a level is
+//! added above it when it passes `TOP_WORDS` words, so a small set (a window of a few hundred
+//! packets) is a single deque of words and a window of 2^20 packets has four levels. Each
+//! level keeps only the words between its lowest and highest in use (a deque with the
+//! absolute index of its first word), so memory follows the window, about one bit per member
+//! of the span.
 
 use std::collections::VecDeque;
 
 use super::work;
 
-const LEVELS: usize = 4;
+/// Words of the top level beyond which a level is added above it.
+const TOP_WORDS: usize = 16;
+/// Levels at most: 64^6 = 2^36 members per word of the top level.
+const MAX_LEVELS: usize = 6;
 
 #[derive(Debug, Clone, Default)]
 struct Level {
@@ -34,6 +38,15 @@ impl Level {
 
     /// The word `w`, created (zero) if it lies outside those kept.
     fn word_mut(&mut self, w: u64) -> &mut u64 {
+        let i = w.wrapping_sub(self.first);
+        if i < self.words.len() as u64 {
+            return &mut self.words[i as usize];
+        }
+        self.extend_to(w)
+    }
+
+    #[cold]
+    fn extend_to(&mut self, w: u64) -> &mut u64 {
         if self.words.is_empty() {
             self.first = w;
         }
@@ -56,20 +69,54 @@ impl Level {
 
 #[derive(Debug, Clone, Default)]
 pub struct SlidingBitSet {
-    /// `levels[0]` holds the members; each level above, which words below are not zero.
-    levels: [Level; LEVELS],
+    /// Level 0: the members.
+    bits: Level,
+    /// Levels 1 and up: which words of the level below are not zero.
+    summaries: Vec<Level>,
 }
 
 impl SlidingBitSet {
-    pub fn contains(&self, i: u64) -> bool {
-        self.levels[0].get(i >> 6) & (1 << (i & 63)) != 0
+    fn levels(&self) -> usize {
+        1 + self.summaries.len()
     }
 
+    fn level(&self, k: usize) -> &Level {
+        if k == 0 {
+            &self.bits
+        } else {
+            &self.summaries[k - 1]
+        }
+    }
+
+    fn level_mut(&mut self, k: usize) -> &mut Level {
+        if k == 0 {
+            &mut self.bits
+        } else {
+            &mut self.summaries[k - 1]
+        }
+    }
+
+    pub fn contains(&self, i: u64) -> bool {
+        self.bits.get(i >> 6) & (1 << (i & 63)) != 0
+    }
+
+    #[inline]
     pub fn insert(&mut self, i: u64) {
-        let mut p = i;
-        for level in &mut self.levels {
+        work::step(1);
+        let word = self.bits.word_mut(i >> 6);
+        let was_empty = *word == 0;
+        *word |= 1 << (i & 63);
+        if was_empty {
+            self.insert_above(i >> 6);
+        }
+    }
+
+    /// Word `w` of level 0 is no longer empty: so the levels above say.
+    fn insert_above(&mut self, w: u64) {
+        let mut p = w;
+        for k in 1..self.levels() {
             work::step(1);
-            let word = level.word_mut(p >> 6);
+            let word = self.level_mut(k).word_mut(p >> 6);
             let was_empty = *word == 0;
             *word |= 1 << (p & 63);
             if !was_empty {
@@ -77,16 +124,48 @@ impl SlidingBitSet {
             }
             p >>= 6;
         }
+        self.grow();
     }
 
+    /// Adds levels while the top one is long to scan.
+    fn grow(&mut self) {
+        while self.level(self.levels() - 1).words.len() > TOP_WORDS && self.levels() < MAX_LEVELS {
+            let top = self.level(self.levels() - 1);
+            let mut summary = Level::default();
+            for (i, &w) in top.words.iter().enumerate() {
+                work::step(1);
+                if w != 0 {
+                    let p = top.first + i as u64;
+                    *summary.word_mut(p >> 6) |= 1 << (p & 63);
+                }
+            }
+            self.summaries.push(summary);
+        }
+    }
+
+    #[inline]
     pub fn remove(&mut self, i: u64) {
-        let mut p = i;
-        for level in &mut self.levels {
+        work::step(1);
+        let j = (i >> 6).wrapping_sub(self.bits.first);
+        let Some(word) = self.bits.words.get_mut(j as usize) else {
+            return;
+        };
+        *word &= !(1 << (i & 63));
+        if *word == 0 {
+            self.remove_above(i >> 6);
+        }
+    }
+
+    /// Word `w` of level 0 is now empty: so the levels above say.
+    fn remove_above(&mut self, w: u64) {
+        let mut p = w;
+        for k in 1..self.levels() {
             work::step(1);
-            let Some(k) = (p >> 6).checked_sub(level.first) else {
+            let level = self.level_mut(k);
+            let Some(j) = (p >> 6).checked_sub(level.first) else {
                 return;
             };
-            let Some(word) = level.words.get_mut(k as usize) else {
+            let Some(word) = level.words.get_mut(j as usize) else {
                 return;
             };
             *word &= !(1 << (p & 63));
@@ -108,7 +187,7 @@ impl SlidingBitSet {
     }
 
     fn next_at(&self, k: usize, p: u64) -> Option<u64> {
-        let level = &self.levels[k];
+        let level = self.level(k);
         if level.words.is_empty() {
             return None;
         }
@@ -125,7 +204,7 @@ impl SlidingBitSet {
             return Some((w << 6) | u64::from(here.trailing_zeros()));
         }
         // The next non-empty word: from the level above, or by scanning the top level.
-        let next = if k + 1 < LEVELS {
+        let next = if k + 1 < self.levels() {
             self.next_at(k + 1, w + 1)?
         } else {
             (w + 1..=level.last()).find(|&v| {
@@ -137,7 +216,7 @@ impl SlidingBitSet {
     }
 
     fn prev_at(&self, k: usize, p: u64) -> Option<u64> {
-        let level = &self.levels[k];
+        let level = self.level(k);
         if level.words.is_empty() {
             return None;
         }
@@ -156,7 +235,7 @@ impl SlidingBitSet {
         if w == level.first {
             return None;
         }
-        let prev = if k + 1 < LEVELS {
+        let prev = if k + 1 < self.levels() {
             self.prev_at(k + 1, w - 1)?
         } else {
             (level.first..w).rev().find(|&v| {
@@ -169,23 +248,37 @@ impl SlidingBitSet {
 
     /// Forgets the words wholly below `lo`, which must hold no member (the window has slid
     /// past them): memory follows the window.
+    #[inline]
     pub fn trim_below(&mut self, lo: u64) {
+        if !self.bits.words.is_empty() && (self.bits.first + 1) << 6 <= lo {
+            self.trim_levels(lo);
+        }
+    }
+
+    fn trim_levels(&mut self, lo: u64) {
         let mut span_shift = 6; // log2 of the members one word of this level covers
-        for level in &mut self.levels {
+        for k in 0..self.levels() {
+            let level = self.level_mut(k);
+            let mut popped = false;
             while !level.words.is_empty() && ((level.first + 1) << span_shift) <= lo {
                 work::step(1);
                 debug_assert_eq!(level.words[0], 0, "a member below the window");
                 level.words.pop_front();
                 level.first += 1;
+                popped = true;
+            }
+            if !popped {
+                // The first word of each level above covers this one's: none to drop.
+                return;
             }
             span_shift += 6;
         }
     }
 
-    /// Bytes held (the words kept, whatever their deques' spare capacity).
+    /// Words kept.
     #[cfg(test)]
     pub fn words_kept(&self) -> usize {
-        self.levels.iter().map(|l| l.words.len()).sum()
+        self.bits.words.len() + self.summaries.iter().map(|l| l.words.len()).sum::<usize>()
     }
 }
 

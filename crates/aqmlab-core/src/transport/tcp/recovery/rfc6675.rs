@@ -166,15 +166,24 @@ pub struct Scoreboard {
     /// RecoveryPoint while recovering or after a timeout, until the cumulative ACK covers it.
     recovery_point: Option<i64>,
     recovering: bool,
+    /// On the heap: a sender is one variant of the agents' enum, which every agent's slot
+    /// is as large as.
+    index: Box<Index>,
+}
+
+/// What the questions are answered from.
+#[derive(Debug, Clone)]
+struct Index {
     /// The packets SACKed, and those outstanding and not SACKed, from `base` to HighData.
     sacked_set: SlidingBitSet,
     unsacked_set: SlidingBitSet,
-    /// What each rule needs (the other rule's part stays empty).
+    /// What each rule needs.
     by_rule: RuleIndex,
 }
 
 /// The indices only one loss rule reads.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // one per sender, boxed with the rest of `Index`
 enum RuleIndex {
     DupThresh {
         /// The DupThresh-th highest SACKed packet, while at least DupThresh are SACKed: the
@@ -215,20 +224,22 @@ impl Scoreboard {
             rescue_rxt: None,
             recovery_point: None,
             recovering: false,
-            sacked_set: SlidingBitSet::default(),
-            unsacked_set: SlidingBitSet::default(),
-            by_rule: match rule {
-                LossRule::DupThresh => RuleIndex::DupThresh {
-                    lost_edge: None,
-                    sacked_to_rxt: 0,
+            index: Box::new(Index {
+                sacked_set: SlidingBitSet::default(),
+                unsacked_set: SlidingBitSet::default(),
+                by_rule: match rule {
+                    LossRule::DupThresh => RuleIndex::DupThresh {
+                        lost_edge: None,
+                        sacked_to_rxt: 0,
+                    },
+                    LossRule::Marked => RuleIndex::Marked {
+                        pipe: 0,
+                        lost: SlidingBitSet::default(),
+                        unmarked: SlidingBitSet::default(),
+                        send_order: SendOrder::default(),
+                    },
                 },
-                LossRule::Marked => RuleIndex::Marked {
-                    pipe: 0,
-                    lost: SlidingBitSet::default(),
-                    unmarked: SlidingBitSet::default(),
-                    send_order: SendOrder::default(),
-                },
-            },
+            }),
         }
     }
 
@@ -266,7 +277,8 @@ impl Scoreboard {
         if from > self.high_data {
             return from;
         }
-        self.unsacked_set
+        self.index
+            .unsacked_set
             .next_from(ix(from.max(self.base)))
             .map_or(self.high_data + 1, |s| s as i64)
     }
@@ -281,7 +293,8 @@ impl Scoreboard {
         if self.sacked == 0 {
             return None;
         }
-        self.sacked_set
+        self.index
+            .sacked_set
             .prev_from(ix(self.high_data))
             .map(|s| s as i64)
     }
@@ -300,7 +313,7 @@ impl Scoreboard {
             order: self.sends,
         };
         self.sends += 1;
-        if let RuleIndex::Marked { send_order, .. } = &mut self.by_rule {
+        if let RuleIndex::Marked { send_order, .. } = &mut self.index.by_rule {
             send_order.record(stamp.order, seq);
         }
         if seq > self.high_data {
@@ -331,7 +344,7 @@ impl Scoreboard {
         }
         let from = (self.high_rxt + 1).max(self.base);
         self.high_rxt = seq;
-        let RuleIndex::DupThresh { sacked_to_rxt, .. } = &mut self.by_rule else {
+        let RuleIndex::DupThresh { sacked_to_rxt, .. } = &mut self.index.by_rule else {
             return; // RACK's pipe does not use HighRxt
         };
         if from > seq {
@@ -339,13 +352,17 @@ impl Scoreboard {
         }
         // NextSeg and the go-back-N after a timeout resend the first unSACKed packet above
         // HighRxt, so every packet passed is SACKed; count one by one only otherwise.
-        let first_unsacked = self.unsacked_set.next_from(ix(from)).map(|s| s as i64);
+        let first_unsacked = self
+            .index
+            .unsacked_set
+            .next_from(ix(from))
+            .map(|s| s as i64);
         *sacked_to_rxt += if first_unsacked.is_none_or(|u| u >= seq) {
-            seq - from + i64::from(self.sacked_set.contains(ix(seq)))
+            seq - from + i64::from(self.index.sacked_set.contains(ix(seq)))
         } else {
             let mut n = 0;
             let mut at = from;
-            while let Some(s) = self.sacked_set.next_from(ix(at)).map(|s| s as i64) {
+            while let Some(s) = self.index.sacked_set.next_from(ix(at)).map(|s| s as i64) {
                 if s > seq {
                     break;
                 }
@@ -363,13 +380,13 @@ impl Scoreboard {
         self.flags.push_back(0);
         self.sent_at.push_back(stamp);
         self.high_data = seq;
-        self.unsacked_set.insert(ix(seq));
+        self.index.unsacked_set.insert(ix(seq));
         if let RuleIndex::Marked {
             pipe,
             unmarked,
             send_order,
             ..
-        } = &mut self.by_rule
+        } = &mut self.index.by_rule
         {
             *pipe += pipe_share(0);
             unmarked.insert(ix(seq));
@@ -386,11 +403,11 @@ impl Scoreboard {
         self.base += 1;
         if f & SACKED != 0 {
             self.sacked -= 1;
-            self.sacked_set.remove(ix(seq));
+            self.index.sacked_set.remove(ix(seq));
         } else {
-            self.unsacked_set.remove(ix(seq));
+            self.index.unsacked_set.remove(ix(seq));
         }
-        match &mut self.by_rule {
+        match &mut self.index.by_rule {
             RuleIndex::DupThresh {
                 lost_edge,
                 sacked_to_rxt,
@@ -445,10 +462,10 @@ impl Scoreboard {
         );
         if newly_sacked {
             self.sacked += 1;
-            self.sacked_set.insert(ix(seq));
-            self.unsacked_set.remove(ix(seq));
+            self.index.sacked_set.insert(ix(seq));
+            self.index.unsacked_set.remove(ix(seq));
         }
-        match &mut self.by_rule {
+        match &mut self.index.by_rule {
             RuleIndex::DupThresh {
                 lost_edge,
                 sacked_to_rxt,
@@ -460,9 +477,17 @@ impl Scoreboard {
                     // The DupThresh-th highest SACKed packet: with exactly DupThresh, the
                     // lowest; a packet SACKed above the edge moves it to the next SACKed one.
                     if self.sacked == self.dup_thresh {
-                        *lost_edge = self.sacked_set.next_from(ix(self.base)).map(|s| s as i64);
+                        *lost_edge = self
+                            .index
+                            .sacked_set
+                            .next_from(ix(self.base))
+                            .map(|s| s as i64);
                     } else if let Some(edge) = lost_edge.filter(|&e| seq > e) {
-                        *lost_edge = self.sacked_set.next_from(ix(edge + 1)).map(|s| s as i64);
+                        *lost_edge = self
+                            .index
+                            .sacked_set
+                            .next_from(ix(edge + 1))
+                            .map(|s| s as i64);
                     }
                 }
             }
@@ -497,17 +522,18 @@ impl Scoreboard {
     /// Forgets what lies below the cumulative ACK.
     fn trim(&mut self) {
         let base = ix(self.base);
-        self.sacked_set.trim_below(base);
-        self.unsacked_set.trim_below(base);
-        if let RuleIndex::Marked { lost, unmarked, .. } = &mut self.by_rule {
+        self.index.sacked_set.trim_below(base);
+        self.index.unsacked_set.trim_below(base);
+        if let RuleIndex::Marked { lost, unmarked, .. } = &mut self.index.by_rule {
             lost.trim_below(base);
             unmarked.trim_below(base);
         }
         self.trim_send_order();
     }
 
+    #[inline]
     fn trim_send_order(&mut self) {
-        if let RuleIndex::Marked { send_order, .. } = &mut self.by_rule {
+        if let RuleIndex::Marked { send_order, .. } = &mut self.index.by_rule {
             send_order.trim();
         }
     }
@@ -549,6 +575,7 @@ impl Scoreboard {
             // Only the block's packets not SACKed yet.
             while from < end {
                 let Some(seq) = self
+                    .index
                     .unsacked_set
                     .next_from(ix(from))
                     .map(|s| s as i64)
@@ -592,7 +619,7 @@ impl Scoreboard {
     /// HighRxt back to HighACK: no SACKed packet lies at or below it.
     fn reset_high_rxt(&mut self) {
         self.high_rxt = self.base - 1;
-        if let RuleIndex::DupThresh { sacked_to_rxt, .. } = &mut self.by_rule {
+        if let RuleIndex::DupThresh { sacked_to_rxt, .. } = &mut self.index.by_rule {
             *sacked_to_rxt = 0;
         }
     }
@@ -618,7 +645,7 @@ impl Scoreboard {
         if seq < self.base {
             return false;
         }
-        match &self.by_rule {
+        match &self.index.by_rule {
             RuleIndex::Marked { .. } => self.flag(seq) & (LOST | SACKED) == LOST,
             RuleIndex::DupThresh { lost_edge, .. } => lost_edge.is_some_and(|e| seq < e),
         }
@@ -626,7 +653,7 @@ impl Scoreboard {
 
     /// SetPipe: the RFC's estimate of the packets in the network.
     pub fn pipe(&self) -> i64 {
-        match &self.by_rule {
+        match &self.index.by_rule {
             RuleIndex::Marked { pipe, .. } => *pipe,
             RuleIndex::DupThresh {
                 lost_edge,
@@ -654,7 +681,7 @@ impl Scoreboard {
     /// NextSeg: the packet to send next, if any. `new_data` says whether the application
     /// and the receiver's window allow a new packet.
     pub fn next_seg(&self, new_data: bool) -> Option<NextSeg> {
-        let lost_edge = match &self.by_rule {
+        let lost_edge = match &self.index.by_rule {
             RuleIndex::Marked { lost, unmarked, .. } => {
                 return self.next_seg_marked(lost, unmarked, new_data)
             }
@@ -665,7 +692,8 @@ impl Scoreboard {
         // for every packet below the edge).
         let first_unsacked = self.highest_sacked().and_then(|top| {
             let start = (self.high_rxt + 1).max(self.base);
-            self.unsacked_set
+            self.index
+                .unsacked_set
                 .next_from(ix(start))
                 .map(|s| s as i64)
                 .filter(|&s| s < top)
@@ -688,7 +716,7 @@ impl Scoreboard {
             && self.rescue_rxt.is_none_or(|r| self.base - 1 > r)
             && self.high_data >= self.base
         {
-            let highest_unsacked = self.unsacked_set.prev_from(ix(self.high_data));
+            let highest_unsacked = self.index.unsacked_set.prev_from(ix(self.high_data));
             return highest_unsacked.map(|s| NextSeg::Rescue(s as i64));
         }
         None
@@ -720,7 +748,7 @@ impl Scoreboard {
 
     /// The packet (and its last sending) of the earliest transmission RACK watches.
     fn rack_first(&self) -> Option<(i64, SendStamp)> {
-        let RuleIndex::Marked { send_order, .. } = &self.by_rule else {
+        let RuleIndex::Marked { send_order, .. } = &self.index.by_rule else {
             return None;
         };
         let (_, seq) = send_order.first(self.base)?;
@@ -730,7 +758,7 @@ impl Scoreboard {
     /// The packet (and its last sending) of the latest transmission RACK watches among
     /// those numbered `order` or less.
     fn rack_last_up_to(&self, order: u64) -> Option<(i64, SendStamp)> {
-        let RuleIndex::Marked { send_order, .. } = &self.by_rule else {
+        let RuleIndex::Marked { send_order, .. } = &self.index.by_rule else {
             return None;
         };
         let (_, seq) = send_order.last_up_to(order, self.base)?;
@@ -807,14 +835,14 @@ impl Scoreboard {
     /// (without the deques' spare capacity): for the memory figures.
     #[cfg(test)]
     pub(super) fn index_bytes(&self) -> usize {
-        let mut words = self.sacked_set.words_kept() + self.unsacked_set.words_kept();
+        let mut words = self.index.sacked_set.words_kept() + self.index.unsacked_set.words_kept();
         let mut numbers = 0;
         if let RuleIndex::Marked {
             lost,
             unmarked,
             send_order,
             ..
-        } = &self.by_rule
+        } = &self.index.by_rule
         {
             words += lost.words_kept() + unmarked.words_kept() + send_order.watched_words();
             numbers = send_order.kept();

@@ -1,11 +1,14 @@
 //! The transmissions RACK still watches, in the order they were made: Linux's
-//! `tsorted_sent_queue` (net/ipv4/tcp_output.c `tcp_update_skb_after_send`: a packet goes to
-//! the tail when sent or sent again; net/ipv4/tcp_recovery.c `tcp_rack_detect_loss` walks it
-//! from the head and stops at the first packet not yet due, and a packet leaves it when
-//! SACKed, acknowledged or marked lost). RACK (RFC 8985 section 6.2 step 5) looks only at
-//! packets sent before the newest one delivered, and a packet is due a fixed time after its
-//! sending, so in sending order the packets due come first: the walk marks them and stops,
-//! instead of a walk over the whole flight per ACK.
+//! `tsorted_sent_queue` (a packet goes to its tail when sent or sent again,
+//! `tcp_update_skb_after_send` in net/ipv4/tcp_output.c, and leaves it when SACKed,
+//! `tcp_sacktag_walk` in net/ipv4/tcp_input.c, acknowledged, or marked lost). Linux's
+//! `tcp_rack_detect_loss` (net/ipv4/tcp_recovery.c) walks it from the head up to the first
+//! packet sent after the newest one delivered (RFC 8985 section 6.2 step 5 looks only at
+//! those), marking the packets due and keeping the longest wait of the others. Every packet is
+//! due the same time after its sending, so in sending order those due come first and the
+//! longest wait is the last packet's: the scoreboard marks the first ones and stops at the
+//! first not yet due, and takes the wait from the last one watched sent before the newest
+//! delivered, which gives the same marks and the same timer without visiting the rest.
 //!
 //! Transmissions are numbered by the scoreboard (`SendStamp::order`, one per packet sent,
 //! new or again). A transmission is watched from its sending until its packet is SACKed,
@@ -73,7 +76,15 @@ impl SendOrder {
     }
 
     /// Forgets the transmissions before the earliest one watched.
+    #[inline]
     pub fn trim(&mut self) {
+        // The usual case: the first kept is still watched.
+        if !self.seqs.is_empty() && !self.watched.contains(self.first) {
+            self.drop_unwatched_front();
+        }
+    }
+
+    fn drop_unwatched_front(&mut self) {
         let end = self.first + self.seqs.len() as u64;
         let keep_from = self.watched.next_from(self.first).unwrap_or(end);
         let drop = (keep_from - self.first) as usize;
