@@ -58,19 +58,22 @@ def test_results_on_corrupt_run_files_names_each_file_without_a_traceback(tmp_pa
     victims = first.keys[1], first.keys[4]
     for key in victims:
         flip(ResultStore(d).run_file(key))
+    cut = ResultStore(d).run_file(first.keys[2])
+    cut.write_bytes(cut.read_bytes()[:100])  # and one cut short
     proc = cli("results", str(d))
     text = proc.stdout + proc.stderr
-    assert "Traceback" not in text, text
+    assert "Traceback" not in text and "Warning" not in text, text
     assert proc.returncode == 1  # the tables shown are without the corrupt runs
     corrupt_lines = [line for line in proc.stdout.splitlines() if line.startswith("corrupt:")]
-    assert len(corrupt_lines) == 2
+    assert len(corrupt_lines) == 3
     for key in victims:
-        assert any(key in line and "corrupt" in line and "checksum" in line for line in corrupt_lines)
-    assert "2 corrupt run file(s) left out of the tables above: moved aside; the next sweep re-runs them" in text
-    assert "4 ok" in proc.stdout  # the other runs are still summarised
-    # Moved aside: the next look is clean, and says the two are missing from the last sweep.
+        assert any(key in line and "checksum mismatch" in line for line in corrupt_lines)
+    assert any(first.keys[2] in line and "100 bytes" in line for line in corrupt_lines)
+    assert "3 corrupt run file(s) left out of the tables above: moved aside; the next sweep re-runs them" in text
+    assert "3 ok" in proc.stdout  # the other runs are still summarised
+    # Moved aside: the next look is clean, and says the three are missing from the last sweep.
     again = cli("results", str(d))
-    assert again.returncode == 0 and "2 missing" in again.stdout
+    assert again.returncode == 0 and "3 missing" in again.stdout
 
 
 def test_reading_can_skip_corrupt_runs_and_name_them(tmp_path: Path) -> None:
