@@ -58,19 +58,22 @@ def test_results_on_corrupt_run_files_names_each_file_without_a_traceback(tmp_pa
     victims = first.keys[1], first.keys[4]
     for key in victims:
         flip(ResultStore(d).run_file(key))
+    cut = ResultStore(d).run_file(first.keys[2])
+    cut.write_bytes(cut.read_bytes()[:100])  # and one cut short
     proc = cli("results", str(d))
     text = proc.stdout + proc.stderr
-    assert "Traceback" not in text, text
+    assert "Traceback" not in text and "Warning" not in text, text
     assert proc.returncode == 1  # the tables shown are without the corrupt runs
     corrupt_lines = [line for line in proc.stdout.splitlines() if line.startswith("corrupt:")]
-    assert len(corrupt_lines) == 2
+    assert len(corrupt_lines) == 3
     for key in victims:
-        assert any(key in line and "corrupt" in line and "checksum" in line for line in corrupt_lines)
-    assert "2 corrupt run file(s) left out of the tables above: moved aside; the next sweep re-runs them" in text
-    assert "4 ok" in proc.stdout  # the other runs are still summarised
-    # Moved aside: the next look is clean, and says the two are missing from the last sweep.
+        assert any(key in line and "checksum mismatch" in line for line in corrupt_lines)
+    assert any(first.keys[2] in line and "100 bytes" in line for line in corrupt_lines)
+    assert "3 corrupt run file(s) left out of the tables above: moved aside; the next sweep re-runs them" in text
+    assert "3 ok" in proc.stdout  # the other runs are still summarised
+    # Moved aside: the next look is clean, and says the three are missing from the last sweep.
     again = cli("results", str(d))
-    assert again.returncode == 0 and "2 missing" in again.stdout
+    assert again.returncode == 0 and "3 missing" in again.stdout
 
 
 def test_reading_can_skip_corrupt_runs_and_name_them(tmp_path: Path) -> None:
@@ -253,3 +256,56 @@ def test_a_full_disk_leaves_every_job_counted(tmp_path: Path, monkeypatch, worke
     assert r.executed == len(ResultStore(tmp_path / "s").index()) == fill_after
     assert r.ok + r.failed + r.not_run + r.skipped_ok + r.skipped_failed == 18
     assert f"{fill_after} run(s) done" in r.summary_line() and f"{18 - fill_after} not run" in r.summary_line()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_full_disk_in_the_index_after_the_run_file_counts_that_run_as_done(
+    tmp_path: Path, monkeypatch, workers: int
+) -> None:
+    """The disk fills between a run's file and its index row: the run is stored (the next
+    reader indexes it from its file), so it is counted done, and the rest not run."""
+    from aqmlab.sweep.store_index import StoreIndex
+
+    real = StoreIndex.put_runs
+    budget = {"rows": 7}
+
+    def filling(self: StoreIndex, entries, **kw) -> None:  # noqa: ANN001
+        if budget["rows"] == 0:
+            raise atomic_file.DiskFullError(errno.ENOSPC, "no space left on the device for the store index")
+        budget["rows"] -= 1
+        real(self, entries, **kw)
+
+    monkeypatch.setattr(StoreIndex, "put_runs", filling)
+    with pytest.raises(SweepDiskFull) as info:
+        run_sweep(
+            small_sweep(replications=3, points=6), tmp_path / "s", run_fn=fake.run, workers=workers, engine_version="t"
+        )
+    r = info.value.report
+    assert r.executed == 8 == len(ResultStore(tmp_path / "s").index())
+    assert r.ok + r.failed + r.not_run + r.skipped_ok + r.skipped_failed == 18
+
+
+def test_ctrl_c_between_storing_a_run_and_counting_it_counts_it(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C arriving while a run is being stored (here: as its index row is written): the
+    run is stored and counted done, the sweep then stops; a Ctrl-C there counted a stored run as
+    not run (seen in tests/test_sweep_execute.py::test_ctrl_c_stops_promptly_and_resumes)."""
+    import signal
+
+    from aqmlab.sweep.execute import SweepInterrupted
+    from aqmlab.sweep.store_index import StoreIndex
+
+    real = StoreIndex.put_runs
+    calls = {"n": 0}
+
+    def interrupted(self: StoreIndex, entries, **kw) -> None:  # noqa: ANN001
+        calls["n"] += 1
+        if calls["n"] == 4:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, mid-store
+        real(self, entries, **kw)
+
+    monkeypatch.setattr(StoreIndex, "put_runs", interrupted)
+    with pytest.raises(SweepInterrupted) as info:
+        run_sweep(small_sweep(replications=3, points=6), tmp_path / "s", run_fn=fake.run, workers=1, engine_version="t")
+    r = info.value.report
+    assert r.executed == 4 == len(ResultStore(tmp_path / "s").index())
+    assert r.ok + r.failed + r.not_run == 18

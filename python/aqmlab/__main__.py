@@ -1,5 +1,5 @@
-"""``python -m aqmlab``: the command line."""
+"""``python -m aqmlab``: the command line (``aqmlab run`` without the framework: entry.py)."""
 
-from .cli import main
+from .entry import main
 
 main()

@@ -19,6 +19,7 @@ __all__ = [
     "aqms",
     "version",
     "_panic_for_test",
+    "table_columns",
     "__version__",
 ]
 
@@ -184,3 +185,7 @@ def version() -> str:
 
 def _panic_for_test(message: str) -> None:
     """Test hook: panics inside the run guard; raises SimulationError."""
+
+def table_columns(batch: ArrowRecordBatch) -> dict[str, list[Any]]:
+    """A record batch's columns as lists (ints, floats, str, bool, None for a null), without
+    pyarrow; TypeError for a column of another type (dictionary, nested)."""

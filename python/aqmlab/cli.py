@@ -7,26 +7,33 @@ Exit codes: 0 success; 1 a run failed; 2 invalid input (the message names the fi
 from __future__ import annotations
 
 import concurrent.futures as cf
-import errno
 import json
 import math
 import os
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+# The exit codes, the one-line errors, the progress bar and `run` itself live with the fast
+# path of `aqmlab run` (cli_run.py, run_report.py), which must not import typer.
+from .cli_run import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, run_command
+from .cli_run import LazyProgress as _LazyProgress
+from .cli_run import apply_max_memory as _apply_max_memory
+from .cli_run import die as _die
+from .cli_run import jsonable as _jsonable
+from .cli_run import user_errors as _user_errors
+from .run_report import fmt as _f
+from .run_report import stdout_console
+
+__all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "app", "compare_aqms", "main"]
 
 UNITS_NOTE = (
     'unit s: a duration such as "5ms" or a bare number of seconds; bytes, packets, probability, weight: plain numbers'
@@ -40,19 +47,8 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-out = Console(highlight=False)
-if not out.is_terminal and "COLUMNS" not in os.environ:
-    # Piped output (files, CI logs) gets room for the wide tables instead of rich's 80.
-    out.width = 120
+out = stdout_console()
 err = Console(stderr=True, highlight=False)
-
-
-def _die(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    first = message.strip().splitlines()[0] if message.strip() else "failed"
-    # Plain write: one line, never wrapped or styled.
-    sys.stderr.write(f"error: {first}\n")
-    sys.stderr.flush()
-    raise typer.Exit(code)
 
 
 MaxMemoryOption = Annotated[
@@ -65,208 +61,8 @@ MaxMemoryOption = Annotated[
 ]
 
 
-def _apply_max_memory(value: str | None) -> None:
-    """Checks --max-memory and hands it to every run this command starts, on threads or in
-    worker processes, through the environment variable the runs read."""
-    from .memory_limit import ENV_VAR, MemoryLimitError, parse_memory
-
-    if value is None:
-        return
-    try:
-        parse_memory(value, "--max-memory")
-    except MemoryLimitError as e:
-        _die(str(e))
-    os.environ[ENV_VAR] = value
-
-
-@contextmanager
-def _user_errors() -> Iterator[None]:
-    """What every command runs in: the scenario's warnings and its errors as lines on stderr."""
-    with _warnings_as_lines(), _errors_as_lines():
-        yield
-
-
-@contextmanager
-def _warnings_as_lines() -> Iterator[None]:
-    """Shows each :class:`aqmlab.ScenarioWarning` as one plain line on stderr, ``warning: path:
-    message`` (issue 24, item 8), and any other warning as Python would."""
-    import warnings
-
-    from .errors import ScenarioWarning
-
-    with warnings.catch_warnings():
-        python_show = warnings.showwarning
-
-        def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-            if issubclass(category, ScenarioWarning):
-                sys.stderr.write(f"warning: {message}\n")
-                sys.stderr.flush()
-            else:
-                python_show(message, category, *args, **kwargs)
-
-        warnings.showwarning = show
-        yield
-
-
-@contextmanager
-def _errors_as_lines() -> Iterator[None]:
-    """Turns bad input and Ctrl-C into a one-line message and an exit code, no traceback."""
-    from .errors import MissingExtraError, ScenarioError, SimulationError
-    from .memory_limit import MemoryLimitError
-
-    try:
-        yield
-    except ScenarioError as e:
-        _die(str(e), EXIT_USAGE)
-    except MissingExtraError as e:
-        _die(str(e), EXIT_USAGE)
-    except MemoryLimitError as e:
-        _die(str(e), EXIT_USAGE)
-    except FileNotFoundError as e:
-        # An error raised with a message of its own (a scenario path that names no file, with
-        # its hint) says it; one from the OS (no strerror otherwise) names the file.
-        _die(str(e) if e.strerror is None or e.filename is None else f"no such file: {e.filename}", EXIT_USAGE)
-    except IsADirectoryError as e:
-        _die(f"is a directory, not a scenario file: {e.filename}", EXIT_USAGE)
-    except OSError as e:
-        if e.errno not in (errno.ENOSPC, errno.EDQUOT):
-            raise
-        # A results store refuses to leave partial files, so the same command resumes.
-        _die(f"disk full: {e.strerror or e}", EXIT_FAILED)
-    except UnicodeDecodeError as e:
-        _die(f"scenario file is not UTF-8 text: {e}", EXIT_USAGE)
-    except SimulationError as e:
-        _die(str(e), EXIT_FAILED)
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-
-
 # ---------------------------------------------------------------------------------------------
-# formatting
-
-
-def _f(v: Any, digits: int = 3) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, int):
-        return f"{v:,}"
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "-"
-        return f"{v:.{digits}f}"
-    return str(v)
-
-
-def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
-
-
-class _LazyProgress:
-    """A progress callback that shows a rich bar on stderr once a run lasts > ``delay`` s."""
-
-    def __init__(self, label: str, delay: float = 0.5, enabled: bool = True):
-        self.label = label
-        self.delay = delay
-        self.enabled = enabled and err.is_terminal
-        self.t0 = time.monotonic()
-        self.bar: Progress | None = None
-        self.task: TaskID | None = None
-
-    def __call__(self, fraction: float) -> None:
-        if not self.enabled:
-            return
-        if self.bar is None:
-            if time.monotonic() - self.t0 < self.delay:
-                return
-            self.bar = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                TextColumn("{task.percentage:>5.1f}%"),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-                console=err,
-                transient=True,
-            )
-            self.bar.start()
-            self.task = self.bar.add_task(self.label, total=1.0)
-        assert self.task is not None
-        self.bar.update(self.task, completed=fraction)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
-
-
-# ---------------------------------------------------------------------------------------------
-# run
-
-
-def _print_run(r: Any) -> None:
-    s = r.summary
-    head = Table(title=f"aqmlab run: {r.name or 'scenario'} (seed {r.seed})", show_header=False)
-    head.add_column("", style="bold")
-    head.add_column("")
-    head.add_row("simulated", f"{r.duration_s:g} s (warm-up {r.warmup_s:g} s)")
-    head.add_row("events", f"{r.events:,}")
-    head.add_row("wall time", f"{r.wall_time_s:.3f} s ({r.events_per_second / 1e6:.2f} M events/s)")
-    t = r.timings
-    head.add_row("set-up / loop / collect", f"{t['setup_s']:.3f} / {t['loop_s']:.3f} / {t['collect_s']:.3f} s")
-    if r.peak_rss_bytes is not None:
-        head.add_row("peak memory", f"{r.peak_rss_bytes / 2**20:,.0f} MiB")
-    head.add_row("flows", f"{r.n_flows}")
-    head.add_row("goodput (sum)", f"{_f(s.get('flows.goodput_bps.sum', math.nan) / 1e6)} Mb/s")
-    head.add_row("mean RTT", f"{_f(s.get('flows.mean_rtt_ms.mean', math.nan), 2)} ms")
-    head.add_row("retransmissions", _f(s.get("flows.retransmissions.sum")))
-    head.add_row("timeouts", _f(s.get("flows.timeouts.sum")))
-    # The headline is over the TCP flows when the run has any (issue 24): say so, and show
-    # the all-flows value and the groups' beside it when they say something else.
-    groups = r.groups.to_dict("records")
-    head.add_row(f"Jain index ({r.jain_index_over.replace('_', ' ').replace('tcp', 'TCP')})", _f(r.jain_index, 4))
-    if r.jain_index_over == "tcp_flows" and any(g["kind"] != "tcp" for g in groups):
-        head.add_row("Jain index (all flows)", _f(r.jain_index_all_flows, 4))
-    if len(groups) > 1:
-        by_group = ", ".join(f"{g['group']} {_f(g['jain_index'], 4)}" for g in groups[:6])
-        head.add_row("Jain index by group", by_group + (f", ... ({len(groups)} groups)" if len(groups) > 6 else ""))
-    head.add_row("conserved", _f(r.conserved))
-    out.print(head)
-
-    q = Table(title="queues", box=box.SIMPLE_HEAVY, collapse_padding=True, pad_edge=False)
-    for c in (
-        "queue",
-        "arrivals",
-        "drops",
-        "marks",
-        "loss %",
-        "mean queue (pkts)",
-        "mean delay ms",
-        "p99 delay ms",
-        "util %",
-    ):
-        if c == "queue":
-            q.add_column(c, no_wrap=True)
-        else:
-            q.add_column(c, justify="right", min_width=max(6, max(len(w) for w in c.split())))
-    rows = r.queues.to_dict("records")
-    shown = [x for x in rows if "bottleneck" in x["name"] or x["drops"] or x["marks"]]
-    for x in shown:
-        q.add_row(
-            x["name"],
-            _f(x["arrivals"]),
-            _f(x["drops"]),
-            _f(x["marks"]),
-            _f(100 * x["loss_rate"], 2),
-            _f(x["mean_queue_packets"], 2),
-            _f(x["mean_delay_ms"], 2),
-            _f(x["p99_delay_ms"], 2),
-            _f(100 * x["utilization"], 1),
-        )
-    if len(rows) > len(shown):
-        q.caption = f"{len(rows) - len(shown)} other queues without drops or marks not shown (see --out)"
-    out.print(q)
+# run (its table is in run_report.py, which the fast path of `aqmlab run` imports without typer)
 
 
 @app.command()
@@ -282,24 +78,7 @@ def run(
     max_memory: MaxMemoryOption = None,
 ) -> None:
     """Run one scenario and print a summary."""
-    from . import api
-
-    _apply_max_memory(max_memory)
-    with _user_errors():
-        progress = _LazyProgress("simulating", enabled=not quiet)
-        try:
-            r = api.run(scenario, seed=seed, progress=progress)
-        finally:
-            progress.close()
-        if out_dir is not None:
-            r.to_parquet(out_dir)
-            r.to_csv(out_dir)
-        if as_json:
-            sys.stdout.write(json.dumps(_jsonable(r.summary), allow_nan=False) + "\n")
-        else:
-            _print_run(r)
-            if out_dir is not None:
-                out.print(f"tables written to {out_dir}/ (Parquet and CSV) with summary.json")
+    run_command(scenario, seed, out_dir, as_json, quiet, max_memory)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import _core
+
 if TYPE_CHECKING:  # imported where a table is first built: `import aqmlab` stays light
     import numpy as np
     import numpy.typing as npt
@@ -52,6 +54,11 @@ def pa_record_batch(batch: Any) -> pa.RecordBatch:
     import pyarrow as pa
 
     return pa.record_batch(batch)
+
+
+def _rows(columns: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """A table's columns (``_core.table_columns``) as one dict per row."""
+    return [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
 
 
 def _num(v: Any) -> float | int:
@@ -149,7 +156,7 @@ class Result:
 
     @property
     def n_flows(self) -> int:
-        return self.to_arrow("flows").num_rows
+        return len(next(iter(self._flow_columns.values()), []))
 
     # -- tables ---------------------------------------------------------------------------
     def to_arrow(self, table: str) -> pa.Table:
@@ -218,17 +225,19 @@ class Result:
             copy=False,
         )
 
+    # The summary's rows are read by the engine's own reader, not pyarrow: printing a run's
+    # summary then imports neither pyarrow nor numpy (issue 24, item 12); same values.
     @cached_property
     def _queue_rows(self) -> list[dict[str, Any]]:
-        return self.to_arrow("queues").to_pylist()
+        return _rows(_core.table_columns(self.raw["queues"]))
 
     @cached_property
     def _group_rows(self) -> list[dict[str, Any]]:
-        return self.to_arrow("groups").to_pylist()
+        return _rows(_core.table_columns(self.raw["groups"]))
 
     @cached_property
     def _flow_columns(self) -> dict[str, list[Any]]:
-        return self.to_arrow("flows").to_pydict()
+        return _core.table_columns(self.raw["flows"])
 
     def queue(self, name: str = "bottleneck") -> pd.Series:
         """The row of the queue table for queue ``name``, as a Series indexed by column."""

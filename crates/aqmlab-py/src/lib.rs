@@ -3,13 +3,15 @@
 //! Nothing here simulates or computes: it converts scenarios in, results out, errors across,
 //! and adapts AQMs written in Python to the core's `Aqm` trait. Runs release the GIL; the
 //! progress callback re-acquires it briefly to call Python and to check for Ctrl-C. One module
-//! per job: `errors`, `conversion` (and `arrow_tables`), `python_aqm`, `run`.
+//! per job: `errors`, `conversion` (and `arrow_tables`), `python_aqm`, `run`, `table_values`
+//! (a table's values for Python without pyarrow).
 
 mod arrow_tables;
 mod conversion;
 mod errors;
 mod python_aqm;
 mod run;
+mod table_values;
 
 use errors::{ScenarioError, SimulationError};
 use pyo3::prelude::*;
@@ -31,6 +33,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::aqms, m)?)?;
     m.add_function(wrap_pyfunction!(run::version, m)?)?;
     m.add_function(wrap_pyfunction!(run::_panic_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(table_values::table_columns, m)?)?;
     m.add("__version__", aqmlab_core::VERSION)?;
     Ok(())
 }

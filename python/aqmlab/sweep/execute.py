@@ -50,6 +50,7 @@ import pickle
 import signal
 import socket
 import statistics
+import threading
 import time
 import uuid
 import warnings
@@ -69,6 +70,7 @@ from concurrent.futures.thread import BrokenThreadPool
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pandas as pd
@@ -347,6 +349,33 @@ def _signals_deferred() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT and SIGTERM (Ctrl-C, a scheduler's stop) recorded during the block and handed to
+    their handlers when it ends, so the block is not cut in two. Python runs a signal's
+    handler on the main thread whichever thread received it, so masking the main thread alone
+    (:func:`_signals_deferred`) would not do while the pool's threads run: the handlers are
+    swapped instead. Off the main thread (where handlers cannot be set) the block runs as is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[tuple[int, FrameType | None]] = []
+    previous: dict[int, Any] = {
+        sig: signal.signal(sig, lambda signum, frame: got.append((signum, frame))) for sig in _DEFERRED_SIGNALS
+    }
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for signum, frame in got:
+            handler = previous[signum]
+            if callable(handler):
+                handler(signum, frame)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(signum)
+
+
 class _SignalDeferredPool(ProcessPoolExecutor):
     """A process pool whose workers are forked with SIGINT and SIGTERM blocked. A Ctrl-C
     (to the whole process group) or the driver's SIGTERM arriving while a worker starts would
@@ -510,6 +539,7 @@ class _Driver:
         self.restarts_left = max_pool_restarts
         self.start = time.monotonic()
         self.done = 0
+        self.counted: set[str] = set()  # keys stored and counted by this invocation
         # Claims in the store index keep a concurrent sweep from running our jobs (and us theirs).
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.waiting: dict[str, PlannedJob] = {}  # claimed by another live sweep
@@ -558,8 +588,21 @@ class _Driver:
             metrics=dict(outcome.get("metrics") or {}),
             fingerprint=self.report.fingerprint,
         )
-        self.store.write_run(rec, release_owner=self.owner)
+        # Storing a run and counting it go together: a Ctrl-C between the two counted a stored
+        # run as not run, and a full disk after the run file, in the index, counted it nowhere.
+        with _interrupts_held():
+            try:
+                self.store.write_run(rec, release_owner=self.owner)
+            except DiskFullError as exc:
+                if getattr(exc, "run_stored", False):  # its file is whole: readers index it from there
+                    self._count(p, rec)
+                raise
+            self._count(p, rec)
+        self._notify(rec)
+
+    def _count(self, p: PlannedJob, rec: RunRecord) -> None:
         r = self.report
+        self.counted.add(p.key)
         r.executed_keys.append(p.key)
         if rec.status == "ok":
             r.ok += 1
@@ -567,7 +610,6 @@ class _Driver:
             r.failed += 1
             r.failures.append(FailedRun(p.key, dict(p.job.point), p.job.replication, p.job.seed, rec.error))
         self.done += 1
-        self._notify(rec)
 
     @staticmethod
     def _lost(exc: BaseException) -> dict[str, Any]:
@@ -603,8 +645,11 @@ class _Driver:
                 outcome = fut.result(timeout=60)
             except Exception as exc:
                 outcome = self._lost(exc)
-            self._record(p, outcome)  # a full disk leaves the unrecorded ones in flight, not run
-            del self.inflight[fut]
+            try:
+                self._record(p, outcome)  # a full disk leaves the unrecorded ones in flight, not run
+            finally:
+                if p.key in self.counted:
+                    del self.inflight[fut]
         if self.backend.restart is None or self.restarts_left <= 0:
             self.report.stopped_reason = "a worker process died and the pool could not be restarted"
             if self.backend.restart is not None:
@@ -706,11 +751,13 @@ class _Driver:
                     try:
                         collected = self._collect(fut, p)
                     except (KeyboardInterrupt, DiskFullError):
-                        # A worker's Ctrl-C, or no room to store the run: this job and the other
-                        # finished ones not yet recorded go back in flight, so the stop counts
-                        # them as not run (a full disk lost one from the counts, issue 24).
+                        # A worker's Ctrl-C, or no room to store the run: this job (unless it was
+                        # stored all the same) and the other finished ones not yet recorded go
+                        # back in flight, so the stop counts them as not run (a full disk lost one
+                        # from the counts, issue 24).
                         for f, q in finished[i:]:
-                            self.inflight[f] = q
+                            if q.key not in self.counted:
+                                self.inflight[f] = q
                         raise
                     if not collected:
                         # Recorded with the other in-flight jobs below.

@@ -266,13 +266,20 @@ class ResultStore:
     def write_run(self, record: RunRecord, *, release_owner: str | None = None) -> Path:
         """Persist one run atomically, then index it (and drop ``release_owner``'s claim on it).
 
-        Raises :class:`.atomic_file.DiskFullError` with nothing partial written."""
+        Raises :class:`.atomic_file.DiskFullError` with nothing partial written; with
+        ``run_stored`` set when the run file was written and only its index row was not."""
         target = self.run_file(record.key)
         target.parent.mkdir(parents=True, exist_ok=True)
         data = record.to_file_bytes()
         write_atomic(target, data)
         entry = _index_entry(record.meta_row(), sha256_hex(data), len(data))
-        self.db.put_runs([entry], release_owner=release_owner)
+        try:
+            self.db.put_runs([entry], release_owner=release_owner)
+        except DiskFullError as exc:
+            # The run file is whole: the next reader indexes it from the file. The caller
+            # counts the run as stored (``run_stored``), not as lost.
+            exc.run_stored = True  # type: ignore[attr-defined]
+            raise
         # A re-run of a run an older store held as Parquet: the new file replaces it.
         target.with_suffix(LEGACY_RUN_SUFFIX).unlink(missing_ok=True)
         return target

@@ -1,0 +1,187 @@
+"""``aqmlab run`` without the command-line framework, and what the typer app shares with it.
+
+A run of a small scenario takes milliseconds, and the process around it used to take 0.35-0.5 s
+(issue 24, item 12): typer (with pydantic), rich, pyarrow and numpy were imported to print one
+line of JSON, and pandas too for the table. The ``aqmlab`` script's entry point (entry.py)
+reads a plain ``aqmlab run`` command line itself and calls :func:`run_command`, which imports
+none of them (``--json``) or rich alone (the table, run_report.py); the typer app's ``run``
+calls the same function, so a command line gives the same output and exit code either way.
+Also here, shared with that app: the exit codes, the one-line errors (:func:`user_errors`) and
+the progress bar (:class:`LazyProgress`), none of which imports anything heavy until it is
+needed. BENCHMARKS.md, "aqmlab run cold start, whole process".
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def die(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    """One line ``error: ...`` on stderr (the message's first line), then exit ``code``."""
+    first = message.strip().splitlines()[0] if message.strip() else "failed"
+    # Plain write: one line, never wrapped or styled.
+    sys.stderr.write(f"error: {first}\n")
+    sys.stderr.flush()
+    raise SystemExit(code)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """What every command runs in: the scenario's warnings and its errors as lines on stderr."""
+    with warnings_as_lines(), errors_as_lines():
+        yield
+
+
+@contextmanager
+def warnings_as_lines() -> Iterator[None]:
+    """Shows each :class:`aqmlab.ScenarioWarning` as one plain line on stderr, ``warning: path:
+    message`` (issue 24, item 8), and any other warning as Python would."""
+    import warnings
+
+    from .errors import ScenarioWarning
+
+    with warnings.catch_warnings():
+        python_show = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+            if issubclass(category, ScenarioWarning):
+                sys.stderr.write(f"warning: {message}\n")
+                sys.stderr.flush()
+            else:
+                python_show(message, category, *args, **kwargs)
+
+        warnings.showwarning = show
+        yield
+
+
+@contextmanager
+def errors_as_lines() -> Iterator[None]:
+    """Turns bad input and Ctrl-C into a one-line message and an exit code, no traceback."""
+    from .errors import MissingExtraError, ScenarioError, SimulationError
+    from .memory_limit import MemoryLimitError
+
+    try:
+        yield
+    except ScenarioError as e:
+        die(str(e), EXIT_USAGE)
+    except MissingExtraError as e:
+        die(str(e), EXIT_USAGE)
+    except MemoryLimitError as e:
+        die(str(e), EXIT_USAGE)
+    except FileNotFoundError as e:
+        # An error raised with a message of its own (a scenario path that names no file, with
+        # its hint) says it; one from the OS (no strerror otherwise) names the file.
+        die(str(e) if e.strerror is None or e.filename is None else f"no such file: {e.filename}", EXIT_USAGE)
+    except IsADirectoryError as e:
+        die(f"is a directory, not a scenario file: {e.filename}", EXIT_USAGE)
+    except OSError as e:
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        # A results store refuses to leave partial files, so the same command resumes.
+        die(f"disk full: {e.strerror or e}", EXIT_FAILED)
+    except UnicodeDecodeError as e:
+        die(f"scenario file is not UTF-8 text: {e}", EXIT_USAGE)
+    except SimulationError as e:
+        die(str(e), EXIT_FAILED)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+def apply_max_memory(value: str | None) -> None:
+    """Checks --max-memory and hands it to every run this command starts, on threads or in
+    worker processes, through the environment variable the runs read."""
+    from .memory_limit import ENV_VAR, MemoryLimitError, parse_memory
+
+    if value is None:
+        return
+    try:
+        parse_memory(value, "--max-memory")
+    except MemoryLimitError as e:
+        die(str(e))
+    os.environ[ENV_VAR] = value
+
+
+def jsonable(d: dict[str, Any]) -> dict[str, Any]:
+    """Non-finite floats as None (JSON has no NaN)."""
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+
+
+class LazyProgress:
+    """A progress callback that shows a rich bar on stderr once a run lasts > ``delay`` s (and
+    stderr is a terminal); rich is imported then, not before."""
+
+    def __init__(self, label: str, delay: float = 0.5, enabled: bool = True):
+        self.label = label
+        self.delay = delay
+        self.enabled = enabled
+        self.t0 = time.monotonic()
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __call__(self, fraction: float) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.t0 < self.delay:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            console = Console(stderr=True, highlight=False)
+            if not console.is_terminal:
+                self.enabled = False
+                return
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.percentage:>5.1f}%"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=console,
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=1.0)
+        self.bar.update(self.task, completed=fraction)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def run_command(
+    scenario: str, seed: int | None, out_dir: Path | None, as_json: bool, quiet: bool, max_memory: str | None
+) -> None:
+    """``aqmlab run``: runs ``scenario``, writes its tables to ``out_dir`` if given, prints the
+    summary as JSON (``as_json``) or as tables (run_report.py)."""
+    from . import api
+
+    apply_max_memory(max_memory)
+    with user_errors():
+        progress = LazyProgress("simulating", enabled=not quiet)
+        try:
+            r = api.run(scenario, seed=seed, progress=progress)
+        finally:
+            progress.close()
+        if out_dir is not None:
+            r.to_parquet(out_dir)
+            r.to_csv(out_dir)
+        if as_json:
+            sys.stdout.write(json.dumps(jsonable(r.summary), allow_nan=False) + "\n")
+        else:
+            from .run_report import show_run
+
+            show_run(r, out_dir)
