@@ -286,6 +286,70 @@ fn work_per_event_does_not_grow_with_the_window() {
     }
 }
 
+/// A flight of `window` packets sent at once, every 20th lost, the others acknowledged one by
+/// one with a cumulative ACK and the SACK block above the last hole, RACK looking for losses
+/// and NextSeg resending one packet per ACK: steps per scoreboard event.
+macro_rules! scripted_steps {
+    ($board:ident, $rule:expr, $window:expr) => {{
+        let rule: LossRule = $rule;
+        let mut b = $board::new(3, rule);
+        let window: i64 = $window;
+        let mut rack = Rack::default();
+        let (steps0, events0) = work::counts();
+        for seq in 0..window {
+            b.on_sent(NextSeg::New(seq), 0);
+        }
+        b.enter_recovery();
+        let (mut cum, mut hole) = (-1, -1);
+        for (t, seq) in (0..window).filter(|s| s % 20 != 7).enumerate() {
+            let now = 1_000 + t as Time;
+            if hole < 0 && seq == cum + 1 {
+                cum = seq;
+            } else if hole < 0 {
+                hole = cum + 1;
+            }
+            let blocks = [SackBlock {
+                start: hole.max(cum + 1),
+                end: seq + 1,
+            }];
+            let blocks = if hole < 0 { &blocks[..0] } else { &blocks[..] };
+            b.on_ack_visit(cum, blocks, |d| rack.on_delivered(d, now, None));
+            match rack.loss_threshold(0) {
+                Some((newest, threshold)) if rule == LossRule::Marked => {
+                    b.mark_lost_by_time(newest, threshold, now);
+                }
+                _ => {}
+            }
+            if let Some(seg) = b.next_seg(false) {
+                b.on_sent(seg, now);
+            }
+            let _ = b.pipe();
+        }
+        let (steps, events) = work::counts();
+        (steps - steps0) as f64 / (events - events0) as f64
+    }};
+}
+
+/// The control of the test above: the same count over a scripted flight takes about 6 steps
+/// per event for the indices at windows of 2^8 and 2^12, and 5,000-7,000 for the walks at
+/// 2^12, so the count does see walks over the flight.
+#[test]
+fn the_step_count_sees_walks_over_the_flight() {
+    for rule in [LossRule::DupThresh, LossRule::Marked] {
+        let small = scripted_steps!(Scoreboard, rule, 1 << 8);
+        let large = scripted_steps!(Scoreboard, rule, 1 << 12);
+        assert!(
+            small < 60.0 && large < 60.0 && large < 2.0 * small,
+            "{rule:?}: {small:.1} and {large:.1} steps per event"
+        );
+        let walks = scripted_steps!(ReferenceScoreboard, rule, 1 << 12);
+        assert!(
+            walks > 1_000.0,
+            "{rule:?}: the walks, {walks:.1} steps per event"
+        );
+    }
+}
+
 /// The memory the indices add per packet outstanding (for the memory estimate of window
 /// state, `memory.rs`): before them the scoreboard kept 17 bytes per packet (its state and
 /// last sending); the ordered sets add about a bit per packet each, RACK's sending order 4
