@@ -218,6 +218,18 @@ impl Transmission {
     /// window holds it whole, else the exact share.
     #[inline]
     pub fn within(&self, from: Time, to: Time) -> (u128, f64) {
+        if self.started > from && self.ends <= to {
+            // Whole inside (its exact start is less than a nanosecond before its event, so
+            // after `from`): every bit, and the pro rata formula's value, which it always
+            // was for a transmission held whole (inside = tx); the common case, kept cheap.
+            let (tx, bits) = (self.ends - self.started, self.size as f64 * 8.0);
+            let bits = if tx > 0 {
+                bits * tx as f64 / tx as f64
+            } else {
+                bits
+            };
+            return (nanobits(self.size), bits);
+        }
         let rate = self.rate_bps as u128;
         let (start, end) = self.exact();
         let lo = start.max(from as u128 * rate);

@@ -29,7 +29,7 @@ pub struct Link {
     /// The transmitter's exact clock: how far before its event the last transmission ended.
     clock: RateClock,
     /// When the link went idle; [`BUSY`] while it transmits (a sentinel rather than an
-    /// `Option`, so that the fields an event reads fit the first cache line with `clock`).
+    /// `Option`, so that with `clock` added a link is still eight cache lines).
     idle_since: Time,
     pub rate_bps: u64,
     pub delay: Time,

@@ -63,16 +63,24 @@ impl RateClock {
     /// end's lag covers it: 125 one-byte packets fit in a nanosecond at 1 Tb/s).
     #[inline]
     pub fn next_end(&mut self, now: Time, bytes: u32, rate_bps: u64, chained: bool) -> Time {
-        let lag = if chained { self.lag as u128 } else { 0 };
-        let bits = nanobits(bytes);
-        let rate = rate_bps as u128;
-        if bits <= lag {
-            self.lag = (lag - bits) as u64;
-            return now;
+        let lag = if chained { self.lag } else { 0 };
+        // In 64 bits for every packet up to 1.15 GB (a 128-bit division is a library call,
+        // a third of a link event's instructions); `ns * rate` is below `ahead + rate`.
+        if bytes < (1 << 30) {
+            let bits = bytes as u64 * 8 * NANOS_PER_SEC;
+            if bits <= lag {
+                self.lag = lag - bits;
+                return now;
+            }
+            let ahead = bits - lag;
+            let ns = ahead.div_ceil(rate_bps);
+            self.lag = ns * rate_bps - ahead;
+            return now + ns;
         }
-        let ahead = bits - lag;
+        let (bits, lag, rate) = (nanobits(bytes), lag as u128, rate_bps as u128);
+        let ahead = bits.saturating_sub(lag);
         let ns = ahead.div_ceil(rate);
-        self.lag = (ns * rate - ahead) as u64;
+        self.lag = (ns * rate + lag - bits) as u64;
         now + ns as Time
     }
 }
@@ -138,6 +146,25 @@ mod tests {
         }
         assert_eq!(now, 10, "1250 bytes in 10 ns at 1 Tb/s");
         assert_eq!(at_8_ns, 125, "125 ends at 8 ns");
+    }
+
+    /// Packets too large for 64-bit nanobits take the 128-bit path, to the same times.
+    #[test]
+    fn huge_packets_keep_exact_time() {
+        let (mut a, mut b) = (RateClock::default(), RateClock::default());
+        let huge = u32::MAX; // 34 Gbit: 8.6 s at 4 Gb/s
+        let end = a.next_end(0, huge, 3_999_999_999, true);
+        assert_eq!(end, transmission_time(huge, 3_999_999_999));
+        let exact = nanobits(huge) as f64 / 3_999_999_999.0;
+        assert!(end as f64 >= exact && (end as f64) < exact + 1.0);
+        // Alternating with small packets, the lag carries across the two paths.
+        let mut now = 0;
+        for i in 0..10u32 {
+            let size = if i % 2 == 0 { huge } else { 3 };
+            now = b.next_end(now, size, 7_000_000_001, true);
+        }
+        let total = 5 * nanobits(huge) + 5 * nanobits(3);
+        assert_eq!(now as u128, total.div_ceil(7_000_000_001));
     }
 
     #[test]
