@@ -152,6 +152,32 @@ def test_ctrl_c_during_a_long_build_exits_130_promptly(tmp_path: Any) -> None:
     assert waited < 1.5, f"took {waited:.2f} s to stop"
 
 
+@pytest.mark.parametrize("delay_s", [0.0, 0.03])
+def test_ctrl_c_before_the_command_body_is_one_line_and_130(tmp_path: Any, delay_s: float) -> None:
+    """A Ctrl-C while the CLI is still importing typer or reading its command line (issue 24:
+    on a loaded machine the test above could land there) was a KeyboardInterrupt traceback
+    (exit -2) or typer's silent exit 130; it is one line and 130 like any other Ctrl-C."""
+    p = tmp_path / "small.toml"
+    p.write_text(
+        'duration = "1s"\n[topology]\nkind = "dumbbell"\nsenders = 1\n'
+        'bottleneck = { rate = "10Mbps", delay = "10ms" }\naccess = { rate = "100Mbps", delay = "1ms" }\n'
+        '[[flows]]\nkind = "tcp"\nfrom = "senders"\nto = "receivers"\n'
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import aqmlab.cli as c; print('ready', flush=True); c.main()", "run", str(p)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(delay_s)
+    os.kill(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert stderr.strip().splitlines() == ["interrupted"], stderr
+
+
 # A run whose every event at the bottleneck costs 5 ms (a Python AQM that sleeps), on a worker
 # thread, so that only the engine's own poll can notice the Ctrl-C (the main thread's handler
 # never runs inside the AQM).

@@ -27,6 +27,7 @@ from rich.text import Text
 from .cli_run import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, run_command
 from .cli_run import LazyProgress as _LazyProgress
 from .cli_run import apply_max_memory as _apply_max_memory
+from .cli_run import interrupted_anywhere
 from .cli_run import die as _die
 from .cli_run import jsonable as _jsonable
 from .cli_run import user_errors as _user_errors
@@ -440,7 +441,8 @@ def version() -> None:
 
 def main() -> None:
     """Entry point of the ``aqmlab`` script."""
-    app()
+    with interrupted_anywhere():
+        app()
 
 
 if __name__ == "__main__":

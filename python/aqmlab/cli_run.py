@@ -95,8 +95,37 @@ def errors_as_lines() -> Iterator[None]:
     except SimulationError as e:
         die(str(e), EXIT_FAILED)
     except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        raise SystemExit(EXIT_INTERRUPTED) from None
+        interrupted()
+
+
+def interrupted() -> NoReturn:
+    """Ctrl-C's one line and exit code."""
+    sys.stderr.write("interrupted\n")
+    sys.stderr.flush()
+    raise SystemExit(EXIT_INTERRUPTED)
+
+
+@contextmanager
+def interrupted_anywhere() -> Iterator[None]:
+    """The whole command line's guard: a Ctrl-C that comes before a command's body (while the
+    framework imports or reads the command line, or while this module imports) is also one
+    line and exit 130, not a traceback (KeyboardInterrupt out of the app) nor a silent 130
+    (typer turns a KeyboardInterrupt out of a command into ``Exit(130)`` and prints nothing).
+    A command that handled its Ctrl-C itself (:func:`errors_as_lines`, a sweep's summary)
+    has said so already: its SystemExit(130) was not raised from a KeyboardInterrupt."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        interrupted()
+    except SystemExit as e:
+        framework_exit = e.__context__
+        if (
+            e.code == EXIT_INTERRUPTED
+            and framework_exit is not None
+            and isinstance(framework_exit.__cause__, KeyboardInterrupt)
+        ):
+            interrupted()
+        raise
 
 
 def apply_max_memory(value: str | None) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cli_run import EXIT_OK, run_command
+from .cli_run import EXIT_OK, interrupted_anywhere, run_command
 
 
 @dataclass
@@ -91,5 +91,6 @@ def main() -> None:
 
         full()
         return
-    run_command(fast.scenario, fast.seed, fast.out_dir, fast.as_json, fast.quiet, fast.max_memory)
+    with interrupted_anywhere():
+        run_command(fast.scenario, fast.seed, fast.out_dir, fast.as_json, fast.quiet, fast.max_memory)
     raise SystemExit(EXIT_OK)
