@@ -24,10 +24,9 @@ from rich.text import Text
 
 # The exit codes, the one-line errors, the progress bar and `run` itself live with the fast
 # path of `aqmlab run` (cli_run.py, run_report.py), which must not import typer.
-from .cli_run import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, run_command
+from .cli_run import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, interrupted_anywhere, run_command
 from .cli_run import LazyProgress as _LazyProgress
 from .cli_run import apply_max_memory as _apply_max_memory
-from .cli_run import interrupted_anywhere
 from .cli_run import die as _die
 from .cli_run import jsonable as _jsonable
 from .cli_run import user_errors as _user_errors
