@@ -185,9 +185,7 @@ class StoreIndex:
             conn.execute("PRAGMA synchronous=NORMAL")
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
-                raise StoreIndexError(
-                    f"{self.path} was written by a newer aqmlab (index schema {version} > {SCHEMA_VERSION})"
-                )
+                raise self._newer_schema(version)
             if version < SCHEMA_VERSION:  # a new store (no write otherwise: a full disk can still be read)
                 conn.executescript(_SCHEMA)
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -204,6 +202,11 @@ class StoreIndex:
                 raise StoreReadOnlyError(self.path) from exc
             raise StoreIndexError(f"cannot open the store index {self.path}: {exc}") from exc
         return conn
+
+    def _newer_schema(self, version: int) -> StoreIndexError:
+        """The error for an index whose schema ``version`` this aqmlab does not know (read or
+        write: neither may touch it)."""
+        return StoreIndexError(f"{self.path} was written by a newer aqmlab (index schema {version} > {SCHEMA_VERSION})")
 
     def _read_connection(self) -> sqlite3.Connection | None:
         """A read-only connection (see the module docstring), or None while there is no index."""
@@ -224,9 +227,7 @@ class StoreIndex:
             raise StoreIndexError(f"cannot open the store index {self.path}: {exc}") from exc
         if version > SCHEMA_VERSION:
             conn.close()
-            raise StoreIndexError(
-                f"{self.path} was written by a newer aqmlab (index schema {version} > {SCHEMA_VERSION})"
-            )
+            raise self._newer_schema(version)
         self._reader, self._reader_pid = conn, os.getpid()
         return conn
 
