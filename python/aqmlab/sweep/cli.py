@@ -34,14 +34,13 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from ..cli_run import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from ..interrupt import interrupt
 from .atomic_file import DiskFullError
 from .definition import Sweep, SweepDefinitionError
 from .execute import SweepInterrupted, SweepProgress, SweepReport, run_sweep
 from .store import ResultStore
 from .store_index import StoreIndexError, StoreReadOnlyError
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def default_store_dir(sweep: Sweep) -> Path:
