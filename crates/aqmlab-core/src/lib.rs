@@ -14,6 +14,7 @@ pub mod aqm;
 pub mod metrics;
 pub mod net;
 pub mod result;
+pub mod run_warnings;
 pub mod scenario;
 pub mod sim;
 pub mod simulator;

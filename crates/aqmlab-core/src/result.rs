@@ -5,6 +5,7 @@
 use crate::metrics::fairness::GroupSummary;
 use crate::metrics::flow_stats::FlowSummary;
 use crate::metrics::queue_stats::QueueSummary;
+use crate::run_warnings::RunWarning;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
@@ -100,6 +101,9 @@ pub struct RunResult {
     pub jain_index_all_flows: f64,
     /// arrivals + backlog at start = departures + drops + backlog at end, on every queue.
     pub conserved: bool,
+    /// What the run measured that most likely was not meant (`run_warnings.rs`): a flow
+    /// stalled in recovery.
+    pub warnings: Vec<RunWarning>,
     pub timeseries: SeriesColumns,
 }
 

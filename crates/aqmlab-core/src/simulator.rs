@@ -144,6 +144,7 @@ impl Simulator {
             }
         }
         self.events.advance_to(end);
+        self.finish_agents();
         progress(1.0);
         let wall = started.elapsed().as_secs_f64();
         let collecting = std::time::Instant::now();
@@ -208,7 +209,17 @@ impl Simulator {
             jain_index_tcp: fairness.jain_index_tcp,
             jain_index_all_flows: fairness.jain_index_all_flows,
             conserved,
+            warnings: crate::run_warnings::of(&self.flow_stats, now - self.warmup.min(now)),
             timeseries,
+        }
+    }
+
+    /// Lets every sender close what it measures over spans still open at the end.
+    fn finish_agents(&mut self) {
+        for a in 0..self.agents.len() {
+            if self.agents[a].is_sender() {
+                self.with_agent(a as AgentId, |ag, cx| ag.finish(cx));
+            }
         }
     }
 
@@ -484,6 +495,8 @@ impl Simulator {
                 ecn_reductions: s.ecn_reductions,
                 spurious_retransmissions: s.spurious_retransmissions,
                 tail_loss_probes: s.tail_loss_probes,
+                max_transmissions_of_a_segment: s.max_transmissions,
+                rto_backoffs: s.rto_backoffs,
                 time_in_recovery_s: time::to_secs_f64(s.time_in_recovery_ns),
                 drops: s.drops,
                 marks_received: s.marks_received,

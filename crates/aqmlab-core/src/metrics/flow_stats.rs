@@ -18,6 +18,17 @@ pub struct FlowStats {
     pub spurious_retransmissions: u64,
     /// Tail loss probes sent (RACK-TLP, RFC 8985 section 7).
     pub tail_loss_probes: u64,
+    /// The most times one packet was sent (first transmission included), over the packets
+    /// sent inside the measurement period (`transport/tcp/transmissions.rs`; 255 means 255
+    /// or more).
+    pub max_transmissions: u64,
+    /// Timeouts that came with no advance of the cumulative ACK since the previous one:
+    /// each doubled an RTO already backed off.
+    pub rto_backoffs: u64,
+    /// Fast-recovery time inside the measurement period spent in spells longer than the RTO
+    /// without an advance of the cumulative ACK (the `rfc6675` sender; the run warning about
+    /// flows stalled in recovery reads it).
+    pub stalled_recovery_ns: Time,
     /// Time spent in fast recovery (entry to the ACK that ends it, or the RTO that aborts it),
     /// of the part inside the measurement period, ns.
     pub time_in_recovery_ns: Time,
@@ -89,6 +100,14 @@ pub struct FlowSummary {
     pub spurious_retransmissions: u64,
     /// Tail loss probes sent (RACK-TLP).
     pub tail_loss_probes: u64,
+    /// The most times one packet (segment) was sent, first transmission included, among the
+    /// packets sent inside the measurement period: 1 when nothing was resent, 2 when each loss
+    /// was repaired by one retransmission; a large value is a loop (255 means 255 or more).
+    /// 0 for UDP flows.
+    pub max_transmissions_of_a_segment: u64,
+    /// Timeouts that followed a timeout with no advance of the cumulative ACK in between:
+    /// each doubled an already backed-off RTO (a run of k timeouts on one packet counts k - 1).
+    pub rto_backoffs: u64,
     /// Seconds spent in fast recovery inside the measurement period.
     pub time_in_recovery_s: f64,
     pub drops: u64,

@@ -334,6 +334,7 @@ pub fn build(
                                 tcp.clone(),
                                 send_ep,
                                 limit,
+                                rng,
                             )),
                         });
                         agents.push(Agent::TcpSink(TcpSink::new(tcp, recv_ep)));

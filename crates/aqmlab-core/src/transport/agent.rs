@@ -33,6 +33,14 @@ impl Agent {
         }
     }
 
+    /// The run is over: a sender closes what it measures over spans still open. Nothing is
+    /// sent.
+    pub fn finish(&mut self, cx: &mut AgentCtx) {
+        if let Agent::Rfc6675Sender(a) = self {
+            a.finish(cx);
+        }
+    }
+
     /// A packet addressed to this agent arrived; the agent owns it and must free it.
     #[inline]
     pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {

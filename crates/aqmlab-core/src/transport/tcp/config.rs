@@ -3,6 +3,7 @@
 use super::congestion::{CongestionControlKind, CubicParams, HystartParams};
 use super::recovery::prr::PrrBound;
 use super::recovery::rack_tlp::RackTlpParams;
+use super::rto::RtoEstimatorKind;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use serde::{Deserialize, Serialize};
@@ -57,6 +58,27 @@ pub enum RtoRestart {
     /// the RTO when it resends the head; RFC 6675 section 6 allows re-arming on
     /// retransmissions during recovery).
     HeadRetransmission,
+    /// Linux's rules in full: a resent head restarts the timer unless the reordering timer
+    /// is pending (`tcp_xmit_retransmit_queue`), and when the timer slot goes back to the RTO
+    /// from a pending probe or reordering timer, the RTO counts from the head's last
+    /// transmission, not from now (`tcp_rearm_rto` with `tcp_rto_delta_us`,
+    /// include/net/tcp.h), as after a new ACK that schedules no probe.
+    Linux,
+}
+
+/// What a retransmission timeout does to ssthresh and cwnd (`rfc6675` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutResponse {
+    /// RFC 5681 section 3.1 with RFC 6298 5.5: ssthresh from the controller's reduction of
+    /// FlightSize at every timeout, cwnd = 1 (the loss window).
+    #[default]
+    Rfc5681,
+    /// Linux `tcp_enter_loss` (net/ipv4/tcp_input.c): ssthresh is reduced only if no
+    /// reduction was made for this window (no fast recovery or earlier timeout whose
+    /// RecoveryPoint is still unacknowledged), and cwnd = the packets still in flight after
+    /// the timeout's loss marks + 1.
+    Linux,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -105,7 +127,10 @@ pub struct TcpConfig {
     /// Random send delay (ns-2 `overhead_`, default 0 = off): when the window allows a send,
     /// the sender waits uniform [0, overhead) (ns-2 `delsnd_timer_`) and then sends all the
     /// window allows, to break phase effects. Drawn from the sender's own random stream
-    /// (seeded from the run seed and the agent), so a run stays deterministic.
+    /// (seeded from the run seed and the agent), so a run stays deterministic. Every sender
+    /// honours it: the `rfc6675` sender delays its window sends and its sends during a
+    /// recovery (then what PRR allows when the delay ends), not the fast retransmit, limited
+    /// transmit or a probe, as ns-2 sends those at once.
     pub overhead: Duration,
     /// How the window grows and shrinks: `reno` (RFC 5681 as ns-2 does it, the default) or
     /// `cubic` (RFC 9438), with any `variant`'s loss recovery.
@@ -129,11 +154,27 @@ pub struct TcpConfig {
     /// packet in flight) draws the ACK that repairs a tail loss without a timeout. Off by
     /// default (ns-2 has no RACK-TLP); the `linux` profile turns it on.
     pub rack_tlp: RackTlpParams,
-    /// What restarts the RTO: `new_ack` (RFC 6298, the default) or `head_retransmission`
-    /// (also resending the first unacknowledged packet, as Linux). `rfc6675` only.
+    /// What restarts the RTO: `new_ack` (RFC 6298, the default), `head_retransmission`
+    /// (also resending the first unacknowledged packet, RFC 6675 section 6's option) or
+    /// `linux` (that, and the RTO re-armed from the head's last transmission after a probe or
+    /// reordering timer, `tcp_rearm_rto`). `rfc6675` only.
     pub rto_restart: RtoRestart,
+    /// How the RTO is computed: `rfc6298` (max(min_rto, SRTT + 4 RTTVAR), the default) or
+    /// `linux` (SRTT + RTTVAR with RTTVAR >= min_rto, `tcp_rtt_estimator`). `rfc6675` only.
+    pub rto_estimator: RtoEstimatorKind,
+    /// ssthresh and cwnd after a timeout: `rfc5681` (reduce every time, cwnd 1, the default)
+    /// or `linux` (reduce once per window, cwnd = in flight + 1, `tcp_enter_loss`).
+    /// `rfc6675` only.
+    pub timeout_response: TimeoutResponse,
+    /// F-RTO (RFC 5682 section 3's SACK-enhanced version, as Linux `tcp_process_loss`): after
+    /// a timeout, the first ACK that advances sends new data instead of more repairs, and an
+    /// ACK of data never retransmitted before RecoveryPoint undoes the timeout's reduction
+    /// as spurious. Off by default. `rfc6675` only.
+    pub frto: bool,
     /// PRR's bound when the pipe falls below ssthresh (`rfc6675` only): `ssrb` (RFC 6937's
-    /// recommended Slow Start Reduction Bound, the default) or `crb` (Conservative).
+    /// recommended Slow Start Reduction Bound, the default), `crb` (Conservative), or
+    /// `safe_ack` (RFC 9937 and Linux: the CRB, plus one packet on an ACK that advances the
+    /// cumulative point without revealing a new loss).
     pub prr_bound: PrrBound,
     /// The receiver reports duplicate packets with a D-SACK block (RFC 2883), from which the
     /// `rfc6675` sender counts spurious retransmissions. Off by default: ns-2's sinks do not.
@@ -173,6 +214,9 @@ impl Default for TcpConfig {
             hystart: HystartParams::default(),
             rack_tlp: RackTlpParams::default(),
             rto_restart: RtoRestart::NewAck,
+            rto_estimator: RtoEstimatorKind::Rfc6298,
+            timeout_response: TimeoutResponse::Rfc5681,
+            frto: false,
             recovery: Recovery::Ns2,
             prr_bound: PrrBound::Ssrb,
             dsack: false,
@@ -238,6 +282,27 @@ impl TcpConfig {
                 "rto_restart",
                 "needs recovery = \"rfc6675\" (the ns-2 agents restart the RTO as ns-2 does)"
                     .into(),
+            );
+        }
+        if self.rto_estimator != RtoEstimatorKind::Rfc6298 && self.recovery != Recovery::Rfc6675
+        {
+            return err(
+                "rto_estimator",
+                "needs recovery = \"rfc6675\" (the ns-2 agents compute the RTO as ns-2 does)"
+                    .into(),
+            );
+        }
+        if self.timeout_response != TimeoutResponse::Rfc5681 && self.recovery != Recovery::Rfc6675
+        {
+            return err(
+                "timeout_response",
+                "needs recovery = \"rfc6675\" (the ns-2 agents time out as ns-2 does)".into(),
+            );
+        }
+        if self.frto && self.recovery != Recovery::Rfc6675 {
+            return err(
+                "frto",
+                "needs recovery = \"rfc6675\" (the ns-2 agents have no F-RTO)".into(),
             );
         }
         if self.dsack && self.recovery != Recovery::Rfc6675 {

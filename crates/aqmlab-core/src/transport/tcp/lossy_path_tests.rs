@@ -44,7 +44,12 @@ impl LossyPath {
                 RngStream::new(1, StreamKind::Agent, 0),
             )),
             Recovery::Rfc6675 => {
-                Agent::Rfc6675Sender(Rfc6675Sender::new(cfg.clone(), ep(0, 1), Some(packets)))
+                Agent::Rfc6675Sender(Rfc6675Sender::new(
+                    cfg.clone(),
+                    ep(0, 1),
+                    Some(packets),
+                    RngStream::new(1, StreamKind::Agent, 0),
+                ))
             }
         };
         LossyPath {

@@ -6,15 +6,19 @@
 pub mod config;
 pub mod congestion;
 mod held_runs;
+pub mod linux_rtt;
 pub mod profile;
 pub mod recovery;
 pub mod rfc6675_sender;
+pub mod rto;
 pub mod rtt;
 pub mod sack_scoreboard;
 pub mod sender;
 pub mod sink;
+mod transmissions;
 
-pub use config::{PartialAckTimer, Recovery, RtoRestart, TcpConfig, TcpVariant};
+pub use config::{PartialAckTimer, Recovery, RtoRestart, TcpConfig, TcpVariant, TimeoutResponse};
+pub use rto::RtoEstimatorKind;
 pub use rfc6675_sender::Rfc6675Sender;
 pub use sender::TcpSender;
 pub use sink::TcpSink;

@@ -27,25 +27,54 @@
 //!   `icsk_retransmit_timer`; `rto_at` keeps the RTO's expiry while the slot waits for one of
 //!   the others, and neither may run past it.
 //!
+//! - Issue 25's loop, and what ends it. With RACK, PRR's SSRB and a full FIFO or an AQM at a
+//!   high drop rate, each ACK of a recovery released a [repair, new packet] pair: one more
+//!   than it delivered, though it also revealed a new loss, so pipe stayed below ssthresh and
+//!   the flow sent at twice its delivery rate for as long as the recovery lasted; the AQM
+//!   settled at dropping every other packet, the repair always in the dropped slot; RACK
+//!   re-marked it (rightly: a packet sent after it was delivered), and resending the head
+//!   re-armed the RTO, so the flow neither timed out nor left recovery (30 flows, 20 Mb/s,
+//!   RED: 50 % loss, Jain 0.04). `prr_bound = "safe_ack"` (RFC 9937, Linux) releases the extra
+//!   packet only on an ACK that reveals no loss; `overhead` jitters the sends, as ns-2's agents
+//!   do, against phase effects; `max_transmissions_of_a_segment` and a run warning (a flow
+//!   stalled in recovery) make a loop visible. The order of sends in a recovery is RFC 6675's
+//!   NextSeg (repairs, then new data) and Linux's (`tcp_xmit_recovery` sends the lost
+//!   packets, `tcp_data_snd_check` new data after), unchanged.
+//! - Linux's timer rules, each a named option (`rto_restart = "linux"`, `rto_estimator`,
+//!   `timeout_response`, `frto`, `rack_tlp.pto`; `linux_rtt.rs`, `rack_tlp.rs`, and
+//!   `timeout`/`frto_on_ack` below).
+//!
 //! Parameters read (TcpConfig): dupack_threshold, window, window_init, ssthresh_init,
 //! limited_transmit, ecn, packet sizes, congestion_control and cubic, hystart, prr_bound,
-//! rack_tlp, dsack, timestamps, and the RTT estimator's min_rto, max_rto, initial_rto, tick,
-//! max_backoff.
+//! rack_tlp, dsack, timestamps, overhead, rto_restart, rto_estimator, timeout_response, frto,
+//! and the RTT estimator's min_rto, max_rto, initial_rto, tick, max_backoff.
 
 use super::congestion::CongestionControl;
 use super::recovery::prr::Prr;
-use super::recovery::rack_tlp::{probe_timeout, ProbeOutcome, Rack, TailLossProbe};
-use super::recovery::rfc6675::{LossRule, NextSeg, Scoreboard, SendStamp};
-use super::rtt::RttEstimator;
-use super::{RtoRestart, TcpConfig};
+use super::recovery::rack_tlp::{
+    linux_probe_timeout, probe_timeout, ProbeOutcome, PtoRule, Rack, TailLossProbe,
+};
+use super::recovery::rfc6675::{Delivered, LossRule, NextSeg, Scoreboard, SendStamp};
+use super::rto::RtoEstimator;
+use super::transmissions::Transmissions;
+use super::{RtoRestart, TcpConfig, TimeoutResponse};
 use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{PacketId, PacketKind, SackBlock};
-use crate::sim::{LazyTimer, Time};
+use crate::sim::{LazyTimer, RngStream, Time};
 use crate::transport::{AgentCtx, Endpoint};
 
 /// Timer number of the retransmission timer.
 pub const RTX_TIMER: u8 = 0;
+/// Timer number of the delayed-send timer (`overhead`, as ns-2's `delsnd_timer_`).
+pub const DELSND_TIMER: u8 = 1;
+
+/// F-RTO's state after a timeout (RFC 5682 section 3.1, Linux `tp->frto`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Frto {
+    /// Step 2.b sent new data; the next ACK decides (step 3).
+    new_data_sent: bool,
+}
 
 /// What the retransmission timer slot is waiting for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,7 +105,7 @@ pub struct Rfc6675Sender {
     ecn_recover: i64,
     /// A reduction happened; the next new data packet carries CWR.
     cong_action: bool,
-    rtt: RttEstimator,
+    rtt: RtoEstimator,
     /// One packet at a time is timed (Karn: never a retransmission).
     timed: Option<(i64, Time)>,
     rtx: LazyTimer,
@@ -88,6 +117,20 @@ pub struct Rfc6675Sender {
     tlp: TailLossProbe,
     /// When the current fast recovery began (for the time-in-recovery metric).
     recovery_since: Option<Time>,
+    /// In a fast recovery, when the cumulative ACK last moved (or the recovery began): a
+    /// spell longer than the RTO without a move is a stall (the run warning's measure).
+    progress_at: Time,
+    /// Timeouts since the cumulative ACK last moved (Linux `icsk_retransmits`).
+    timeouts_in_a_row: u32,
+    /// cwnd and ssthresh before a timeout's reduction, for F-RTO's undo (Linux
+    /// `prior_cwnd`, `prior_ssthresh`).
+    before_timeout: Option<(f64, i64)>,
+    frto: Option<Frto>,
+    /// Sends held back by `overhead` (ns-2 `delsnd_timer_`).
+    delsnd: LazyTimer,
+    /// The sender's own random stream: only `overhead` draws from it.
+    rng: RngStream,
+    transmissions: Transmissions,
 }
 
 /// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
@@ -105,10 +148,10 @@ fn is_dsack(cum: i64, blocks: &[SackBlock]) -> bool {
 }
 
 impl Rfc6675Sender {
-    pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>) -> Self {
+    pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>, rng: RngStream) -> Self {
         let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
         Rfc6675Sender {
-            rtt: RttEstimator::new(&cfg),
+            rtt: RtoEstimator::new(&cfg),
             cc: CongestionControl::new(cfg.congestion_control, cfg.cubic, cfg.hystart),
             scb: Scoreboard::new(
                 cfg.dupack_threshold,
@@ -137,29 +180,52 @@ impl Rfc6675Sender {
             rtx_mode: XmitTimer::Rto,
             rto_at: 0,
             recovery_since: None,
+            progress_at: 0,
+            timeouts_in_a_row: 0,
+            before_timeout: None,
+            frto: None,
+            delsnd: LazyTimer::new(),
+            rng,
+            transmissions: Transmissions::default(),
         }
     }
 
     pub fn start(&mut self, cx: &mut AgentCtx) {
         if !self.completed {
             self.running = true;
-            self.send_window(cx);
-            self.schedule_probe(cx);
+            if self.send_window_or_delay(cx) {
+                self.schedule_probe(cx, false);
+            }
         }
     }
 
     pub fn stop(&mut self, _cx: &mut AgentCtx) {
         self.running = false;
         self.rtx.cancel();
+        self.delsnd.cancel();
+    }
+
+    /// The run ends: a recovery still stalled counts its spell (the others were counted as
+    /// they ended). Nothing is sent.
+    pub fn finish(&mut self, cx: &mut AgentCtx) {
+        if self.recovery_since.is_some() {
+            self.count_stall(cx);
+        }
     }
 
     pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
-        if which == RTX_TIMER && cx.timer_expired(&mut self.rtx, RTX_TIMER) && self.running {
-            match self.rtx_mode {
-                XmitTimer::Rto => self.timeout(cx),
-                XmitTimer::Reorder => self.reorder_timeout(cx),
-                XmitTimer::Probe => self.send_probe(cx),
+        match which {
+            RTX_TIMER if cx.timer_expired(&mut self.rtx, RTX_TIMER) && self.running => {
+                match self.rtx_mode {
+                    XmitTimer::Rto => self.timeout(cx),
+                    XmitTimer::Reorder => self.reorder_timeout(cx),
+                    XmitTimer::Probe => self.send_probe(cx),
+                }
             }
+            DELSND_TIMER if cx.timer_expired(&mut self.delsnd, DELSND_TIMER) && self.running => {
+                self.send_delayed(cx);
+            }
+            _ => {}
         }
     }
 
@@ -198,6 +264,9 @@ impl Rfc6675Sender {
         if !is_ack || !self.running || cum > self.scb.high_data() || cum < una - 1 {
             return;
         }
+        // Linux re-arms the RTO from the head's last transmission when the slot held a probe
+        // or the reordering timer (`tcp_rearm_rto`).
+        let slot_held_other = self.rtx_mode != XmitTimer::Rto;
         if self.rtx_mode == XmitTimer::Probe {
             // Any ACK takes the slot back to the RTO; the probe is scheduled again below if
             // the ACK advances and the conditions still hold (Linux tcp_ack: tcp_rearm_rto,
@@ -215,14 +284,22 @@ impl Rfc6675Sender {
         }
         let was_recovering = self.scb.in_recovery();
         let was_after_loss = !self.scb.may_enter_recovery();
-        let u = match &mut self.rack {
-            Some(rack) => {
-                let ts_echo = self.cfg.timestamps.then_some(echo);
-                self.scb
-                    .on_ack_visit(cum, sack, |d| rack.on_delivered(d, cx.now, ts_echo))
+        let lost_edge_before = self.scb.lost_edge();
+        // F-RTO step 3.b: data never retransmitted, at or below RecoveryPoint, delivered.
+        let frto_point = self.frto.and(self.scb.recovery_point());
+        let mut original_delivered = false;
+        let ts_echo = self.cfg.timestamps.then_some(echo);
+        let now = cx.now;
+        let rack = &mut self.rack;
+        if let Some(rack) = rack.as_mut() {
+            rack.begin_ack();
+        }
+        let u = self.scb.on_ack_visit(cum, sack, |d: Delivered| {
+            if let Some(rack) = rack.as_mut() {
+                rack.on_delivered(d, now, ts_echo);
             }
-            None => self.scb.on_ack(cum, sack),
-        };
+            original_delivered |= !d.retransmitted && frto_point.is_some_and(|p| d.seq <= p);
+        });
         let advanced = u.newly_acked > 0;
         if let Some(rack) = &mut self.rack {
             if dsack_end.is_some() {
@@ -250,7 +327,8 @@ impl Rfc6675Sender {
                 None
             };
             if let Some(sent_at) = sent_at {
-                self.rtt.sample(sent_at, cx.now);
+                self.rtt
+                    .sample(sent_at, cx.now, self.scb.snd_una(), self.scb.high_data() + 1);
                 cx.stats.on_rtt_sample(cx.now - sent_at);
             }
             // HyStart++ times every advancing ACK, timestamps or not, as Linux's does from
@@ -258,14 +336,22 @@ impl Rfc6675Sender {
             // send time (see hystart.rs).
             self.cc
                 .on_rtt_sample(cx.now - echo, self.scb.snd_una(), self.scb.high_data() + 1);
-            self.rtt.reset_backoff();
+            self.rtt.on_new_ack();
+            self.timeouts_in_a_row = 0;
+            self.transmissions.on_cum_ack(cum);
             if self.t_seqno < self.scb.snd_una() {
                 self.t_seqno = self.scb.snd_una();
             }
-            if self.flight_size() > 0 {
-                self.set_rtx_timer(cx);
-            } else {
+            if was_recovering {
+                self.note_progress(cx);
+            }
+            if self.flight_size() <= 0 {
                 self.rtx.cancel();
+            } else if self.cfg.rto_restart == RtoRestart::Linux && slot_held_other {
+                // `tcp_rearm_rto` with a probe or reordering timer pending.
+                self.rearm_rto(cx);
+            } else {
+                self.set_rtx_timer(cx);
             }
             self.check_completion(cx);
         } else if u.newly_sacked > 0 {
@@ -279,11 +365,23 @@ impl Rfc6675Sender {
         }
 
         let newly_lost = self.rack_detect_loss(cx);
+        // RFC 9937's SafeACK: the cumulative point advanced and no packet is newly deemed lost.
+        let loss_revealed = match self.rack {
+            Some(_) => newly_lost > 0,
+            None => self.scb.loss_revealed_since(lost_edge_before),
+        };
+        let safe_ack = advanced && !loss_revealed;
+
+        if self.frto.is_some()
+            && self.frto_on_ack(cx, u.newly_acked, u.newly_sacked, original_delivered)
+        {
+            return;
+        }
 
         if was_recovering {
             if self.scb.in_recovery() {
-                let sndcnt = self.prr.on_ack(u.delivered, self.scb.pipe());
-                self.send_recovery(cx, sndcnt);
+                let sndcnt = self.prr.on_ack(u.delivered, self.scb.pipe(), safe_ack);
+                self.recovery_send_or_delay(cx, sndcnt);
                 return;
             }
             // This ACK ended the recovery (RFC 6937: cwnd = ssthresh).
@@ -313,10 +411,96 @@ impl Rfc6675Sender {
                 self.rtt.srtt(),
             );
         }
-        let sent = self.send_window(cx);
+        let sent = self.send_window_or_delay(cx);
         if advanced || sent {
-            self.schedule_probe(cx);
+            self.schedule_probe(cx, advanced);
         }
+    }
+
+    /// F-RTO on an ACK after a timeout (RFC 5682 section 3.1, SACK-enhanced, as Linux
+    /// `tcp_process_loss`); returns true when it has sent what this ACK releases.
+    /// - Step 3.b: the ACK delivers data never retransmitted that was outstanding at the
+    ///   timeout (Linux `FLAG_ORIG_SACK_ACKED`): the timeout was spurious; undo it
+    ///   (`tcp_try_undo_loss`: cwnd = max(cwnd, prior cwnd), ssthresh back if it was larger)
+    ///   and go on with new data.
+    /// - Step 3.a: after new data was sent, a duplicate ACK or a SACK: the loss was real;
+    ///   conventional recovery (the go-back-N of the timeout) goes on.
+    /// - Step 2.b: the first ACK that advances, before RecoveryPoint: the episode now lasts
+    ///   until what is outstanding is acknowledged (`high_seq = snd_nxt`) and new data goes
+    ///   out instead of repairs, as much as cwnd allows over pipe (`tcp_write_xmit`) if the
+    ///   receiver's window has room; otherwise conventional recovery.
+    fn frto_on_ack(
+        &mut self,
+        cx: &mut AgentCtx,
+        newly_acked: i64,
+        newly_sacked: i64,
+        original_delivered: bool,
+    ) -> bool {
+        let advanced = newly_acked > 0;
+        let Some(f) = self.frto else {
+            return false;
+        };
+        if self.scb.may_enter_recovery() {
+            // RecoveryPoint acknowledged: the episode is over (step 2.a).
+            self.frto = None;
+            return false;
+        }
+        if original_delivered {
+            self.frto = None;
+            self.undo_timeout();
+            return false;
+        }
+        if f.new_data_sent {
+            if newly_sacked > 0 || !advanced {
+                self.frto = None;
+            }
+            return false;
+        }
+        if !advanced {
+            return false;
+        }
+        let next = self.scb.high_data() + 1;
+        if !self.new_data_allowed(next) {
+            self.frto = None;
+            return false;
+        }
+        self.scb.extend_timeout_episode();
+        self.cc.on_ack(
+            &mut self.cwnd,
+            &mut self.ssthresh,
+            newly_acked,
+            cx.now,
+            self.rtt.srtt(),
+        );
+        let cwnd = (self.cwnd.floor() as i64).max(1);
+        let mut sent = false;
+        while self.scb.pipe() < cwnd && self.new_data_allowed(self.scb.high_data() + 1) {
+            let seq = self.scb.high_data() + 1;
+            self.output(cx, NextSeg::New(seq));
+            sent = true;
+        }
+        if !sent {
+            // Nothing fits over what is in flight (without RACK's marks, the timeout leaves
+            // the packets above the DupThresh edge in pipe): conventional recovery, on the
+            // window this ACK opened.
+            self.frto = None;
+            self.send_window_or_delay(cx);
+            return true;
+        }
+        self.frto = Some(Frto {
+            new_data_sent: true,
+        });
+        true
+    }
+
+    /// F-RTO found the timeout spurious: restore what it cut and send new data from here.
+    fn undo_timeout(&mut self) {
+        if let Some((cwnd, ssthresh)) = self.before_timeout.take() {
+            self.cwnd = self.cwnd.max(cwnd);
+            self.ssthresh = self.ssthresh.max(ssthresh);
+        }
+        self.scb.undo_timeout();
+        self.t_seqno = self.scb.high_data() + 1;
     }
 
     /// RACK's loss detection (RFC 8985 section 6.2 steps 4 and 5): marks the packets now
@@ -359,8 +543,8 @@ impl Rfc6675Sender {
         let marked = self.rack_detect_loss(cx);
         if marked > 0 {
             if self.scb.in_recovery() {
-                let sndcnt = self.prr.on_ack(0, self.scb.pipe());
-                self.send_recovery(cx, sndcnt);
+                let sndcnt = self.prr.on_ack(0, self.scb.pipe(), false);
+                self.recovery_send_or_delay(cx, sndcnt);
             } else if self.scb.may_enter_recovery() {
                 self.enter_recovery(cx, 0);
             }
@@ -370,8 +554,15 @@ impl Rfc6675Sender {
         }
     }
 
-    /// The slot goes back to the RTO, at its expiry (at once if that has passed).
+    /// The slot goes back to the RTO, at its expiry (at once if that has passed). With
+    /// `rto_restart = "linux"` the expiry is the RTO after the head's last transmission
+    /// (`tcp_rearm_rto`, `tcp_rto_delta_us`: a delta that is not positive fires at once).
     fn rearm_rto(&mut self, cx: &mut AgentCtx) {
+        if self.cfg.rto_restart == RtoRestart::Linux {
+            if let Some(head_sent) = self.scb.head_sent_at() {
+                self.rto_at = head_sent.saturating_add(self.rtt.rto());
+            }
+        }
         self.rtx_mode = XmitTimer::Rto;
         let at = self.rto_at.max(cx.now);
         cx.set_timer(&mut self.rtx, RTX_TIMER, at);
@@ -379,7 +570,9 @@ impl Rfc6675Sender {
 
     /// RFC 8985 section 7.2: after new data is sent or an ACK advances, outside any recovery
     /// and with nothing SACKed, the slot waits for the probe timeout instead of the RTO.
-    fn schedule_probe(&mut self, cx: &mut AgentCtx) {
+    /// `ack_advanced`: an ACK of new data schedules it (Linux caps the PTO by the RTO then,
+    /// by the time left until the RTO from the head otherwise).
+    fn schedule_probe(&mut self, cx: &mut AgentCtx, ack_advanced: bool) {
         let flight = self.flight_size();
         if self.rack.is_none()
             || !self.running
@@ -395,9 +588,23 @@ impl Rfc6675Sender {
         if !self.rtx.is_armed() {
             self.set_rtx_timer(cx);
         }
-        let pto = probe_timeout(self.rtt.srtt(), flight, self.cfg.rack_tlp.max_ack_delay.0);
+        let at = match self.cfg.rack_tlp.pto {
+            PtoRule::Rfc8985 => {
+                let pto = probe_timeout(self.rtt.srtt(), flight, self.cfg.rack_tlp.max_ack_delay.0);
+                (cx.now + pto).min(self.rto_at)
+            }
+            PtoRule::Linux => {
+                let rto = self.rtt.rto();
+                let cap = if ack_advanced {
+                    rto as i64
+                } else {
+                    let head = self.scb.head_sent_at().unwrap_or(cx.now);
+                    head.saturating_add(rto) as i64 - cx.now as i64
+                };
+                cx.now + linux_probe_timeout(self.rtt.srtt(), flight, self.cfg.min_rto.0, cap)
+            }
+        };
         self.rtx_mode = XmitTimer::Probe;
-        let at = (cx.now + pto).min(self.rto_at);
         cx.set_timer(&mut self.rtx, RTX_TIMER, at);
     }
 
@@ -424,8 +631,27 @@ impl Rfc6675Sender {
     }
 
     fn end_recovery_clock(&mut self, cx: &mut AgentCtx) {
+        if self.recovery_since.is_some() {
+            self.count_stall(cx);
+        }
         if let Some(since) = self.recovery_since.take() {
             cx.stats.time_in_recovery_ns += cx.now - since.max(cx.stats.start);
+        }
+    }
+
+    /// The cumulative ACK moved during a recovery: the spell since the last move ends.
+    fn note_progress(&mut self, cx: &mut AgentCtx) {
+        self.count_stall(cx);
+        self.progress_at = cx.now;
+    }
+
+    /// A recovery spell without a move of the cumulative ACK that lasted longer than the RTO
+    /// (the time after which RFC 6298 would have timed out) is a stall: its time inside the
+    /// measurement period counts.
+    fn count_stall(&mut self, cx: &mut AgentCtx) {
+        let spell = cx.now.saturating_sub(self.progress_at);
+        if spell > self.rtt.rto() {
+            cx.stats.stalled_recovery_ns += cx.now - self.progress_at.max(cx.stats.start);
         }
     }
 
@@ -443,9 +669,12 @@ impl Rfc6675Sender {
         self.prr.enter(self.ssthresh, flight);
         cx.stats.fast_recoveries += 1;
         self.recovery_since = Some(cx.now);
-        let sndcnt = self.prr.on_ack(delivered, self.scb.pipe());
-        // The fast retransmit goes out whatever PRR allows on this first ACK.
-        self.send_recovery(cx, sndcnt.max(1));
+        self.progress_at = cx.now;
+        let sndcnt = self.prr.on_ack(delivered, self.scb.pipe(), false);
+        // The fast retransmit goes out whatever PRR allows on this first ACK, at once (ns-2's
+        // `dupack_action` outputs it undelayed by `overhead`); the rest as any recovery send.
+        self.send_recovery(cx, 1);
+        self.recovery_send_or_delay(cx, sndcnt - 1);
     }
 
     /// Sends up to `count` packets chosen by NextSeg.
@@ -468,6 +697,65 @@ impl Rfc6675Sender {
             self.output(cx, NextSeg::New(next));
             self.t_seqno = next + 1;
         }
+    }
+
+    /// Recovery sends, after `overhead`'s delay if there is one: then cwnd holds what PRR
+    /// allows (RFC 9937 6.2: cwnd = pipe + sndcnt) until the delayed send.
+    fn recovery_send_or_delay(&mut self, cx: &mut AgentCtx, sndcnt: i64) {
+        if self.cfg.overhead.0 == 0 {
+            self.send_recovery(cx, sndcnt);
+            return;
+        }
+        self.cwnd = (self.scb.pipe() + sndcnt.max(0)) as f64;
+        if sndcnt > 0 {
+            self.arm_delayed_send(cx);
+        }
+    }
+
+    /// Window sends, after `overhead`'s delay if there is one. Returns whether new data left
+    /// now.
+    fn send_window_or_delay(&mut self, cx: &mut AgentCtx) -> bool {
+        if self.cfg.overhead.0 == 0 {
+            return self.send_window(cx);
+        }
+        if self.window_open() {
+            self.arm_delayed_send(cx);
+        }
+        false
+    }
+
+    /// ns-2's `delsnd_timer_`: one delayed send at a time, uniform in [0, overhead).
+    fn arm_delayed_send(&mut self, cx: &mut AgentCtx) {
+        if !self.delsnd.is_armed() {
+            let delay = (self.rng.uniform() * self.cfg.overhead.0 as f64) as Time;
+            cx.set_timer(&mut self.delsnd, DELSND_TIMER, cx.now + delay);
+        }
+    }
+
+    /// The delay is over: send what the window (in a recovery, PRR's cwnd) allows now.
+    fn send_delayed(&mut self, cx: &mut AgentCtx) {
+        if self.completed {
+            return;
+        }
+        if self.scb.in_recovery() {
+            let count = (self.cwnd.floor() as i64 - self.scb.pipe()).max(0);
+            self.send_recovery(cx, count);
+        } else if self.send_window(cx) {
+            self.schedule_probe(cx, false);
+        }
+    }
+
+    /// Whether `send_window` would send something now.
+    fn window_open(&self) -> bool {
+        if !self.running || self.completed {
+            return false;
+        }
+        let seq = self.scb.next_unsacked(self.t_seqno);
+        let outstanding = seq - self.scb.snd_una();
+        let cwnd = (self.cwnd.floor() as i64).max(1);
+        outstanding < cwnd
+            && outstanding < self.cfg.window as i64
+            && (seq <= self.scb.high_data() || self.new_data_allowed(seq))
     }
 
     /// Outside recovery: send while fewer than cwnd packets are outstanding, going back over
@@ -500,13 +788,24 @@ impl Rfc6675Sender {
         sent
     }
 
+    /// The RTO expired. With `timeout_response = "linux"` (`tcp_enter_loss`): ssthresh is
+    /// cut only if no cut was made for this window (no RecoveryPoint of a fast recovery or an
+    /// earlier timeout outstanding; Linux's "state <= Disorder, or high_seq acknowledged"),
+    /// and cwnd = what is still in flight after the timeout's loss marks + 1. F-RTO starts
+    /// unless a recovery was under way, except on a repeated timeout (RFC 5682 3.2; Linux
+    /// `new_recovery || icsk_retransmits`).
     fn timeout(&mut self, cx: &mut AgentCtx) {
         if self.completed || self.flight_size() <= 0 {
             return;
         }
+        let repeated = self.timeouts_in_a_row > 0;
+        let episode_open = !self.scb.may_enter_recovery();
         self.end_recovery_clock(cx);
-        self.reduce(cx);
-        self.cwnd = 1.0;
+        let cut = self.cfg.timeout_response == TimeoutResponse::Rfc5681 || !episode_open;
+        if cut {
+            self.before_timeout = Some((self.cwnd, self.current_ssthresh()));
+            self.reduce(cx);
+        }
         self.dupacks = 0;
         self.scb.on_timeout();
         if self.rack.is_some() {
@@ -515,12 +814,30 @@ impl Rfc6675Sender {
             let threshold = self.rack_threshold().map_or(Time::MAX, |(_, t)| t);
             self.scb.mark_losses_on_rto(threshold, cx.now);
         }
+        self.cwnd = match self.cfg.timeout_response {
+            TimeoutResponse::Rfc5681 => 1.0,
+            TimeoutResponse::Linux => (self.scb.pipe() + 1) as f64,
+        };
+        self.frto = (self.cfg.frto && (!episode_open || repeated)).then_some(Frto {
+            new_data_sent: false,
+        });
         self.t_seqno = self.scb.snd_una();
         self.timed = None;
+        if repeated {
+            cx.stats.rto_backoffs += 1;
+        }
+        self.timeouts_in_a_row = self.timeouts_in_a_row.saturating_add(1);
         self.rtt.back_off();
         cx.stats.timeouts += 1;
         self.set_rtx_timer(cx);
-        self.send_window(cx);
+        self.send_window_or_delay(cx);
+    }
+
+    /// Linux `tcp_current_ssthresh` outside a reduction: max(ssthresh, 3/4 cwnd), what an
+    /// undo restores.
+    fn current_ssthresh(&self) -> i64 {
+        let cwnd = self.cwnd.floor() as i64;
+        self.ssthresh.max((cwnd >> 1) + (cwnd >> 2))
     }
 
     fn set_rtx_timer(&mut self, cx: &mut AgentCtx) {
@@ -563,12 +880,19 @@ impl Rfc6675Sender {
             }
         }
         self.scb.on_sent(seg, cx.now);
+        let sends = u64::from(self.transmissions.on_sent(seq));
+        cx.stats.max_transmissions = cx.stats.max_transmissions.max(sends);
         cx.stats.packets_sent += 1;
         cx.send(p);
         let head_resent = !new_data && seq == self.scb.snd_una();
-        if !self.rtx.is_armed()
-            || (head_resent && self.cfg.rto_restart == RtoRestart::HeadRetransmission)
-        {
+        let restart = head_resent
+            && match self.cfg.rto_restart {
+                RtoRestart::NewAck => false,
+                RtoRestart::HeadRetransmission => true,
+                // Not while the reordering timer is pending (`tcp_xmit_retransmit_queue`).
+                RtoRestart::Linux => self.rtx_mode != XmitTimer::Reorder,
+            };
+        if !self.rtx.is_armed() || restart {
             self.set_rtx_timer(cx);
         }
     }

@@ -47,6 +47,7 @@
 use super::congestion::{CongestionControl, HystartParams};
 use super::rtt::RttEstimator;
 use super::sack_scoreboard::SackScoreboard;
+use super::transmissions::Transmissions;
 use super::{PartialAckTimer, TcpConfig, TcpVariant};
 use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
@@ -119,6 +120,13 @@ pub struct TcpSender {
     /// Set by a timeout until the next new ACK: dup ACKs then do not start a recovery.
     after_timeout: bool,
     scb: SackScoreboard,
+
+    // Measures only (they change nothing ns-2 does).
+    /// Sends per outstanding packet (`max_transmissions_of_a_segment`).
+    transmissions: Transmissions,
+    /// The cumulative ACK at the last timeout: one more timeout there is a repeated one
+    /// (`rto_backoffs`).
+    timed_out_at_ack: Option<i64>,
 }
 
 impl TcpSender {
@@ -160,6 +168,8 @@ impl TcpSender {
             pipe: 0,
             after_timeout: false,
             scb: SackScoreboard::new(),
+            transmissions: Transmissions::default(),
+            timed_out_at_ack: None,
         }
     }
 
@@ -501,6 +511,10 @@ impl TcpSender {
             self.cwnd = 1.0;
             self.cong_action = true;
             cx.stats.timeouts += 1;
+            if self.timed_out_at_ack == Some(self.highest_ack) {
+                cx.stats.rto_backoffs += 1;
+            }
+            self.timed_out_at_ack = Some(self.highest_ack);
             self.rtt.back_off();
         } else {
             // Idle: nothing was lost, restart from one packet without backoff.
@@ -659,6 +673,9 @@ impl TcpSender {
         } else {
             cx.stats.retransmissions += 1;
         }
+        self.transmissions.on_cum_ack(self.highest_ack);
+        let sends = u64::from(self.transmissions.on_sent(seq));
+        cx.stats.max_transmissions = cx.stats.max_transmissions.max(sends);
         cx.stats.packets_sent += 1;
         cx.send(p);
         if !self.rtx.is_armed() {

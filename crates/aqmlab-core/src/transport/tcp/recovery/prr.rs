@@ -26,8 +26,10 @@
 //!   delivered packet until pipe falls to ssthresh, where the Reduction Bound takes over.
 //! - `cwnd = pipe + sndcnt` and `cwnd = ssthresh` when recovery ends come from RFC 9937
 //!   (sections 6.2 and 6.4), which obsoletes 6937; RFC 6937's PRR does not use cwnd. RFC
-//!   9937's other changes (the bound chosen per ACK by SafeACK, a forced first
-//!   retransmission, the corrections to RecoverFS) are left out.
+//!   9937's bound chosen per ACK by SafeACK is `PrrBound::SafeAck` (issue 25: the SSRB, at
+//!   one packet more than delivered on every ACK, fed a loop in which half of what a flow
+//!   sent was dropped); its forced first retransmission is the sender's (the fast retransmit
+//!   goes out on entry whatever sndcnt); its corrections to RecoverFS are left out.
 
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +44,15 @@ pub enum PrrBound {
     /// Conservative Reduction Bound: never more sent than delivered (the Strong Packet
     /// Conservation Bound of Appendix A).
     Crb,
+    /// RFC 9937 section 6.3 (which obsoletes RFC 6937): the CRB, plus the SSRB's one extra
+    /// packet only on a SafeACK, an ACK that advances the cumulative point and shows no new
+    /// loss. Linux's `tcp_cwnd_reduction` (net/ipv4/tcp_input.c: `FLAG_SND_UNA_ADVANCED &&
+    /// !newly_lost`, "tcp: improve PRR loss recovery", 2022; CRB by default since
+    /// 3759824da87b, 2015, after the SSRB was seen to send at twice the delivery rate into
+    /// policers). Without it, an ACK that reports a new loss still releases delivered + 1
+    /// packets, so a flow whose losses hold pipe below ssthresh sends two packets for each one
+    /// delivered for as long as the recovery lasts.
+    SafeAck,
 }
 
 /// The PRR state of one recovery.
@@ -72,9 +83,10 @@ impl Prr {
     }
 
     /// One ACK during recovery: `delivered` is its DeliveredData (may be negative only if the
-    /// receiver reneges SACKs), `pipe` the RFC 6675 pipe after processing it. Returns sndcnt,
-    /// how many packets may be sent now (>= 0).
-    pub fn on_ack(&mut self, delivered: i64, pipe: i64) -> i64 {
+    /// receiver reneges SACKs), `pipe` the RFC 6675 pipe after processing it, `safe_ack`
+    /// whether it advanced the cumulative point without showing a new loss (read by
+    /// `PrrBound::SafeAck` only). Returns sndcnt, how many packets may be sent now (>= 0).
+    pub fn on_ack(&mut self, delivered: i64, pipe: i64, safe_ack: bool) -> i64 {
         self.prr_delivered += delivered;
         let sndcnt = if pipe > self.ssthresh {
             ceil_div(self.prr_delivered * self.ssthresh, self.recover_fs) - self.prr_out
@@ -83,6 +95,7 @@ impl Prr {
             let limit = match self.bound {
                 PrrBound::Crb => banked,
                 PrrBound::Ssrb => banked.max(delivered) + 1,
+                PrrBound::SafeAck => banked.max(delivered) + i64::from(safe_ack),
             };
             (self.ssthresh - pipe).min(limit)
         };
@@ -164,7 +177,7 @@ mod tests {
         let mut rows = Vec::new();
         for ack in 3..=last_ack {
             pipe -= if ack == 3 { 2 } else { 1 };
-            let sent = prr.on_ack(1, pipe);
+            let sent = prr.on_ack(1, pipe, false);
             prr.on_send(sent);
             rows.push(Row {
                 ack,
@@ -357,7 +370,7 @@ mod tests {
             let mut got = Vec::new();
             let mut got_tags = Vec::new();
             for ack in 17..=19 {
-                let sent = prr.on_ack(1, pipe);
+                let sent = prr.on_ack(1, pipe, false);
                 let banked = prr.prr_delivered() - prr.prr_out();
                 got_tags.push(tags(bound, sent, 10 - pipe, banked, 1));
                 prr.on_send(sent);
@@ -379,7 +392,7 @@ mod tests {
     /// still; with banked sends (an application stall) both first release the bank.
     /// Sends all that PRR allows.
     fn send(prr: &mut Prr, delivered: i64, pipe: i64) -> i64 {
-        let n = prr.on_ack(delivered, pipe);
+        let n = prr.on_ack(delivered, pipe, false);
         prr.on_send(n);
         n
     }
@@ -404,8 +417,8 @@ mod tests {
         crb.enter(10, 20);
         ssrb.enter(10, 20);
         for prr in [&mut crb, &mut ssrb] {
-            assert_eq!(prr.on_ack(1, 12), 1);
-            assert_eq!(prr.on_ack(1, 11), 1);
+            assert_eq!(prr.on_ack(1, 12, false), 1);
+            assert_eq!(prr.on_ack(1, 11, false), 1);
         }
         let crb_sent = [
             send(&mut crb, 1, 3),
@@ -429,15 +442,71 @@ mod tests {
         assert_eq!((ssrb.prr_delivered(), ssrb.prr_out()), (8, 12));
     }
 
+    /// RFC 9937 section 6.3, as Linux's `tcp_cwnd_reduction` (net/ipv4/tcp_input.c) computes
+    /// it below ssthresh: sndcnt = MIN(ssthresh - pipe, MAX(prr_delivered - prr_out,
+    /// DeliveredData) + 1 if SafeACK). ssthresh 10, RecoverFS 20, pipe 4 (section 3.1's burst
+    /// of 15 losses), each ACK delivering one packet:
+    /// - ACK 1, no advance (a SACK): MAX(1 - 0, 1) = 1, MIN(6, 1) = 1 -> pipe 5;
+    /// - ACK 2, advances, nothing newly lost (SafeACK), pipe 4: MAX(2 - 1, 1) + 1 = 2 -> 6;
+    /// - ACK 3, advances but reveals a loss, pipe 4: MAX(3 - 3, 1) = 1 -> 5;
+    /// - ACK 4, SafeACK, pipe 4: MAX(4 - 4, 1) + 1 = 2 -> 6.
+    ///
+    /// The SSRB gives 2 on every one of them (MAX(banked, 1) + 1, banked <= 1).
+    #[test]
+    fn safe_ack_adds_the_slow_start_packet_only_on_a_safe_ack() {
+        let mut prr = Prr::new(PrrBound::SafeAck);
+        prr.enter(10, 20);
+        let mut sent = Vec::new();
+        for safe in [false, true, false, true] {
+            let n = prr.on_ack(1, 4, safe);
+            prr.on_send(n);
+            sent.push(n);
+        }
+        assert_eq!(sent, [1, 2, 1, 2]);
+        assert_eq!((prr.prr_delivered(), prr.prr_out()), (4, 6));
+
+        let mut ssrb = Prr::new(PrrBound::Ssrb);
+        ssrb.enter(10, 20);
+        let ssrb_sent: Vec<i64> = [false, true, false, true]
+            .into_iter()
+            .map(|safe| {
+                let n = ssrb.on_ack(1, 4, safe);
+                ssrb.on_send(n);
+                n
+            })
+            .collect();
+        assert_eq!(ssrb_sent, [2, 2, 2, 2]);
+    }
+
+    /// The loop of issue 25: each ACK of the recovery delivers one packet and reveals one new
+    /// loss, so pipe stays where it is, below ssthresh. The SSRB sends two packets per ACK
+    /// (one repair and one new packet), twice what is delivered, for as long as the pattern
+    /// holds; RFC 9937 sends one, what is delivered (Linux's "packet conservation" since
+    /// 3759824da87b, "tcp: PRR uses CRB mode by default and SS mode conditionally").
+    #[test]
+    fn acks_that_reveal_losses_release_only_what_they_deliver() {
+        for (bound, per_ack) in [(PrrBound::Ssrb, 2), (PrrBound::SafeAck, 1)] {
+            let mut prr = Prr::new(bound);
+            prr.enter(169, 373);
+            let pipe = 124;
+            for _ in 0..100 {
+                let n = prr.on_ack(1, pipe, false);
+                prr.on_send(n);
+                assert_eq!(n, per_ack, "{bound:?}");
+            }
+            assert_eq!(prr.prr_out(), 100 * per_ack);
+        }
+    }
+
     #[test]
     fn negative_sndcnt_is_clamped_to_zero() {
         // SSRB at pipe 5: MIN(10 - 5, MAX(1 - 0, 1) + 1) = 2, sent. Then pipe is re-estimated
         // at 12 (packets thought lost were only reordered): CEIL(2 * 10 / 20) - 2 = -1 -> 0.
         let mut prr = Prr::new(PrrBound::Ssrb);
         prr.enter(10, 20);
-        assert_eq!(prr.on_ack(1, 5), 2);
+        assert_eq!(prr.on_ack(1, 5, false), 2);
         prr.on_send(2);
-        assert_eq!(prr.on_ack(1, 12), 0);
+        assert_eq!(prr.on_ack(1, 12, false), 0);
         assert_eq!(prr.cwnd(12, 0), 12);
     }
 
@@ -447,10 +516,10 @@ mod tests {
         prr.enter(10, 0);
         assert_eq!(prr.recover_fs(), 1);
         // Proportional part: CEIL(1 * 10 / 1) - 0 = 10.
-        assert_eq!(prr.on_ack(1, 15), 10);
+        assert_eq!(prr.on_ack(1, 15, false), 10);
         prr.on_send(10);
         // Reduction Bound, unaffected: MIN(10 - 4, MAX(2 - 10, 1) + 1) = 2.
-        assert_eq!(prr.on_ack(1, 4), 2);
+        assert_eq!(prr.on_ack(1, 4, false), 2);
 
         prr.enter(10, -3);
         assert_eq!(prr.recover_fs(), 1);
@@ -474,6 +543,10 @@ mod tests {
         assert_eq!(PrrBound::default(), PrrBound::Ssrb);
         assert_eq!(Prr::default().bound(), PrrBound::Ssrb);
         assert_eq!(serde_json::to_string(&PrrBound::Crb).unwrap(), "\"crb\"");
+        assert_eq!(
+            serde_json::to_string(&PrrBound::SafeAck).unwrap(),
+            "\"safe_ack\""
+        );
         assert_eq!(
             serde_json::from_str::<PrrBound>("\"ssrb\"").unwrap(),
             PrrBound::Ssrb

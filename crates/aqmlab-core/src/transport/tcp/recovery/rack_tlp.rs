@@ -3,7 +3,12 @@
 //! RACK (section 6): a packet is lost when a packet sent after it has been delivered and
 //! RACK.rtt + RACK.reo_wnd has passed since it was sent.
 //! - Step 2 (`Rack::on_delivered`): RACK.xmit_ts / RACK.end_seq follow the most recently sent
-//!   packet delivered, and RACK.rtt its RTT. A retransmitted packet's delivery is used only if
+//!   packet delivered. RACK.rtt is the RTT of the most recently sent packet among those each
+//!   ACK newly delivers (the RFC's RACK_update walks them "in ascending order of
+//!   Segment.xmit_ts" and sets RACK.rtt for every one, RACK.xmit_ts only for one sent later;
+//!   Linux's `tcp_rack_advance`, net/ipv4/tcp_recovery.c, likewise sets `rack.rtt_us` for
+//!   every packet it is given and `rack.mstamp` only for a later one, though in the order of
+//!   its SACK and cumulative-ACK walks). A retransmitted packet's delivery is used only if
 //!   its RTT is at least RACK.min_RTT (and, with timestamps, its echo is not older than the
 //!   retransmission): it may be the first copy's ACK.
 //! - Step 3: reordering is seen when a packet never retransmitted is delivered below
@@ -23,9 +28,9 @@
 //! tail loss without a timeout. If the ACK shows that a retransmitted probe repaired a loss
 //! (section 7.4), the congestion controller reacts as to any loss.
 //!
-//! Parameters (`tcp.rack_tlp`): `enabled` (false; the `linux` profile sets it), and
+//! Parameters (`tcp.rack_tlp`): `enabled` (false; the `linux` profile sets it),
 //! `max_ack_delay` (TLP.max_ack_delay, the worst-case delayed ACK: 200 ms, RFC 8985
-//! section 7.2's WCDelAckT).
+//! section 7.2's WCDelAckT), and `pto` (`rfc8985`, or `linux`: `linux_probe_timeout`).
 //!
 //! Readings: RACK.min_RTT is the least RACK.rtt sample of the connection (the RFC leaves the
 //! filter open; Linux keeps a windowed minimum over 5 minutes, longer than most runs). A
@@ -44,13 +49,31 @@ pub const REO_WND_PERSIST: u32 = 16;
 /// Section 7.2: the PTO with no RTT sample yet.
 pub const PTO_WITHOUT_RTT: Time = 1_000_000_000;
 
+/// How the probe timeout is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PtoRule {
+    /// RFC 8985 section 7.2: 2 SRTT, plus `max_ack_delay` with one packet in flight; never
+    /// past the RTO's expiry.
+    #[default]
+    Rfc8985,
+    /// Linux `tcp_schedule_loss_probe` (net/ipv4/tcp_output.c): 2 SRTT, plus min_rto
+    /// (`tcp_rto_min_us`) with one packet out, else plus 2 ms (`TCP_TIMEOUT_MIN_US`); capped
+    /// by the RTO itself when an ACK schedules it, by the time left until the RTO measured
+    /// from the head's last transmission when new data does (`tcp_rto_delta_us`).
+    Linux,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RackTlpParams {
     /// RACK-TLP instead of the DupThresh rule (`recovery = "rfc6675"` only).
     pub enabled: bool,
-    /// TLP.max_ack_delay: added to the PTO when one packet is in flight (200 ms).
+    /// TLP.max_ack_delay: added to the PTO when one packet is in flight (200 ms; the RFC
+    /// rule only).
     pub max_ack_delay: Duration,
+    /// The probe timeout: `rfc8985` (the default) or `linux`.
+    pub pto: PtoRule,
 }
 
 impl Default for RackTlpParams {
@@ -58,6 +81,7 @@ impl Default for RackTlpParams {
         RackTlpParams {
             enabled: false,
             max_ack_delay: Duration(200_000_000),
+            pto: PtoRule::Rfc8985,
         }
     }
 }
@@ -84,6 +108,8 @@ pub struct Rack {
     /// RACK.rtt: that packet's RTT.
     rtt: Time,
     min_rtt: Option<Time>,
+    /// The most recently sent packet the ACK being processed has delivered so far.
+    ack_newest: Option<SendStamp>,
     /// RACK.fack: the highest packet delivered.
     fack: i64,
     reordering_seen: bool,
@@ -99,6 +125,7 @@ impl Default for Rack {
             newest: None,
             rtt: 0,
             min_rtt: None,
+            ack_newest: None,
             fack: -1,
             reordering_seen: false,
             reo_wnd_mult: 1,
@@ -109,8 +136,13 @@ impl Default for Rack {
 }
 
 impl Rack {
-    /// Steps 2 and 3 for one newly delivered packet. `echo`: the ACK's timestamp echo, when
-    /// timestamps are on.
+    /// An ACK arrives: its deliveries follow (`on_delivered`).
+    pub fn begin_ack(&mut self) {
+        self.ack_newest = None;
+    }
+
+    /// Steps 2 and 3 for one packet newly delivered by the current ACK. `echo`: the ACK's
+    /// timestamp echo, when timestamps are on.
     pub fn on_delivered(&mut self, d: Delivered, now: Time, echo: Option<Time>) {
         if d.seq > self.fack {
             self.fack = d.seq;
@@ -125,9 +157,13 @@ impl Rack {
             }
         }
         self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        // Taken in sending order, the last packet of the ACK sets RACK.rtt.
+        if self.ack_newest.is_none_or(|n| d.sent > n) {
+            self.ack_newest = Some(d.sent);
+            self.rtt = rtt;
+        }
         if self.newest.is_none_or(|n| d.sent > n) {
             self.newest = Some(d.sent);
-            self.rtt = rtt;
         }
     }
 
@@ -190,6 +226,28 @@ pub fn probe_timeout(srtt: Time, flight: i64, max_ack_delay: Time) -> Time {
     let pto = 2 * srtt;
     if flight == 1 {
         pto + max_ack_delay
+    } else {
+        pto
+    }
+}
+
+/// Linux's TCP_TIMEOUT_MIN_US: the PTO's allowance with more than one packet out.
+pub const LINUX_PTO_ALLOWANCE: Time = 2_000_000;
+
+/// Linux `tcp_schedule_loss_probe`: 2 SRTT + (min_rto with one packet out, else 2 ms), 1 s
+/// (`TCP_TIMEOUT_INIT`) before an RTT sample, at most `cap` (the RTO when an ACK schedules
+/// the probe, the time left until the RTO from the head's last transmission when new data
+/// does; no cap when that is not positive).
+pub fn linux_probe_timeout(srtt: Time, packets_out: i64, min_rto: Time, cap: i64) -> Time {
+    let pto = if srtt == 0 {
+        PTO_WITHOUT_RTT
+    } else if packets_out == 1 {
+        2 * srtt + min_rto
+    } else {
+        2 * srtt + LINUX_PTO_ALLOWANCE
+    };
+    if cap > 0 {
+        pto.min(cap as Time)
     } else {
         pto
     }
@@ -278,19 +336,41 @@ mod tests {
         d(seq, at, retransmitted).sent
     }
 
+    /// One ACK delivering `packets` at `now`.
+    fn ack(r: &mut Rack, packets: &[Delivered], now: Time) {
+        r.begin_ack();
+        for &p in packets {
+            r.on_delivered(p, now, None);
+        }
+    }
+
     #[test]
     fn rack_follows_the_most_recently_sent_delivery() {
         let mut r = Rack::default();
-        r.on_delivered(d(0, 0, false), 100 * MS, None);
-        r.on_delivered(d(2, 10 * MS, false), 120 * MS, None);
-        // Packet 1, sent before 2, arrives later: reordering, and RACK keeps packet 2.
-        r.on_delivered(d(1, 5 * MS, false), 130 * MS, None);
+        ack(&mut r, &[d(0, 0, false)], 100 * MS);
+        ack(&mut r, &[d(2, 10 * MS, false)], 120 * MS);
         assert_eq!(
             r.loss_threshold(0),
             Some((stamp(2, 10 * MS, false), 110 * MS))
         );
+        // Packet 1, sent before 2, arrives later: reordering. RACK.xmit_ts stays packet 2's,
+        // RACK.rtt becomes packet 1's, 130 - 5 = 125 ms (RFC 8985 6.2 step 2 sets RACK.rtt for
+        // every packet delivered; Linux tcp_rack_advance sets rack.rtt_us likewise).
+        ack(&mut r, &[d(1, 5 * MS, false)], 130 * MS);
+        assert_eq!(
+            r.loss_threshold(0),
+            Some((stamp(2, 10 * MS, false), 125 * MS))
+        );
         assert!(r.reordering_seen);
         assert_eq!(r.min_rtt(), Some(100 * MS));
+        // Within one ACK the packets count in their sending order, whatever the order of the
+        // walk: the most recently sent one's RTT is RACK.rtt (200 - 30 = 170 ms), not the last
+        // visited's (200 - 20 = 180 ms).
+        ack(&mut r, &[d(4, 30 * MS, false), d(3, 20 * MS, false)], 200 * MS);
+        assert_eq!(
+            r.loss_threshold(0),
+            Some((stamp(4, 30 * MS, false), 170 * MS))
+        );
     }
 
     #[test]
@@ -349,6 +429,33 @@ mod tests {
         assert_eq!(probe_timeout(0, 5, 200 * MS), PTO_WITHOUT_RTT);
         assert_eq!(probe_timeout(100 * MS, 5, 200 * MS), 200 * MS);
         assert_eq!(probe_timeout(100 * MS, 1, 200 * MS), 400 * MS);
+    }
+
+    /// Linux `tcp_schedule_loss_probe` (net/ipv4/tcp_output.c), by hand: timeout_us =
+    /// srtt_us >> 2 (2 SRTT) + tcp_rto_min_us with packets_out == 1, else +
+    /// TCP_TIMEOUT_MIN_US (2 ms); TCP_TIMEOUT_INIT (1 s) without srtt; then min(timeout,
+    /// rto_delta_us) when that is positive.
+    #[test]
+    fn linux_probe_timeout_by_tcp_schedule_loss_probe() {
+        let no_cap = 0;
+        // SRTT 50 ms, 10 packets out: 100 + 2 = 102 ms (RFC 8985: 100 ms).
+        assert_eq!(linux_probe_timeout(50 * MS, 10, 200 * MS, no_cap), 102 * MS);
+        // One packet out: 100 + 200 = 300 ms.
+        assert_eq!(linux_probe_timeout(50 * MS, 1, 200 * MS, no_cap), 300 * MS);
+        // No RTT sample: 1 s.
+        assert_eq!(linux_probe_timeout(0, 3, 200 * MS, no_cap), 1_000 * MS);
+        // Scheduled from an ACK with RTO 250 ms: min(300, 250) = 250 ms.
+        assert_eq!(
+            linux_probe_timeout(50 * MS, 1, 200 * MS, 250 * MS as i64),
+            250 * MS
+        );
+        // After new data, the head sent 180 ms ago and RTO 250 ms: 70 ms left.
+        assert_eq!(
+            linux_probe_timeout(50 * MS, 4, 200 * MS, 70 * MS as i64),
+            70 * MS
+        );
+        // The RTO from the head has already passed (delta not positive): no cap.
+        assert_eq!(linux_probe_timeout(50 * MS, 4, 200 * MS, -5), 102 * MS);
     }
 
     #[test]

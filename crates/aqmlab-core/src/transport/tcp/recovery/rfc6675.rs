@@ -610,6 +610,29 @@ impl Scoreboard {
         self.recovery_point.is_none()
     }
 
+    /// Under the DupThresh rule, the packet below which every unSACKed packet IsLost (the
+    /// DupThresh-th highest SACKed one); None with fewer SACKed packets, or with RACK's marks.
+    pub fn lost_edge(&self) -> Option<i64> {
+        match &self.index.by_rule {
+            RuleIndex::DupThresh { lost_edge, .. } => *lost_edge,
+            RuleIndex::Marked { .. } => None,
+        }
+    }
+
+    /// Under the DupThresh rule, whether some unSACKed packet is deemed lost now that was not
+    /// when the lost edge stood at `before` (`lost_edge` taken before an ACK): an unSACKed
+    /// packet lies between the two edges. The edge only rises, one SACKed packet at a time.
+    pub fn loss_revealed_since(&self, before: Option<i64>) -> bool {
+        let Some(edge) = self.lost_edge() else {
+            return false;
+        };
+        let from = before.unwrap_or(self.base).max(self.base);
+        self.index
+            .unsacked_set
+            .next_from(ix(from))
+            .is_some_and(|s| (s as i64) < edge)
+    }
+
     /// Section 5 trigger besides the DupThresh-th duplicate ACK: the next expected packet is
     /// already deemed lost.
     pub fn first_unacked_is_lost(&self) -> bool {
@@ -638,6 +661,34 @@ impl Scoreboard {
         self.recovering = false;
         self.reset_high_rxt();
         self.rescue_rxt = None;
+    }
+
+    /// RecoveryPoint (Linux's `high_seq`), while a recovery or a timeout's episode lasts.
+    pub fn recovery_point(&self) -> Option<i64> {
+        self.recovery_point
+    }
+
+    /// After a timeout, the episode lasts until what is outstanding now is acknowledged
+    /// (F-RTO step 2.b, Linux `tcp_process_loss`: `high_seq = snd_nxt`).
+    pub fn extend_timeout_episode(&mut self) {
+        if self.recovery_point.is_some() && !self.recovering {
+            self.recovery_point = Some(self.high_data);
+        }
+    }
+
+    /// The timeout was spurious (F-RTO step 3.b): its episode ends, so a new recovery may
+    /// start. Reading: Linux also clears every loss mark (`tcp_undo_cwnd_reduction` with
+    /// `unmark_loss`); here the marks stay until the packets' ACKs, which a spurious timeout
+    /// means are on their way: outside a recovery nothing sends by them (the sender goes on
+    /// with new data), and RACK no longer watches them.
+    pub fn undo_timeout(&mut self) {
+        debug_assert!(!self.recovering);
+        self.recovery_point = None;
+    }
+
+    /// When the first packet not cumulatively acknowledged was last sent.
+    pub fn head_sent_at(&self) -> Option<Time> {
+        self.sent_at.front().map(|s| s.at)
     }
 
     /// IsLost: DupThresh SACKed packets above `seq`, or RACK's mark.
