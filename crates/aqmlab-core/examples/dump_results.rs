@@ -29,4 +29,6 @@ fn main() {
         r.jain_index_tcp,
         serde_json::to_string(&r.groups).unwrap()
     );
+    // Issue 25's run warnings, after the rest.
+    println!("warnings {}", serde_json::to_string(&r.warnings).unwrap());
 }

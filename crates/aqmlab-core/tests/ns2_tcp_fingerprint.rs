@@ -59,6 +59,13 @@ fn fingerprint(variant: &str, aqm: &str, ecn: bool) -> u64 {
             "the ns-2 agents report none of the metrics issue 12 added"
         );
     }
+    // Issue 25: every agent reports how often it sent a packet at most (at least once each
+    // flow sent anything) and its repeated timeouts; and a run warns about no flow here.
+    for f in &r.flows {
+        assert!(f.packets_sent == 0 || f.max_transmissions_of_a_segment >= 1);
+        assert!(f.rto_backoffs <= f.timeouts);
+    }
+    assert!(r.warnings.is_empty());
     // Issue 24: with TCP flows only, the three Jain readings are one, and one group.
     assert_eq!(r.jain_index_over, "tcp_flows");
     assert_eq!(r.jain_index_tcp.to_bits(), r.jain_index.to_bits());
@@ -73,7 +80,9 @@ fn fingerprint(variant: &str, aqm: &str, ecn: bool) -> u64 {
 /// JSON text so that the recorded hashes still apply; they are checked to be 0 above. So are
 /// the run's stage timings and peak memory (issue 13), zeroed above: facts of the machine,
 /// not results; and the group table and the Jain readings by name (issue 24), checked above
-/// to repeat `jain_index` (`jain`, as JSON).
+/// to repeat `jain_index` (`jain`, as JSON); and issue 25's two measures of the agents
+/// (`max_transmissions_of_a_segment`, `rto_backoffs`, which the agents fill: measured, they
+/// change nothing the agents do) and the run's warnings (none, checked above).
 fn without_fields_added_later(json: &str, jain: &str) -> String {
     let stages = r#","timings":{"setup_s":0.0,"loop_s":0.0,"collect_s":0.0},"peak_rss_bytes":null"#;
     assert!(json.contains(stages));
@@ -87,6 +96,11 @@ fn without_fields_added_later(json: &str, jain: &str) -> String {
     );
     assert!(out.contains(&readings), "{out}");
     out = out.replacen(&readings, "", 1);
+    out = without_counts(&out, ",\"max_transmissions_of_a_segment\":");
+    out = without_counts(&out, ",\"rto_backoffs\":");
+    let warnings = r#","warnings":[]"#;
+    assert!(out.contains(warnings));
+    out = out.replacen(warnings, "", 1);
     for key in [
         "spurious_retransmissions",
         "tail_loss_probes",
@@ -96,6 +110,21 @@ fn without_fields_added_later(json: &str, jain: &str) -> String {
             out = out.replace(&format!(",\"{key}\":{value},"), ",");
         }
     }
+    out
+}
+
+/// `json` without every `key` (`,"name":`) and the whole number after it.
+fn without_counts(json: &str, key: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let mut rest = json;
+    while let Some(at) = rest.find(key) {
+        out.push_str(&rest[..at]);
+        let value = &rest[at + key.len()..];
+        let digits = value.find(|c: char| !c.is_ascii_digit()).unwrap_or(value.len());
+        assert!(digits > 0, "{key} without a count");
+        rest = &value[digits..];
+    }
+    out.push_str(rest);
     out
 }
 

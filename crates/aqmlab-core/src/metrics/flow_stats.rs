@@ -25,8 +25,10 @@ pub struct FlowStats {
     /// Timeouts that came with no advance of the cumulative ACK since the previous one:
     /// each doubled an RTO already backed off.
     pub rto_backoffs: u64,
-    /// Fast-recovery time inside the measurement period spent in spells longer than the RTO
-    /// without an advance of the cumulative ACK (the `rfc6675` sender; the run warning about
+    /// Fast-recovery time inside the measurement period during which the first unacknowledged
+    /// packet had been retransmitted more than an RTO before and was still unacknowledged:
+    /// where RFC 6298's timer, started by that retransmission, would have expired, and only a
+    /// re-armed timer kept the flow in recovery (the `rfc6675` sender; the run warning about
     /// flows stalled in recovery reads it).
     pub stalled_recovery_ns: Time,
     /// Time spent in fast recovery (entry to the ACK that ends it, or the RTO that aborts it),

@@ -117,9 +117,11 @@ pub struct Rfc6675Sender {
     tlp: TailLossProbe,
     /// When the current fast recovery began (for the time-in-recovery metric).
     recovery_since: Option<Time>,
-    /// In a fast recovery, when the cumulative ACK last moved (or the recovery began): a
-    /// spell longer than the RTO without a move is a stall (the run warning's measure).
-    progress_at: Time,
+    /// In a fast recovery, the head (first unacknowledged packet) and when the RTO started by
+    /// its first retransmission expires (RFC 6298 5.1: the timer runs from a send when it is
+    /// not running): time in the recovery past it, while the head is the same, is a stall,
+    /// where only a re-armed timer kept the flow from timing out (the run warning's measure).
+    stall_deadline: Option<(i64, Time)>,
     /// Timeouts since the cumulative ACK last moved (Linux `icsk_retransmits`).
     timeouts_in_a_row: u32,
     /// cwnd and ssthresh before a timeout's reduction, for F-RTO's undo (Linux
@@ -180,7 +182,7 @@ impl Rfc6675Sender {
             rtx_mode: XmitTimer::Rto,
             rto_at: 0,
             recovery_since: None,
-            progress_at: 0,
+            stall_deadline: None,
             timeouts_in_a_row: 0,
             before_timeout: None,
             frto: None,
@@ -277,8 +279,14 @@ impl Rfc6675Sender {
         let mut dsack_end = None;
         if is_dsack(cum, sack) {
             // aqmlab's network never duplicates a packet, so each D-SACK is one packet sent
-            // twice with both copies delivered: a spurious retransmission.
-            cx.stats.spurious_retransmissions += 1;
+            // twice with both copies delivered: a spurious retransmission. Counted if the
+            // duplicate, whose sending the ACK echoes, was sent inside the measurement period,
+            // as the retransmissions are (else a D-SACK just after the warm-up of a
+            // retransmission sent before it counted one spurious retransmission more than
+            // there were retransmissions).
+            if echo >= cx.stats.start {
+                cx.stats.spurious_retransmissions += 1;
+            }
             dsack_end = Some(sack[0].end);
             sack = &sack[1..];
         }
@@ -343,7 +351,7 @@ impl Rfc6675Sender {
                 self.t_seqno = self.scb.snd_una();
             }
             if was_recovering {
-                self.note_progress(cx);
+                self.count_stall(cx);
             }
             if self.flight_size() <= 0 {
                 self.rtx.cancel();
@@ -639,19 +647,13 @@ impl Rfc6675Sender {
         }
     }
 
-    /// The cumulative ACK moved during a recovery: the spell since the last move ends.
-    fn note_progress(&mut self, cx: &mut AgentCtx) {
-        self.count_stall(cx);
-        self.progress_at = cx.now;
-    }
-
-    /// A recovery spell without a move of the cumulative ACK that lasted longer than the RTO
-    /// (the time after which RFC 6298 would have timed out) is a stall: its time inside the
-    /// measurement period counts.
+    /// The head changed, or the recovery ended: the time since the head's deadline, inside
+    /// the measurement period, was a stall.
     fn count_stall(&mut self, cx: &mut AgentCtx) {
-        let spell = cx.now.saturating_sub(self.progress_at);
-        if spell > self.rtt.rto() {
-            cx.stats.stalled_recovery_ns += cx.now - self.progress_at.max(cx.stats.start);
+        if let Some((_, deadline)) = self.stall_deadline.take() {
+            if cx.now > deadline {
+                cx.stats.stalled_recovery_ns += cx.now - deadline.max(cx.stats.start).min(cx.now);
+            }
         }
     }
 
@@ -669,7 +671,6 @@ impl Rfc6675Sender {
         self.prr.enter(self.ssthresh, flight);
         cx.stats.fast_recoveries += 1;
         self.recovery_since = Some(cx.now);
-        self.progress_at = cx.now;
         let sndcnt = self.prr.on_ack(delivered, self.scb.pipe(), false);
         // The fast retransmit goes out whatever PRR allows on this first ACK, at once (ns-2's
         // `dupack_action` outputs it undelayed by `overhead`); the rest as any recovery send.
@@ -885,6 +886,12 @@ impl Rfc6675Sender {
         cx.stats.packets_sent += 1;
         cx.send(p);
         let head_resent = !new_data && seq == self.scb.snd_una();
+        if head_resent
+            && self.scb.in_recovery()
+            && self.stall_deadline.is_none_or(|(head, _)| head != seq)
+        {
+            self.stall_deadline = Some((seq, cx.now + self.rtt.rto()));
+        }
         let restart = head_resent
             && match self.cfg.rto_restart {
                 RtoRestart::NewAck => false,

@@ -42,8 +42,8 @@ pub struct TcpSink {
     sack: bool,
     /// Report a duplicate arrival in the first SACK block (RFC 2883).
     dsack: bool,
-    /// The duplicate packet the next ACK reports as a D-SACK.
-    duplicate: Option<i64>,
+    /// The duplicate packet the next ACK reports as a D-SACK, and when it was sent.
+    duplicate: Option<(i64, Time)>,
     delayed_ack: bool,
     delack_timeout: Time,
     /// Next packet expected in order.
@@ -109,7 +109,7 @@ impl TcpSink {
         let already_held = idx >= 0 && self.ooo.get(idx as usize).is_some_and(|h| h.is_some());
         if seq < self.next || already_held {
             // A duplicate (RFC 2883 section 4); never delayed below, so reported at once.
-            self.duplicate = Some(seq);
+            self.duplicate = Some((seq, sent_at));
         }
         if seq == self.next {
             self.deliver(cx, sent_at);
@@ -197,10 +197,18 @@ impl TcpSink {
         let mut a = self.ep.packet(PacketKind::TcpAck, self.ack_size);
         a.ack = self.next - 1;
         a.echo_sent_at = echo;
+        let reported = self.duplicate.filter(|_| self.sack && self.dsack);
+        if let Some((_, dup_sent_at)) = reported {
+            // The ACK that reports a duplicate echoes its sending (it is the packet that
+            // triggered the ACK, unless a delayed ACK held it and the next packet sent the
+            // ACK): the sender counts the spurious retransmission in the measurement period
+            // the retransmission was sent in.
+            a.echo_sent_at = dup_sent_at;
+        }
         a.ecn.ece = self.ecn_unacked;
         if self.sack {
             let mut n = 0;
-            if let Some(dup) = self.duplicate.take().filter(|_| self.dsack) {
+            if let Some((dup, _)) = self.duplicate.take().filter(|_| self.dsack) {
                 // RFC 2883 section 4: the first block names the duplicate; the blocks that
                 // follow are the usual ones, one fewer of them fitting.
                 a.sack[0] = SackBlock {
