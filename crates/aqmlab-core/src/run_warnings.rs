@@ -8,8 +8,8 @@
 //!   after its first retransmission, where RFC 6298's timer, started by that retransmission,
 //!   would have expired and only a re-armed timer kept the flow from timing out. The loop of
 //!   issue 25 (one packet sent 233 times in 50 s while the RTO kept being re-armed) looks
-//!   like this: 69 of 100 flows of the identical dumbbell were so for 63 to 99 % of the
-//!   period when the loop is brought back (`prr_bound = "ssrb"`, tests/recovery_loops.rs).
+//!   like this: 70 of the 100 flows of the identical dumbbell were so for most of the period
+//!   when the loop is brought back (`prr_bound = "ssrb"`, tests/recovery_loops.rs).
 
 use crate::metrics::flow_stats::FlowStats;
 use crate::sim::Time;

@@ -19,13 +19,13 @@
 //! `cargo run --release -p aqmlab-core --example run_scenario -- FILE SEED 1` (built at
 //! ea3d4db) on each scenario here:
 //! - `red_30_flows(20 ms)`, seeds 1, 2, 3: 36,621, 36,631 and 36,796 drops in the 15 s
-//!   measured, of about 72,000 arrivals (loss 0.50-0.51); Jain 0.073, 0.060, 0.090 (now 0.056
-//!   loss, Jain 0.99, no packet sent more than 6 times);
+//!   measured, of about 72,000 arrivals (loss 0.50-0.51); Jain 0.073, 0.060, 0.090 (now
+//!   0.056-0.058 loss, Jain 0.99, no packet sent more than 4 times);
 //! - `red_30_flows(40 ms)`: 35,812, 36,821 and 35,975 drops (loss ~0.50), Jain 0.083, 0.124,
 //!   0.149 (now 0.029, 0.99);
 //! - the identical dumbbell with DropTail 50, N = 100, the `linux` profile with the dumbbell's
 //!   packet sizes, seed 1: 114,187 drops in the 90 s measured (loss 0.51), Jain 0.358 (now
-//!   0.133 and 0.99, at most 7 transmissions of a packet).
+//!   0.135 and 0.99, at most 6 transmissions of a packet).
 
 use aqmlab_core::{run, RunResult, Scenario};
 

@@ -95,6 +95,9 @@ pub struct Rfc6675Sender {
     completed: bool,
     /// Next packet to send outside recovery (below HighData + 1 after a timeout: go-back-N).
     t_seqno: i64,
+    /// The end of the go-back-N after the last timeout: HighData + 1 then. New data F-RTO
+    /// sends above it is not part of the go-back-N.
+    go_back_end: i64,
     cwnd: f64,
     ssthresh: i64,
     cc: CongestionControl,
@@ -174,6 +177,7 @@ impl Rfc6675Sender {
             running: false,
             completed: false,
             t_seqno: 0,
+            go_back_end: 0,
             dupacks: 0,
             ecn_recover: -1,
             cong_action: false,
@@ -269,7 +273,12 @@ impl Rfc6675Sender {
         // Linux re-arms the RTO from the head's last transmission when the slot held a probe
         // or the reordering timer (`tcp_rearm_rto`).
         let slot_held_other = self.rtx_mode != XmitTimer::Rto;
-        if self.rtx_mode == XmitTimer::Probe {
+        // Linux 6.x resets the timers only for an ACK that acknowledges or SACKs data
+        // (`tcp_ack`: `FLAG_SET_XMIT_TIMER`): a bare duplicate ACK leaves a probe pending.
+        let bare_dupack = cum < una && n == 0;
+        if self.rtx_mode == XmitTimer::Probe
+            && !(self.cfg.rto_restart == RtoRestart::Linux && bare_dupack)
+        {
             // Any ACK takes the slot back to the RTO; the probe is scheduled again below if
             // the ACK advances and the conditions still hold (Linux tcp_ack: tcp_rearm_rto,
             // then tcp_set_xmit_timer).
@@ -296,6 +305,9 @@ impl Rfc6675Sender {
         // F-RTO step 3.b: data never retransmitted, at or below RecoveryPoint, delivered.
         let frto_point = self.frto.and(self.scb.recovery_point());
         let mut original_delivered = false;
+        // The earliest sending of a packet never retransmitted that this ACK SACKs (Linux
+        // `first_sackt`, the SACK RTT sample's).
+        let mut first_sackt: Option<Time> = None;
         let ts_echo = self.cfg.timestamps.then_some(echo);
         let now = cx.now;
         let rack = &mut self.rack;
@@ -307,6 +319,9 @@ impl Rfc6675Sender {
                 rack.on_delivered(d, now, ts_echo);
             }
             original_delivered |= !d.retransmitted && frto_point.is_some_and(|p| d.seq <= p);
+            if d.seq > cum && !d.retransmitted {
+                first_sackt = Some(first_sackt.map_or(d.sent.at, |t| t.min(d.sent.at)));
+            }
         });
         let advanced = u.newly_acked > 0;
         if let Some(rack) = &mut self.rack {
@@ -364,6 +379,18 @@ impl Rfc6675Sender {
             self.check_completion(cx);
         } else if u.newly_sacked > 0 {
             self.dupacks += 1;
+            // Linux `tcp_clean_rtx_queue`: a SACK re-arms the timer only if its RTT sample is
+            // of data sent before the head's last (re)transmission ("Otherwise the timeout may
+            // continue to extend in loss recovery").
+            if self.cfg.rto_restart == RtoRestart::Linux
+                && first_sackt.is_some_and(|t| self.scb.head_sent_at().is_some_and(|h| t < h))
+            {
+                if slot_held_other || self.rtx_mode != XmitTimer::Rto {
+                    self.rearm_rto(cx);
+                } else {
+                    self.set_rtx_timer(cx);
+                }
+            }
         }
         if ece && cum > self.ecn_recover && !self.scb.in_recovery() {
             self.reduce(cx);
@@ -432,7 +459,7 @@ impl Rfc6675Sender {
     ///   (`tcp_try_undo_loss`: cwnd = max(cwnd, prior cwnd), ssthresh back if it was larger)
     ///   and go on with new data.
     /// - Step 3.a: after new data was sent, a duplicate ACK or a SACK: the loss was real;
-    ///   conventional recovery (the go-back-N of the timeout) goes on.
+    ///   conventional recovery (the go-back-N of the timeout) goes on, from this ACK.
     /// - Step 2.b: the first ACK that advances, before RecoveryPoint: the episode now lasts
     ///   until what is outstanding is acknowledged (`high_seq = snd_nxt`) and new data goes
     ///   out instead of repairs, as much as cwnd allows over pipe (`tcp_write_xmit`) if the
@@ -460,7 +487,11 @@ impl Rfc6675Sender {
         }
         if f.new_data_sent {
             if newly_sacked > 0 || !advanced {
+                // The repairs resume on this ACK (Linux: REXMIT_LOST), not at the next
+                // advance of the cumulative ACK, which the losses hold back.
                 self.frto = None;
+                self.send_window_or_delay(cx);
+                return true;
             }
             return false;
         }
@@ -482,11 +513,14 @@ impl Rfc6675Sender {
         );
         let cwnd = (self.cwnd.floor() as i64).max(1);
         let mut sent = false;
+        let go_back = self.t_seqno;
         while self.scb.pipe() < cwnd && self.new_data_allowed(self.scb.high_data() + 1) {
             let seq = self.scb.high_data() + 1;
             self.output(cx, NextSeg::New(seq));
             sent = true;
         }
+        // If the loss proves real (step 3.a), the go-back-N resumes where it stood.
+        self.t_seqno = go_back;
         if !sent {
             // Nothing fits over what is in flight (without RACK's marks, the timeout leaves
             // the packets above the DupThresh edge in pipe): conventional recovery, on the
@@ -535,13 +569,16 @@ impl Rfc6675Sender {
     /// None without RACK or before any delivery.
     fn rack_threshold(&self) -> Option<(SendStamp, Time)> {
         let rack = self.rack.as_ref()?;
-        let reo_wnd = rack.reo_wnd(
+        rack.loss_threshold(self.rack_reo_wnd(rack))
+    }
+
+    fn rack_reo_wnd(&self, rack: &Rack) -> Time {
+        rack.reo_wnd(
             !self.scb.may_enter_recovery(),
             self.scb.sacked_count(),
             self.cfg.dupack_threshold as usize,
             self.rtt.srtt(),
-        );
-        rack.loss_threshold(reo_wnd)
+        )
     }
 
     /// The reordering timer fired: look again, start a recovery if a packet is now lost, and
@@ -768,8 +805,12 @@ impl Rfc6675Sender {
         let mut sent = false;
         let cwnd = (self.cwnd.floor() as i64).max(1);
         loop {
-            // Past the SACKed packets (a jump over each run of them, not a step per packet).
+            // Past the SACKed packets (a jump over each run of them, not a step per packet),
+            // and past the new data F-RTO sent after the timeout.
             self.t_seqno = self.scb.next_unsacked(self.t_seqno);
+            if self.t_seqno >= self.go_back_end && self.t_seqno <= self.scb.high_data() {
+                self.t_seqno = self.scb.high_data() + 1;
+            }
             let seq = self.t_seqno;
             let outstanding = seq - self.scb.snd_una();
             if outstanding >= cwnd || outstanding >= self.cfg.window as i64 {
@@ -811,8 +852,14 @@ impl Rfc6675Sender {
         self.scb.on_timeout();
         if self.rack.is_some() {
             self.tlp.reset();
-            // RFC 8985 6.3, in RTO recovery now (on_timeout set the RecoveryPoint).
-            let threshold = self.rack_threshold().map_or(Time::MAX, |(_, t)| t);
+            // RFC 8985 6.3, in RTO recovery now (on_timeout set the RecoveryPoint): due is a
+            // packet sent RACK.rtt + RACK.reo_wnd ago, RACK.rtt being 0 before any delivery
+            // (every packet then; Linux `tcp_timeout_mark_lost`, `tcp_rack_skb_timeout` with
+            // `rack.rtt_us` 0).
+            let threshold = self
+                .rack
+                .as_ref()
+                .map_or(0, |rack| rack.rtt() + self.rack_reo_wnd(rack));
             self.scb.mark_losses_on_rto(threshold, cx.now);
         }
         self.cwnd = match self.cfg.timeout_response {
@@ -823,6 +870,7 @@ impl Rfc6675Sender {
             new_data_sent: false,
         });
         self.t_seqno = self.scb.snd_una();
+        self.go_back_end = self.scb.high_data() + 1;
         self.timed = None;
         if repeated {
             cx.stats.rto_backoffs += 1;
@@ -904,3 +952,7 @@ impl Rfc6675Sender {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "rfc6675_sender_tests.rs"]
+mod tests;

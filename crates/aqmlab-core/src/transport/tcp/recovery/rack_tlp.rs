@@ -152,7 +152,10 @@ impl Rack {
         let rtt = now.saturating_sub(d.sent.at);
         if d.retransmitted {
             // An ACK of the first copy would make the retransmission look delivered early.
-            if echo.is_some_and(|e| e < d.sent.at) || self.min_rtt.is_some_and(|m| rtt < m) {
+            // Before any trusted sample RACK.min_RTT is infinite, so no retransmission's
+            // delivery counts yet (Linux `tcp_rack_advance`: `rtt_us < tcp_min_rtt(tp)` with
+            // the minimum still ~0U).
+            if echo.is_some_and(|e| e < d.sent.at) || self.min_rtt.is_none_or(|m| rtt < m) {
                 return;
             }
         }
@@ -214,6 +217,11 @@ impl Rack {
 
     pub fn min_rtt(&self) -> Option<Time> {
         self.min_rtt
+    }
+
+    /// RACK.rtt (0 before any delivery).
+    pub fn rtt(&self) -> Time {
+        self.rtt
     }
 }
 

@@ -1,0 +1,306 @@
+//! The `rfc6675` sender driven directly with scripted ACKs (issue 25): each test checks one
+//! rule against a sequence worked out by hand from its source (the Linux kernel function or
+//! the RFC named in the test).
+
+use super::*;
+use crate::net::Packet;
+use crate::scenario::units::Duration;
+use crate::sim::StreamKind;
+use crate::transport::tcp::agent_rig::AgentRig;
+use crate::transport::tcp::congestion::CongestionControlKind;
+use crate::transport::tcp::{Recovery, TcpVariant};
+
+const MS: Time = 1_000_000;
+
+struct H {
+    rig: AgentRig,
+    s: Rfc6675Sender,
+}
+
+impl H {
+    fn new(cfg: TcpConfig) -> H {
+        let ep = Endpoint {
+            flow: 0,
+            agent: 0,
+            node: 0,
+            peer_node: 1,
+            peer_agent: 1,
+        };
+        H {
+            rig: AgentRig::new(ep),
+            s: Rfc6675Sender::new(cfg, ep, None, RngStream::new(1, StreamKind::Agent, 0)),
+        }
+    }
+
+    fn start(&mut self) -> Vec<Packet> {
+        self.s.start(&mut self.rig.cx(0));
+        self.rig.take_sent()
+    }
+
+    /// Fires the sender's timers up to `t`; returns what they sent.
+    fn run_until(&mut self, t: Time) -> Vec<Packet> {
+        self.rig
+            .run_timers_until(t, |cx, timer| self.s.timer(cx, timer))
+    }
+
+    /// An ACK at `t` of everything up to `cum`, with SACK blocks [start, end), echoing the
+    /// sending time `echo`; returns what the timers due before it and the ACK sent.
+    fn ack(&mut self, t: Time, cum: i64, sack: &[(i64, i64)], echo: Time) -> Vec<Packet> {
+        let mut out = self.run_until(t);
+        let mut p = Packet::new(PacketKind::TcpAck, 0, 1, 0, 0, 40);
+        p.ack = cum;
+        p.echo_sent_at = echo;
+        for (i, &(start, end)) in sack.iter().enumerate().take(MAX_SACK_BLOCKS) {
+            p.sack[i] = SackBlock { start, end };
+            p.sack_len = i as u8 + 1;
+        }
+        let id = self.rig.packets.alloc(p);
+        self.s.receive(&mut self.rig.cx(t), id);
+        out.extend(self.rig.take_sent());
+        out
+    }
+}
+
+fn seqs(ps: &[Packet]) -> Vec<i64> {
+    ps.iter().map(|p| p.seq).collect()
+}
+
+/// SACK recovery with RFC 6675's rules, Reno, IW 10, 1 ms ticks, 1 s initial RTO.
+fn base() -> TcpConfig {
+    TcpConfig {
+        variant: TcpVariant::Sack,
+        recovery: Recovery::Rfc6675,
+        congestion_control: CongestionControlKind::Reno,
+        window: 64,
+        window_init: 10,
+        ssthresh_init: Some(100),
+        tick: Duration(MS),
+        initial_rto: Duration(1_000 * MS),
+        ..TcpConfig::default()
+    }
+}
+
+fn rack(mut c: TcpConfig) -> TcpConfig {
+    c.rack_tlp.enabled = true;
+    c
+}
+
+/// Linux `tcp_enter_loss` (net/ipv4/tcp_input.c) against RFC 5681 3.1, on a timeout in the
+/// middle of a fast recovery. By hand (RACK, Reno, PRR's SSRB, RTO from the initial 1 s
+/// since no ACK advances):
+/// - 0 ms: packets 0..=9.
+/// - 100 ms: SACK 1..=9. RACK: packet 9 (sent at 0) is the newest delivered, RTT 100 ms,
+///   reordering window 0 (DupThresh packets SACKed): 0 is lost. Recovery: ssthresh = 10 / 2 =
+///   5, RecoverFS 10; pipe 0, so sndcnt = MIN(5 - 0, MAX(9, 9) + 1) = 5: 0 again, then new
+///   10..=13.
+/// - 200 ms: SACK 10, 11 (sent at 100 ms): RACK marks the retransmission of 0, sent before
+///   them 100 ms ago, lost again; pipe 2 (12, 13): sndcnt = MIN(5 - 2, MAX(11 - 5, 2) + 1) =
+///   3: 0 a third time, new 14, 15.
+/// - 950 ms: SACK 12, 13: RACK.rtt = 850 ms (13's); nothing due; pipe 3: sndcnt = MIN(5 - 3,
+///   MAX(13 - 8, 2) + 1) = 2: new 16, 17 (pipe 5).
+/// - 1000 ms, the RTO: with Linux's response ssthresh stays 5 (the recovery made its cut
+///   for this window: RecoveryPoint 9 unacknowledged), and the loss marks (RFC 8985 6.3:
+///   sent more than RACK.rtt + 0 = 850 ms ago, or the head) take only 0: 14, 15 (200 ms) and
+///   16, 17 (950 ms) stay in flight, cwnd = 4 + 1 = 5. RFC 5681: ssthresh = FlightSize 18 /
+///   2 = 9, cwnd 1. Either way the go-back-N sends 0 now.
+#[test]
+fn tcp_enter_loss_cuts_once_per_window_and_keeps_what_is_in_flight() {
+    for (response, ssthresh, cwnd) in [
+        (TimeoutResponse::Linux, 5, 5.0),
+        (TimeoutResponse::Rfc5681, 9, 1.0),
+    ] {
+        let mut c = rack(base());
+        c.timeout_response = response;
+        let mut h = H::new(c);
+        assert_eq!(seqs(&h.start()), (0..10).collect::<Vec<_>>());
+        assert_eq!(seqs(&h.ack(100 * MS, -1, &[(1, 10)], 0)), [0, 10, 11, 12, 13]);
+        assert_eq!((h.s.ssthresh, h.s.scb.in_recovery()), (5, true));
+        let at_200 = h.ack(200 * MS, -1, &[(10, 12), (1, 10)], 100 * MS);
+        assert_eq!(seqs(&at_200), [0, 14, 15]);
+        let at_950 = h.ack(950 * MS, -1, &[(12, 14), (10, 12), (1, 10)], 100 * MS);
+        assert_eq!(seqs(&at_950), [16, 17]);
+        assert_eq!(seqs(&h.run_until(1_000 * MS)), [0], "{response:?}");
+        assert_eq!((h.s.ssthresh, h.s.cwnd), (ssthresh, cwnd), "{response:?}");
+        assert_eq!(h.rig.stats.timeouts, 1);
+        assert_eq!(h.rig.stats.max_transmissions, 4, "0 sent four times");
+    }
+}
+
+/// F-RTO (RFC 5682 section 3.1, SACK-enhanced; Linux `tcp_process_loss`) on a spurious
+/// timeout. By hand (RACK-TLP, Reno, initial RTO 500 ms, no RTT sample):
+/// - 0 ms: 0..=9. 500 ms: the probe (PTO 1 s without a sample, capped at the RTO's 500 ms)
+///   sends new 10; the RTO is re-armed to 1000 ms.
+/// - 1000 ms, the RTO: ssthresh = 11 / 2 = 5 (cwnd 10 and max(ssthresh 100, 3/4 x 10)
+///   remembered); every packet is marked lost (RACK.rtt is 0 before any delivery), cwnd =
+///   0 + 1; 0 is resent. F-RTO starts (no recovery was under way).
+/// - 1050 ms: the ACK of the original 0, delayed. Step 2.b: RecoveryPoint = 10 (all that is
+///   out); slow start makes cwnd 2 and pipe is 0, so new 11, 12 go out instead of repairs.
+/// - 1100 ms: the ACK of 1..=5, sent once, before the timeout: step 3.b, the timeout was
+///   spurious: cwnd = max(2, 10) = 10, ssthresh = max(5, 100) = 100, the episode ends; slow
+///   start (11) sends new 13..=16 (from 6 up to 6 + 11 - 1).
+///
+/// Without F-RTO the go-back-N resends 1, 2 at 1050 ms (cwnd 2) and 6, 7, 8 at 1100 ms
+/// (cwnd 3, ssthresh 5): spurious retransmissions at half the rate.
+#[test]
+fn frto_undoes_a_spurious_timeout_as_tcp_process_loss() {
+    for (frto, at_1050, at_1100, cwnd, ssthresh) in [
+        (true, vec![11, 12], vec![13, 14, 15, 16], 11.0, 100),
+        (false, vec![1, 2], vec![6, 7, 8], 3.0, 5),
+    ] {
+        let mut c = rack(base());
+        c.timeout_response = TimeoutResponse::Linux;
+        c.frto = frto;
+        c.initial_rto = Duration(500 * MS);
+        let mut h = H::new(c);
+        h.start();
+        assert_eq!(seqs(&h.run_until(500 * MS)), [10], "the probe");
+        assert_eq!(seqs(&h.run_until(1_000 * MS)), [0], "the RTO");
+        assert_eq!((h.s.cwnd, h.s.ssthresh), (1.0, 5));
+        assert_eq!(seqs(&h.ack(1_050 * MS, 0, &[], 0)), at_1050, "F-RTO {frto}");
+        assert_eq!(seqs(&h.ack(1_100 * MS, 5, &[], 0)), at_1100, "F-RTO {frto}");
+        assert_eq!((h.s.cwnd, h.s.ssthresh), (cwnd, ssthresh), "F-RTO {frto}");
+        assert_eq!(h.s.scb.may_enter_recovery(), frto, "the episode ends on the undo");
+    }
+}
+
+/// F-RTO step 3.a: after the new data of step 2.b, a SACK of it (the holes below are real
+/// losses) resumes the repairs on that ACK, where the go-back-N stood (1), not at the next
+/// advance of the cumulative ACK. Same start as above; at 1100 ms the SACK of 11: cwnd 2,
+/// so 1 and 2 go again; the new data 11, 12 is not part of the go-back-N.
+#[test]
+fn frto_resumes_the_repairs_when_the_loss_is_real() {
+    let mut c = rack(base());
+    c.timeout_response = TimeoutResponse::Linux;
+    c.frto = true;
+    c.initial_rto = Duration(500 * MS);
+    let mut h = H::new(c);
+    h.start();
+    h.run_until(1_000 * MS);
+    assert_eq!(seqs(&h.ack(1_050 * MS, 0, &[], 0)), [11, 12]);
+    assert_eq!(seqs(&h.ack(1_100 * MS, 0, &[(11, 12)], 1_050 * MS)), [1, 2]);
+    assert_eq!(h.s.frto, None);
+    // The next advance goes on from 3: 1..=4 acknowledged, cwnd 3, packets 5, 6, 7; 11 and
+    // 12 are skipped.
+    let next = seqs(&h.ack(1_200 * MS, 4, &[(11, 12)], 1_100 * MS));
+    assert_eq!(next, [5, 6, 7]);
+}
+
+/// Linux `tcp_rearm_rto` with `tcp_rto_delta_us` (net/ipv4/tcp_input.c, include/net/tcp.h):
+/// when the timer slot goes back to the RTO from a pending reordering (or probe) timer, the
+/// RTO counts from the head's last transmission, not from now. By hand (RACK-TLP, RFC 6298
+/// estimator, 1 ms ticks):
+/// - 0 ms: 0..=9, the probe pending since. 100 ms: ACK of 0..=4: RTT 100 ms, RTO = 100 +
+///   4 x 50 = 300 ms; its expiry is 400 ms by RFC 6298's restart, and 0 + 300 = 300 ms by
+///   Linux's (the probe was pending: from the head, 5, sent at 0); slow start sends
+///   10..=15; the probe waits 2 SRTT = 200 ms (until 300 ms).
+/// - 120 ms: SACK of 6 (sent at 0): limited transmit sends new 16; RACK waits min_RTT / 4 =
+///   25 ms for 5 (until 145 ms); the slot holds the reordering timer.
+/// - 130 ms: 5 and 6 acknowledged. The slot goes back to the RTO: with RFC 6298's restart,
+///   130 + 300 = 430 ms; with Linux's, from the new head (7, sent at 0): 0 + 300 = 300 ms.
+///   (A probe is then scheduled at min(130 + 200, expiry) for both.)
+#[test]
+fn tcp_rearm_rto_counts_from_the_heads_last_transmission() {
+    for (restart, expiry_100, expiry) in [
+        (RtoRestart::HeadRetransmission, 400 * MS, 430 * MS),
+        (RtoRestart::Linux, 300 * MS, 300 * MS),
+    ] {
+        let mut c = rack(base());
+        c.rto_restart = restart;
+        let mut h = H::new(c);
+        h.start();
+        assert_eq!(seqs(&h.ack(100 * MS, 4, &[], 0)), [10, 11, 12, 13, 14, 15]);
+        assert_eq!(h.s.rtt.rto(), 300 * MS);
+        assert_eq!((h.s.rto_at, h.s.rtx_mode), (expiry_100, XmitTimer::Probe));
+        assert_eq!(seqs(&h.ack(120 * MS, 4, &[(6, 7)], 0)), [16], "limited transmit");
+        assert_eq!(h.s.rtx_mode, XmitTimer::Reorder);
+        assert_eq!(h.s.rtx.deadline(), Some(145 * MS));
+        h.ack(130 * MS, 6, &[], 0);
+        assert_eq!(h.s.rto_at, expiry, "{restart:?}");
+        assert_eq!(h.s.rtx.deadline(), Some((330 * MS).min(expiry)), "{restart:?}");
+    }
+}
+
+/// Linux 6.x's `tcp_ack` resets the timers only for an ACK that acknowledges or SACKs data
+/// (`FLAG_SET_XMIT_TIMER`): a bare duplicate ACK leaves a pending probe as it is; the RFC 8985
+/// reading here takes the slot back to the RTO on any ACK.
+#[test]
+fn a_bare_duplicate_ack_leaves_linuxs_probe_pending() {
+    for (restart, mode) in [
+        (RtoRestart::HeadRetransmission, XmitTimer::Rto),
+        (RtoRestart::Linux, XmitTimer::Probe),
+    ] {
+        let mut c = rack(base());
+        c.rto_restart = restart;
+        let mut h = H::new(c);
+        h.start();
+        h.ack(100 * MS, 4, &[], 0);
+        assert_eq!(h.s.rtx_mode, XmitTimer::Probe);
+        h.ack(150 * MS, 4, &[], 0);
+        assert_eq!(h.s.rtx_mode, mode, "{restart:?}");
+    }
+}
+
+/// Linux `tcp_time_to_recover` with `net.ipv4.tcp_recovery = 1`: "the loss is proven"
+/// (`lost_out`) starts a recovery, the DupThresh count no longer does (RFC 8985 section 4:
+/// RACK replaces it). Once reordering was seen, RACK waits min_RTT / 4 even with three
+/// packets SACKed above a hole, where RFC 6675's IsLost starts the recovery at once:
+/// - 0 ms: 0..=9. 100 ms: SACK of 1; 101 ms: 0 arrives late (never sent again, below RACK's
+///   highest delivered): reordering; RTT samples 100 and 101 ms.
+/// - 110 ms: SACK of 3..=5, hole at 2: RFC 6675 (three SACKed above it) resends 2 now; RACK
+///   waits RACK.rtt (110 ms, 5's) + 100 / 4 = 135 ms after 2's sending: at 135 ms.
+#[test]
+fn rack_alone_decides_when_a_recovery_starts() {
+    for (rack_on, at_110, at_135) in [(false, vec![2], vec![]), (true, vec![], vec![2])] {
+        let mut c = base();
+        c.rack_tlp.enabled = rack_on;
+        let mut h = H::new(c);
+        h.start();
+        h.ack(100 * MS, -1, &[(1, 2)], 0);
+        h.ack(101 * MS, 1, &[], 0);
+        let sent_110 = h.ack(110 * MS, 1, &[(3, 6)], 0);
+        let retransmitted = |ps: &[Packet]| -> Vec<i64> {
+            ps.iter().filter(|p| p.retransmission).map(|p| p.seq).collect()
+        };
+        assert_eq!(retransmitted(&sent_110), at_110, "RACK {rack_on}");
+        assert_eq!(retransmitted(&h.run_until(135 * MS)), at_135, "RACK {rack_on}");
+        assert!(h.s.scb.in_recovery());
+    }
+}
+
+/// `tcp.overhead` (ns-2's `overhead_` and `delsnd_timer_`) in the `rfc6675` sender: window
+/// sends wait a uniform draw in [0, overhead) from the sender's own stream, then go out all
+/// at once; so do a recovery's sends, except the fast retransmit, which goes at once. By hand
+/// (IW 2, DupThresh rule, no RACK), with draws d0..d3 of the stream:
+/// - start: nothing; at d0: 0, 1.
+/// - 100 ms, ACK of 0: cwnd 3; at 100 ms + d1: 2, 3.
+/// - 200 ms, ACK of 1: cwnd 4; at 200 ms + d2: 4, 5.
+/// - 300, 301 ms: SACK of 3, then 3..=4: limited transmit, at once: 6, 7.
+/// - 302 ms: SACK of 3..=5: 2 is lost (three SACKed above); recovery: ssthresh = 6 / 2 = 3,
+///   pipe 2 (6, 7): sndcnt = MIN(3 - 2, MAX(1, 1) + 1) = 1: the fast retransmit of 2, at once.
+/// - 303 ms: SACK of 3..=6: pipe 2 (7, and 2 resent): sndcnt = MIN(1, MAX(2 - 1, 1) + 1) = 1,
+///   held: cwnd = pipe + 1 = 3 until 303 ms + d3, when new 8 goes.
+#[test]
+fn overhead_delays_the_rfc6675_senders_sends_but_not_the_fast_retransmit() {
+    let o = 10 * MS;
+    let mut c = base();
+    c.window_init = 2;
+    c.overhead = Duration(o);
+    let mut h = H::new(c);
+    let mut r = RngStream::new(1, StreamKind::Agent, 0);
+    let d: Vec<Time> = (0..4).map(|_| (r.uniform() * o as f64) as Time).collect();
+    assert!(h.start().is_empty());
+    assert_eq!(h.s.delsnd.deadline(), Some(d[0]));
+    assert_eq!(seqs(&h.run_until(d[0])), [0, 1]);
+    assert!(h.ack(100 * MS, 0, &[], 0).is_empty());
+    assert_eq!(seqs(&h.run_until(100 * MS + d[1])), [2, 3]);
+    assert!(h.ack(200 * MS, 1, &[], 0).is_empty());
+    assert_eq!(seqs(&h.run_until(200 * MS + d[2])), [4, 5]);
+    assert_eq!(seqs(&h.ack(300 * MS, 1, &[(3, 4)], 0)), [6]);
+    assert_eq!(seqs(&h.ack(301 * MS, 1, &[(3, 5)], 0)), [7]);
+    assert_eq!(seqs(&h.ack(302 * MS, 1, &[(3, 6)], 0)), [2], "the fast retransmit");
+    assert!(h.s.scb.in_recovery());
+    assert!(h.ack(303 * MS, 1, &[(3, 7)], 0).is_empty());
+    assert_eq!(h.s.delsnd.deadline(), Some(303 * MS + d[3]));
+    assert_eq!(seqs(&h.run_until(303 * MS + d[3])), [8]);
+    assert!(d.iter().all(|&x| x < o));
+}
