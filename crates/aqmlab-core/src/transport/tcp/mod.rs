@@ -6,6 +6,7 @@
 pub mod config;
 pub mod congestion;
 mod held_runs;
+pub mod linux_delack;
 pub mod profile;
 pub mod recovery;
 pub mod rfc6675_sender;
@@ -14,7 +15,7 @@ pub mod sack_scoreboard;
 pub mod sender;
 pub mod sink;
 
-pub use config::{PartialAckTimer, Recovery, RtoRestart, TcpConfig, TcpVariant};
+pub use config::{PartialAckTimer, Recovery, RtoRestart, SsthreshBase, TcpConfig, TcpVariant};
 pub use rfc6675_sender::Rfc6675Sender;
 pub use sender::TcpSender;
 pub use sink::TcpSink;
