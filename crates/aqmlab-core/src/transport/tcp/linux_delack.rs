@@ -15,6 +15,11 @@
 //!   awaiting the sender's CWR (`__tcp_ecn_check_ce`: "sender can have a very low cwnd").
 //!   rcv_wnd is the advertised `window`.
 //! - A data packet carrying CWR is ACKed at once (`tcp_ecn_accept_cwr`: ICSK_ACK_NOW).
+//! - Not modelled: the quick ACK `tcp_grow_window` adds (`icsk_ack.quick |= 1`) for each
+//!   in-order segment while the receiver's `rcv_ssthresh` still grows towards its window
+//!   clamp, which receive-buffer autotuning (`tcp_rcv_space_adjust`) keeps raising during a
+//!   transfer's start: a Linux receiver ACKs most segments one by one until its window stops
+//!   growing. aqmlab's advertised window is fixed (`window`), so there is no such phase.
 //! - Out-of-order packets and the packet that fills a hole are ACKed at once with or without
 //!   this option (the sink's RFC 5681 4.2 rule; Linux: the out-of-order queue in
 //!   `__tcp_ack_snd_check` and ICSK_ACK_NOW in `tcp_data_queue`). Linux's SACK compression
