@@ -6,6 +6,7 @@
 pub mod config;
 pub mod congestion;
 mod held_runs;
+pub mod linux_delack;
 pub mod linux_rtt;
 pub mod profile;
 pub mod recovery;
@@ -17,9 +18,11 @@ pub mod sender;
 pub mod sink;
 mod transmissions;
 
-pub use config::{PartialAckTimer, Recovery, RtoRestart, TcpConfig, TcpVariant, TimeoutResponse};
-pub use rto::RtoEstimatorKind;
+pub use config::{
+    PartialAckTimer, Recovery, RtoRestart, SsthreshBase, TcpConfig, TcpVariant, TimeoutResponse,
+};
 pub use rfc6675_sender::Rfc6675Sender;
+pub use rto::RtoEstimatorKind;
 pub use sender::TcpSender;
 pub use sink::TcpSink;
 

@@ -8,9 +8,10 @@
 //!   and SACKs new data. Recovery starts on the DupThresh-th, or as soon as the first
 //!   unacknowledged packet is deemed lost (section 5), unless a RecoveryPoint is outstanding.
 //! - On entry: ssthresh = the controller's reduction of FlightSize (half for Reno, 0.7 for
-//!   CUBIC; at least 2), PRR starts with RecoverFS = FlightSize, the first lost packet is
-//!   retransmitted at once (the fast retransmit), then each ACK sends what PRR allows, chosen
-//!   by NextSeg. At the end of recovery cwnd = ssthresh (RFC 6937).
+//!   CUBIC; at least 2), PRR starts with RecoverFS = FlightSize (both cwnd with
+//!   `ssthresh_base = "cwnd"`, as Linux), the first lost packet is retransmitted at once
+//!   (the fast retransmit), then each ACK sends what PRR allows, chosen by NextSeg. At the
+//!   end of recovery cwnd = ssthresh (RFC 6937).
 //! - Limited transmit (RFC 3042) on the first DupThresh - 1 duplicate ACKs, as the ns-2 agents.
 //! - Retransmission timer (RFC 6298): armed when data is outstanding, restarted by an ACK of
 //!   new data, which also clears the backoff (as Linux does: `icsk_backoff = 0` on forward
@@ -45,9 +46,10 @@
 //!   `timeout`/`frto_on_ack` below).
 //!
 //! Parameters read (TcpConfig): dupack_threshold, window, window_init, ssthresh_init,
-//! limited_transmit, ecn, packet sizes, congestion_control and cubic, hystart, prr_bound,
-//! rack_tlp, dsack, timestamps, overhead, rto_restart, rto_estimator, timeout_response, frto,
-//! and the RTT estimator's min_rto, max_rto, initial_rto, tick, max_backoff.
+//! limited_transmit, ecn, packet sizes, congestion_control, cwnd_growth and cubic, hystart,
+//! ssthresh_base, prr_bound, rack_tlp, dsack, timestamps, overhead, rto_restart, rto_estimator,
+//! timeout_response, frto, and the RTT estimator's min_rto, max_rto, initial_rto, tick,
+//! max_backoff.
 
 use super::congestion::CongestionControl;
 use super::recovery::prr::Prr;
@@ -57,7 +59,7 @@ use super::recovery::rack_tlp::{
 use super::recovery::rfc6675::{Delivered, LossRule, NextSeg, Scoreboard, SendStamp};
 use super::rto::RtoEstimator;
 use super::transmissions::Transmissions;
-use super::{RtoRestart, TcpConfig, TimeoutResponse};
+use super::{RtoRestart, SsthreshBase, TcpConfig, TimeoutResponse};
 use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{PacketId, PacketKind, SackBlock};
@@ -157,7 +159,12 @@ impl Rfc6675Sender {
         let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
         Rfc6675Sender {
             rtt: RtoEstimator::new(&cfg),
-            cc: CongestionControl::new(cfg.congestion_control, cfg.cubic, cfg.hystart),
+            cc: CongestionControl::new(
+                cfg.congestion_control,
+                cfg.cubic,
+                cfg.hystart,
+                cfg.cwnd_growth,
+            ),
             scb: Scoreboard::new(
                 cfg.dupack_threshold,
                 if cfg.rack_tlp.enabled {
@@ -350,15 +357,24 @@ impl Rfc6675Sender {
                 None
             };
             if let Some(sent_at) = sent_at {
-                self.rtt
-                    .sample(sent_at, cx.now, self.scb.snd_una(), self.scb.high_data() + 1);
+                self.rtt.sample(
+                    sent_at,
+                    cx.now,
+                    self.scb.snd_una(),
+                    self.scb.high_data() + 1,
+                );
                 cx.stats.on_rtt_sample(cx.now - sent_at);
             }
-            // HyStart++ times every advancing ACK, timestamps or not, as Linux's does from
-            // each packet's send time (tcp_clean_rtx_queue's ca_rtt_us); the echo is that
-            // send time (see hystart.rs).
-            self.cc
-                .on_rtt_sample(cx.now - echo, self.scb.snd_una(), self.scb.high_data() + 1);
+            // HyStart (either kind) and CUBIC's minimum RTT time every advancing ACK,
+            // timestamps or not, as Linux's do from each packet's send time
+            // (tcp_clean_rtx_queue's ca_rtt_us); the echo is that send time (see hystart.rs).
+            self.cc.on_rtt_sample(
+                cx.now - echo,
+                cx.now,
+                (self.scb.snd_una(), self.scb.high_data() + 1),
+                self.cwnd,
+                &mut self.ssthresh,
+            );
             self.rtt.on_new_ack();
             self.timeouts_in_a_row = 0;
             self.transmissions.on_cum_ack(cum);
@@ -694,14 +710,24 @@ impl Rfc6675Sender {
         }
     }
 
-    /// ssthresh from the controller's reduction of FlightSize (at least 2).
+    /// The window a reduction starts from (`tcp.ssthresh_base`): FlightSize (RFC 5681 eq.
+    /// 4) or cwnd (Linux `tcp_init_cwnd_reduction`, `tcp_enter_loss`).
+    fn reduction_base(&self) -> i64 {
+        match self.cfg.ssthresh_base {
+            SsthreshBase::FlightSize => self.flight_size(),
+            SsthreshBase::Cwnd => (self.cwnd.floor() as i64).max(1),
+        }
+    }
+
+    /// ssthresh from the controller's reduction of the base window (at least 2).
     fn reduce(&mut self, _cx: &mut AgentCtx) {
-        self.ssthresh = self.cc.reduce(self.flight_size()).max(2);
+        self.ssthresh = self.cc.reduce(self.reduction_base()).max(2);
         self.cong_action = true;
     }
 
     fn enter_recovery(&mut self, cx: &mut AgentCtx, delivered: i64) {
-        let flight = self.flight_size();
+        // PRR's RecoverFS: FlightSize (RFC 6937), or Linux's prior_cwnd.
+        let flight = self.reduction_base();
         self.reduce(cx);
         self.scb.enter_recovery();
         self.tlp.reset();
@@ -848,6 +874,8 @@ impl Rfc6675Sender {
             self.before_timeout = Some((self.cwnd, self.current_ssthresh()));
             self.reduce(cx);
         }
+        // Linux tcp_enter_loss sets TCP_CA_Loss whether or not it cuts: cubictcp_state.
+        self.cc.on_timeout(cx.now, self.scb.high_data() + 1);
         self.dupacks = 0;
         self.scb.on_timeout();
         if self.rack.is_some() {
