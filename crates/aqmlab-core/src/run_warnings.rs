@@ -90,12 +90,17 @@ mod tests {
         assert_eq!(w[0].path, "tcp");
         assert!(
             w[0].message.starts_with("1 flow(s)")
-                && w[0].message.contains("flow 1 (60 % stalled, a packet sent 40 times)"),
+                && w[0]
+                    .message
+                    .contains("flow 1 (60 % stalled, a packet sent 40 times)"),
             "{}",
             w[0].message
         );
         assert!(of(&stats, 0).is_empty());
         stats[1].stalled_recovery_ns = 5 * S;
-        assert!(of(&stats, 10 * S).is_empty(), "exactly half is not more than half");
+        assert!(
+            of(&stats, 10 * S).is_empty(),
+            "exactly half is not more than half"
+        );
     }
 }

@@ -120,7 +120,9 @@ fn without_counts(json: &str, key: &str) -> String {
     while let Some(at) = rest.find(key) {
         out.push_str(&rest[..at]);
         let value = &rest[at + key.len()..];
-        let digits = value.find(|c: char| !c.is_ascii_digit()).unwrap_or(value.len());
+        let digits = value
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(value.len());
         assert!(digits > 0, "{key} without a count");
         rest = &value[digits..];
     }

@@ -42,15 +42,13 @@ fn dumbbell() -> impl Strategy<Value = Dumbbell> {
         0usize..AQMS.len(),
     )
         .prop_flat_map(|(flows, spread, bottleneck_ms, rate, buffer, aqm)| {
-            prop::collection::vec(1u32..=spread.max(1), flows).prop_map(move |access_ms| {
-                Dumbbell {
-                    flows,
-                    access_ms,
-                    bottleneck_ms,
-                    rate_mbps: RATES_MBPS[rate],
-                    buffer,
-                    aqm: AQMS[aqm],
-                }
+            prop::collection::vec(1u32..=spread.max(1), flows).prop_map(move |access_ms| Dumbbell {
+                flows,
+                access_ms,
+                bottleneck_ms,
+                rate_mbps: RATES_MBPS[rate],
+                buffer,
+                aqm: AQMS[aqm],
             })
         })
 }

@@ -155,13 +155,19 @@ fn the_linux_profile_shares_20mbps_40ms_among_30_flows_under_each_aqm() {
 /// the run's warning now say so.
 #[test]
 fn with_the_old_bound_the_loop_returns_and_the_run_says_so() {
-    let r = run(&identical_dumbbell_droptail_linux(r#"prr_bound = "ssrb""#), 1).unwrap();
+    let r = run(
+        &identical_dumbbell_droptail_linux(r#"prr_bound = "ssrb""#),
+        1,
+    )
+    .unwrap();
     let (loss, jain, max_tx) = summary("identical dumbbell, linux with prr_bound = ssrb", &r);
     assert!(loss > 0.4 && jain < 0.5, "loss {loss}, Jain {jain}");
     assert!(max_tx > 100, "a packet sent at most {max_tx} times");
     assert_eq!(r.warnings.len(), 1);
     assert!(
-        r.warnings[0].message.contains("in fast recovery without progress"),
+        r.warnings[0]
+            .message
+            .contains("in fast recovery without progress"),
         "{}",
         r.warnings[0]
     );

@@ -163,13 +163,19 @@ mod tests {
         // max(200000, 200000) = 200000, mdev_max = 200000, rtt_seq = 10.
         // RTO = 100000 + 200000 us = 300 ms (m + max(2m, 200 ms)).
         r.sample(0, 100 * MS, 0, 10);
-        assert_eq!((r.srtt_us, r.mdev_us, r.rttvar_us), (800_000, 200_000, 200_000));
+        assert_eq!(
+            (r.srtt_us, r.mdev_us, r.rttvar_us),
+            (800_000, 200_000, 200_000)
+        );
         assert_eq!(r.rto(), 300 * MS);
         // 140 ms, snd_una 5 (not past rtt_seq 10): m = 140000 - 100000 = 40000; srtt_us =
         // 840000; m = 40000 - 200000/4 = -10000; mdev_us = 190000 (not above mdev_max 200000).
         // RTO = 105000 + 200000 us = 305 ms.
         r.sample(0, 140 * MS, 5, 20);
-        assert_eq!((r.srtt_us, r.mdev_us, r.rttvar_us), (840_000, 190_000, 200_000));
+        assert_eq!(
+            (r.srtt_us, r.mdev_us, r.rttvar_us),
+            (840_000, 190_000, 200_000)
+        );
         assert_eq!(r.rto(), 305 * MS);
         // 300 ms, snd_una 11 (past rtt_seq 10): m = 300000 - 105000 = 195000; srtt_us =
         // 1035000; m = 195000 - 190000/4 = 147500; mdev_us = 337500 > mdev_max: mdev_max =
@@ -177,7 +183,10 @@ mod tests {
         // so rttvar stays; rtt_seq = 30; mdev_max = 200000.
         // RTO = 129375 + 337500 us = 466.875 ms, rounded up to the 1 ms tick: 467 ms.
         r.sample(0, 300 * MS, 11, 30);
-        assert_eq!((r.srtt_us, r.mdev_us, r.rttvar_us), (1_035_000, 337_500, 337_500));
+        assert_eq!(
+            (r.srtt_us, r.mdev_us, r.rttvar_us),
+            (1_035_000, 337_500, 337_500)
+        );
         assert_eq!(r.mdev_max_us, 200_000);
         assert_eq!(r.rto(), 467 * MS);
         // 50 ms, snd_una 31 (past 30): m = 50000 - 129375 = -79375; srtt_us = 955625; m =
@@ -186,13 +195,19 @@ mod tests {
         // rttvar 337500: rttvar -= 5000/4 = 1250 -> 336250; mdev_max = 200000.
         // RTO = 119453 + 336250 us = 455.703 ms -> 456 ms.
         r.sample(0, 50 * MS, 31, 40);
-        assert_eq!((r.srtt_us, r.mdev_us, r.rttvar_us), (955_625, 332_500, 336_250));
+        assert_eq!(
+            (r.srtt_us, r.mdev_us, r.rttvar_us),
+            (955_625, 332_500, 336_250)
+        );
         assert_eq!(r.mdev_max_us, 200_000);
         assert_eq!(r.rto(), 456 * MS);
         // 100 ms, snd_una 35 (not past 40): m = 100000 - 119453 = -19453; srtt_us = 936172;
         // m = 19453 - 83125 < 0: mdev_us = 268828, the round trip's mdev_max (below rttvar).
         r.sample(0, 100 * MS, 35, 50);
-        assert_eq!((r.srtt_us, r.mdev_us, r.mdev_max_us), (936_172, 268_828, 268_828));
+        assert_eq!(
+            (r.srtt_us, r.mdev_us, r.mdev_max_us),
+            (936_172, 268_828, 268_828)
+        );
         // 100 ms, snd_una 41 (past 40): m = 100000 - 117021 = -17021; m = 17021 - 67207 < 0:
         // mdev_us = 218642. Reset: rttvar 336250 - (336250 - 268828) / 4 = 336250 - 16855 =
         // 319395: a quarter of the way down to the round trip's largest mdev.

@@ -43,14 +43,12 @@ impl LossyPath {
                 Some(packets),
                 RngStream::new(1, StreamKind::Agent, 0),
             )),
-            Recovery::Rfc6675 => {
-                Agent::Rfc6675Sender(Rfc6675Sender::new(
-                    cfg.clone(),
-                    ep(0, 1),
-                    Some(packets),
-                    RngStream::new(1, StreamKind::Agent, 0),
-                ))
-            }
+            Recovery::Rfc6675 => Agent::Rfc6675Sender(Rfc6675Sender::new(
+                cfg.clone(),
+                ep(0, 1),
+                Some(packets),
+                RngStream::new(1, StreamKind::Agent, 0),
+            )),
         };
         LossyPath {
             events: EventQueue::new(),

@@ -18,8 +18,8 @@ pub mod sink;
 mod transmissions;
 
 pub use config::{PartialAckTimer, Recovery, RtoRestart, TcpConfig, TcpVariant, TimeoutResponse};
-pub use rto::RtoEstimatorKind;
 pub use rfc6675_sender::Rfc6675Sender;
+pub use rto::RtoEstimatorKind;
 pub use sender::TcpSender;
 pub use sink::TcpSink;
 

@@ -350,8 +350,12 @@ impl Rfc6675Sender {
                 None
             };
             if let Some(sent_at) = sent_at {
-                self.rtt
-                    .sample(sent_at, cx.now, self.scb.snd_una(), self.scb.high_data() + 1);
+                self.rtt.sample(
+                    sent_at,
+                    cx.now,
+                    self.scb.snd_una(),
+                    self.scb.high_data() + 1,
+                );
                 cx.stats.on_rtt_sample(cx.now - sent_at);
             }
             // HyStart++ times every advancing ACK, timestamps or not, as Linux's does from

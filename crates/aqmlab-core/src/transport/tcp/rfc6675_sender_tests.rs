@@ -113,7 +113,10 @@ fn tcp_enter_loss_cuts_once_per_window_and_keeps_what_is_in_flight() {
         c.timeout_response = response;
         let mut h = H::new(c);
         assert_eq!(seqs(&h.start()), (0..10).collect::<Vec<_>>());
-        assert_eq!(seqs(&h.ack(100 * MS, -1, &[(1, 10)], 0)), [0, 10, 11, 12, 13]);
+        assert_eq!(
+            seqs(&h.ack(100 * MS, -1, &[(1, 10)], 0)),
+            [0, 10, 11, 12, 13]
+        );
         assert_eq!((h.s.ssthresh, h.s.scb.in_recovery()), (5, true));
         let at_200 = h.ack(200 * MS, -1, &[(10, 12), (1, 10)], 100 * MS);
         assert_eq!(seqs(&at_200), [0, 14, 15]);
@@ -159,7 +162,11 @@ fn frto_undoes_a_spurious_timeout_as_tcp_process_loss() {
         assert_eq!(seqs(&h.ack(1_050 * MS, 0, &[], 0)), at_1050, "F-RTO {frto}");
         assert_eq!(seqs(&h.ack(1_100 * MS, 5, &[], 0)), at_1100, "F-RTO {frto}");
         assert_eq!((h.s.cwnd, h.s.ssthresh), (cwnd, ssthresh), "F-RTO {frto}");
-        assert_eq!(h.s.scb.may_enter_recovery(), frto, "the episode ends on the undo");
+        assert_eq!(
+            h.s.scb.may_enter_recovery(),
+            frto,
+            "the episode ends on the undo"
+        );
     }
 }
 
@@ -211,12 +218,20 @@ fn tcp_rearm_rto_counts_from_the_heads_last_transmission() {
         assert_eq!(seqs(&h.ack(100 * MS, 4, &[], 0)), [10, 11, 12, 13, 14, 15]);
         assert_eq!(h.s.rtt.rto(), 300 * MS);
         assert_eq!((h.s.rto_at, h.s.rtx_mode), (expiry_100, XmitTimer::Probe));
-        assert_eq!(seqs(&h.ack(120 * MS, 4, &[(6, 7)], 0)), [16], "limited transmit");
+        assert_eq!(
+            seqs(&h.ack(120 * MS, 4, &[(6, 7)], 0)),
+            [16],
+            "limited transmit"
+        );
         assert_eq!(h.s.rtx_mode, XmitTimer::Reorder);
         assert_eq!(h.s.rtx.deadline(), Some(145 * MS));
         h.ack(130 * MS, 6, &[], 0);
         assert_eq!(h.s.rto_at, expiry, "{restart:?}");
-        assert_eq!(h.s.rtx.deadline(), Some((330 * MS).min(expiry)), "{restart:?}");
+        assert_eq!(
+            h.s.rtx.deadline(),
+            Some((330 * MS).min(expiry)),
+            "{restart:?}"
+        );
     }
 }
 
@@ -259,10 +274,17 @@ fn rack_alone_decides_when_a_recovery_starts() {
         h.ack(101 * MS, 1, &[], 0);
         let sent_110 = h.ack(110 * MS, 1, &[(3, 6)], 0);
         let retransmitted = |ps: &[Packet]| -> Vec<i64> {
-            ps.iter().filter(|p| p.retransmission).map(|p| p.seq).collect()
+            ps.iter()
+                .filter(|p| p.retransmission)
+                .map(|p| p.seq)
+                .collect()
         };
         assert_eq!(retransmitted(&sent_110), at_110, "RACK {rack_on}");
-        assert_eq!(retransmitted(&h.run_until(135 * MS)), at_135, "RACK {rack_on}");
+        assert_eq!(
+            retransmitted(&h.run_until(135 * MS)),
+            at_135,
+            "RACK {rack_on}"
+        );
         assert!(h.s.scb.in_recovery());
     }
 }
@@ -297,7 +319,11 @@ fn overhead_delays_the_rfc6675_senders_sends_but_not_the_fast_retransmit() {
     assert_eq!(seqs(&h.run_until(200 * MS + d[2])), [4, 5]);
     assert_eq!(seqs(&h.ack(300 * MS, 1, &[(3, 4)], 0)), [6]);
     assert_eq!(seqs(&h.ack(301 * MS, 1, &[(3, 5)], 0)), [7]);
-    assert_eq!(seqs(&h.ack(302 * MS, 1, &[(3, 6)], 0)), [2], "the fast retransmit");
+    assert_eq!(
+        seqs(&h.ack(302 * MS, 1, &[(3, 6)], 0)),
+        [2],
+        "the fast retransmit"
+    );
     assert!(h.s.scb.in_recovery());
     assert!(h.ack(303 * MS, 1, &[(3, 7)], 0).is_empty());
     assert_eq!(h.s.delsnd.deadline(), Some(303 * MS + d[3]));

@@ -61,7 +61,11 @@ mod tests {
         assert_eq!(t.on_sent(2), 3);
         t.on_cum_ack(1);
         assert_eq!(t.len(), 3);
-        assert_eq!(t.on_sent(2), 4, "the count survives the ACK of the packets below");
+        assert_eq!(
+            t.on_sent(2),
+            4,
+            "the count survives the ACK of the packets below"
+        );
         assert_eq!(t.on_sent(0), 0, "acknowledged packets are not counted");
         t.on_cum_ack(4);
         assert_eq!(t.len(), 0);

@@ -374,7 +374,11 @@ mod tests {
         // Within one ACK the packets count in their sending order, whatever the order of the
         // walk: the most recently sent one's RTT is RACK.rtt (200 - 30 = 170 ms), not the last
         // visited's (200 - 20 = 180 ms).
-        ack(&mut r, &[d(4, 30 * MS, false), d(3, 20 * MS, false)], 200 * MS);
+        ack(
+            &mut r,
+            &[d(4, 30 * MS, false), d(3, 20 * MS, false)],
+            200 * MS,
+        );
         assert_eq!(
             r.loss_threshold(0),
             Some((stamp(4, 30 * MS, false), 170 * MS))
