@@ -21,7 +21,8 @@ QUEUE_COLUMNS = [
 FLOW_COLUMNS = [
     "flow", "group", "kind", "src", "dst", "packets_sent", "packets_received", "retransmissions",
     "timeouts", "fast_recoveries", "ecn_reductions", "spurious_retransmissions", "tail_loss_probes",
-    "time_in_recovery_s", "drops", "marks_received", "goodput_bps",
+    "max_transmissions_of_a_segment", "rto_backoffs", "time_in_recovery_s", "drops", "marks_received",
+    "goodput_bps",
     "throughput_bps", "loss_rate", "mean_rtt_ms", "mean_delay_ms", "completion_time_s",
 ]  # fmt: skip
 SUMMARY_FLOW_COLUMNS = [

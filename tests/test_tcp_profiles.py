@@ -71,6 +71,9 @@ def test_compare_takes_a_tcp_profile():
         ({"ssthresh_base": "cwnd"}, "tcp.ssthresh_base"),
         ({"cubic": {"target_rtt": "min_rtt"}}, "tcp.cubic.target_rtt"),
         ({"cubic": {"state_on_rto": "reset"}}, "tcp.cubic.state_on_rto"),
+        ({"rto_estimator": "linux"}, "tcp.rto_estimator"),
+        ({"timeout_response": "linux"}, "tcp.timeout_response"),
+        ({"frto": True}, "tcp.frto"),
     ],
 )
 def test_modern_tcp_fields_need_the_rfc6675_sender(fields, field):
@@ -98,3 +101,32 @@ def test_the_linux_profile_probes_tails():
     assert (flows["tail_loss_probes"] <= flows["packets_sent"]).all()
     ns2 = aqmlab.run(with_tcp_profile(s, "ns2"), seed=2).flows
     assert ns2["tail_loss_probes"].sum() == 0
+
+
+# The identical dumbbell (DropTail 50, N = 100) with the linux profile and RFC 6937's Slow
+# Start Reduction Bound, the bound the profile had before issue 25: each recovery ACK released
+# a [repair, new packet] pair, the repair always dropped, the RTO always re-armed.
+LOOPING = {
+    "duration": "30s",
+    "warmup": "10s",
+    "topology": {
+        "kind": "dumbbell",
+        "senders": 100,
+        "bottleneck": {"rate": "10Mbps", "delay": "100ms", "queue": {"limit": 50, "aqm": "droptail"}},
+        "access": {"rate": "100Mbps", "delay": "1ms"},
+    },
+    "tcp": {"profile": "linux", "packet_size": 1000, "header_size": 42, "ack_size": 42},
+    "flows": [{"kind": "tcp", "from": "senders", "to": "receivers", "start": {"uniform": ["0s", "1s"]}}],
+}
+
+
+def test_a_recovery_that_loops_is_reported_and_the_profile_no_longer_loops():
+    looping = {**LOOPING, "tcp": {**LOOPING["tcp"], "prr_bound": "ssrb"}}
+    with pytest.warns(aqmlab.ScenarioWarning, match=r"tcp: \d+ flow\(s\) spent more than half .* fast recovery"):
+        r = aqmlab.run(looping, seed=1)
+    assert r.warnings and r.warnings[0][0] == "tcp"
+    assert r.flows["max_transmissions_of_a_segment"].max() > 100
+    fixed = aqmlab.run(LOOPING, seed=1)
+    assert fixed.warnings == []
+    assert fixed.flows["max_transmissions_of_a_segment"].max() <= 12
+    assert fixed.queue("bottleneck")["loss_rate"] < 0.2

@@ -114,6 +114,13 @@ class Timings(TypedDict):
     collect_s: float
 
 @type_check_only
+class RunWarning(TypedDict):
+    """A warning about a run's result (crates/aqmlab-core/src/run_warnings.rs)."""
+
+    path: str
+    message: str
+
+@type_check_only
 class RawResult(TypedDict):
     """The engine's RunResult: scalars as Python values (non-finite floats are None), the
     tables as Arrow record batches (queues and flows one row per queue / flow; timeseries
@@ -137,6 +144,7 @@ class RawResult(TypedDict):
     jain_index_tcp: float | None
     jain_index_all_flows: float | None
     conserved: bool
+    warnings: list[RunWarning]
     timeseries: ArrowRecordBatch
 
 def run(
@@ -148,7 +156,8 @@ def run(
     warn: Callable[[str, str], None] | None = None,
 ) -> RawResult:
     """Runs a scenario (JSON text) with the GIL released; see :func:`aqmlab.run`. ``warn(path,
-    message)`` is called with each warning about the scenario before the run."""
+    message)`` is called with each warning about the scenario before the run; the warnings
+    about the result are in its ``warnings``."""
 
 @type_check_only
 class MemoryPart(TypedDict):

@@ -40,7 +40,10 @@ def run(
 
     A scenario that is valid but most likely mistaken (an AQM time far outside its plausible
     range, such as ``target = 15`` read as 15 s; a rate in bytes per second) runs as written,
-    with an :class:`aqmlab.ScenarioWarning` issued before the run.
+    with an :class:`aqmlab.ScenarioWarning` issued before the run. A run whose result is most
+    likely not what was meant to be studied (a TCP flow that spent more than half of the
+    measured time in a fast recovery without progress: a recovery that loops) gives a
+    :class:`aqmlab.ScenarioWarning` after it (also in :attr:`Result.warnings`).
 
     The GIL is released while the engine runs, so runs on several threads proceed in parallel
     (unless they call Python AQMs). Raises :class:`aqmlab.ScenarioError` (a ValueError naming
@@ -53,6 +56,10 @@ def run(
     customs = merged(custom_aqms)
     limit = resolve_max_memory(max_memory)
     raw = _core.run(to_json(s), seed, progress, customs or None, limit, _warn_at_caller)
+    # What the run measured that most likely was not meant (issue 25: a flow stalled in a
+    # recovery that loops), issued after it as the scenario's warnings are before it.
+    for w in raw.get("warnings", []):
+        warn_scenario(w["path"], w["message"], stacklevel=2)
     return Result(raw)
 
 

@@ -78,7 +78,8 @@ class Result:
     ``timings`` (setup_s, loop_s, collect_s), ``peak_rss_bytes``, ``events_per_second``,
     ``jain_index`` (the headline: over the TCP flows if any, else every flow; which one is
     ``jain_index_over``), ``jain_index_tcp``, ``jain_index_all_flows``, ``conserved``,
-    ``seed``, ``name``, ``duration_s``, ``warmup_s``;
+    ``warnings`` (the run's: (path, message) pairs), ``seed``, ``name``, ``duration_s``,
+    ``warmup_s``;
     ``summary`` is a flat dict.
     """
 
@@ -140,6 +141,13 @@ class Result:
     @property
     def conserved(self) -> bool:
         return bool(self.raw["conserved"])
+
+    @property
+    def warnings(self) -> list[tuple[str, str]]:
+        """What the run measured that most likely was not meant, as (path, message) pairs
+        (issue 25: TCP flows stalled in a recovery that loops); :func:`aqmlab.run` also
+        issues each as an :class:`aqmlab.ScenarioWarning`."""
+        return [(str(w["path"]), str(w["message"])) for w in self.raw.get("warnings", [])]
 
     @property
     def timings(self) -> dict[str, float]:

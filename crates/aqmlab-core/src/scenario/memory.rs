@@ -14,7 +14,8 @@
 //! - flows: agents, flow table, counters, events and the result row
 //!   ([`BYTES_PER_FLOW`], measured);
 //! - TCP window state, a bound: a sender keeps state for every packet it has outstanding (its
-//!   scoreboard: RFC 6675's flags and send times, ns-2's SACK flags), up to `window` of them,
+//!   scoreboard: RFC 6675's flags and send times, ns-2's SACK flags; a count of sends for
+//!   each), up to `window` of them,
 //!   and its receiver a slot for every packet between the next expected and the highest
 //!   held (reassembly), up to `window` too; both are ring buffers that grow by doubling, so
 //!   each holds at most twice that ([`window_state_bytes`]). Issue 24: this was left out, and
@@ -75,15 +76,18 @@ const SMALLEST_PACKET_BYTES: u64 = 40;
 /// What one TCP flow's window state can take at most, bytes: per packet of `window` (plus
 /// one: a tail loss probe may go one past it), the sender's scoreboard entry (RFC 6675
 /// recovery: a flag byte and a send stamp, `recovery/rfc6675.rs`; ns-2's agents: a SACK flag
-/// byte, `sack_scoreboard.rs`) and the receiver's reassembly slot (`sink.rs`: the send time
-/// of a packet held out of order), each in a ring buffer that doubles when it grows, so at
-/// most twice the slots in use. Keep in step with those structures (the calibration's "tcp
-/// window state" row checks this against a real run).
+/// byte, `sack_scoreboard.rs`), its count of transmissions (one byte, `transmissions.rs`)
+/// and the receiver's reassembly slot (`sink.rs`: the send time of a packet held out of
+/// order), each in a ring buffer that doubles when it grows, so at most twice the slots in
+/// use. Keep in step with those structures (the calibration's "tcp window state" row checks
+/// this against a real run).
 pub fn window_state_bytes(tcp: &TcpConfig) -> u64 {
-    let scoreboard = match tcp.recovery {
-        Recovery::Rfc6675 => 1 + std::mem::size_of::<SendStamp>() as u64,
-        Recovery::Ns2 => 1,
-    };
+    let transmissions = 1;
+    let scoreboard = transmissions
+        + match tcp.recovery {
+            Recovery::Rfc6675 => 1 + std::mem::size_of::<SendStamp>() as u64,
+            Recovery::Ns2 => 1,
+        };
     let reassembly = std::mem::size_of::<Option<Time>>() as u64;
     2 * (tcp.window as u64 + 1) * (scoreboard + reassembly)
 }

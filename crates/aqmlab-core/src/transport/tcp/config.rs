@@ -462,6 +462,37 @@ mod tests {
     }
 
     #[test]
+    fn issue_25_fields_default_to_the_rfcs_and_need_the_modern_sender() {
+        let d = TcpConfig::default();
+        assert_eq!(
+            (d.rto_estimator, d.timeout_response, d.frto, d.rto_restart),
+            (
+                RtoEstimatorKind::Rfc6298,
+                TimeoutResponse::Rfc5681,
+                false,
+                RtoRestart::NewAck
+            )
+        );
+        assert_eq!(d.prr_bound, PrrBound::Ssrb);
+        for (text, field) in [
+            ("rto_estimator = \"linux\"", "tcp.rto_estimator"),
+            ("timeout_response = \"linux\"", "tcp.timeout_response"),
+            ("frto = true", "tcp.frto"),
+            ("rto_restart = \"linux\"", "tcp.rto_restart"),
+        ] {
+            let ns2: TcpConfig = toml::from_str(text).unwrap();
+            assert_eq!(ns2.validate("tcp").unwrap_err().path, field, "{text}");
+            let modern: TcpConfig =
+                toml::from_str(&format!("recovery = \"rfc6675\"\n{text}")).unwrap();
+            assert!(modern.validate("tcp").is_ok(), "{text}");
+        }
+        // Misspelt values are errors, not defaults.
+        assert!(toml::from_str::<TcpConfig>("rto_estimator = \"linx\"").is_err());
+        assert!(toml::from_str::<TcpConfig>("prr_bound = \"safe\"").is_err());
+        assert!(toml::from_str::<TcpConfig>("rack_tlp = { pto = \"rfc\" }").is_err());
+    }
+
+    #[test]
     fn hystart_is_off_by_default_and_for_the_modern_sender_only() {
         let off = TcpConfig::default();
         assert_eq!(off.hystart.active(), None);

@@ -71,6 +71,14 @@ pub const RTX_TIMER: u8 = 0;
 /// Timer number of the delayed-send timer (`overhead`, as ns-2's `delsnd_timer_`).
 pub const DELSND_TIMER: u8 = 1;
 
+/// `overhead`'s delayed sends (ns-2 `delsnd_timer_`).
+#[derive(Debug)]
+struct DelayedSends {
+    timer: LazyTimer,
+    /// The sender's own random stream: only `overhead` draws from it.
+    rng: RngStream,
+}
+
 /// F-RTO's state after a timeout (RFC 5682 section 3.1, Linux `tp->frto`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Frto {
@@ -117,8 +125,10 @@ pub struct Rfc6675Sender {
     rtx_mode: XmitTimer,
     /// When the RTO expires (the slot may be set earlier, for RACK or TLP).
     rto_at: Time,
-    /// RACK-TLP's state, when enabled.
-    rack: Option<Rack>,
+    /// RACK-TLP's state, when enabled (on the heap, as the rest of the rarely used state
+    /// below: a sender is one variant of the agents' enum, which every agent's slot is as
+    /// large as).
+    rack: Option<Box<Rack>>,
     tlp: TailLossProbe,
     /// When the current fast recovery began (for the time-in-recovery metric).
     recovery_since: Option<Time>,
@@ -131,12 +141,10 @@ pub struct Rfc6675Sender {
     timeouts_in_a_row: u32,
     /// cwnd and ssthresh before a timeout's reduction, for F-RTO's undo (Linux
     /// `prior_cwnd`, `prior_ssthresh`).
-    before_timeout: Option<(f64, i64)>,
+    before_timeout: Option<Box<(f64, i64)>>,
     frto: Option<Frto>,
-    /// Sends held back by `overhead` (ns-2 `delsnd_timer_`).
-    delsnd: LazyTimer,
-    /// The sender's own random stream: only `overhead` draws from it.
-    rng: RngStream,
+    /// With `overhead`: the sends it holds back.
+    delayed: Option<Box<DelayedSends>>,
     transmissions: Transmissions,
 }
 
@@ -157,6 +165,7 @@ fn is_dsack(cum: i64, blocks: &[SackBlock]) -> bool {
 impl Rfc6675Sender {
     pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>, rng: RngStream) -> Self {
         let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
+        let cfg_overhead = cfg.overhead.0;
         Rfc6675Sender {
             rtt: RtoEstimator::new(&cfg),
             cc: CongestionControl::new(
@@ -173,7 +182,7 @@ impl Rfc6675Sender {
                     LossRule::DupThresh
                 },
             ),
-            rack: cfg.rack_tlp.enabled.then(Rack::default),
+            rack: cfg.rack_tlp.enabled.then(Box::<Rack>::default),
             tlp: TailLossProbe::default(),
             prr: Prr::new(cfg.prr_bound),
             ssthresh: cfg.ssthresh_init.unwrap_or(cfg.window) as i64,
@@ -197,8 +206,12 @@ impl Rfc6675Sender {
             timeouts_in_a_row: 0,
             before_timeout: None,
             frto: None,
-            delsnd: LazyTimer::new(),
-            rng,
+            delayed: (cfg_overhead > 0).then(|| {
+                Box::new(DelayedSends {
+                    timer: LazyTimer::new(),
+                    rng,
+                })
+            }),
             transmissions: Transmissions::default(),
         }
     }
@@ -215,7 +228,9 @@ impl Rfc6675Sender {
     pub fn stop(&mut self, _cx: &mut AgentCtx) {
         self.running = false;
         self.rtx.cancel();
-        self.delsnd.cancel();
+        if let Some(d) = &mut self.delayed {
+            d.timer.cancel();
+        }
     }
 
     /// The run ends: a recovery still stalled counts its spell (the others were counted as
@@ -235,8 +250,14 @@ impl Rfc6675Sender {
                     XmitTimer::Probe => self.send_probe(cx),
                 }
             }
-            DELSND_TIMER if cx.timer_expired(&mut self.delsnd, DELSND_TIMER) && self.running => {
-                self.send_delayed(cx);
+            DELSND_TIMER if self.running => {
+                let expired = self
+                    .delayed
+                    .as_mut()
+                    .is_some_and(|d| cx.timer_expired(&mut d.timer, DELSND_TIMER));
+                if expired {
+                    self.send_delayed(cx);
+                }
             }
             _ => {}
         }
@@ -553,7 +574,8 @@ impl Rfc6675Sender {
 
     /// F-RTO found the timeout spurious: restore what it cut and send new data from here.
     fn undo_timeout(&mut self) {
-        if let Some((cwnd, ssthresh)) = self.before_timeout.take() {
+        if let Some(before) = self.before_timeout.take() {
+            let (cwnd, ssthresh) = *before;
             self.cwnd = self.cwnd.max(cwnd);
             self.ssthresh = self.ssthresh.max(ssthresh);
         }
@@ -790,9 +812,14 @@ impl Rfc6675Sender {
 
     /// ns-2's `delsnd_timer_`: one delayed send at a time, uniform in [0, overhead).
     fn arm_delayed_send(&mut self, cx: &mut AgentCtx) {
-        if !self.delsnd.is_armed() {
-            let delay = (self.rng.uniform() * self.cfg.overhead.0 as f64) as Time;
-            cx.set_timer(&mut self.delsnd, DELSND_TIMER, cx.now + delay);
+        let overhead = self.cfg.overhead.0;
+        let d = self
+            .delayed
+            .as_mut()
+            .expect("delayed sends exist with an overhead");
+        if !d.timer.is_armed() {
+            let delay = (d.rng.uniform() * overhead as f64) as Time;
+            cx.set_timer(&mut d.timer, DELSND_TIMER, cx.now + delay);
         }
     }
 
@@ -871,7 +898,7 @@ impl Rfc6675Sender {
         self.end_recovery_clock(cx);
         let cut = self.cfg.timeout_response == TimeoutResponse::Rfc5681 || !episode_open;
         if cut {
-            self.before_timeout = Some((self.cwnd, self.current_ssthresh()));
+            self.before_timeout = Some(Box::new((self.cwnd, self.current_ssthresh())));
             self.reduce(cx);
         }
         // Linux tcp_enter_loss sets TCP_CA_Loss whether or not it cuts: cubictcp_state.

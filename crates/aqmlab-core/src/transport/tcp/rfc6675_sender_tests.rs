@@ -311,7 +311,7 @@ fn overhead_delays_the_rfc6675_senders_sends_but_not_the_fast_retransmit() {
     let mut r = RngStream::new(1, StreamKind::Agent, 0);
     let d: Vec<Time> = (0..4).map(|_| (r.uniform() * o as f64) as Time).collect();
     assert!(h.start().is_empty());
-    assert_eq!(h.s.delsnd.deadline(), Some(d[0]));
+    assert_eq!(h.s.delayed.as_ref().unwrap().timer.deadline(), Some(d[0]));
     assert_eq!(seqs(&h.run_until(d[0])), [0, 1]);
     assert!(h.ack(100 * MS, 0, &[], 0).is_empty());
     assert_eq!(seqs(&h.run_until(100 * MS + d[1])), [2, 3]);
@@ -326,7 +326,10 @@ fn overhead_delays_the_rfc6675_senders_sends_but_not_the_fast_retransmit() {
     );
     assert!(h.s.scb.in_recovery());
     assert!(h.ack(303 * MS, 1, &[(3, 7)], 0).is_empty());
-    assert_eq!(h.s.delsnd.deadline(), Some(303 * MS + d[3]));
+    assert_eq!(
+        h.s.delayed.as_ref().unwrap().timer.deadline(),
+        Some(303 * MS + d[3])
+    );
     assert_eq!(seqs(&h.run_until(303 * MS + d[3])), [8]);
     assert!(d.iter().all(|&x| x < o));
 }
