@@ -41,12 +41,19 @@ pub fn expand(table: &Map<String, Value>, path: &str) -> Result<Map<String, Valu
         let msg = format!("unknown TCP profile `{name}`; known: {}", names.join(", "));
         ScenarioError::new(field, with_suggestion(msg, name, names))
     })?;
-    merged.extend(
-        table
-            .iter()
-            .filter(|(k, _)| *k != "profile")
-            .map(|(k, v)| (k.clone(), v.clone())),
-    );
+    for (key, value) in table.iter().filter(|(k, _)| *k != "profile") {
+        match (merged.get_mut(key), value) {
+            // A parameter table (`cubic`, `rack_tlp`) is merged field by field: changing
+            // one of the profile's CUBIC readings must not silently drop the others (issue
+            // 25). `hystart` names one algorithm, so the table's own choice replaces it.
+            (Some(Value::Object(base)), Value::Object(own)) if key != "hystart" => {
+                base.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+            _ => {
+                merged.insert(key.clone(), value.clone());
+            }
+        }
+    }
     Ok(merged)
 }
 
@@ -88,6 +95,30 @@ mod tests {
         assert!(
             e.contains("flows[2].tcp.profile") && e.contains("did you mean `linux`"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_parameter_table_beside_a_profile_changes_only_its_own_fields() {
+        let table: Map<String, Value> = serde_json::from_str(
+            r#"{"profile": "linux", "cubic": {"beta": 0.5}, "rack_tlp": {"max_ack_delay": "40ms"},
+                "hystart": {"kind": "rfc9406"}}"#,
+        )
+        .unwrap();
+        let cfg: TcpConfig =
+            serde_json::from_value(Value::Object(expand(&table, "tcp").unwrap())).unwrap();
+        let linux: TcpConfig =
+            serde_json::from_value(Value::Object(profile_fields("linux").unwrap())).unwrap();
+        assert_eq!(cfg.cubic.beta, 0.5);
+        assert_eq!(cfg.cubic.c, linux.cubic.c);
+        assert_eq!(cfg.cubic.target_rtt, linux.cubic.target_rtt);
+        assert_eq!(cfg.rack_tlp.max_ack_delay.0, 40_000_000);
+        assert!(cfg.rack_tlp.enabled);
+        assert_eq!(cfg.rack_tlp.pto, linux.rack_tlp.pto);
+        // hystart names an algorithm: the table's own replaces the profile's whole.
+        assert_eq!(
+            cfg.hystart.active(),
+            Some(crate::transport::tcp::congestion::HystartKind::Rfc9406)
         );
     }
 
