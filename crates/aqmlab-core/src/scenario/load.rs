@@ -1,7 +1,7 @@
 //! Reading a scenario from TOML, JSON or a parsed value: the schema's own checks
 //! (`schema.rs`), then the limits that need the scenario expanded into flows, counted by
 //! `memory.rs`. Kept apart so that the schema knows nothing of the counting. A scenario read
-//! here carries the warnings about it (`warnings.rs`).
+//! here carries the warnings about it (`warnings.rs`, `tcp_warnings.rs`).
 
 use super::error::ScenarioError;
 use super::limits::MAX_FLOWS;
@@ -27,6 +27,7 @@ impl Scenario {
         let mut s = Scenario::parse_value(value)?;
         check_flow_count(&s)?;
         s.warnings = super::warnings::of(value);
+        s.warnings.extend(super::tcp_warnings::of(&s.flows));
         Ok(s)
     }
 }

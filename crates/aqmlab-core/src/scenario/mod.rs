@@ -8,6 +8,7 @@ pub mod load;
 pub mod memory;
 pub mod schema;
 pub mod suggest;
+mod tcp_warnings;
 pub mod toml_text;
 pub mod units;
 pub mod warnings;
