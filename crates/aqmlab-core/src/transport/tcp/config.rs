@@ -59,6 +59,84 @@ pub enum RtoRestart {
     HeadRetransmission,
 }
 
+/// What ssthresh is computed from at a reduction: entering fast recovery, a timeout, an ECN
+/// echo (`rfc6675` only; the ns-2 agents follow ns-2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshBase {
+    /// FlightSize, the packets sent and not cumulatively acknowledged (RFC 5681 section 3.1
+    /// equation (4); RFC 6675 section 5 step (4.2)).
+    #[default]
+    FlightSize,
+    /// The congestion window (Linux `tcp_reno_ssthresh` and `cubictcp_recalc_ssthresh` take
+    /// `tp->snd_cwnd`, net/ipv4/tcp_cong.c and tcp_cubic.c).
+    Cwnd,
+    /// RFC 6675's pipe, the packets deemed in the network, after this ACK's SACK information,
+    /// with the first unacknowledged packet counted as lost at the entry to fast recovery:
+    /// what ns-3 hands the controller (src/internet/model/tcp-socket-base.cc,
+    /// `TcpSocketBase::EnterRecovery`: `MarkHeadAsLost`, then `BytesInFlight()`, which is
+    /// `TcpTxBuffer::BytesInFlight`: sent - SACKed - lost + retransmitted; `ReTxTimeout` and
+    /// `EnterCwr` take `BytesInFlight()` as it stands). A timeout while the first
+    /// unacknowledged packet has already been sent again by an earlier timeout keeps ssthresh
+    /// (`ReTxTimeout` reduces only outside `CA_LOSS` or when the head is not yet
+    /// retransmitted; RFC 5681 section 3.1 holds ssthresh then too): the pipe is then that
+    /// one packet.
+    Pipe,
+}
+
+/// Which ACKs give an RTT sample when timestamps are off (`rfc6675` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSampling {
+    /// One packet at a time is timed, never a retransmission (RFC 6298 section 3, Karn; ns-2
+    /// with `timestamps_` off); with timestamps, every ACK that advances the cumulative point
+    /// (RFC 7323 section 4.1).
+    #[default]
+    TimedPacket,
+    /// Every ACK that cumulatively acknowledges the oldest packet whose first sending is on
+    /// record gives a sample, from that sending (from the echoed timestamp with timestamps
+    /// on), unless the packet was sent again; a timeout clears the record, so the samples
+    /// resume with the first new packet sent after it (ns-3, tcp-socket-base.cc:
+    /// `TcpSocketBase::EstimateRtt` reads the front of `m_history`, which
+    /// `UpdateRttHistory` fills with each new segment and marks on a retransmission, and which
+    /// `ReTxTimeout` empties). Such a sample can span the repair of a hole below a packet
+    /// SACKed long before.
+    OldestUnacked,
+}
+
+/// How the smoothed RTT, its variation and the RTO are kept (both ports of RFC 6298's
+/// estimator, gains 1/8 and 1/4, K = 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttEstimatorKind {
+    /// ns-2's (tcp/tcp.cc `rtt_update`, `rtt_timeout`, `rtt_backoff`): samples in whole
+    /// ticks of `tick`, RTO = srtt + 4 rttvar truncated to ticks, and past the 8th backoff
+    /// srtt is dropped so that the next sample starts the estimate again.
+    #[default]
+    Ns2,
+    /// RFC 6298 in nanoseconds: RTO = srtt + max(G, 4 rttvar) with G = `tick`, the estimate
+    /// kept across backoffs (ns-3: src/internet/model/rtt-estimator.cc,
+    /// `RttMeanDeviation::Measurement` and `IntegerUpdate`; tcp-socket-base.cc
+    /// `EstimateRtt` and `NewAck` with `ClockGranularity` as G).
+    Rfc6298,
+}
+
+/// Whether duplicate ACKs count while the sender repairs after a timeout, until the
+/// cumulative ACK covers what was outstanding at the timeout (`rfc6675` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DupacksAfterTimeout {
+    /// They count as at any time (RFC 6675 sections 5 and 5.1): limited transmit sends on
+    /// them, and fast recovery may start on the ACK that ends the repair.
+    #[default]
+    Counted,
+    /// They are ignored: no count, no limited transmit, no fast recovery from an ACK
+    /// received during the repair, the one that ends it included (ns-3: tcp-socket-base.cc,
+    /// `TcpSocketBase::DupAck` returns at once in `CA_LOSS`, and `ProcessAck` calls it before
+    /// leaving `CA_LOSS`).
+    Ignored,
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
@@ -100,7 +178,11 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// Which partial ACKs restart the retransmission timer: `first` | `every` (NewReno and
     /// SACK only). Unset = ns-2's default for the variant: `first` for newreno
-    /// (`newreno_changes1_ 1`), `every` for sack (Sack1 `partial_ack_ false`).
+    /// (`newreno_changes1_ 1`), `every` for sack (Sack1 `partial_ack_ false`). With
+    /// `recovery = "rfc6675"` unset means `every` (RFC 6298 5.3: every ACK of new data),
+    /// whatever the variant; `first` restarts it on the first partial ACK of each fast
+    /// recovery only (ns-3: tcp-socket-base.cc, `TcpSocketBase::ProcessAck` calls
+    /// `NewAck(ackNumber, m_isFirstPartialAck)`).
     pub partial_ack_timer: Option<PartialAckTimer>,
     /// Random send delay (ns-2 `overhead_`, default 0 = off): when the window allows a send,
     /// the sender waits uniform [0, overhead) (ns-2 `delsnd_timer_`) and then sends all the
@@ -143,6 +225,18 @@ pub struct TcpConfig {
     /// included; otherwise one packet per RTT is timed and retransmissions are not (Karn).
     /// `rfc6675` only; the ns-2 agents time as ns-2 does with `timestamps_ 0`.
     pub timestamps: bool,
+    /// What ssthresh is computed from: `flight_size` (RFC 5681, the default), `cwnd` (Linux)
+    /// or `pipe` (ns-3). `rfc6675` only.
+    pub ssthresh_base: SsthreshBase,
+    /// Which ACKs give RTT samples: `timed_packet` (RFC 6298, the default) or
+    /// `oldest_unacked` (ns-3). `rfc6675` only.
+    pub rtt_sampling: RttSampling,
+    /// The RTT estimator: `ns2` (whole ticks, the default) or `rfc6298` (nanoseconds, RTO =
+    /// srtt + max(tick, 4 rttvar); ns-3). `rfc6675` only.
+    pub rtt_estimator: RttEstimatorKind,
+    /// Duplicate ACKs during the repair after a timeout: `counted` (RFC 6675, the default) or
+    /// `ignored` (ns-3). `rfc6675` only.
+    pub dupacks_after_timeout: DupacksAfterTimeout,
 }
 
 impl Default for TcpConfig {
@@ -177,6 +271,10 @@ impl Default for TcpConfig {
             prr_bound: PrrBound::Ssrb,
             dsack: false,
             timestamps: false,
+            ssthresh_base: SsthreshBase::FlightSize,
+            rtt_sampling: RttSampling::TimedPacket,
+            rtt_estimator: RttEstimatorKind::Ns2,
+            dupacks_after_timeout: DupacksAfterTimeout::Counted,
         }
     }
 }
@@ -239,6 +337,23 @@ impl TcpConfig {
                 "needs recovery = \"rfc6675\" (the ns-2 agents restart the RTO as ns-2 does)"
                     .into(),
             );
+        }
+        // The ns-2 agents reduce, time and count duplicate ACKs as ns-2 does.
+        for (field, modern) in [
+            ("ssthresh_base", self.ssthresh_base != SsthreshBase::FlightSize),
+            ("rtt_sampling", self.rtt_sampling != RttSampling::TimedPacket),
+            ("rtt_estimator", self.rtt_estimator != RttEstimatorKind::Ns2),
+            (
+                "dupacks_after_timeout",
+                self.dupacks_after_timeout != DupacksAfterTimeout::Counted,
+            ),
+        ] {
+            if modern && self.recovery != Recovery::Rfc6675 {
+                return err(
+                    field,
+                    "needs recovery = \"rfc6675\" (the ns-2 agents behave as ns-2's)".into(),
+                );
+            }
         }
         if self.dsack && self.recovery != Recovery::Rfc6675 {
             // ns-2's Sack1 would read a D-SACK block as new SACK information.

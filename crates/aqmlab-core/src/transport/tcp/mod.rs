@@ -14,7 +14,10 @@ pub mod sack_scoreboard;
 pub mod sender;
 pub mod sink;
 
-pub use config::{PartialAckTimer, Recovery, RtoRestart, TcpConfig, TcpVariant};
+pub use config::{
+    DupacksAfterTimeout, PartialAckTimer, Recovery, RtoRestart, RttEstimatorKind, RttSampling,
+    SsthreshBase, TcpConfig, TcpVariant,
+};
 pub use rfc6675_sender::Rfc6675Sender;
 pub use sender::TcpSender;
 pub use sink::TcpSink;

@@ -27,17 +27,25 @@
 //!   `icsk_retransmit_timer`; `rto_at` keeps the RTO's expiry while the slot waits for one of
 //!   the others, and neither may run past it.
 //!
+//! - ns-3's readings, each a named option whose default is the RFC's (the `ns3` profile turns
+//!   them on; docs/readings.md, "The ns3 TCP profile"): `ssthresh_base = "pipe"`,
+//!   `rtt_sampling = "oldest_unacked"`, `dupacks_after_timeout = "ignored"`,
+//!   `partial_ack_timer = "first"`.
+//!
 //! Parameters read (TcpConfig): dupack_threshold, window, window_init, ssthresh_init,
 //! limited_transmit, ecn, packet sizes, congestion_control and cubic, hystart, prr_bound,
-//! rack_tlp, dsack, timestamps, and the RTT estimator's min_rto, max_rto, initial_rto, tick,
-//! max_backoff.
+//! rack_tlp, dsack, timestamps, ssthresh_base, rtt_sampling, dupacks_after_timeout,
+//! partial_ack_timer, and the RTT estimator's rtt_estimator, min_rto, max_rto, initial_rto,
+//! tick, max_backoff.
 
 use super::congestion::CongestionControl;
 use super::recovery::prr::Prr;
 use super::recovery::rack_tlp::{probe_timeout, ProbeOutcome, Rack, TailLossProbe};
 use super::recovery::rfc6675::{LossRule, NextSeg, Scoreboard, SendStamp};
 use super::rtt::RttEstimator;
-use super::{RtoRestart, TcpConfig};
+use super::{
+    DupacksAfterTimeout, PartialAckTimer, RtoRestart, RttSampling, SsthreshBase, TcpConfig,
+};
 use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{PacketId, PacketKind, SackBlock};
@@ -88,6 +96,11 @@ pub struct Rfc6675Sender {
     tlp: TailLossProbe,
     /// When the current fast recovery began (for the time-in-recovery metric).
     recovery_since: Option<Time>,
+    /// `rtt_sampling = "oldest_unacked"`: the first packet whose sending is on record (the
+    /// first new packet after the last timeout, which empties ns-3's `m_history`).
+    rtt_record_from: i64,
+    /// `partial_ack_timer = "first"`: a partial ACK of this recovery has restarted the RTO.
+    partial_ack_restarted: bool,
 }
 
 /// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
@@ -137,6 +150,8 @@ impl Rfc6675Sender {
             rtx_mode: XmitTimer::Rto,
             rto_at: 0,
             recovery_since: None,
+            rtt_record_from: 0,
+            partial_ack_restarted: false,
         }
     }
 
@@ -215,6 +230,11 @@ impl Rfc6675Sender {
         }
         let was_recovering = self.scb.in_recovery();
         let was_after_loss = !self.scb.may_enter_recovery();
+        let oldest_sent = self.oldest_unacked_sending(cum);
+        // ns-3 ignores duplicate ACKs in CA_LOSS, the repair after a timeout.
+        let ignore_dupacks = was_after_loss
+            && !was_recovering
+            && self.cfg.dupacks_after_timeout == DupacksAfterTimeout::Ignored;
         let u = match &mut self.rack {
             Some(rack) => {
                 let ts_echo = self.cfg.timestamps.then_some(echo);
@@ -235,12 +255,14 @@ impl Rfc6675Sender {
         if self.tlp.on_ack(cum + 1, dsack_end, !advanced && n == 0) == ProbeOutcome::RepairedLoss {
             // RFC 8985 7.4: the probe repaired a loss the controller has not seen; it
             // reduces as for any loss (Linux tcp_process_tlp_ack: cwnd = ssthresh).
-            self.reduce(cx);
+            self.reduce(cx, false);
             self.cwnd = self.ssthresh as f64;
         }
         if advanced {
             self.dupacks = 0;
-            let sent_at = if self.cfg.timestamps {
+            let sent_at = if self.cfg.rtt_sampling == RttSampling::OldestUnacked {
+                oldest_sent.map(|sent| if self.cfg.timestamps { echo } else { sent })
+            } else if self.cfg.timestamps {
                 // The sink echoes the send time of the packet it acknowledges (of the first
                 // one held, for a delayed ACK), as TSecr echoes TS.Recent.
                 Some(echo)
@@ -263,16 +285,18 @@ impl Rfc6675Sender {
                 self.t_seqno = self.scb.snd_una();
             }
             if self.flight_size() > 0 {
-                self.set_rtx_timer(cx);
+                if self.new_ack_restarts_timer(was_recovering) {
+                    self.set_rtx_timer(cx);
+                }
             } else {
                 self.rtx.cancel();
             }
             self.check_completion(cx);
-        } else if u.newly_sacked > 0 {
+        } else if u.newly_sacked > 0 && !ignore_dupacks {
             self.dupacks += 1;
         }
         if ece && cum > self.ecn_recover && !self.scb.in_recovery() {
-            self.reduce(cx);
+            self.reduce(cx, false);
             self.cwnd = self.ssthresh as f64;
             self.ecn_recover = self.scb.high_data();
             cx.stats.ecn_reductions += 1;
@@ -290,6 +314,7 @@ impl Rfc6675Sender {
             self.cwnd = self.ssthresh as f64;
             self.end_recovery_clock(cx);
         } else if self.scb.may_enter_recovery()
+            && !ignore_dupacks
             && match self.rack {
                 Some(_) => newly_lost > 0,
                 None => {
@@ -299,7 +324,8 @@ impl Rfc6675Sender {
         {
             self.enter_recovery(cx, u.delivered);
             return;
-        } else if !advanced && u.newly_sacked > 0 && self.cfg.limited_transmit {
+        } else if !advanced && u.newly_sacked > 0 && self.cfg.limited_transmit && !ignore_dupacks
+        {
             // RFC 3042: one new packet per early duplicate ACK, cwnd unchanged.
             self.send_limited(cx);
             return;
@@ -429,15 +455,62 @@ impl Rfc6675Sender {
         }
     }
 
-    /// ssthresh from the controller's reduction of FlightSize (at least 2).
-    fn reduce(&mut self, _cx: &mut AgentCtx) {
-        self.ssthresh = self.cc.reduce(self.flight_size()).max(2);
+    /// ssthresh from the controller's reduction of `ssthresh_base` (at least 2);
+    /// `entering_recovery` counts the first unacknowledged packet as lost in the pipe.
+    fn reduce(&mut self, _cx: &mut AgentCtx, entering_recovery: bool) {
+        self.ssthresh = self.cc.reduce(self.ssthresh_base(entering_recovery)).max(2);
         self.cong_action = true;
+    }
+
+    fn ssthresh_base(&self, entering_recovery: bool) -> i64 {
+        match self.cfg.ssthresh_base {
+            SsthreshBase::FlightSize => self.flight_size(),
+            SsthreshBase::Cwnd => self.cwnd.floor() as i64,
+            SsthreshBase::Pipe => {
+                // ns-3's EnterRecovery marks the head lost before it asks BytesInFlight (its
+                // other callers take BytesInFlight as it stands).
+                let una = self.scb.snd_una();
+                let head_uncounted = entering_recovery
+                    && una <= self.scb.high_data()
+                    && !self.scb.is_lost(una)
+                    && !self.scb.is_sacked(una);
+                self.scb.pipe() - i64::from(head_uncounted)
+            }
+        }
+    }
+
+    /// Whether an ACK of new data restarts the RTO: always (RFC 6298 5.3), except with
+    /// `partial_ack_timer = "first"` the partial ACKs of a fast recovery after its first
+    /// (ns-3 `TcpSocketBase::ProcessAck`: `NewAck(ackNumber, m_isFirstPartialAck)`).
+    fn new_ack_restarts_timer(&mut self, was_recovering: bool) -> bool {
+        let partial = was_recovering && self.scb.in_recovery();
+        if !partial || self.cfg.partial_ack_timer != Some(PartialAckTimer::First) {
+            return true;
+        }
+        !std::mem::replace(&mut self.partial_ack_restarted, true)
+    }
+
+    /// With `rtt_sampling = "oldest_unacked"`, before an ACK whose cumulative point is `cum`
+    /// is applied: the sending of the oldest packet on record if the ACK covers it and it was
+    /// sent only once (ns-3 `TcpSocketBase::EstimateRtt`, the front of `m_history`).
+    fn oldest_unacked_sending(&self, cum: i64) -> Option<Time> {
+        if self.cfg.rtt_sampling != RttSampling::OldestUnacked {
+            return None;
+        }
+        let oldest = self.scb.snd_una().max(self.rtt_record_from);
+        if cum < oldest {
+            return None;
+        }
+        match self.scb.last_sending(oldest) {
+            Some((at, false)) => Some(at),
+            _ => None,
+        }
     }
 
     fn enter_recovery(&mut self, cx: &mut AgentCtx, delivered: i64) {
         let flight = self.flight_size();
-        self.reduce(cx);
+        self.reduce(cx, true);
+        self.partial_ack_restarted = false;
         self.scb.enter_recovery();
         self.tlp.reset();
         self.prr.enter(self.ssthresh, flight);
@@ -505,7 +578,16 @@ impl Rfc6675Sender {
             return;
         }
         self.end_recovery_clock(cx);
-        self.reduce(cx);
+        // With `ssthresh_base = "pipe"`, a timeout of a head the last timeout already resent
+        // keeps ssthresh (ns-3 ReTxTimeout: in CA_LOSS with the head retransmitted); the
+        // go-back-N resends from the head, so it did when it has gone past it.
+        let repeated = self.cfg.ssthresh_base == SsthreshBase::Pipe
+            && !self.scb.may_enter_recovery()
+            && !self.scb.in_recovery()
+            && self.t_seqno > self.scb.snd_una();
+        if !repeated {
+            self.reduce(cx, false);
+        }
         self.cwnd = 1.0;
         self.dupacks = 0;
         self.scb.on_timeout();
@@ -517,6 +599,7 @@ impl Rfc6675Sender {
         }
         self.t_seqno = self.scb.snd_una();
         self.timed = None;
+        self.rtt_record_from = self.scb.high_data() + 1;
         self.rtt.back_off();
         cx.stats.timeouts += 1;
         self.set_rtx_timer(cx);
