@@ -9,8 +9,8 @@ sets the number of senders; `--aqm` replaces the bottleneck's discipline (`dropt
 `codel`, `pie`, `fq_codel`; the scenario's parameters are kept when the kind is the same,
 else the kind's defaults apply); `--limit` its limit in packets. `--tcp` chooses the aqmlab
 runs shown beside ns-3: `as_is` (the scenario's TCP), `sack1` (ns-2's Sack1:
-`recovery = "ns2"`, `variant = "sack"`), `ns3` (`profile = "ns3"` under the scenario's own
-TCP fields, which keep precedence).
+`recovery = "ns2"`, `variant = "sack"`), `ns3` (`profile = "ns3"` with the settings ns-3 is
+given, SETTINGS below, taken from the scenario).
 
 ns-3 always runs its own TCP (TcpSocketBase with TcpPrrRecovery, NewReno or CUBIC) with the
 scenario's settings: SACK, timestamps, delayed ACK count and timeout, initial window, initial
@@ -54,12 +54,31 @@ NS3_MODULES = ["core", "network", "internet", "point-to-point", "applications", 
 NS3_HEADER_BYTES = 42
 NS3_TIMESTAMP_BYTES = 12
 
-#: The aqmlab runs `--tcp` can ask for: a name and the change to the scenario's [tcp] table.
-TCP_VARIANTS: dict[str, Callable[[dict[str, Any]], None]] = {
-    "as_is": lambda tcp: None,
-    "sack1": lambda tcp: tcp.update(variant="sack", recovery="ns2"),
-    "ns3": lambda tcp: tcp.update(profile="ns3"),
-}
+#: The TCP fields ns-3 is given (`tcp_args`): the scenario's settings, as opposed to the
+#: choices a TCP makes. The `ns3` variant keeps them under the profile, so that it and ns-3
+#: run with the same settings and differ only in those choices.
+SETTINGS = (
+    "packet_size",
+    "header_size",
+    "ack_size",
+    "window",
+    "window_init",
+    "ssthresh_init",
+    "min_rto",
+    "initial_rto",
+    "delayed_ack",
+    "delayed_ack_timeout",
+    "timestamps",
+    "dupack_threshold",
+    "limited_transmit",
+    "prr_bound",
+    "congestion_control",
+    "cubic",
+    "ecn",
+)
+
+#: The aqmlab runs `--tcp` can ask for.
+TCP_VARIANTS = ("as_is", "sack1", "ns3")
 
 METRICS = [
     ("utilization", "utilization", "{:.4f}"),
@@ -70,6 +89,7 @@ METRICS = [
     ("timeouts", "RTOs/flow", "{:.2f}"),
     ("fast_recoveries", "fast recoveries/flow", "{:.2f}"),
     ("retransmissions", "retx/flow", "{:.1f}"),
+    ("mean_rtt_ms", "mean RTT sample (ms)", "{:.0f}"),
 ]
 
 
@@ -435,7 +455,8 @@ def ns3_metrics(r: Mapping[str, Any]) -> dict[str, float]:
     flows = r["per_flow"]
 
     def mean(k: str) -> float:
-        return statistics.fmean(f[k] for f in flows)
+        values = [f[k] for f in flows if f[k] is not None]
+        return statistics.fmean(values) if values else math.nan
 
     return {
         "utilization": r["utilization"],
@@ -446,6 +467,7 @@ def ns3_metrics(r: Mapping[str, Any]) -> dict[str, float]:
         "timeouts": mean("timeouts"),
         "fast_recoveries": mean("fast_recoveries"),
         "retransmissions": mean("retransmissions"),
+        "mean_rtt_ms": mean("mean_rtt_ms"),
     }
 
 
@@ -464,12 +486,29 @@ def aqmlab_metrics(scenario: Mapping[str, Any], seed: int) -> dict[str, float]:
         "timeouts": float(f["timeouts"].mean()),
         "fast_recoveries": float(f["fast_recoveries"].mean()),
         "retransmissions": float(f["retransmissions"].mean()),
+        "mean_rtt_ms": float(f["mean_rtt_ms"].mean()),
     }
 
 
 def aqmlab_variant(scenario: Mapping[str, Any], variant: str) -> dict[str, Any]:
+    """The scenario with the TCP of `variant`: `as_is`; `sack1` (ns-2's Sack1 agent);
+    `ns3` (the `ns3` profile under the scenario's SETTINGS; with CUBIC, ssthresh from cwnd
+    as ns-3's TcpCubic::GetSsThresh takes it)."""
+    from aqmlab.scenario import resolved_tcp
+
     s = copy.deepcopy(dict(scenario))
-    TCP_VARIANTS[variant](s.setdefault("tcp", {}))
+    if variant == "sack1":
+        s.setdefault("tcp", {}).update(variant="sack", recovery="ns2")
+    elif variant == "ns3":
+        tcp = resolved_tcp(s)[0]
+        assert tcp is not None
+        s["tcp"] = {"profile": "ns3", **{k: tcp[k] for k in SETTINGS if tcp[k] is not None}}
+        if tcp["congestion_control"] == "cubic":
+            s["tcp"]["ssthresh_base"] = "cwnd"
+        for f in s.get("flows", []):
+            f.pop("tcp", None)
+    elif variant != "as_is":
+        raise ValueError(f"unknown TCP variant {variant!r}; known: {', '.join(TCP_VARIANTS)}")
     return s
 
 
@@ -524,7 +563,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--flows", type=int, help="number of senders")
     ap.add_argument("--aqm", choices=["droptail", "red", "codel", "pie", "fq_codel"], help="the bottleneck's discipline")
     ap.add_argument("--limit", type=int, help="the bottleneck's limit, packets")
-    ap.add_argument("--tcp", nargs="+", default=["as_is"], choices=list(TCP_VARIANTS), help="aqmlab runs to show")
+    ap.add_argument("--tcp", nargs="+", default=["as_is"], choices=TCP_VARIANTS, help="aqmlab runs to show")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
     ap.add_argument("--json", type=Path, help="also write every run's metrics to this file")
     ap.add_argument("--no-cache", action="store_true", help="run ns-3 again even if its result is cached")

@@ -17,7 +17,9 @@
 //   CwndEvent CA_EVENT_LOSS, which only TcpSocketBase::ReTxTimeout raises), fast recoveries
 //   (CongestionStateSet to CA_RECOVERY, only from TcpSocketBase::EnterRecovery), data
 //   segments sent again (the socket's Tx trace, a segment starting below the highest byte
-//   already sent).
+//   already sent), the mean RTT sample (each RttEstimator::Measurement), and the mean length
+//   of the retransmission timers that expired (the socket's RTO trace: ReTxTimeout doubles
+//   m_rto just before it raises CA_EVENT_LOSS, so the expired timer is the value before).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -51,6 +53,11 @@ struct FlowCounters
     SequenceNumber32 highestSent{0};
     bool sentAny = false;
     uint64_t rxAtWarmup = 0;
+    double rttSampleSum = 0;
+    uint64_t rttSamples = 0;
+    Time rto;
+    Time rtoBefore;
+    double expiredRtoSum = 0;
 };
 
 std::vector<FlowCounters> g_flows;
@@ -90,6 +97,7 @@ Measuring()
             if (event == TcpSocketState::CA_EVENT_LOSS && Measuring() && flow >= 0)                \
             {                                                                                      \
                 g_flows[flow].rtos++;                                                              \
+                g_flows[flow].expiredRtoSum += g_flows[flow].rtoBefore.GetSeconds();               \
             }                                                                                      \
             BASE::CwndEvent(tcb, event);                                                           \
         }                                                                                          \
@@ -111,6 +119,40 @@ Measuring()
 
 COUNTED_CC(CountedNewReno, TcpNewReno)
 COUNTED_CC(CountedCubic, TcpCubic)
+
+// RttMeanDeviation, recording each sample of its socket's flow (the estimate is unchanged).
+class RecordedRtt : public RttMeanDeviation
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RecordedRtt")
+                                .SetParent<RttMeanDeviation>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<RecordedRtt>();
+        return tid;
+    }
+
+    RecordedRtt() = default;
+    RecordedRtt(const RecordedRtt& other) = default;
+
+    void Measurement(Time m) override
+    {
+        if (flow >= 0 && Measuring())
+        {
+            g_flows[flow].rttSampleSum += m.GetSeconds();
+            g_flows[flow].rttSamples++;
+        }
+        RttMeanDeviation::Measurement(m);
+    }
+
+    Ptr<RttEstimator> Copy() const override
+    {
+        return CopyObject<RecordedRtt>(this);
+    }
+
+    int flow = -1;
+};
 
 namespace
 {
@@ -211,6 +253,13 @@ OnPhyTxBegin(Ptr<const Packet> p)
 }
 
 void
+OnRto(int flow, Time oldValue, Time newValue)
+{
+    g_flows[flow].rtoBefore = oldValue;
+    g_flows[flow].rto = newValue;
+}
+
+void
 OnTx(int flow, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
 {
     if (p->GetSize() == 0)
@@ -242,6 +291,12 @@ HookSocket(Ptr<BulkSendApplication> app, int flow)
     Ptr<TcpSocketBase> sock = DynamicCast<TcpSocketBase>(app->GetSocket());
     NS_ABORT_MSG_IF(!sock, "flow " << flow << ": no TCP socket");
     sock->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, flow));
+    sock->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, flow));
+    // The socket's estimator has taken no sample yet (the SYN's comes a round trip later):
+    // a recording one, with ns-3's defaults, takes its place.
+    Ptr<RecordedRtt> rtt = CreateObject<RecordedRtt>();
+    rtt->flow = flow;
+    sock->SetRtt(rtt);
     PointerValue cc;
     sock->GetAttribute("CongestionOps", cc);
     if (auto c = DynamicCast<CountedNewReno>(cc.Get<TcpCongestionOps>()))
@@ -695,7 +750,10 @@ main(int argc, char* argv[])
         out << (i ? ", " : "") << "{\"goodput_bps\": " << Num(goodput[i])
             << ", \"timeouts\": " << f.rtos << ", \"fast_recoveries\": " << f.recoveries
             << ", \"retransmissions\": " << f.retransmissions
-            << ", \"packets_sent\": " << f.segmentsSent << "}";
+            << ", \"packets_sent\": " << f.segmentsSent << ", \"mean_rtt_ms\": "
+            << Num(f.rttSamples ? f.rttSampleSum / f.rttSamples * 1e3 : NAN)
+            << ", \"rtt_samples\": " << f.rttSamples << ", \"mean_expired_rto_s\": "
+            << Num(f.rtos ? f.expiredRtoSum / f.rtos : NAN) << "}";
     }
     out << "]}";
     std::cout << out.str() << std::endl;

@@ -99,8 +99,7 @@ pub enum RttSampling {
     /// resume with the first new packet sent after it (ns-3, tcp-socket-base.cc:
     /// `TcpSocketBase::EstimateRtt` reads the front of `m_history`, which
     /// `UpdateRttHistory` fills with each new segment and marks on a retransmission, and which
-    /// `ReTxTimeout` empties). Such a sample can span the repair of a hole below a packet
-    /// SACKed long before.
+    /// `ReTxTimeout` empties). With `handshake = "syn"` the first sample is the SYN's.
     OldestUnacked,
 }
 
@@ -135,6 +134,25 @@ pub enum DupacksAfterTimeout {
     /// `TcpSocketBase::DupAck` returns at once in `CA_LOSS`, and `ProcessAck` calls it before
     /// leaving `CA_LOSS`).
     Ignored,
+}
+
+/// How a connection opens (`rfc6675` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Handshake {
+    /// Data flows from the flow's start, as from ns-2's agents.
+    #[default]
+    None,
+    /// A SYN first (an `ack_size` packet through the network, lost like any other), sent
+    /// again after `initial_rto`, doubled each time, until the receiver's SYN-ACK (an
+    /// immediate ACK) arrives; data then starts, and the SYN's round trip is the first RTT
+    /// sample (RFC 9293 section 3.5's three-way handshake, the third segment being the first
+    /// data packet). Under `rtt_sampling = "oldest_unacked"` the sample spans every SYN sent,
+    /// as in ns-3: `TcpSocketBase::SendEmptyPacket` records the first SYN in `m_history` with
+    /// length 0, and `UpdateRttHistory` cannot mark a zero-length entry as retransmitted
+    /// (`seq < i->seq + i->count` never holds), so after SYN timeouts of 3 and 6 s the first
+    /// sample is about 9 s.
+    Syn,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -237,6 +255,9 @@ pub struct TcpConfig {
     /// Duplicate ACKs during the repair after a timeout: `counted` (RFC 6675, the default) or
     /// `ignored` (ns-3). `rfc6675` only.
     pub dupacks_after_timeout: DupacksAfterTimeout,
+    /// How a connection opens: `none` (data at once, the default) or `syn` (a SYN handshake
+    /// first, timed by `initial_rto`). `rfc6675` only.
+    pub handshake: Handshake,
 }
 
 impl Default for TcpConfig {
@@ -275,6 +296,7 @@ impl Default for TcpConfig {
             rtt_sampling: RttSampling::TimedPacket,
             rtt_estimator: RttEstimatorKind::Ns2,
             dupacks_after_timeout: DupacksAfterTimeout::Counted,
+            handshake: Handshake::None,
         }
     }
 }
@@ -340,13 +362,20 @@ impl TcpConfig {
         }
         // The ns-2 agents reduce, time and count duplicate ACKs as ns-2 does.
         for (field, modern) in [
-            ("ssthresh_base", self.ssthresh_base != SsthreshBase::FlightSize),
-            ("rtt_sampling", self.rtt_sampling != RttSampling::TimedPacket),
+            (
+                "ssthresh_base",
+                self.ssthresh_base != SsthreshBase::FlightSize,
+            ),
+            (
+                "rtt_sampling",
+                self.rtt_sampling != RttSampling::TimedPacket,
+            ),
             ("rtt_estimator", self.rtt_estimator != RttEstimatorKind::Ns2),
             (
                 "dupacks_after_timeout",
                 self.dupacks_after_timeout != DupacksAfterTimeout::Counted,
             ),
+            ("handshake", self.handshake != Handshake::None),
         ] {
             if modern && self.recovery != Recovery::Rfc6675 {
                 return err(
@@ -454,5 +483,37 @@ mod tests {
         };
         assert_eq!(ns2.validate("tcp").unwrap_err().path, "tcp.hystart.enabled");
         assert!(toml::from_str::<TcpConfig>("hystart = { enabled = true, l = 4 }").is_err());
+    }
+
+    /// The ns-3 options are the modern sender's; the ns-2 agents refuse them, naming the
+    /// field, and their defaults are the RFC readings.
+    #[test]
+    fn the_ns3_options_need_rfc6675_and_default_to_the_rfcs() {
+        let d = TcpConfig::default();
+        assert_eq!(d.ssthresh_base, SsthreshBase::FlightSize);
+        assert_eq!(d.rtt_sampling, RttSampling::TimedPacket);
+        assert_eq!(d.rtt_estimator, RttEstimatorKind::Ns2);
+        assert_eq!(d.dupacks_after_timeout, DupacksAfterTimeout::Counted);
+        assert_eq!(d.handshake, Handshake::None);
+        for (field, text) in [
+            ("ssthresh_base", "ssthresh_base = \"pipe\""),
+            ("rtt_sampling", "rtt_sampling = \"oldest_unacked\""),
+            ("rtt_estimator", "rtt_estimator = \"rfc6298\""),
+            (
+                "dupacks_after_timeout",
+                "dupacks_after_timeout = \"ignored\"",
+            ),
+            ("handshake", "handshake = \"syn\""),
+        ] {
+            let ns2: TcpConfig = toml::from_str(text).unwrap();
+            assert_eq!(
+                ns2.validate("tcp").unwrap_err().path,
+                format!("tcp.{field}")
+            );
+            let modern: TcpConfig =
+                toml::from_str(&format!("recovery = \"rfc6675\"\n{text}")).unwrap();
+            assert!(modern.validate("tcp").is_ok(), "{text}");
+        }
+        assert!(toml::from_str::<TcpConfig>("ssthresh_base = \"pipes\"").is_err());
     }
 }

@@ -15,8 +15,8 @@ pub mod sender;
 pub mod sink;
 
 pub use config::{
-    DupacksAfterTimeout, PartialAckTimer, Recovery, RtoRestart, RttEstimatorKind, RttSampling,
-    SsthreshBase, TcpConfig, TcpVariant,
+    DupacksAfterTimeout, Handshake, PartialAckTimer, Recovery, RtoRestart, RttEstimatorKind,
+    RttSampling, SsthreshBase, TcpConfig, TcpVariant,
 };
 pub use rfc6675_sender::Rfc6675Sender;
 pub use sender::TcpSender;
@@ -27,3 +27,6 @@ pub(crate) mod agent_rig;
 #[cfg(test)]
 #[path = "lossy_path_tests.rs"]
 mod lossy_path_tests;
+#[cfg(test)]
+#[path = "ns3_choices_tests.rs"]
+mod ns3_choices_tests;

@@ -30,12 +30,13 @@
 //! - ns-3's readings, each a named option whose default is the RFC's (the `ns3` profile turns
 //!   them on; docs/readings.md, "The ns3 TCP profile"): `ssthresh_base = "pipe"`,
 //!   `rtt_sampling = "oldest_unacked"`, `dupacks_after_timeout = "ignored"`,
-//!   `partial_ack_timer = "first"`.
+//!   `partial_ack_timer = "first"`, `handshake = "syn"` (a SYN exchange before the data;
+//!   its timeouts are not counted as RTOs).
 //!
 //! Parameters read (TcpConfig): dupack_threshold, window, window_init, ssthresh_init,
 //! limited_transmit, ecn, packet sizes, congestion_control and cubic, hystart, prr_bound,
 //! rack_tlp, dsack, timestamps, ssthresh_base, rtt_sampling, dupacks_after_timeout,
-//! partial_ack_timer, and the RTT estimator's rtt_estimator, min_rto, max_rto, initial_rto,
+//! partial_ack_timer, handshake, and the RTT estimator's rtt_estimator, min_rto, max_rto, initial_rto,
 //! tick, max_backoff.
 
 use super::congestion::CongestionControl;
@@ -43,8 +44,10 @@ use super::recovery::prr::Prr;
 use super::recovery::rack_tlp::{probe_timeout, ProbeOutcome, Rack, TailLossProbe};
 use super::recovery::rfc6675::{LossRule, NextSeg, Scoreboard, SendStamp};
 use super::rtt::RttEstimator;
+use super::sink::SYN_SEQ;
 use super::{
-    DupacksAfterTimeout, PartialAckTimer, RtoRestart, RttSampling, SsthreshBase, TcpConfig,
+    DupacksAfterTimeout, Handshake, PartialAckTimer, RtoRestart, RttSampling, SsthreshBase,
+    TcpConfig,
 };
 use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
@@ -101,6 +104,11 @@ pub struct Rfc6675Sender {
     rtt_record_from: i64,
     /// `partial_ack_timer = "first"`: a partial ACK of this recovery has restarted the RTO.
     partial_ack_restarted: bool,
+    /// `handshake = "syn"`: while the SYN-ACK is awaited, when the first SYN left and how
+    /// many were sent.
+    syn_sent: Option<(Time, u32)>,
+    /// Data may flow (at once without a handshake).
+    established: bool,
 }
 
 /// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
@@ -120,6 +128,7 @@ fn is_dsack(cum: i64, blocks: &[SackBlock]) -> bool {
 impl Rfc6675Sender {
     pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>) -> Self {
         let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
+        let cfg_handshake_none = cfg.handshake == Handshake::None;
         Rfc6675Sender {
             rtt: RttEstimator::new(&cfg),
             cc: CongestionControl::new(cfg.congestion_control, cfg.cubic, cfg.hystart),
@@ -152,12 +161,20 @@ impl Rfc6675Sender {
             recovery_since: None,
             rtt_record_from: 0,
             partial_ack_restarted: false,
+            syn_sent: None,
+            established: cfg_handshake_none,
         }
     }
 
     pub fn start(&mut self, cx: &mut AgentCtx) {
         if !self.completed {
             self.running = true;
+            if !self.established {
+                if self.syn_sent.is_none() {
+                    self.send_syn(cx);
+                }
+                return;
+            }
             self.send_window(cx);
             self.schedule_probe(cx);
         }
@@ -170,6 +187,13 @@ impl Rfc6675Sender {
 
     pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
         if which == RTX_TIMER && cx.timer_expired(&mut self.rtx, RTX_TIMER) && self.running {
+            if !self.established {
+                // The SYN timed out (not an RTO of data: ns-3 resends it from
+                // SendEmptyPacket's own event, outside ReTxTimeout).
+                self.rtt.back_off();
+                self.send_syn(cx);
+                return;
+            }
             match self.rtx_mode {
                 XmitTimer::Rto => self.timeout(cx),
                 XmitTimer::Reorder => self.reorder_timeout(cx),
@@ -209,6 +233,12 @@ impl Rfc6675Sender {
         let n = p.sack_blocks().len();
         blocks[..n].copy_from_slice(p.sack_blocks());
         cx.free(pkt);
+        if !self.established {
+            if is_ack && self.running && cum == SYN_SEQ {
+                self.on_syn_ack(cx, echo);
+            }
+            return;
+        }
         let una = self.scb.snd_una();
         if !is_ack || !self.running || cum > self.scb.high_data() || cum < una - 1 {
             return;
@@ -324,8 +354,7 @@ impl Rfc6675Sender {
         {
             self.enter_recovery(cx, u.delivered);
             return;
-        } else if !advanced && u.newly_sacked > 0 && self.cfg.limited_transmit && !ignore_dupacks
-        {
+        } else if !advanced && u.newly_sacked > 0 && self.cfg.limited_transmit && !ignore_dupacks {
             // RFC 3042: one new packet per early duplicate ACK, cwnd unchanged.
             self.send_limited(cx);
             return;
@@ -447,6 +476,44 @@ impl Rfc6675Sender {
             cx.stats.tail_loss_probes += 1;
         }
         self.set_rtx_timer(cx);
+    }
+
+    /// A SYN (`handshake = "syn"`), the RTO armed for it.
+    fn send_syn(&mut self, cx: &mut AgentCtx) {
+        let (first, count) = self.syn_sent.unwrap_or((cx.now, 0));
+        let mut p = self.ep.packet(PacketKind::TcpData, self.cfg.ack_size);
+        p.seq = SYN_SEQ;
+        p.retransmission = count > 0;
+        // A SYN's drop counts in the flow's loss rate, so its sending counts too.
+        cx.stats.packets_sent += 1;
+        cx.send(p);
+        self.syn_sent = Some((first, count + 1));
+        self.set_rtx_timer(cx);
+    }
+
+    /// The SYN-ACK: the handshake's RTT sample, then the data.
+    fn on_syn_ack(&mut self, cx: &mut AgentCtx, echo: Time) {
+        let Some((first, count)) = self.syn_sent.take() else {
+            return;
+        };
+        let sent_at = if self.cfg.timestamps {
+            Some(echo)
+        } else if self.cfg.rtt_sampling == RttSampling::OldestUnacked || count == 1 {
+            // ns-3 times the first SYN however often it was sent (Handshake::Syn); Karn
+            // otherwise.
+            Some(first)
+        } else {
+            None
+        };
+        if let Some(sent_at) = sent_at {
+            self.rtt.sample(sent_at, cx.now);
+            cx.stats.on_rtt_sample(cx.now - sent_at);
+        }
+        self.rtt.reset_backoff();
+        self.established = true;
+        self.rtx.cancel();
+        self.send_window(cx);
+        self.schedule_probe(cx);
     }
 
     fn end_recovery_clock(&mut self, cx: &mut AgentCtx) {

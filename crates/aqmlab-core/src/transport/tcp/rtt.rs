@@ -87,8 +87,7 @@ impl RttEstimator {
             rtxcur: cfg.initial_rto.0,
             backoff: 1,
             last_ticks: 0,
-            exact: (cfg.rtt_estimator == RttEstimatorKind::Rfc6298)
-                .then(Rfc6298Estimate::default),
+            exact: (cfg.rtt_estimator == RttEstimatorKind::Rfc6298).then(Rfc6298Estimate::default),
         }
     }
 
