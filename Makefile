@@ -20,14 +20,15 @@ compare: install
 test: install lint test-rust test-python
 
 # Formatting and lints, warnings as errors (issue 14): rustfmt and clippy for the crates,
-# ruff (the rules pinned in pyproject.toml) for the Python package, tests and benchmarks;
+# ruff (the rules pinned in pyproject.toml) for the Python package, tests, benchmarks and
+# validation scripts;
 # mypy --strict on the package ([tool.mypy] in pyproject.toml), and stubtest: the extension's
 # stub python/aqmlab/_core.pyi against the built extension.
 lint:
 	cargo fmt --all --check
 	cargo clippy --all-targets -p aqmlab-core -p aqmlab-py -- -D warnings
-	$(PYTHON) -m ruff check python/aqmlab tests benchmarks
-	$(PYTHON) -m ruff format --check python/aqmlab tests benchmarks
+	$(PYTHON) -m ruff check python/aqmlab tests benchmarks validation
+	$(PYTHON) -m ruff format --check python/aqmlab tests benchmarks validation
 	$(PYTHON) -m mypy
 	$(PYTHON) -m mypy.stubtest aqmlab._core
 

@@ -111,10 +111,10 @@ def load(scenario: str) -> dict[str, Any]:
     return load_scenario(scenario)
 
 
-def with_changes(s: Mapping[str, Any], flows: int | None, aqm: str | None, limit: int | None) -> dict[str, Any]:
+def with_changes(scenario: Mapping[str, Any], flows: int | None, aqm: str | None, limit: int | None) -> dict[str, Any]:
     """The scenario with `--flows`, `--aqm` and `--limit` applied."""
-    s = copy.deepcopy(dict(s))
-    topo = s.get("topology", {})
+    s: dict[str, Any] = copy.deepcopy(dict(scenario))
+    topo: dict[str, Any] = s.get("topology", {})
     if flows is not None:
         topo["senders"] = flows
         if "receivers" in topo:
@@ -443,7 +443,8 @@ def run_ns3(args: Sequence[str], cache: bool = True) -> dict[str, Any]:
     key = hashlib.sha256(json.dumps([source_digest(), list(args)]).encode()).hexdigest()[:24]
     cached = BUILD / "results" / f"{key}.json"
     if cache and cached.exists():
-        return json.loads(cached.read_text())
+        result: dict[str, Any] = json.loads(cached.read_text())
+        return result
     out = subprocess.run([str(exe), *args], check=True, capture_output=True, text=True).stdout
     result = json.loads(out.strip().splitlines()[-1])
     cached.parent.mkdir(exist_ok=True)
@@ -553,15 +554,55 @@ def table(runs: Mapping[str, list[dict[str, float]]], markdown: bool) -> str:
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         return "\n".join(lines)
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in [head, *rows])
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in [head, *rows])
+
+
+def kind_of(scenario: Mapping[str, Any]) -> str:
+    aqm = scenario["topology"]["bottleneck"].get("queue", {}).get("aqm", "droptail")
+    return str(aqm if isinstance(aqm, str) else aqm.get("kind"))
+
+
+#: The columns of the one-row-per-run table (several `--flows` or `--aqm`).
+ROW_METRICS = ["utilization", "drop_rate", "mean_queue_packets", "timeouts", "fast_recoveries", "retransmissions"]
+
+
+def rows_table(
+    results: Sequence[tuple[Mapping[str, Any], Mapping[str, list[dict[str, float]]]]], markdown: bool
+) -> str:
+    """One row per scenario and run: N, queue, TCP and the main metrics, the relative
+    difference to ns-3 in brackets for utilization, drop rate and mean queue."""
+    fmts = {k: f for k, _, f in METRICS}
+    labels = {k: label for k, label, _ in METRICS}
+    head = ["N", "queue", "TCP", *[labels[k] for k in ROW_METRICS]]
+    rows = []
+    for scenario, runs in results:
+        means = {n: {m: statistics.fmean(r[m] for r in rs) for m in ROW_METRICS} for n, rs in runs.items()}
+        for name, m in means.items():
+            cells = [str(scenario["topology"]["senders"]), kind_of(scenario), name]
+            for k in ROW_METRICS:
+                cell = fmts[k].format(m[k])
+                if name != "ns-3" and k in ROW_METRICS[:3]:
+                    cell += f" ({rel(m[k], means['ns-3'][k])})"
+                cells.append(cell)
+            rows.append(cells)
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in [head, *rows])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("scenario", help="a scenario file or a packaged scenario's name")
     ap.add_argument("--seeds", type=int, default=3, help="seeds 1..S (default 3)")
-    ap.add_argument("--flows", type=int, help="number of senders")
-    ap.add_argument("--aqm", choices=["droptail", "red", "codel", "pie", "fq_codel"], help="the bottleneck's discipline")
+    ap.add_argument("--flows", type=int, nargs="+", help="number(s) of senders")
+    ap.add_argument(
+        "--aqm",
+        nargs="+",
+        choices=["droptail", "red", "codel", "pie", "fq_codel"],
+        help="the bottleneck's discipline(s)",
+    )
     ap.add_argument("--limit", type=int, help="the bottleneck's limit, packets")
     ap.add_argument("--tcp", nargs="+", default=["as_is"], choices=TCP_VARIANTS, help="aqmlab runs to show")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
@@ -571,8 +612,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from aqmlab import ScenarioError
 
     try:
-        scenario = with_changes(load(a.scenario), a.flows, a.aqm, a.limit)
-        translate(scenario, 1)
+        base = load(a.scenario)
+        scenarios = [with_changes(base, n, q, a.limit) for n in a.flows or [None] for q in a.aqm or [None]]
+        for s in scenarios:
+            translate(s, 1)
         binary(lambda m: print(m, file=sys.stderr))
     except (Untranslatable, ScenarioError) as e:
         print(f"cannot translate to ns-3: {e}", file=sys.stderr)
@@ -580,20 +623,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RuntimeError, subprocess.CalledProcessError) as e:
         print(f"cannot build the ns-3 program: {e}", file=sys.stderr)
         return 3
-    runs, notes = compare(scenario, range(1, a.seeds + 1), a.tcp, cache=not a.no_cache)
-    topo = scenario["topology"]
-    queue = topo["bottleneck"].get("queue", {})
-    aqm = queue.get("aqm", "droptail")
+    results = []
+    notes: list[str] = []
+    for s in scenarios:
+        runs, notes = compare(s, range(1, a.seeds + 1), a.tcp, cache=not a.no_cache)
+        results.append((s, runs))
     print(
-        f"{a.scenario}: N = {topo['senders']}, {aqm if isinstance(aqm, str) else aqm.get('kind')} "
-        f"(limit {queue.get('limit', 50)}), seeds 1..{a.seeds}, ns-3.37 vs aqmlab; "
-        f"relative difference to ns-3 in brackets ({date.today().isoformat()})"
+        f"{a.scenario}, seeds 1..{a.seeds}: ns-3.37 and aqmlab, means over the seeds; relative "
+        f"difference to ns-3 in brackets ({date.today().isoformat()})"
     )
-    print(table(runs, a.markdown))
+    if len(results) == 1:
+        s = results[0][0]
+        print(f"N = {s['topology']['senders']}, {kind_of(s)}")
+        print(table(results[0][1], a.markdown))
+    else:
+        print(rows_table(results, a.markdown))
     for n in notes:
         print(f"note: {n}")
     if a.json:
-        a.json.write_text(json.dumps({"scenario": scenario, "runs": runs, "notes": notes}, indent=1))
+        a.json.write_text(json.dumps([{"scenario": s, "runs": r} for s, r in results], indent=1))
     return 0
 
 

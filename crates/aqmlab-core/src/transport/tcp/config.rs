@@ -103,21 +103,23 @@ pub enum RttSampling {
     OldestUnacked,
 }
 
-/// How the smoothed RTT, its variation and the RTO are kept (both ports of RFC 6298's
+/// How the RTO is computed from RTT samples (`rfc6675` only; both readings of RFC 6298's
 /// estimator, gains 1/8 and 1/4, K = 4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RttEstimatorKind {
-    /// ns-2's (tcp/tcp.cc `rtt_update`, `rtt_timeout`, `rtt_backoff`): samples in whole
-    /// ticks of `tick`, RTO = srtt + 4 rttvar truncated to ticks, and past the 8th backoff
-    /// srtt is dropped so that the next sample starts the estimate again.
+pub enum RtoEstimatorKind {
+    /// RFC 6298 as ns-2 computes it (tcp/tcp.cc `rtt_update`, `rtt_timeout`,
+    /// `rtt_backoff`; `rtt.rs`): samples in whole ticks of `tick`, RTO = max(min_rto, srtt +
+    /// 4 rttvar) truncated to ticks, and past the 8th backoff srtt is dropped so that the next
+    /// sample starts the estimate again.
     #[default]
-    Ns2,
-    /// RFC 6298 in nanoseconds: RTO = srtt + max(G, 4 rttvar) with G = `tick`, the estimate
-    /// kept across backoffs (ns-3: src/internet/model/rtt-estimator.cc,
-    /// `RttMeanDeviation::Measurement` and `IntegerUpdate`; tcp-socket-base.cc
-    /// `EstimateRtt` and `NewAck` with `ClockGranularity` as G).
     Rfc6298,
+    /// RFC 6298 as ns-3 computes it: in nanoseconds, RTO = max(min_rto, srtt + max(G, 4
+    /// rttvar)) with G = `tick` (RFC 6298 (2.3)), the estimate kept across backoffs
+    /// (src/internet/model/rtt-estimator.cc, `RttMeanDeviation::Measurement` and
+    /// `IntegerUpdate`; tcp-socket-base.cc `EstimateRtt` and `NewAck`, `ClockGranularity`
+    /// as G).
+    Ns3,
 }
 
 /// Whether duplicate ACKs count while the sender repairs after a timeout, until the
@@ -249,9 +251,9 @@ pub struct TcpConfig {
     /// Which ACKs give RTT samples: `timed_packet` (RFC 6298, the default) or
     /// `oldest_unacked` (ns-3). `rfc6675` only.
     pub rtt_sampling: RttSampling,
-    /// The RTT estimator: `ns2` (whole ticks, the default) or `rfc6298` (nanoseconds, RTO =
-    /// srtt + max(tick, 4 rttvar); ns-3). `rfc6675` only.
-    pub rtt_estimator: RttEstimatorKind,
+    /// The RTO estimator: `rfc6298` (ns-2's, in whole ticks; the default) or `ns3`
+    /// (nanoseconds, RTO = srtt + max(tick, 4 rttvar)). `rfc6675` only.
+    pub rto_estimator: RtoEstimatorKind,
     /// Duplicate ACKs during the repair after a timeout: `counted` (RFC 6675, the default) or
     /// `ignored` (ns-3). `rfc6675` only.
     pub dupacks_after_timeout: DupacksAfterTimeout,
@@ -294,7 +296,7 @@ impl Default for TcpConfig {
             timestamps: false,
             ssthresh_base: SsthreshBase::FlightSize,
             rtt_sampling: RttSampling::TimedPacket,
-            rtt_estimator: RttEstimatorKind::Ns2,
+            rto_estimator: RtoEstimatorKind::Rfc6298,
             dupacks_after_timeout: DupacksAfterTimeout::Counted,
             handshake: Handshake::None,
         }
@@ -370,7 +372,10 @@ impl TcpConfig {
                 "rtt_sampling",
                 self.rtt_sampling != RttSampling::TimedPacket,
             ),
-            ("rtt_estimator", self.rtt_estimator != RttEstimatorKind::Ns2),
+            (
+                "rto_estimator",
+                self.rto_estimator != RtoEstimatorKind::Rfc6298,
+            ),
             (
                 "dupacks_after_timeout",
                 self.dupacks_after_timeout != DupacksAfterTimeout::Counted,
@@ -492,13 +497,13 @@ mod tests {
         let d = TcpConfig::default();
         assert_eq!(d.ssthresh_base, SsthreshBase::FlightSize);
         assert_eq!(d.rtt_sampling, RttSampling::TimedPacket);
-        assert_eq!(d.rtt_estimator, RttEstimatorKind::Ns2);
+        assert_eq!(d.rto_estimator, RtoEstimatorKind::Rfc6298);
         assert_eq!(d.dupacks_after_timeout, DupacksAfterTimeout::Counted);
         assert_eq!(d.handshake, Handshake::None);
         for (field, text) in [
             ("ssthresh_base", "ssthresh_base = \"pipe\""),
             ("rtt_sampling", "rtt_sampling = \"oldest_unacked\""),
-            ("rtt_estimator", "rtt_estimator = \"rfc6298\""),
+            ("rto_estimator", "rto_estimator = \"ns3\""),
             (
                 "dupacks_after_timeout",
                 "dupacks_after_timeout = \"ignored\"",

@@ -15,7 +15,7 @@ pub mod sender;
 pub mod sink;
 
 pub use config::{
-    DupacksAfterTimeout, Handshake, PartialAckTimer, Recovery, RtoRestart, RttEstimatorKind,
+    DupacksAfterTimeout, Handshake, PartialAckTimer, Recovery, RtoEstimatorKind, RtoRestart,
     RttSampling, SsthreshBase, TcpConfig, TcpVariant,
 };
 pub use rfc6675_sender::Rfc6675Sender;

@@ -172,7 +172,7 @@ fn every_ack_covering_the_oldest_packet_gives_a_sample() {
 fn after_a_timeout_the_samples_resume_with_new_data() {
     let mut h = H::new(TcpConfig {
         rtt_sampling: RttSampling::OldestUnacked,
-        rtt_estimator: RttEstimatorKind::Rfc6298,
+        rto_estimator: RtoEstimatorKind::Ns3,
         tick: crate::scenario::units::Duration(MS),
         ..base(2)
     });
@@ -259,7 +259,7 @@ fn a_syn_handshake_precedes_the_data_and_ns3_times_the_first_syn() {
         let mut h = H::new(TcpConfig {
             handshake: Handshake::Syn,
             rtt_sampling: sampling,
-            rtt_estimator: RttEstimatorKind::Rfc6298,
+            rto_estimator: RtoEstimatorKind::Ns3,
             tick: crate::scenario::units::Duration(MS),
             initial_rto: crate::scenario::units::Duration(3 * SEC),
             ..base(2)

@@ -36,8 +36,8 @@
 //! Parameters read (TcpConfig): dupack_threshold, window, window_init, ssthresh_init,
 //! limited_transmit, ecn, packet sizes, congestion_control and cubic, hystart, prr_bound,
 //! rack_tlp, dsack, timestamps, ssthresh_base, rtt_sampling, dupacks_after_timeout,
-//! partial_ack_timer, handshake, and the RTT estimator's rtt_estimator, min_rto, max_rto, initial_rto,
-//! tick, max_backoff.
+//! partial_ack_timer, handshake, and the RTT estimator's rto_estimator, min_rto, max_rto,
+//! initial_rto, tick, max_backoff.
 
 use super::congestion::CongestionControl;
 use super::recovery::prr::Prr;
@@ -99,13 +99,21 @@ pub struct Rfc6675Sender {
     tlp: TailLossProbe,
     /// When the current fast recovery began (for the time-in-recovery metric).
     recovery_since: Option<Time>,
-    /// `rtt_sampling = "oldest_unacked"`: the first packet whose sending is on record (the
-    /// first new packet after the last timeout, which empties ns-3's `m_history`).
+    /// What only ns-3's options keep; None without them.
+    ns3: Option<Box<Ns3State>>,
+}
+
+/// The state of ns-3's options (`rtt_sampling = "oldest_unacked"`, `partial_ack_timer =
+/// "first"`, `handshake = "syn"`), on the heap: every agent's slot is as large as the
+/// largest sender, and most senders do without it.
+#[derive(Debug, Default)]
+struct Ns3State {
+    /// The first packet whose sending is on record (the first new packet after the last
+    /// timeout, which empties ns-3's `m_history`).
     rtt_record_from: i64,
-    /// `partial_ack_timer = "first"`: a partial ACK of this recovery has restarted the RTO.
+    /// A partial ACK of this recovery has restarted the RTO.
     partial_ack_restarted: bool,
-    /// `handshake = "syn"`: while the SYN-ACK is awaited, when the first SYN left and how
-    /// many were sent.
+    /// While the SYN-ACK is awaited: when the first SYN left and how many were sent.
     syn_sent: Option<(Time, u32)>,
     /// Data may flow (at once without a handshake).
     established: bool,
@@ -129,6 +137,9 @@ impl Rfc6675Sender {
     pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>) -> Self {
         let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
         let cfg_handshake_none = cfg.handshake == Handshake::None;
+        let uses_ns3_state = cfg.rtt_sampling == RttSampling::OldestUnacked
+            || cfg.partial_ack_timer == Some(PartialAckTimer::First)
+            || !cfg_handshake_none;
         Rfc6675Sender {
             rtt: RttEstimator::new(&cfg),
             cc: CongestionControl::new(cfg.congestion_control, cfg.cubic, cfg.hystart),
@@ -159,18 +170,20 @@ impl Rfc6675Sender {
             rtx_mode: XmitTimer::Rto,
             rto_at: 0,
             recovery_since: None,
-            rtt_record_from: 0,
-            partial_ack_restarted: false,
-            syn_sent: None,
-            established: cfg_handshake_none,
+            ns3: uses_ns3_state.then(|| {
+                Box::new(Ns3State {
+                    established: cfg_handshake_none,
+                    ..Ns3State::default()
+                })
+            }),
         }
     }
 
     pub fn start(&mut self, cx: &mut AgentCtx) {
         if !self.completed {
             self.running = true;
-            if !self.established {
-                if self.syn_sent.is_none() {
+            if self.awaiting_syn_ack() {
+                if self.ns3.as_ref().is_some_and(|n| n.syn_sent.is_none()) {
                     self.send_syn(cx);
                 }
                 return;
@@ -187,7 +200,7 @@ impl Rfc6675Sender {
 
     pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
         if which == RTX_TIMER && cx.timer_expired(&mut self.rtx, RTX_TIMER) && self.running {
-            if !self.established {
+            if self.awaiting_syn_ack() {
                 // The SYN timed out (not an RTO of data: ns-3 resends it from
                 // SendEmptyPacket's own event, outside ReTxTimeout).
                 self.rtt.back_off();
@@ -233,7 +246,7 @@ impl Rfc6675Sender {
         let n = p.sack_blocks().len();
         blocks[..n].copy_from_slice(p.sack_blocks());
         cx.free(pkt);
-        if !self.established {
+        if self.awaiting_syn_ack() {
             if is_ack && self.running && cum == SYN_SEQ {
                 self.on_syn_ack(cx, echo);
             }
@@ -478,24 +491,32 @@ impl Rfc6675Sender {
         self.set_rtx_timer(cx);
     }
 
+    /// `handshake = "syn"` and no SYN-ACK yet.
+    fn awaiting_syn_ack(&self) -> bool {
+        self.ns3.as_ref().is_some_and(|n| !n.established)
+    }
+
     /// A SYN (`handshake = "syn"`), the RTO armed for it.
     fn send_syn(&mut self, cx: &mut AgentCtx) {
-        let (first, count) = self.syn_sent.unwrap_or((cx.now, 0));
+        let n = self.ns3.as_mut().expect("a handshake keeps its state");
+        let (first, count) = n.syn_sent.unwrap_or((cx.now, 0));
+        n.syn_sent = Some((first, count + 1));
         let mut p = self.ep.packet(PacketKind::TcpData, self.cfg.ack_size);
         p.seq = SYN_SEQ;
         p.retransmission = count > 0;
         // A SYN's drop counts in the flow's loss rate, so its sending counts too.
         cx.stats.packets_sent += 1;
         cx.send(p);
-        self.syn_sent = Some((first, count + 1));
         self.set_rtx_timer(cx);
     }
 
     /// The SYN-ACK: the handshake's RTT sample, then the data.
     fn on_syn_ack(&mut self, cx: &mut AgentCtx, echo: Time) {
-        let Some((first, count)) = self.syn_sent.take() else {
+        let n = self.ns3.as_mut().expect("a handshake keeps its state");
+        let Some((first, count)) = n.syn_sent.take() else {
             return;
         };
+        n.established = true;
         let sent_at = if self.cfg.timestamps {
             Some(echo)
         } else if self.cfg.rtt_sampling == RttSampling::OldestUnacked || count == 1 {
@@ -510,7 +531,6 @@ impl Rfc6675Sender {
             cx.stats.on_rtt_sample(cx.now - sent_at);
         }
         self.rtt.reset_backoff();
-        self.established = true;
         self.rtx.cancel();
         self.send_window(cx);
         self.schedule_probe(cx);
@@ -554,7 +574,11 @@ impl Rfc6675Sender {
         if !partial || self.cfg.partial_ack_timer != Some(PartialAckTimer::First) {
             return true;
         }
-        !std::mem::replace(&mut self.partial_ack_restarted, true)
+        let n = self
+            .ns3
+            .as_mut()
+            .expect("partial_ack_timer = \"first\" keeps its state");
+        !std::mem::replace(&mut n.partial_ack_restarted, true)
     }
 
     /// With `rtt_sampling = "oldest_unacked"`, before an ACK whose cumulative point is `cum`
@@ -564,7 +588,8 @@ impl Rfc6675Sender {
         if self.cfg.rtt_sampling != RttSampling::OldestUnacked {
             return None;
         }
-        let oldest = self.scb.snd_una().max(self.rtt_record_from);
+        let record_from = self.ns3.as_ref().map_or(0, |n| n.rtt_record_from);
+        let oldest = self.scb.snd_una().max(record_from);
         if cum < oldest {
             return None;
         }
@@ -577,7 +602,9 @@ impl Rfc6675Sender {
     fn enter_recovery(&mut self, cx: &mut AgentCtx, delivered: i64) {
         let flight = self.flight_size();
         self.reduce(cx, true);
-        self.partial_ack_restarted = false;
+        if let Some(n) = &mut self.ns3 {
+            n.partial_ack_restarted = false;
+        }
         self.scb.enter_recovery();
         self.tlp.reset();
         self.prr.enter(self.ssthresh, flight);
@@ -666,7 +693,9 @@ impl Rfc6675Sender {
         }
         self.t_seqno = self.scb.snd_una();
         self.timed = None;
-        self.rtt_record_from = self.scb.high_data() + 1;
+        if let Some(n) = &mut self.ns3 {
+            n.rtt_record_from = self.scb.high_data() + 1;
+        }
         self.rtt.back_off();
         cx.stats.timeouts += 1;
         self.set_rtx_timer(cx);

@@ -9,11 +9,11 @@
 //! integer shifts; we keep the same representation so that the RTO takes exactly the values
 //! ns-2 produces (it truncates to whole ticks, which matters when RTTs are a few ticks).
 //!
-//! `rtt_estimator = "rfc6298"` keeps ns-3's reading instead (`Rfc6298Estimate`): samples and
+//! `rto_estimator = "ns3"` keeps ns-3's reading instead (`Ns3Estimate`): samples and
 //! estimates in nanoseconds, RTO = srtt + max(G, 4 rttvar) with G = `tick` (RFC 6298 (2.3);
 //! ns-3's `ClockGranularity`), and srtt kept however often the timer backs off.
 
-use super::{RttEstimatorKind, TcpConfig};
+use super::{RtoEstimatorKind, TcpConfig};
 use crate::sim::Time;
 
 const SRTT_BITS: u32 = 3;
@@ -37,9 +37,9 @@ pub struct RttEstimator {
     backoff: u32,
     /// Last measured RTT in ticks (ns-2 `t_rtt_`).
     last_ticks: i64,
-    /// With `rtt_estimator = "rfc6298"`, the estimate in nanoseconds (the fields above then
+    /// With `rto_estimator = "ns3"`, the estimate in nanoseconds (the fields above then
     /// keep only `rtxcur` and `backoff`).
-    exact: Option<Rfc6298Estimate>,
+    exact: Option<Ns3Estimate>,
 }
 
 /// ns-3's RTT estimate (src/internet/model/rtt-estimator.cc, `RttMeanDeviation`): srtt and
@@ -47,14 +47,14 @@ pub struct RttEstimator {
 /// 1/4, Jacobson/Karels appendix A.2), the first sample setting srtt = R, rttvar = R / 2
 /// (`Measurement`).
 #[derive(Debug, Clone, Copy, Default)]
-struct Rfc6298Estimate {
+struct Ns3Estimate {
     /// 0 until the first sample.
     srtt: i64,
     rttvar: i64,
     samples: u64,
 }
 
-impl Rfc6298Estimate {
+impl Ns3Estimate {
     fn sample(&mut self, rtt: i64) {
         if self.samples == 0 {
             self.srtt = rtt;
@@ -87,7 +87,7 @@ impl RttEstimator {
             rtxcur: cfg.initial_rto.0,
             backoff: 1,
             last_ticks: 0,
-            exact: (cfg.rtt_estimator == RttEstimatorKind::Rfc6298).then(Rfc6298Estimate::default),
+            exact: (cfg.rto_estimator == RtoEstimatorKind::Ns3).then(Ns3Estimate::default),
         }
     }
 
@@ -196,10 +196,10 @@ mod tests {
         assert_eq!(r.rto(), 200 * MS);
     }
 
-    fn rfc6298(tick_ms: u64, min_rto_ms: u64) -> RttEstimator {
+    fn ns3(tick_ms: u64, min_rto_ms: u64) -> RttEstimator {
         let cfg = TcpConfig {
             recovery: super::super::Recovery::Rfc6675,
-            rtt_estimator: RttEstimatorKind::Rfc6298,
+            rto_estimator: RtoEstimatorKind::Ns3,
             tick: crate::scenario::units::Duration(tick_ms * MS),
             min_rto: crate::scenario::units::Duration(min_rto_ms * MS),
             max_rto: crate::scenario::units::Duration(60_000 * MS),
@@ -212,8 +212,8 @@ mod tests {
     /// ns-3's RttMeanDeviation::Measurement / IntegerUpdate and TcpSocketBase::EstimateRtt,
     /// by hand: 204 ms, then 300 ms, then 250 ms.
     #[test]
-    fn rfc6298_estimator_follows_ns3_in_nanoseconds() {
-        let mut r = rfc6298(1, 0);
+    fn ns3_estimator_follows_ns3_in_nanoseconds() {
+        let mut r = ns3(1, 0);
         r.sample(0, 204 * MS);
         // srtt = 204 ms, rttvar = 102 ms, RTO = 204 + max(1, 408) = 612 ms.
         assert_eq!(r.srtt(), 204 * MS);
@@ -234,14 +234,14 @@ mod tests {
     /// doubles up to max_rto and never drops the estimate (ns-3 `ReTxTimeout`: `m_rto =
     /// Min(2 m_rto, 60 s)`, srtt untouched), where ns-2's restarts it past 8x.
     #[test]
-    fn rfc6298_estimator_uses_the_granularity_and_keeps_srtt_across_backoffs() {
-        let mut r = rfc6298(10, 0);
+    fn ns3_estimator_uses_the_granularity_and_keeps_srtt_across_backoffs() {
+        let mut r = ns3(10, 0);
         for i in 0..400 {
             r.sample(i * 1000 * MS, i * 1000 * MS + 30 * MS);
         }
         assert_eq!(r.srtt(), 30 * MS);
         assert_eq!(r.rto(), 40 * MS);
-        let mut r = rfc6298(1, 1000);
+        let mut r = ns3(1, 1000);
         r.sample(0, 200 * MS);
         let mut expected = 1000 * MS;
         for _ in 0..10 {
