@@ -94,3 +94,24 @@ def test_the_linux_profile_probes_tails():
     assert (flows["tail_loss_probes"] <= flows["packets_sent"]).all()
     ns2 = aqmlab.run(with_tcp_profile(s, "ns2"), seed=2).flows
     assert ns2["tail_loss_probes"].sum() == 0
+
+
+def test_the_ns3_profile_runs_and_resolved_tcp_shows_what_a_flow_got():
+    """Issue 25: `profile = "ns3"` (ns-3.37's TcpSocketBase choices) expands as documented,
+    under the scenario's own fields, and changes the run."""
+    from aqmlab.scenario import resolved_tcp
+
+    s = with_tcp_profile(SMALL, "ns3")
+    tcp = resolved_tcp(s)[0]
+    assert tcp["recovery"] == "rfc6675" and tcp["ssthresh_base"] == "pipe"
+    assert tcp["rtt_sampling"] == "oldest_unacked" and tcp["rto_estimator"] == "ns3"
+    assert tcp["handshake"] == "syn" and tcp["partial_ack_timer"] == "first"
+    assert tcp["window"] == 32, "the scenario's window is kept"
+    assert resolved_tcp(SMALL)[0]["ssthresh_base"] == "flight_size"
+    own = resolved_tcp({**SMALL, "tcp": {"profile": "ns3", "ssthresh_base": "cwnd"}})[0]
+    assert own["ssthresh_base"] == "cwnd" and own["handshake"] == "syn"
+    base = aqmlab.run(SMALL, seed=3).flows
+    ns3 = aqmlab.run(s, seed=3).flows
+    assert ns3["packets_sent"].tolist() != base["packets_sent"].tolist()
+    with pytest.raises(aqmlab.ScenarioError, match=r"tcp\.ssthresh_base"):
+        resolved_tcp({**SMALL, "tcp": {"ssthresh_base": "pipe"}})

@@ -14,6 +14,7 @@ __all__ = [
     "run",
     "interrupt_runs",
     "estimate_memory",
+    "resolved_tcp",
     "validate",
     "load_toml",
     "aqms",

@@ -10,7 +10,8 @@ sets the number of senders; `--aqm` replaces the bottleneck's discipline (`dropt
 else the kind's defaults apply); `--limit` its limit in packets. `--tcp` chooses the aqmlab
 runs shown beside ns-3: `as_is` (the scenario's TCP), `sack1` (ns-2's Sack1:
 `recovery = "ns2"`, `variant = "sack"`), `ns3` (`profile = "ns3"` with the settings ns-3 is
-given, SETTINGS below, taken from the scenario).
+given, SETTINGS below, taken from the scenario); `--ablate` adds the `ns3` profile with each
+of its options set back to the RFC default, one at a time.
 
 ns-3 always runs its own TCP (TcpSocketBase with TcpPrrRecovery, NewReno or CUBIC) with the
 scenario's settings: SACK, timestamps, delayed ACK count and timeout, initial window, initial
@@ -79,6 +80,17 @@ SETTINGS = (
 
 #: The aqmlab runs `--tcp` can ask for.
 TCP_VARIANTS = ("as_is", "sack1", "ns3")
+
+#: The `ns3` profile's options and their RFC defaults: `--ablate` runs the profile with each
+#: set back, one at a time ("ns3 w/o handshake").
+NS3_OPTIONS = {
+    "ssthresh_base": "flight_size",
+    "rtt_sampling": "timed_packet",
+    "rto_estimator": "rfc6298",
+    "dupacks_after_timeout": "counted",
+    "partial_ack_timer": "every",
+    "handshake": "none",
+}
 
 METRICS = [
     ("utilization", "utilization", "{:.4f}"),
@@ -498,6 +510,11 @@ def aqmlab_variant(scenario: Mapping[str, Any], variant: str) -> dict[str, Any]:
     from aqmlab.scenario import resolved_tcp
 
     s = copy.deepcopy(dict(scenario))
+    if variant.startswith("ns3 w/o "):
+        option = variant.removeprefix("ns3 w/o ")
+        s = aqmlab_variant(s, "ns3")
+        s["tcp"][option] = NS3_OPTIONS[option]
+        return s
     if variant == "sack1":
         s.setdefault("tcp", {}).update(variant="sack", recovery="ns2")
     elif variant == "ns3":
@@ -605,6 +622,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--limit", type=int, help="the bottleneck's limit, packets")
     ap.add_argument("--tcp", nargs="+", default=["as_is"], choices=TCP_VARIANTS, help="aqmlab runs to show")
+    ap.add_argument(
+        "--ablate", action="store_true", help="also the ns3 profile with each of its options at the RFC default"
+    )
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
     ap.add_argument("--json", type=Path, help="also write every run's metrics to this file")
     ap.add_argument("--no-cache", action="store_true", help="run ns-3 again even if its result is cached")
@@ -625,8 +645,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
     results = []
     notes: list[str] = []
+    variants = [*a.tcp, *([f"ns3 w/o {o}" for o in NS3_OPTIONS] if a.ablate else [])]
     for s in scenarios:
-        runs, notes = compare(s, range(1, a.seeds + 1), a.tcp, cache=not a.no_cache)
+        runs, notes = compare(s, range(1, a.seeds + 1), variants, cache=not a.no_cache)
         results.append((s, runs))
     print(
         f"{a.scenario}, seeds 1..{a.seeds}: ns-3.37 and aqmlab, means over the seeds; relative "
