@@ -344,6 +344,12 @@ def tcp_args(tcp: Mapping[str, Any], topo: Mapping[str, Any], notes: list[str]) 
     if seconds(tcp["overhead"], f"{path}.overhead") != 0:
         raise Untranslatable(f"{path}.overhead", "ns-3 has no random send delay")
     sack = tcp["variant"] == "sack" or tcp["recovery"] == "rfc6675"
+    if not sack:
+        notes.append(
+            "SACK is off: ns-3.37's TCP without SACK retransmits far more than with it (the packaged "
+            "default dumbbell, seed 1: 1146 retransmissions per flow against 125, drop rate 0.108 "
+            "against 0.029), a difference of ns-3's, not of the scenario"
+        )
     size = int(tcp["packet_size"])
     wire = NS3_HEADER_BYTES + (NS3_TIMESTAMP_BYTES if tcp["timestamps"] else 0)
     if int(tcp["header_size"]) != wire:
@@ -637,6 +643,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for s in scenarios:
             translate(s, 1)
         binary(lambda m: print(m, file=sys.stderr))
+    except OSError as e:
+        print(f"cannot read the scenario: {e}", file=sys.stderr)
+        return 2
     except (Untranslatable, ScenarioError) as e:
         print(f"cannot translate to ns-3: {e}", file=sys.stderr)
         return 2

@@ -6,6 +6,7 @@
 pub mod config;
 pub mod congestion;
 mod held_runs;
+mod ns3_state;
 pub mod profile;
 pub mod recovery;
 pub mod rfc6675_sender;

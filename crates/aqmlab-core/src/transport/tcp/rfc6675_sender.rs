@@ -40,14 +40,14 @@
 //! initial_rto, tick, max_backoff.
 
 use super::congestion::CongestionControl;
+use super::ns3_state::{handshake_sample, Ns3State};
 use super::recovery::prr::Prr;
 use super::recovery::rack_tlp::{probe_timeout, ProbeOutcome, Rack, TailLossProbe};
 use super::recovery::rfc6675::{LossRule, NextSeg, Scoreboard, SendStamp};
 use super::rtt::RttEstimator;
 use super::sink::SYN_SEQ;
 use super::{
-    DupacksAfterTimeout, Handshake, PartialAckTimer, RtoRestart, RttSampling, SsthreshBase,
-    TcpConfig,
+    DupacksAfterTimeout, PartialAckTimer, RtoRestart, RttSampling, SsthreshBase, TcpConfig,
 };
 use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
@@ -99,24 +99,8 @@ pub struct Rfc6675Sender {
     tlp: TailLossProbe,
     /// When the current fast recovery began (for the time-in-recovery metric).
     recovery_since: Option<Time>,
-    /// What only ns-3's options keep; None without them.
+    /// What only some of ns-3's options keep (`ns3_state.rs`); None without them.
     ns3: Option<Box<Ns3State>>,
-}
-
-/// The state of ns-3's options (`rtt_sampling = "oldest_unacked"`, `partial_ack_timer =
-/// "first"`, `handshake = "syn"`), on the heap: every agent's slot is as large as the
-/// largest sender, and most senders do without it.
-#[derive(Debug, Default)]
-struct Ns3State {
-    /// The first packet whose sending is on record (the first new packet after the last
-    /// timeout, which empties ns-3's `m_history`).
-    rtt_record_from: i64,
-    /// A partial ACK of this recovery has restarted the RTO.
-    partial_ack_restarted: bool,
-    /// While the SYN-ACK is awaited: when the first SYN left and how many were sent.
-    syn_sent: Option<(Time, u32)>,
-    /// Data may flow (at once without a handshake).
-    established: bool,
 }
 
 /// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
@@ -136,11 +120,8 @@ fn is_dsack(cum: i64, blocks: &[SackBlock]) -> bool {
 impl Rfc6675Sender {
     pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>) -> Self {
         let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
-        let cfg_handshake_none = cfg.handshake == Handshake::None;
-        let uses_ns3_state = cfg.rtt_sampling == RttSampling::OldestUnacked
-            || cfg.partial_ack_timer == Some(PartialAckTimer::First)
-            || !cfg_handshake_none;
         Rfc6675Sender {
+            ns3: Ns3State::for_config(&cfg),
             rtt: RttEstimator::new(&cfg),
             cc: CongestionControl::new(cfg.congestion_control, cfg.cubic, cfg.hystart),
             scb: Scoreboard::new(
@@ -170,12 +151,6 @@ impl Rfc6675Sender {
             rtx_mode: XmitTimer::Rto,
             rto_at: 0,
             recovery_since: None,
-            ns3: uses_ns3_state.then(|| {
-                Box::new(Ns3State {
-                    established: cfg_handshake_none,
-                    ..Ns3State::default()
-                })
-            }),
         }
     }
 
@@ -183,7 +158,7 @@ impl Rfc6675Sender {
         if !self.completed {
             self.running = true;
             if self.awaiting_syn_ack() {
-                if self.ns3.as_ref().is_some_and(|n| n.syn_sent.is_none()) {
+                if self.ns3.as_ref().is_some_and(|n| n.syn_due()) {
                     self.send_syn(cx);
                 }
                 return;
@@ -493,17 +468,16 @@ impl Rfc6675Sender {
 
     /// `handshake = "syn"` and no SYN-ACK yet.
     fn awaiting_syn_ack(&self) -> bool {
-        self.ns3.as_ref().is_some_and(|n| !n.established)
+        self.ns3.as_ref().is_some_and(|n| n.awaiting_syn_ack())
     }
 
     /// A SYN (`handshake = "syn"`), the RTO armed for it.
     fn send_syn(&mut self, cx: &mut AgentCtx) {
         let n = self.ns3.as_mut().expect("a handshake keeps its state");
-        let (first, count) = n.syn_sent.unwrap_or((cx.now, 0));
-        n.syn_sent = Some((first, count + 1));
+        let retransmission = n.on_syn_sent(cx.now);
         let mut p = self.ep.packet(PacketKind::TcpData, self.cfg.ack_size);
         p.seq = SYN_SEQ;
-        p.retransmission = count > 0;
+        p.retransmission = retransmission;
         // A SYN's drop counts in the flow's loss rate, so its sending counts too.
         cx.stats.packets_sent += 1;
         cx.send(p);
@@ -513,20 +487,10 @@ impl Rfc6675Sender {
     /// The SYN-ACK: the handshake's RTT sample, then the data.
     fn on_syn_ack(&mut self, cx: &mut AgentCtx, echo: Time) {
         let n = self.ns3.as_mut().expect("a handshake keeps its state");
-        let Some((first, count)) = n.syn_sent.take() else {
+        let Some((first, count)) = n.on_syn_ack() else {
             return;
         };
-        n.established = true;
-        let sent_at = if self.cfg.timestamps {
-            Some(echo)
-        } else if self.cfg.rtt_sampling == RttSampling::OldestUnacked || count == 1 {
-            // ns-3 times the first SYN however often it was sent (Handshake::Syn); Karn
-            // otherwise.
-            Some(first)
-        } else {
-            None
-        };
-        if let Some(sent_at) = sent_at {
+        if let Some(sent_at) = handshake_sample(&self.cfg, first, count, echo) {
             self.rtt.sample(sent_at, cx.now);
             cx.stats.on_rtt_sample(cx.now - sent_at);
         }
@@ -578,7 +542,7 @@ impl Rfc6675Sender {
             .ns3
             .as_mut()
             .expect("partial_ack_timer = \"first\" keeps its state");
-        !std::mem::replace(&mut n.partial_ack_restarted, true)
+        n.first_partial_ack()
     }
 
     /// With `rtt_sampling = "oldest_unacked"`, before an ACK whose cumulative point is `cum`
@@ -588,7 +552,7 @@ impl Rfc6675Sender {
         if self.cfg.rtt_sampling != RttSampling::OldestUnacked {
             return None;
         }
-        let record_from = self.ns3.as_ref().map_or(0, |n| n.rtt_record_from);
+        let record_from = self.ns3.as_ref().map_or(0, |n| n.rtt_record_from());
         let oldest = self.scb.snd_una().max(record_from);
         if cum < oldest {
             return None;
@@ -603,7 +567,7 @@ impl Rfc6675Sender {
         let flight = self.flight_size();
         self.reduce(cx, true);
         if let Some(n) = &mut self.ns3 {
-            n.partial_ack_restarted = false;
+            n.on_recovery_entry();
         }
         self.scb.enter_recovery();
         self.tlp.reset();
@@ -694,7 +658,7 @@ impl Rfc6675Sender {
         self.t_seqno = self.scb.snd_una();
         self.timed = None;
         if let Some(n) = &mut self.ns3 {
-            n.rtt_record_from = self.scb.high_data() + 1;
+            n.on_timeout(self.scb.high_data());
         }
         self.rtt.back_off();
         cx.stats.timeouts += 1;
