@@ -67,6 +67,10 @@ def test_compare_takes_a_tcp_profile():
         ({"hystart": {"enabled": True}}, "tcp.hystart.enabled"),
         ({"rack_tlp": {"enabled": True}}, "tcp.rack_tlp.enabled"),
         ({"rto_restart": "head_retransmission"}, "tcp.rto_restart"),
+        ({"hystart": {"kind": "linux"}}, "tcp.hystart.kind"),
+        ({"ssthresh_base": "cwnd"}, "tcp.ssthresh_base"),
+        ({"cubic": {"target_rtt": "min_rtt"}}, "tcp.cubic.target_rtt"),
+        ({"cubic": {"state_on_rto": "reset"}}, "tcp.cubic.state_on_rto"),
     ],
 )
 def test_modern_tcp_fields_need_the_rfc6675_sender(fields, field):

@@ -20,6 +20,22 @@ fn response_function(p: f64, rtt: f64) -> f64 {
 /// Mean cwnd (packets) of one CUBIC flow with SACK recovery under Bernoulli data loss `p`,
 /// sampled every 10 ms after the warm-up.
 pub fn mean_window(p: f64, duration_s: f64) -> f64 {
+    mean_window_with(p, duration_s, "")
+}
+
+/// The `linux` profile's congestion control (growth by packets acked, reductions from cwnd,
+/// Linux's CUBIC readings and constants) on the same path, with the RFC 6675 sender it needs
+/// and neither RACK-TLP, timestamps nor delayed ACKs: a labelled row of docs/validation.md,
+/// not the RFC's CUBIC.
+const LINUX_CUBIC: &str = r#"
+        recovery = "rfc6675"
+        cwnd_growth = "packets_acked"
+        ssthresh_base = "cwnd"
+        cubic = { c = 0.400390625, beta = 0.7001953125, target_rtt = "min_rtt", reno_friendly = "linux", growth_without_w_max = "linux", state_on_rto = "reset" }
+"#;
+
+/// [`mean_window`] with `extra` lines in the `[tcp]` table.
+pub fn mean_window_with(p: f64, duration_s: f64, extra: &str) -> f64 {
     let s = Scenario::from_toml(&format!(
         r#"
         duration = "{duration_s}s"
@@ -35,6 +51,7 @@ pub fn mean_window(p: f64, duration_s: f64) -> f64 {
         congestion_control = "cubic"
         window = 1000000
         ssthresh_init = 10
+        {extra}
         [[flows]]
         kind = "tcp"
         from = "senders"
@@ -95,6 +112,22 @@ fn full_curve() {
     for p in [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2] {
         let duration = if p < 5e-5 { 3000.0 } else { 600.0 };
         let (sim, model) = (mean_window(p, duration), response_function(p, 0.1));
+        println!("| {p:e} | {sim:.1} | {model:.1} | {:.3} |", sim / model);
+    }
+}
+
+/// The same curve with the `linux` profile's congestion control (`LINUX_CUBIC`), for the
+/// labelled rows of docs/validation.md: `cargo test -p aqmlab-core --release --test
+/// cubic_response -- --ignored --nocapture full_curve_linux`.
+#[test]
+#[ignore]
+fn full_curve_linux_cubic() {
+    println!("| p | simulated mean cwnd (linux CUBIC) | RFC 9438 response | ratio |");
+    println!("|---|---|---|---|");
+    for p in [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2] {
+        let duration = if p < 5e-5 { 3000.0 } else { 600.0 };
+        let sim = mean_window_with(p, duration, LINUX_CUBIC);
+        let model = response_function(p, 0.1);
         println!("| {p:e} | {sim:.1} | {model:.1} | {:.3} |", sim / model);
     }
 }

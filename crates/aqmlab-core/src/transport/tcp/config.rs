@@ -1,6 +1,8 @@
 //! TCP parameters, with ns-2's names in the docs and its defaults (tcl/lib/ns-default.tcl).
 
-use super::congestion::{CongestionControlKind, CubicParams, HystartParams};
+use super::congestion::cubic::{StateOnRto, TargetRtt};
+use super::congestion::{CongestionControlKind, CubicParams, CwndGrowth, HystartParams};
+use super::linux_delack::DelayedAckAto;
 use super::recovery::prr::PrrBound;
 use super::recovery::rack_tlp::RackTlpParams;
 use crate::scenario::units::Duration;
@@ -59,26 +61,29 @@ pub enum RtoRestart {
     HeadRetransmission,
 }
 
-/// What ssthresh is computed from at a reduction: entering fast recovery, a timeout, an ECN
-/// echo (`rfc6675` only; the ns-2 agents follow ns-2).
+/// The window a congestion signal reduces from: CUBIC's W_max and cwnd_prior, ssthresh, and
+/// PRR's RecoverFS (`rfc6675` only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SsthreshBase {
-    /// FlightSize, the packets sent and not cumulatively acknowledged (RFC 5681 section 3.1
-    /// equation (4); RFC 6675 section 5 step (4.2)).
+    /// FlightSize, the packets sent and not cumulatively acknowledged (RFC 5681 eq. 4;
+    /// RFC 9438 4.6; RFC 6937's RecoverFS).
     #[default]
     FlightSize,
-    /// The congestion window (Linux `tcp_reno_ssthresh` and `cubictcp_recalc_ssthresh` take
-    /// `tp->snd_cwnd`, net/ipv4/tcp_cong.c and tcp_cubic.c).
+    /// cwnd (Linux: `tcp_init_cwnd_reduction` sets `prior_cwnd = snd_cwnd`, PRR's RecoverFS,
+    /// and calls the controller's `ssthresh`, which reads `snd_cwnd`: `tcp_reno_ssthresh`,
+    /// `cubictcp_recalc_ssthresh`; `tcp_enter_loss` the same for an RTO; net/ipv4/
+    /// tcp_input.c, tcp_cong.c, tcp_cubic.c).
     Cwnd,
     /// RFC 6675's pipe, the packets deemed in the network, after this ACK's SACK information,
     /// with the first unacknowledged packet counted as lost at the entry to fast recovery:
     /// what ns-3 hands the controller (src/internet/model/tcp-socket-base.cc,
     /// `TcpSocketBase::EnterRecovery`: `MarkHeadAsLost`, then `BytesInFlight()`, which is
     /// `TcpTxBuffer::BytesInFlight`: sent - SACKed - lost + retransmitted; `ReTxTimeout` and
-    /// `EnterCwr` take `BytesInFlight()` as it stands). A timeout while the first
-    /// unacknowledged packet has already been sent again by an earlier timeout keeps ssthresh
-    /// (`ReTxTimeout` reduces only outside `CA_LOSS` or when the head is not yet
+    /// `EnterCwr` take `BytesInFlight()` as it stands). PRR's RecoverFS stays FlightSize
+    /// (`TcpPrrRecovery::EnterRecovery` is given `UnAckDataCount()`). A timeout while the
+    /// first unacknowledged packet has already been sent again by an earlier timeout keeps
+    /// ssthresh (`ReTxTimeout` reduces only outside `CA_LOSS` or when the head is not yet
     /// retransmitted; RFC 5681 section 3.1 holds ssthresh then too): the pipe is then that
     /// one packet.
     Pipe,
@@ -190,6 +195,17 @@ pub struct TcpConfig {
     /// Receiver ACKs every second packet, or after `delayed_ack_timeout` (ns-2 DelAck sink).
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Duration,
+    /// Linux's immediate ACKs beside delayed ACKs (`linux_delack.rs`): 16 quick ACKs at the
+    /// start, after an idle gap and after a duplicate arrival, 2 after a CE mark, and an
+    /// immediate ACK of a CWR packet (`tcp_incr_quickack`, `tcp_enter_quickack_mode`,
+    /// `tcp_ecn_accept_cwr`, net/ipv4/tcp_input.c). Off by default (ns-2's DelAck); nothing
+    /// without `delayed_ack`.
+    pub quick_ack: bool,
+    /// How long a delayed ACK waits: `fixed` (`delayed_ack_timeout`, ns-2 DelAck, the
+    /// default) | `adaptive` (Linux's ATO from the arrivals, `delayed_ack_timeout` its
+    /// minimum, at most 200 ms; `tcp_event_data_recv`, `tcp_send_delayed_ack`,
+    /// `tcp_delack_timer_handler`). Nothing without `delayed_ack`.
+    pub delayed_ack_ato: DelayedAckAto,
     /// Most packets sent in reply to one ACK; 0 = unlimited (ns-2 `maxburst_`).
     pub max_burst: u32,
     /// Limited transmit (RFC 3042; ns-2 `singledup_`, on by default since 2001/11/28): each
@@ -212,14 +228,20 @@ pub struct TcpConfig {
     /// How the window grows and shrinks: `reno` (RFC 5681 as ns-2 does it, the default) or
     /// `cubic` (RFC 9438), with any `variant`'s loss recovery.
     pub congestion_control: CongestionControlKind,
+    /// What an ACK is worth to the window: `per_ack` (one increase per ACK, ns-2's
+    /// `opencwnd`, the default) | `packets_acked` (every packet it covers, Linux's
+    /// `tcp_slow_start` and `tcp_cong_avoid_ai`), with either controller.
+    pub cwnd_growth: CwndGrowth,
     /// CUBIC's parameters (used with `congestion_control = "cubic"`).
     pub cubic: CubicParams,
-    /// HyStart++ (RFC 9406) in the first slow start, with either controller:
-    /// `hystart = { enabled = true }`. Slow start then grows by min(packets acked, 8) per ACK
-    /// and, when a round's minimum RTT exceeds the last round's by max(4 ms, min(RTT / 8,
-    /// 16 ms)), turns into Conservative Slow Start (a quarter of that growth) for at most 5
-    /// rounds before congestion avoidance (ssthresh = cwnd). The delay test needs 8 RTT
-    /// samples per round. Off by default (ns-2 has no HyStart++); `rfc6675` only.
+    /// A hybrid slow start: `hystart = { kind = "rfc9406" }` (or `{ enabled = true }`) is
+    /// HyStart++ (RFC 9406) in the first slow start, with either controller: slow start then
+    /// grows by min(packets acked, 8) per ACK and, when a round's minimum RTT exceeds the
+    /// last round's by max(4 ms, min(RTT / 8, 16 ms)), turns into Conservative Slow Start (a
+    /// quarter of that growth) for at most 5 rounds before congestion avoidance (ssthresh =
+    /// cwnd); the delay test needs 8 RTT samples per round. `kind = "linux"` is Linux
+    /// CUBIC's HyStart (ACK train and delay, `hystart_update`; nothing with Reno). Off by
+    /// default (ns-2 has neither); `rfc6675` only.
     pub hystart: HystartParams,
     /// Loss recovery: `ns2` (the agent of `variant`, the default) or `rfc6675`.
     pub recovery: Recovery,
@@ -234,6 +256,10 @@ pub struct TcpConfig {
     /// What restarts the RTO: `new_ack` (RFC 6298, the default) or `head_retransmission`
     /// (also resending the first unacknowledged packet, as Linux). `rfc6675` only.
     pub rto_restart: RtoRestart,
+    /// The window a congestion signal reduces from (`rfc6675` only): `flight_size` (RFC 5681
+    /// eq. 4, the default) | `cwnd` (Linux) | `pipe` (ns-3). CUBIC's W_max and cwnd_prior
+    /// come from the same window, and PRR's RecoverFS with `cwnd` (FlightSize otherwise).
+    pub ssthresh_base: SsthreshBase,
     /// PRR's bound when the pipe falls below ssthresh (`rfc6675` only): `ssrb` (RFC 6937's
     /// recommended Slow Start Reduction Bound, the default) or `crb` (Conservative).
     pub prr_bound: PrrBound,
@@ -245,9 +271,6 @@ pub struct TcpConfig {
     /// included; otherwise one packet per RTT is timed and retransmissions are not (Karn).
     /// `rfc6675` only; the ns-2 agents time as ns-2 does with `timestamps_ 0`.
     pub timestamps: bool,
-    /// What ssthresh is computed from: `flight_size` (RFC 5681, the default), `cwnd` (Linux)
-    /// or `pipe` (ns-3). `rfc6675` only.
-    pub ssthresh_base: SsthreshBase,
     /// Which ACKs give RTT samples: `timed_packet` (RFC 6298, the default) or
     /// `oldest_unacked` (ns-3). `rfc6675` only.
     pub rtt_sampling: RttSampling,
@@ -281,20 +304,23 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             delayed_ack: false,
             delayed_ack_timeout: Duration(100_000_000),
+            quick_ack: false,
+            delayed_ack_ato: DelayedAckAto::Fixed,
             max_burst: 0,
             limited_transmit: true,
             partial_ack_timer: None,
             overhead: Duration(0),
             congestion_control: CongestionControlKind::Reno,
+            cwnd_growth: CwndGrowth::PerAck,
             cubic: CubicParams::default(),
             hystart: HystartParams::default(),
             rack_tlp: RackTlpParams::default(),
             rto_restart: RtoRestart::NewAck,
             recovery: Recovery::Ns2,
+            ssthresh_base: SsthreshBase::FlightSize,
             prr_bound: PrrBound::Ssrb,
             dsack: false,
             timestamps: false,
-            ssthresh_base: SsthreshBase::FlightSize,
             rtt_sampling: RttSampling::TimedPacket,
             rto_estimator: RtoEstimatorKind::Rfc6298,
             dupacks_after_timeout: DupacksAfterTimeout::Counted,
@@ -342,10 +368,35 @@ impl TcpConfig {
                 "needs recovery = \"rfc6675\" (the ns-2 agents time as ns-2 does)".into(),
             );
         }
-        if self.hystart.enabled && self.recovery != Recovery::Rfc6675 {
+        self.hystart.validate(&format!("{path}.hystart"))?;
+        if self.hystart.active().is_some() && self.recovery != Recovery::Rfc6675 {
             return err(
-                "hystart.enabled",
+                if self.hystart.kind.is_some() {
+                    "hystart.kind"
+                } else {
+                    "hystart.enabled"
+                },
                 "needs recovery = \"rfc6675\" (the ns-2 agents slow start as ns-2 does)".into(),
+            );
+        }
+        if self.ssthresh_base != SsthreshBase::FlightSize && self.recovery != Recovery::Rfc6675 {
+            return err(
+                "ssthresh_base",
+                "needs recovery = \"rfc6675\" (the ns-2 agents reduce from ns-2's window)".into(),
+            );
+        }
+        // These need the RTT samples and the timeout hook only the modern sender gives the
+        // controller; with the ns-2 agents they would be silently ignored.
+        if self.cubic.target_rtt != TargetRtt::Srtt && self.recovery != Recovery::Rfc6675 {
+            return err(
+                "cubic.target_rtt",
+                "needs recovery = \"rfc6675\" (the ns-2 agents give CUBIC no RTT samples)".into(),
+            );
+        }
+        if self.cubic.state_on_rto != StateOnRto::Kept && self.recovery != Recovery::Rfc6675 {
+            return err(
+                "cubic.state_on_rto",
+                "needs recovery = \"rfc6675\" (the ns-2 agents' timeout is ns-2's)".into(),
             );
         }
         if self.rack_tlp.enabled && self.recovery != Recovery::Rfc6675 {
@@ -362,12 +413,8 @@ impl TcpConfig {
                     .into(),
             );
         }
-        // The ns-2 agents reduce, time and count duplicate ACKs as ns-2 does.
+        // The ns-2 agents time, count duplicate ACKs and open as ns-2's.
         for (field, modern) in [
-            (
-                "ssthresh_base",
-                self.ssthresh_base != SsthreshBase::FlightSize,
-            ),
             (
                 "rtt_sampling",
                 self.rtt_sampling != RttSampling::TimedPacket,
@@ -473,14 +520,18 @@ impl TcpConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::tcp::congestion::HystartKind;
+
+    fn parse(text: &str) -> TcpConfig {
+        toml::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
 
     #[test]
     fn hystart_is_off_by_default_and_for_the_modern_sender_only() {
         let off = TcpConfig::default();
-        assert!(!off.hystart.enabled);
-        let on: TcpConfig =
-            toml::from_str("recovery = \"rfc6675\"\nhystart = { enabled = true }").unwrap();
-        assert!(on.hystart.enabled);
+        assert_eq!(off.hystart.active(), None);
+        let on = parse("recovery = \"rfc6675\"\nhystart = { enabled = true }");
+        assert_eq!(on.hystart.active(), Some(HystartKind::Rfc9406));
         assert!(on.validate("tcp").is_ok());
         let ns2 = TcpConfig {
             recovery: Recovery::Ns2,
@@ -520,5 +571,88 @@ mod tests {
             assert!(modern.validate("tcp").is_ok(), "{text}");
         }
         assert!(toml::from_str::<TcpConfig>("ssthresh_base = \"pipes\"").is_err());
+    }
+
+    #[test]
+    fn hystart_kind_chooses_linux_or_rfc9406_and_enabled_keeps_its_meaning() {
+        let rfc6675 = "recovery = \"rfc6675\"\n";
+        for (table, want) in [
+            ("hystart = { kind = \"linux\" }", Some(HystartKind::Linux)),
+            (
+                "hystart = { kind = \"rfc9406\" }",
+                Some(HystartKind::Rfc9406),
+            ),
+            ("hystart = { enabled = true }", Some(HystartKind::Rfc9406)),
+            (
+                "hystart = { enabled = true, kind = \"linux\" }",
+                Some(HystartKind::Linux),
+            ),
+            ("hystart = { enabled = false }", None),
+            ("hystart = {}", None),
+        ] {
+            let cfg = parse(&format!("{rfc6675}{table}"));
+            assert_eq!(cfg.hystart.active(), want, "{table}");
+            cfg.validate("tcp").unwrap();
+            // Written out and read back, the same HyStart.
+            let back: TcpConfig =
+                serde_json::from_value(serde_json::to_value(&cfg).unwrap()).unwrap();
+            assert_eq!(back.hystart.active(), want, "{table}");
+        }
+        let both = parse(&format!(
+            "{rfc6675}hystart = {{ enabled = false, kind = \"linux\" }}"
+        ));
+        let e = both.validate("tcp").unwrap_err();
+        assert_eq!(e.path, "tcp.hystart.enabled");
+        assert!(e.to_string().contains("contradicts"), "{e}");
+        let ns2 = parse("hystart = { kind = \"linux\" }");
+        assert_eq!(ns2.validate("tcp").unwrap_err().path, "tcp.hystart.kind");
+        assert!(toml::from_str::<TcpConfig>("hystart = { kind = \"hystart\" }").is_err());
+    }
+
+    #[test]
+    fn linux_mechanisms_default_off_and_name_their_field_when_misused() {
+        let d = TcpConfig::default();
+        assert_eq!(d.cwnd_growth, CwndGrowth::PerAck);
+        assert_eq!(d.ssthresh_base, SsthreshBase::FlightSize);
+        assert!(!d.quick_ack);
+        assert_eq!(d.delayed_ack_ato, DelayedAckAto::Fixed);
+        assert_eq!(d.cubic, CubicParams::default());
+        let on = parse(
+            "recovery = \"rfc6675\"\ncwnd_growth = \"packets_acked\"\nssthresh_base = \"cwnd\"\n\
+             quick_ack = true\ndelayed_ack = true\ndelayed_ack_ato = \"adaptive\"\n\
+             cubic = { target_rtt = \"min_rtt\", reno_friendly = \"linux\", \
+             growth_without_w_max = \"linux\", state_on_rto = \"reset\" }",
+        );
+        on.validate("tcp").unwrap();
+        // With the ns-2 agents: growth and the sink's options apply; the rest are refused.
+        for (field, text) in [
+            ("tcp.ssthresh_base", "ssthresh_base = \"cwnd\""),
+            (
+                "tcp.cubic.target_rtt",
+                "cubic = { target_rtt = \"min_rtt\" }",
+            ),
+            (
+                "tcp.cubic.state_on_rto",
+                "cubic = { state_on_rto = \"reset\" }",
+            ),
+        ] {
+            let e = parse(text).validate("tcp").unwrap_err();
+            assert_eq!(e.path, field);
+            assert!(e.to_string().contains("needs recovery"), "{e}");
+        }
+        parse(
+            "cwnd_growth = \"packets_acked\"\nquick_ack = true\ndelayed_ack_ato = \"adaptive\"\n\
+               cubic = { reno_friendly = \"linux\", growth_without_w_max = \"linux\" }",
+        )
+        .validate("tcp")
+        .unwrap();
+        for bad in [
+            "cwnd_growth = \"per_packet\"",
+            "ssthresh_base = \"pipe_size\"",
+            "delayed_ack_ato = \"linux\"",
+            "cubic = { target_rtt = \"rtt\" }",
+        ] {
+            assert!(toml::from_str::<TcpConfig>(bad).is_err(), "{bad}");
+        }
     }
 }

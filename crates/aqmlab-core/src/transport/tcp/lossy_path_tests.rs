@@ -363,3 +363,58 @@ fn a_lost_syn_delays_the_transfer_by_the_syn_timeout() {
     let first = path.stats[0].rtt_sum_ns / path.stats[0].rtt_samples as f64;
     assert!(first > 100e6, "the 3.1 s sample weighs in: {first}");
 }
+
+/// The sender's state variable `name` at the end of a run.
+fn sender_state(path: &LossyPath, name: &str) -> f64 {
+    let mut found = None;
+    path.agents[0].state(&mut |k, v| {
+        if k == name {
+            found = Some(v);
+        }
+    });
+    found.unwrap_or_else(|| panic!("no state {name}"))
+}
+
+/// `tcp.ssthresh_base`: a flow the receiver holds to 10 packets while its cwnd is 30 loses
+/// packet 15. Reducing from FlightSize (RFC 5681 eq. 4) gives ssthresh 10 / 2 = 5 (Reno) or
+/// floor(0.7 x 10) = 7 (CUBIC, with W_max 10 x 1.7 / 2 = 8.5: fast convergence, 10 being below
+/// the first epoch's W_max, the cwnd of 30 it began at); Linux reduces from cwnd
+/// (`tcp_init_cwnd_reduction` -> `tcp_reno_ssthresh` / `cubictcp_recalc_ssthresh`, which read
+/// snd_cwnd): 30 / 2 = 15, or floor(0.7 x 30) = 21 with W_max 30. One fast recovery, no
+/// other reduction: ssthresh keeps the entry's value to the end.
+#[test]
+fn tcp_init_cwnd_reduction_reduces_from_cwnd_not_flight_size() {
+    use crate::transport::tcp::congestion::CongestionControlKind;
+    for (cc, base, want_ssthresh) in [
+        (CongestionControlKind::Reno, SsthreshBase::FlightSize, 5.0),
+        (CongestionControlKind::Reno, SsthreshBase::Cwnd, 15.0),
+        (CongestionControlKind::Cubic, SsthreshBase::FlightSize, 7.0),
+        (CongestionControlKind::Cubic, SsthreshBase::Cwnd, 21.0),
+    ] {
+        let c = TcpConfig {
+            window: 10,
+            window_init: 30,
+            ssthresh_init: Some(30),
+            congestion_control: cc,
+            ssthresh_base: base,
+            ..cfg(Recovery::Rfc6675, 30, false)
+        };
+        let mut path = LossyPath::new(c, 60, &[15]);
+        path.run(30_000 * MS);
+        let s = &path.stats[0];
+        assert_eq!((s.timeouts, s.fast_recoveries), (0, 1), "{cc:?} {base:?}");
+        assert_eq!(
+            sender_state(&path, "ssthresh"),
+            want_ssthresh,
+            "{cc:?} {base:?}"
+        );
+        if cc == CongestionControlKind::Cubic {
+            let w_max = if base == SsthreshBase::Cwnd {
+                30.0
+            } else {
+                8.5
+            };
+            assert_eq!(sender_state(&path, "cubic_w_max"), w_max, "{base:?}");
+        }
+    }
+}

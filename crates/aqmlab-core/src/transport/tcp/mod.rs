@@ -6,6 +6,7 @@
 pub mod config;
 pub mod congestion;
 mod held_runs;
+pub mod linux_delack;
 mod ns3_state;
 pub mod profile;
 pub mod recovery;

@@ -91,4 +91,37 @@ mod tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn the_linux_profile_turns_on_linuxs_mechanisms() {
+        use crate::transport::tcp::congestion::cubic::{
+            GrowthWithoutWmax, RenoFriendly, StateOnRto, TargetRtt,
+        };
+        use crate::transport::tcp::congestion::{CwndGrowth, HystartKind};
+        use crate::transport::tcp::linux_delack::DelayedAckAto;
+        use crate::transport::tcp::SsthreshBase;
+        let cfg: TcpConfig =
+            serde_json::from_value(Value::Object(profile_fields("linux").unwrap())).unwrap();
+        assert_eq!(cfg.cwnd_growth, CwndGrowth::PacketsAcked);
+        assert_eq!(cfg.ssthresh_base, SsthreshBase::Cwnd);
+        assert_eq!(cfg.cubic.target_rtt, TargetRtt::MinRtt);
+        assert_eq!(cfg.cubic.reno_friendly, RenoFriendly::Linux);
+        assert_eq!(cfg.cubic.growth_without_w_max, GrowthWithoutWmax::Linux);
+        assert_eq!(cfg.cubic.state_on_rto, StateOnRto::Reset);
+        assert_eq!(
+            (cfg.cubic.c, cfg.cubic.beta),
+            (410.0 / 1024.0, 717.0 / 1024.0)
+        );
+        assert!(cfg.cubic.fast_convergence);
+        assert_eq!(cfg.hystart.active(), Some(HystartKind::Linux));
+        assert!(cfg.quick_ack && cfg.delayed_ack);
+        assert_eq!(cfg.delayed_ack_ato, DelayedAckAto::Adaptive);
+        // Reno under the profile keeps the packet counting (Linux's tcp_reno_cong_avoid).
+        let table: Map<String, Value> =
+            serde_json::from_str(r#"{"profile": "linux", "congestion_control": "reno"}"#).unwrap();
+        let reno: TcpConfig =
+            serde_json::from_value(Value::Object(expand(&table, "tcp").unwrap())).unwrap();
+        assert_eq!(reno.cwnd_growth, CwndGrowth::PacketsAcked);
+        reno.validate("tcp").unwrap();
+    }
 }

@@ -8,9 +8,10 @@
 //!   and SACKs new data. Recovery starts on the DupThresh-th, or as soon as the first
 //!   unacknowledged packet is deemed lost (section 5), unless a RecoveryPoint is outstanding.
 //! - On entry: ssthresh = the controller's reduction of FlightSize (half for Reno, 0.7 for
-//!   CUBIC; at least 2), PRR starts with RecoverFS = FlightSize, the first lost packet is
-//!   retransmitted at once (the fast retransmit), then each ACK sends what PRR allows, chosen
-//!   by NextSeg. At the end of recovery cwnd = ssthresh (RFC 6937).
+//!   CUBIC; at least 2), PRR starts with RecoverFS = FlightSize (both cwnd with
+//!   `ssthresh_base = "cwnd"`, as Linux), the first lost packet is retransmitted at once
+//!   (the fast retransmit), then each ACK sends what PRR allows, chosen by NextSeg. At the
+//!   end of recovery cwnd = ssthresh (RFC 6937).
 //! - Limited transmit (RFC 3042) on the first DupThresh - 1 duplicate ACKs, as the ns-2 agents.
 //! - Retransmission timer (RFC 6298): armed when data is outstanding, restarted by an ACK of
 //!   new data, which also clears the backoff (as Linux does: `icsk_backoff = 0` on forward
@@ -34,10 +35,10 @@
 //!   its timeouts are not counted as RTOs).
 //!
 //! Parameters read (TcpConfig): dupack_threshold, window, window_init, ssthresh_init,
-//! limited_transmit, ecn, packet sizes, congestion_control and cubic, hystart, prr_bound,
-//! rack_tlp, dsack, timestamps, ssthresh_base, rtt_sampling, dupacks_after_timeout,
-//! partial_ack_timer, handshake, and the RTT estimator's rto_estimator, min_rto, max_rto,
-//! initial_rto, tick, max_backoff.
+//! limited_transmit, ecn, packet sizes, congestion_control, cwnd_growth and cubic, hystart,
+//! ssthresh_base, prr_bound, rack_tlp, dsack, timestamps, rtt_sampling,
+//! dupacks_after_timeout, partial_ack_timer, handshake, and the RTT estimator's
+//! rto_estimator, min_rto, max_rto, initial_rto, tick, max_backoff.
 
 use super::congestion::CongestionControl;
 use super::ns3_state::{handshake_sample, Ns3State};
@@ -123,7 +124,12 @@ impl Rfc6675Sender {
         Rfc6675Sender {
             ns3: Ns3State::for_config(&cfg),
             rtt: RttEstimator::new(&cfg),
-            cc: CongestionControl::new(cfg.congestion_control, cfg.cubic, cfg.hystart),
+            cc: CongestionControl::new(
+                cfg.congestion_control,
+                cfg.cubic,
+                cfg.hystart,
+                cfg.cwnd_growth,
+            ),
             scb: Scoreboard::new(
                 cfg.dupack_threshold,
                 if cfg.rack_tlp.enabled {
@@ -293,11 +299,16 @@ impl Rfc6675Sender {
                 self.rtt.sample(sent_at, cx.now);
                 cx.stats.on_rtt_sample(cx.now - sent_at);
             }
-            // HyStart++ times every advancing ACK, timestamps or not, as Linux's does from
-            // each packet's send time (tcp_clean_rtx_queue's ca_rtt_us); the echo is that
-            // send time (see hystart.rs).
-            self.cc
-                .on_rtt_sample(cx.now - echo, self.scb.snd_una(), self.scb.high_data() + 1);
+            // HyStart (either kind) and CUBIC's minimum RTT time every advancing ACK,
+            // timestamps or not, as Linux's do from each packet's send time
+            // (tcp_clean_rtx_queue's ca_rtt_us); the echo is that send time (see hystart.rs).
+            self.cc.on_rtt_sample(
+                cx.now - echo,
+                cx.now,
+                (self.scb.snd_una(), self.scb.high_data() + 1),
+                self.cwnd,
+                &mut self.ssthresh,
+            );
             self.rtt.reset_backoff();
             if self.t_seqno < self.scb.snd_una() {
                 self.t_seqno = self.scb.snd_una();
@@ -506,17 +517,13 @@ impl Rfc6675Sender {
         }
     }
 
-    /// ssthresh from the controller's reduction of `ssthresh_base` (at least 2);
+    /// The window a reduction starts from (`tcp.ssthresh_base`): FlightSize (RFC 5681 eq.
+    /// 4), cwnd (Linux `tcp_init_cwnd_reduction`, `tcp_enter_loss`) or the pipe (ns-3);
     /// `entering_recovery` counts the first unacknowledged packet as lost in the pipe.
-    fn reduce(&mut self, _cx: &mut AgentCtx, entering_recovery: bool) {
-        self.ssthresh = self.cc.reduce(self.ssthresh_base(entering_recovery)).max(2);
-        self.cong_action = true;
-    }
-
-    fn ssthresh_base(&self, entering_recovery: bool) -> i64 {
+    fn reduction_base(&self, entering_recovery: bool) -> i64 {
         match self.cfg.ssthresh_base {
             SsthreshBase::FlightSize => self.flight_size(),
-            SsthreshBase::Cwnd => self.cwnd.floor() as i64,
+            SsthreshBase::Cwnd => (self.cwnd.floor() as i64).max(1),
             SsthreshBase::Pipe => {
                 // ns-3's EnterRecovery marks the head lost before it asks BytesInFlight (its
                 // other callers take BytesInFlight as it stands).
@@ -528,6 +535,15 @@ impl Rfc6675Sender {
                 self.scb.pipe() - i64::from(head_uncounted)
             }
         }
+    }
+
+    /// ssthresh from the controller's reduction of the base window (at least 2).
+    fn reduce(&mut self, _cx: &mut AgentCtx, entering_recovery: bool) {
+        self.ssthresh = self
+            .cc
+            .reduce(self.reduction_base(entering_recovery))
+            .max(2);
+        self.cong_action = true;
     }
 
     /// Whether an ACK of new data restarts the RTO: always (RFC 6298 5.3), except with
@@ -564,14 +580,19 @@ impl Rfc6675Sender {
     }
 
     fn enter_recovery(&mut self, cx: &mut AgentCtx, delivered: i64) {
-        let flight = self.flight_size();
+        // PRR's RecoverFS: FlightSize (RFC 6937; ns-3's TcpPrrRecovery is given
+        // UnAckDataCount()), or Linux's prior_cwnd.
+        let recover_fs = match self.cfg.ssthresh_base {
+            SsthreshBase::Cwnd => self.reduction_base(true),
+            SsthreshBase::FlightSize | SsthreshBase::Pipe => self.flight_size(),
+        };
         self.reduce(cx, true);
         if let Some(n) = &mut self.ns3 {
             n.on_recovery_entry();
         }
         self.scb.enter_recovery();
         self.tlp.reset();
-        self.prr.enter(self.ssthresh, flight);
+        self.prr.enter(self.ssthresh, recover_fs);
         cx.stats.fast_recoveries += 1;
         self.recovery_since = Some(cx.now);
         let sndcnt = self.prr.on_ack(delivered, self.scb.pipe());
@@ -646,6 +667,7 @@ impl Rfc6675Sender {
         if !repeated {
             self.reduce(cx, false);
         }
+        self.cc.on_timeout(cx.now, self.scb.high_data() + 1);
         self.cwnd = 1.0;
         self.dupacks = 0;
         self.scb.on_timeout();

@@ -128,8 +128,12 @@ impl TcpSender {
         let ssthresh = cfg.ssthresh_init.unwrap_or(cfg.window) as i64;
         let cwnd = cfg.window_init as f64;
         // ns-2 has no HyStart++: its slow start stays ns-2's whatever the configuration.
-        let cc =
-            CongestionControl::new(cfg.congestion_control, cfg.cubic, HystartParams::default());
+        let cc = CongestionControl::new(
+            cfg.congestion_control,
+            cfg.cubic,
+            HystartParams::default(),
+            cfg.cwnd_growth,
+        );
         TcpSender {
             cfg,
             ep,

@@ -3,7 +3,8 @@
 //! RFC 2018), with the ECN echo of RFC 3168 6.1.3.
 //!
 //! Parameters read (TcpConfig): variant (SACK blocks only for `sack`), packet_size (payload
-//! counted as goodput), ack_size, delayed_ack, delayed_ack_timeout.
+//! counted as goodput), ack_size, delayed_ack, delayed_ack_timeout, and Linux's ACK timing
+//! (`quick_ack`, `delayed_ack_ato`, `linux_delack.rs`; with them window, min_rto, max_rto).
 //!
 //! The ACK carries the highest in-order sequence number received (ns-2 style: next expected
 //! minus one) and echoes the `sent_at` of the packet that triggered it. Out-of-order packets
@@ -21,6 +22,7 @@
 //! or sum of flows can exceed a link's rate (docs/readings.md, "Measurement window").
 
 use super::held_runs::HeldRuns;
+use super::linux_delack::LinuxDelayedAck;
 use super::TcpConfig;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{PacketId, PacketKind, SackBlock};
@@ -49,6 +51,8 @@ pub struct TcpSink {
     duplicate: Option<i64>,
     delayed_ack: bool,
     delack_timeout: Time,
+    /// Linux's quick ACKs and adaptive timeout, when asked for.
+    linux_delack: Option<LinuxDelayedAck>,
     /// Next packet expected in order.
     next: i64,
     /// `ooo[i]`: packet `next + 1 + i` has arrived, sent at this time.
@@ -77,6 +81,7 @@ impl TcpSink {
             duplicate: None,
             delayed_ack: cfg.delayed_ack,
             delack_timeout: cfg.delayed_ack_timeout.0,
+            linux_delack: LinuxDelayedAck::new(cfg),
             next: 0,
             ooo: VecDeque::new(),
             runs: HeldRuns::default(),
@@ -110,6 +115,11 @@ impl TcpSink {
             self.ecn_unacked = false;
         }
         if ecn.ce {
+            if !self.ecn_unacked {
+                if let Some(l) = &mut self.linux_delack {
+                    l.on_new_ce();
+                }
+            }
             self.ecn_unacked = true;
         }
         let gap_filling = seq < self.max_seen;
@@ -119,8 +129,16 @@ impl TcpSink {
             // A duplicate (RFC 2883 section 4); never delayed below, so reported at once.
             self.duplicate = Some(seq);
         }
+        if seq < self.next {
+            if let Some(l) = &mut self.linux_delack {
+                l.on_old_data();
+            }
+        }
         if seq == self.next {
             self.deliver(cx, sent_at);
+            if let Some(l) = &mut self.linux_delack {
+                l.on_in_order_data(cx.now, cx.now.saturating_sub(sent_at));
+            }
         } else if seq > self.next && seq - self.next <= MAX_REORDER {
             let idx = (seq - self.next - 1) as usize;
             if idx >= self.ooo.len() {
@@ -135,11 +153,23 @@ impl TcpSink {
         self.max_seen = self.max_seen.max(seq);
 
         // Delay the ACK of an in-order packet that fills no gap, if none is held already
-        // (ns-2 DelAckSink with RFC2581_immediate_ack_); anything else is acked now.
-        if self.delayed_ack && seq == self.next - 1 && !gap_filling && self.held.is_none() {
+        // (ns-2 DelAckSink with RFC2581_immediate_ack_) and no quick ACK is due; anything else
+        // is acked now.
+        if self.delayed_ack
+            && seq == self.next - 1
+            && !gap_filling
+            && self.held.is_none()
+            && !self
+                .linux_delack
+                .as_ref()
+                .is_some_and(|l| l.ack_now(ecn.cwr))
+        {
             self.held = Some(sent_at);
-            let at = cx.now + self.delack_timeout;
-            cx.set_timer(&mut self.delack, DELACK_TIMER, at);
+            let wait = self
+                .linux_delack
+                .as_ref()
+                .map_or(self.delack_timeout, |l| l.delay());
+            cx.set_timer(&mut self.delack, DELACK_TIMER, cx.now + wait);
             return;
         }
         self.held = None;
@@ -150,6 +180,9 @@ impl TcpSink {
     pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
         if which == DELACK_TIMER && cx.timer_expired(&mut self.delack, DELACK_TIMER) {
             if let Some(echo) = self.held.take() {
+                if let Some(l) = &mut self.linux_delack {
+                    l.on_delack_timeout();
+                }
                 self.send_ack(cx, echo);
             }
         }
@@ -202,6 +235,9 @@ impl TcpSink {
     }
 
     fn send_ack(&mut self, cx: &mut AgentCtx, echo: Time) {
+        if let Some(l) = &mut self.linux_delack {
+            l.on_ack_sent();
+        }
         let mut a = self.ep.packet(PacketKind::TcpAck, self.ack_size);
         a.ack = self.next - 1;
         a.echo_sent_at = echo;
@@ -393,5 +429,96 @@ mod tests {
         assert_eq!(acks(&h.data(201 * MS, 3, false, false)), vec![4]);
         // Back in order: delayed again.
         assert!(h.data(202 * MS, 5, false, false).is_empty());
+    }
+
+    /// The `linux` profile's receiver: quick ACKs (tcp_incr_quickack, tcp_dec_quickack_mode)
+    /// and the adaptive ATO (tcp_event_data_recv, tcp_send_delayed_ack,
+    /// tcp_delack_timer_handler), net/ipv4/tcp_input.c, tcp_output.c, tcp_timer.c.
+    #[test]
+    fn linux_quick_acks_then_delayed_acks_with_the_adaptive_ato() {
+        use crate::transport::tcp::linux_delack::DelayedAckAto;
+        let cfg = TcpConfig {
+            delayed_ack: true,
+            delayed_ack_timeout: crate::scenario::units::Duration(40 * MS),
+            quick_ack: true,
+            delayed_ack_ato: DelayedAckAto::Adaptive,
+            window: 2048,
+            ..TcpConfig::default()
+        };
+        let mut h = H::new(cfg);
+        // Packets 1 ms apart (sent 10 ms before they arrive: the receiver's SRTT is 20 ms,
+        // its RTO 20 + max(40, 200) = 220 ms): the first 16 are each ACKed at once.
+        for seq in 0..16 {
+            assert_eq!(
+                acks(&h.data((10 + seq as u64) * MS, seq, false, false)),
+                vec![seq]
+            );
+        }
+        // Then every second packet (__tcp_ack_snd_check): 16 is held, 17 sends the ACK.
+        assert!(h.data(26 * MS, 16, false, false).is_empty());
+        assert_eq!(acks(&h.data(27 * MS, 17, false, false)), vec![17]);
+        // ATO: 40 ms at the first packet, then m = 1 ms <= 20 each time: 40 / 2 + 20 = 40
+        // (the last quick ACK also reset it to 40). A held ACK waits ATO = 40 ms.
+        assert!(h.data(28 * MS, 18, false, false).is_empty());
+        assert!(h.run_until(67 * MS).is_empty());
+        assert_eq!(acks(&h.run_until(68 * MS)), vec![18]);
+        // The timer fired: ATO doubles to 80 ms (tcp_delack_timer_handler); the next arrival
+        // 100 ms later is above it: ATO stays 80, and the wait is min(ATO, max(SRTT, 40 ms))
+        // = 40 ms.
+        assert!(h.data(128 * MS, 19, false, false).is_empty());
+        assert!(h.run_until(167 * MS).is_empty());
+        assert_eq!(acks(&h.run_until(168 * MS)), vec![19]);
+        // A duplicate of delivered data (a retransmission our late ACK caused) is ACKed at
+        // once and starts 16 quick ACKs (tcp_enter_quickack_mode): the next in-order
+        // packets are ACKed one by one.
+        assert_eq!(acks(&h.data(200 * MS, 5, false, false)), vec![19]);
+        assert_eq!(acks(&h.data(201 * MS, 20, false, false)), vec![20]);
+        assert_eq!(acks(&h.data(202 * MS, 21, false, false)), vec![21]);
+        // Without the options the same arrivals are ns-2's DelAck: packet 1 is the first ACK.
+        let mut ns2 = H::new(TcpConfig {
+            delayed_ack: true,
+            ..TcpConfig::default()
+        });
+        assert!(ns2.data(10 * MS, 0, false, false).is_empty());
+        assert_eq!(acks(&ns2.data(11 * MS, 1, false, false)), vec![1]);
+    }
+
+    #[test]
+    fn linux_quick_acks_after_ce_and_for_cwr() {
+        // __tcp_ecn_check_ce: a CE mark with no CWR awaited gives 2 quick ACKs;
+        // tcp_ecn_accept_cwr: a CWR packet is ACKed at once.
+        let cfg = TcpConfig {
+            delayed_ack: true,
+            quick_ack: true,
+            window: 2048,
+            ..TcpConfig::default()
+        };
+        let mut h = H::new(cfg);
+        for seq in 0..16 {
+            h.data(MS, seq, false, false);
+        }
+        assert!(
+            h.data(2 * MS, 16, false, false).is_empty(),
+            "quick ACKs used up"
+        );
+        h.run_until(105 * MS);
+        // CE on 17: ACKed at once (ECE), and so is 18; 19 is held again. (The gaps stay
+        // below the receiver's RTO, 220 ms, after which an idle gap gives 16 quick ACKs.)
+        assert_eq!(acks(&h.data(110 * MS, 17, true, false)), vec![17]);
+        assert_eq!(acks(&h.data(111 * MS, 18, false, false)), vec![18]);
+        assert!(h.data(112 * MS, 19, false, false).is_empty());
+        assert_eq!(acks(&h.data(113 * MS, 20, false, false)), vec![20]);
+        // A second CE before CWR adds no quick ACK ("if !(DEMAND_CWR)").
+        assert!(h.data(114 * MS, 21, true, false).is_empty());
+        assert_eq!(acks(&h.data(115 * MS, 22, false, false)), vec![22]);
+        // An idle gap above the receiver's RTO: quick ACKs again (tcp_event_data_recv).
+        assert_eq!(acks(&h.data(400 * MS, 23, false, false)), vec![23]);
+        for seq in 24..39 {
+            assert_eq!(acks(&h.data(401 * MS, seq, false, false)), vec![seq]);
+        }
+        assert!(h.data(402 * MS, 39, false, false).is_empty());
+        h.run_until(600 * MS);
+        // CWR: ACKed at once.
+        assert_eq!(acks(&h.data(610 * MS, 40, false, true)), vec![40]);
     }
 }

@@ -18,7 +18,8 @@
 //! - A congestion signal (loss, ECN echo, timeout) in slow start or CSS is handled as without
 //!   HyStart++: the controller's reduction, then congestion avoidance (4.2).
 //!
-//! Parameters (`tcp.hystart`): `enabled` (false). The constants are the RFC's (4.3) and are
+//! Parameters (`tcp.hystart`): `kind = "rfc9406"` (or the older `enabled = true`); off by
+//! default. `kind = "linux"` is Linux CUBIC's HyStart instead (`hystart_linux.rs`). The constants are the RFC's (4.3) and are
 //! not configurable: MIN_RTT_THRESH 4 ms, MAX_RTT_THRESH 16 ms, MIN_RTT_DIVISOR 8,
 //! N_RTT_SAMPLE 8 samples, CSS_GROWTH_DIVISOR 4, CSS_ROUNDS 5 rounds, L 8 packets.
 //!
@@ -73,11 +74,76 @@ pub const CSS_ROUNDS: u32 = 5;
 /// Most packets one ACK may add to the window (4.3, a TCP that does not pace).
 pub const L: i64 = 8;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+/// Which hybrid slow start runs (`tcp.hystart.kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HystartKind {
+    /// HyStart++ (RFC 9406, this file), with either controller.
+    Rfc9406,
+    /// Linux CUBIC's HyStart (`hystart_linux.rs`); nothing with Reno, which has none in Linux.
+    Linux,
+}
+
+/// `tcp.hystart`: `{ kind = "rfc9406" | "linux" }`, or the older `{ enabled = true }`
+/// (= `kind = "rfc9406"`). Off when neither is given, or with `enabled = false` alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HystartParams {
-    /// HyStart++ in the first slow start (off: the controller's slow start, as ns-2).
-    pub enabled: bool,
+    pub enabled: Option<bool>,
+    pub kind: Option<HystartKind>,
+}
+
+impl HystartParams {
+    /// HyStart++ on (the older spelling, kept for existing scenarios).
+    pub const RFC9406: HystartParams = HystartParams {
+        enabled: Some(true),
+        kind: None,
+    };
+
+    /// The HyStart in force, if any.
+    pub fn active(&self) -> Option<HystartKind> {
+        match (self.enabled, self.kind) {
+            (Some(false), _) => None,
+            (_, Some(kind)) => Some(kind),
+            (Some(true), None) => Some(HystartKind::Rfc9406),
+            (None, None) => None,
+        }
+    }
+
+    /// `enabled = false` beside a `kind` is a contradiction, not an off switch to guess at.
+    pub fn validate(&self, path: &str) -> Result<(), crate::scenario::ScenarioError> {
+        if let (Some(false), Some(kind)) = (self.enabled, self.kind) {
+            return Err(crate::scenario::ScenarioError::new(
+                format!("{path}.enabled"),
+                format!(
+                    "false contradicts kind = \"{}\": give `kind` alone to turn HyStart on, or \
+                     `enabled = false` alone to turn it off",
+                    match kind {
+                        HystartKind::Rfc9406 => "rfc9406",
+                        HystartKind::Linux => "linux",
+                    }
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Written as `{ enabled = <on>, kind = ... }`: what reads back the same, and the same for
+/// an unset field as for its default (`enabled = false`), so that the `ns2` profile's table
+/// compares equal to no table.
+impl Serialize for HystartParams {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("HystartParams", 2)?;
+        st.serialize_field("enabled", &self.active().is_some())?;
+        if let Some(kind) = self.kind {
+            st.serialize_field("kind", &kind)?;
+        } else {
+            st.skip_field("kind")?;
+        }
+        st.end()
+    }
 }
 
 /// The delay threshold of 4.2 for a round that follows one of minimum RTT `last_round_min`.

@@ -6,19 +6,28 @@
 //!
 //! HyStart++ (RFC 9406, `hystart.rs`), when enabled, runs the first slow start of either
 //! controller; it needs [`CongestionControl::on_rtt_sample`] on each ACK with an RTT sample.
-//! Off (always, for the ns-2 agents) the controllers are exactly as without it.
+//! Linux's HyStart (`hystart_linux.rs`) runs CUBIC's slow starts instead when asked for.
+//! Off (always, for the ns-2 agents) the controllers are exactly as without them.
+//!
+//! How an ACK grows the window (`tcp.cwnd_growth`): once per ACK, as ns-2's `opencwnd`
+//! (`per_ack`, the default), or by the packets it covers, as Linux (`packets_acked`,
+//! `packet_counting.rs`).
 //!
 //! Windows are in packets: cwnd fractional, ssthresh whole, as in ns-2.
 
 pub mod cubic;
 pub mod hystart;
+pub mod hystart_linux;
+pub mod packet_counting;
 pub mod reno;
 
 pub use cubic::{Cubic, CubicParams};
-pub use hystart::{HyStart, HystartParams};
+pub use hystart::{HyStart, HystartKind, HystartParams};
+pub use hystart_linux::LinuxHyStart;
 pub use reno::Reno;
 
 use crate::sim::Time;
+use packet_counting::AckedCount;
 use serde::{Deserialize, Serialize};
 
 /// The controller a scenario asks for (`tcp.congestion_control`).
@@ -33,12 +42,30 @@ pub enum CongestionControlKind {
     Cubic,
 }
 
-/// One sender's congestion controller, with HyStart++ if enabled.
+/// What one new ACK is worth to the window (`tcp.cwnd_growth`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndGrowth {
+    /// One increase per ACK however many packets it covers: one packet in slow start, 1/cwnd
+    /// (Reno) or (target - cwnd) / cwnd (CUBIC, RFC 9438 4.4) in congestion avoidance, as
+    /// ns-2's `opencwnd`; with delayed ACKs the window grows half as fast.
+    #[default]
+    PerAck,
+    /// Every packet the ACK covers counts (Linux `tcp_slow_start`, `tcp_cong_avoid_ai`,
+    /// net/ipv4/tcp_cong.c): slow start by the packets acked, congestion avoidance one packet
+    /// per `w` packets acked (Reno w = cwnd, CUBIC `bictcp_update`'s `cnt`).
+    PacketsAcked,
+}
+
+/// One sender's congestion controller, with HyStart if enabled.
 #[derive(Debug, Clone)]
 pub struct CongestionControl {
     law: Law,
-    /// None when HyStart++ is off: on_ack is then the controller's alone.
-    hystart: Option<HyStart>,
+    growth: CwndGrowth,
+    /// Linux's `snd_cwnd_cnt` (`packets_acked` only).
+    acked_count: AckedCount,
+    /// None when no HyStart runs: on_ack is then the controller's alone.
+    hystart: Option<Hystart>,
 }
 
 /// An enum, not a trait object: no allocation per flow.
@@ -48,21 +75,42 @@ enum Law {
     Cubic(Cubic),
 }
 
+#[derive(Debug, Clone)]
+enum Hystart {
+    Rfc9406(HyStart),
+    /// Only beside CUBIC, whose minimum RTT it reads.
+    Linux(LinuxHyStart),
+}
+
 impl CongestionControl {
-    pub fn new(kind: CongestionControlKind, cubic: CubicParams, hystart: HystartParams) -> Self {
+    pub fn new(
+        kind: CongestionControlKind,
+        cubic: CubicParams,
+        hystart: HystartParams,
+        growth: CwndGrowth,
+    ) -> Self {
         let law = match kind {
             CongestionControlKind::Reno => Law::Reno(Reno),
             CongestionControlKind::Cubic => Law::Cubic(Cubic::new(cubic)),
         };
+        let hystart = match (hystart.active(), &law) {
+            (Some(HystartKind::Rfc9406), _) => Some(Hystart::Rfc9406(HyStart::new())),
+            (Some(HystartKind::Linux), Law::Cubic(_)) => {
+                Some(Hystart::Linux(LinuxHyStart::default()))
+            }
+            (Some(HystartKind::Linux), Law::Reno(_)) | (None, _) => None,
+        };
         CongestionControl {
             law,
-            hystart: hystart.enabled.then(HyStart::new),
+            growth,
+            acked_count: AckedCount::default(),
+            hystart,
         }
     }
 
     /// A new cumulative ACK of `acked` packets outside recovery, at `now`, with the current
     /// smoothed RTT `srtt` (0 before the first sample): grows `cwnd`. Only HyStart++ writes
-    /// `ssthresh` (= cwnd when it leaves Conservative Slow Start); without it, it is read only.
+    /// `ssthresh` here (= cwnd when it leaves Conservative Slow Start).
     #[inline]
     pub fn on_ack(
         &mut self,
@@ -72,45 +120,92 @@ impl CongestionControl {
         now: Time,
         srtt: Time,
     ) {
-        if let Some(h) = &mut self.hystart {
+        if let Some(Hystart::Rfc9406(h)) = &mut self.hystart {
             if h.on_ack(cwnd, ssthresh, acked) {
                 return;
             }
         }
-        match &mut self.law {
-            Law::Reno(r) => r.on_ack(cwnd, *ssthresh),
-            Law::Cubic(c) => c.on_ack(cwnd, *ssthresh, acked, now, srtt),
+        match (&mut self.law, self.growth) {
+            (Law::Reno(r), CwndGrowth::PerAck) => r.on_ack(cwnd, *ssthresh),
+            (Law::Cubic(c), CwndGrowth::PerAck) => c.on_ack(cwnd, *ssthresh, acked, now, srtt),
+            (Law::Reno(_), CwndGrowth::PacketsAcked) => {
+                Reno::on_ack_counted(cwnd, *ssthresh, acked, &mut self.acked_count)
+            }
+            (Law::Cubic(c), CwndGrowth::PacketsAcked) => {
+                c.on_ack_counted(cwnd, *ssthresh, acked, now, srtt, &mut self.acked_count)
+            }
         }
     }
 
-    /// An ACK that advanced the cumulative point carried the RTT sample `rtt`: `snd_una` is
-    /// the first packet not yet acknowledged after it, `snd_nxt` the next new packet to send
-    /// (highest sent + 1). HyStart++'s rounds and delay test; nothing without HyStart++. Call
-    /// it before [`Self::on_ack`] for the same ACK, also on ACKs that do not reach `on_ack`.
+    /// An ACK carried the RTT sample `rtt` at `now`: `snd_una` is the first packet not yet
+    /// acknowledged after it, `snd_nxt` the next new packet to send (highest sent + 1), `cwnd`
+    /// and `ssthresh` the sender's before this ACK grows the window. HyStart's rounds and
+    /// delay tests, and CUBIC's minimum RTT (Linux `cubictcp_acked`); Linux's HyStart may set
+    /// `ssthresh = cwnd`. Call it before [`Self::on_ack`] for the same ACK, also on ACKs that
+    /// do not reach `on_ack` (in recovery, as Linux runs `cubictcp_acked` on every ACK).
     #[inline]
-    pub fn on_rtt_sample(&mut self, rtt: Time, snd_una: i64, snd_nxt: i64) {
-        if let Some(h) = &mut self.hystart {
+    pub fn on_rtt_sample(
+        &mut self,
+        rtt: Time,
+        now: Time,
+        (snd_una, snd_nxt): (i64, i64),
+        cwnd: f64,
+        ssthresh: &mut i64,
+    ) {
+        if let Some(Hystart::Rfc9406(h)) = &mut self.hystart {
             h.on_rtt_sample(rtt, snd_una, snd_nxt);
+        }
+        if let Law::Cubic(c) = &mut self.law {
+            if let Some(delay_min) = c.on_rtt_sample(rtt, now) {
+                if let Some(Hystart::Linux(h)) = &mut self.hystart {
+                    h.on_rtt_sample(rtt, delay_min, now, snd_una, snd_nxt, cwnd, ssthresh);
+                }
+            }
         }
     }
 
     /// A congestion signal (fast retransmit, ECN echo, timeout) when `window` packets were
     /// usable: the window to fall back to, before ns-2's floors (ssthresh at least 2, cwnd at
-    /// least 1) are applied by the sender. It ends HyStart++.
+    /// least 1) are applied by the sender. It ends HyStart++ and clears Linux's count of
+    /// packets acked (`tcp_init_cwnd_reduction`, `tcp_enter_loss`).
     #[inline]
     pub fn reduce(&mut self, window: i64) -> i64 {
-        if let Some(h) = &mut self.hystart {
+        if let Some(Hystart::Rfc9406(h)) = &mut self.hystart {
             h.on_congestion();
         }
+        self.acked_count.clear();
         match &mut self.law {
             Law::Reno(_) => Reno::reduce(window),
             Law::Cubic(c) => c.reduce(window),
         }
     }
 
-    /// HyStart++'s state, if enabled.
+    /// A retransmission timeout at `now`, after its [`Self::reduce`], with `snd_nxt` the next
+    /// new packet: Linux CUBIC's `cubictcp_state(TCP_CA_Loss)` (`cubic.state_on_rto`, and
+    /// Linux's HyStart searching again); nothing otherwise.
+    pub fn on_timeout(&mut self, now: Time, snd_nxt: i64) {
+        if let Law::Cubic(c) = &mut self.law {
+            c.on_timeout();
+        }
+        if let Some(Hystart::Linux(h)) = &mut self.hystart {
+            h.on_timeout(now, snd_nxt);
+        }
+    }
+
+    /// HyStart++'s state, if it runs.
     pub fn hystart(&self) -> Option<&HyStart> {
-        self.hystart.as_ref()
+        match &self.hystart {
+            Some(Hystart::Rfc9406(h)) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// Linux HyStart's state, if it runs.
+    pub fn linux_hystart(&self) -> Option<&LinuxHyStart> {
+        match &self.hystart {
+            Some(Hystart::Linux(h)) => Some(h),
+            _ => None,
+        }
     }
 
     /// Variables for the time series (none for Reno: cwnd and ssthresh say it all).
@@ -118,8 +213,10 @@ impl CongestionControl {
         if let Law::Cubic(c) = &self.law {
             c.state(out);
         }
-        if let Some(h) = &self.hystart {
-            h.state(out);
+        match &self.hystart {
+            Some(Hystart::Rfc9406(h)) => h.state(out),
+            Some(Hystart::Linux(h)) => h.state(out),
+            None => {}
         }
     }
 }
@@ -186,11 +283,12 @@ mod tests {
                 kind,
                 CubicParams::default(),
                 HystartParams::default(),
+                CwndGrowth::PerAck,
             ));
             let (hash, got) = drive(
                 &mut |w, s, a, n, r| {
                     // RTT samples must change nothing when HyStart++ is off.
-                    cc.borrow_mut().on_rtt_sample(300 * MS, 0, 1);
+                    cc.borrow_mut().on_rtt_sample(300 * MS, n, (0, 1), *w, s);
                     cc.borrow_mut().on_ack(w, s, a, n, r)
                 },
                 &mut |w| cc.borrow_mut().reduce(w),
@@ -230,7 +328,8 @@ mod tests {
         let mut cc = CongestionControl::new(
             CongestionControlKind::Cubic,
             CubicParams::default(),
-            HystartParams { enabled: true },
+            HystartParams::RFC9406,
+            CwndGrowth::PerAck,
         );
         let (mut cwnd, mut ssthresh) = (10.0, 1_i64 << 20);
         let (mut una, mut nxt, mut now) = (0_i64, 10_i64, 0);
@@ -245,7 +344,7 @@ mod tests {
             now += MS;
             // 50 ms for two rounds, then 60 ms: CSS from the third round's 8th sample.
             let rtt = if round <= 2 { 50 * MS } else { 60 * MS };
-            cc.on_rtt_sample(rtt, una, nxt);
+            cc.on_rtt_sample(rtt, now, (una, nxt), cwnd, &mut ssthresh);
             cc.on_ack(&mut cwnd, &mut ssthresh, 1, now, rtt);
             nxt = nxt.max(una + cwnd as i64);
             assert!(round < 20, "CSS must end");
@@ -261,5 +360,81 @@ mod tests {
         assert_eq!(get("hystart_phase"), 2.0);
         // A loss now is CUBIC's plain reduction.
         assert_eq!(cc.reduce(100), 70);
+    }
+
+    #[test]
+    fn linux_hystart_runs_beside_cubic_on_its_delay_min_and_not_with_reno() {
+        // net/ipv4/tcp_cubic.c: cubictcp_acked updates delay_min, then hystart_update; Linux's
+        // Reno (tcp_cong.c) has no HyStart.
+        let linux = HystartParams {
+            enabled: None,
+            kind: Some(HystartKind::Linux),
+        };
+        let reno = CongestionControl::new(
+            CongestionControlKind::Reno,
+            CubicParams::default(),
+            linux,
+            CwndGrowth::PacketsAcked,
+        );
+        assert!(reno.linux_hystart().is_none() && reno.hystart().is_none());
+        let mut cc = CongestionControl::new(
+            CongestionControlKind::Cubic,
+            CubicParams::default(),
+            linux,
+            CwndGrowth::PacketsAcked,
+        );
+        let (mut cwnd, mut ssthresh) = (20.0, 1_i64 << 20);
+        // Samples 10 ms apart (no ACK train). The first, at 40 ms, sets delay_min and is a
+        // round of its own (end_seq 2); the next ACK (snd_una 5 > 2) starts a round whose
+        // samples are 46 ms > 40 + 5: found on its 9th sample, the 10th ACK, after 9 ACKs of
+        // two packets: ssthresh = cwnd = 20 + 18 = 38, no cut.
+        let mut now = 0;
+        for i in 0..10 {
+            now += 10 * MS;
+            let (rtt, edges) = if i == 0 {
+                (40 * MS, (1, 2))
+            } else {
+                (46 * MS, (3 + 2 * i, 1000))
+            };
+            cc.on_rtt_sample(rtt, now, edges, cwnd, &mut ssthresh);
+            if ssthresh < 1 << 20 {
+                assert_eq!(i, 9);
+                break;
+            }
+            cc.on_ack(&mut cwnd, &mut ssthresh, 2, now, rtt);
+        }
+        assert!(cc.linux_hystart().unwrap().found());
+        assert_eq!((cwnd, ssthresh), (38.0, 38));
+        // The next ACK is congestion avoidance: CUBIC's first epoch (no W_max) from 38.
+        cc.on_ack(&mut cwnd, &mut ssthresh, 2, now, 46 * MS);
+        let mut out = vec![];
+        cc.state(&mut |k, v| out.push((k.to_string(), v)));
+        assert!(out.contains(&("cubic_w_max".to_string(), 38.0)));
+        assert!(out.contains(&("hystart_phase".to_string(), 2.0)));
+        // An RTO (cubictcp_state, TCP_CA_Loss): HyStart searches again.
+        cc.reduce(38);
+        cc.on_timeout(now, 2000);
+        assert!(!cc.linux_hystart().unwrap().found());
+    }
+
+    #[test]
+    fn packets_acked_slow_start_doubles_per_round_under_delayed_acks() {
+        // net/ipv4/tcp_cong.c, tcp_slow_start: 10 packets acked two at a time give 10 more,
+        // where ns-2's one per ACK gives 5.
+        for (growth, want) in [(CwndGrowth::PacketsAcked, 20.0), (CwndGrowth::PerAck, 15.0)] {
+            for kind in [CongestionControlKind::Reno, CongestionControlKind::Cubic] {
+                let mut cc = CongestionControl::new(
+                    kind,
+                    CubicParams::default(),
+                    HystartParams::default(),
+                    growth,
+                );
+                let (mut cwnd, mut ssthresh) = (10.0, 1_i64 << 20);
+                for _ in 0..5 {
+                    cc.on_ack(&mut cwnd, &mut ssthresh, 2, 0, 0);
+                }
+                assert_eq!(cwnd, want, "{kind:?} {growth:?}");
+            }
+        }
     }
 }

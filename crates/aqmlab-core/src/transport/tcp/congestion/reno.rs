@@ -5,6 +5,13 @@
 //! half the usable window on a congestion signal.
 //!
 //! No parameters. The arithmetic is ns-2's to the bit: `tests/ns2_tcp_fingerprint.rs` checks it.
+//!
+//! With `tcp.cwnd_growth = "packets_acked"` the growth is Linux's `tcp_reno_cong_avoid`
+//! (net/ipv4/tcp_cong.c) instead: slow start by every packet acked, then one packet per
+//! window of packets acked (`packet_counting.rs`). The reduction is the same half
+//! (`tcp_reno_ssthresh`: max(cwnd / 2, 2), the floor of 2 applied by the sender).
+
+use super::packet_counting::{self, AckedCount};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Reno;
@@ -19,8 +26,55 @@ impl Reno {
         }
     }
 
+    /// `tcp_reno_cong_avoid` (net/ipv4/tcp_cong.c): `tcp_slow_start` with the `acked`
+    /// packets, then `tcp_cong_avoid_ai(tp, cwnd, acked)` with what slow start left.
+    pub fn on_ack_counted(cwnd: &mut f64, ssthresh: i64, acked: i64, count: &mut AckedCount) {
+        let mut acked = acked.max(0) as f64;
+        if *cwnd < ssthresh as f64 {
+            acked = packet_counting::slow_start(cwnd, ssthresh, acked);
+            if acked <= 0.0 {
+                return;
+            }
+        }
+        let w = packet_counting::whole(*cwnd);
+        packet_counting::cong_avoid_ai(cwnd, count, w, acked);
+    }
+
     #[inline]
     pub fn reduce(window: i64) -> i64 {
         window / 2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tcp_reno_cong_avoid_counts_the_packets_each_ack_covers() {
+        // net/ipv4/tcp_cong.c, tcp_reno_cong_avoid, with delayed ACKs (two packets each)
+        // from cwnd 6, ssthresh 8: slow start 6 -> 8 on the first ACK; the second ACK is in
+        // congestion avoidance (w = 8): counter 2, 4, 6, then 8 -> cwnd 9, counter 0.
+        let (mut cwnd, mut n) = (6.0, AckedCount::default());
+        let mut seq = vec![];
+        for _ in 0..5 {
+            Reno::on_ack_counted(&mut cwnd, 8, 2, &mut n);
+            seq.push((cwnd, n.value()));
+        }
+        assert_eq!(
+            seq,
+            vec![(8.0, 0.0), (8.0, 2.0), (8.0, 4.0), (8.0, 6.0), (9.0, 0.0)]
+        );
+        // An ACK across ssthresh: 7 + 3 -> 8 in slow start, the 2 left start the count.
+        let (mut cwnd, mut n) = (7.0, AckedCount::default());
+        Reno::on_ack_counted(&mut cwnd, 8, 3, &mut n);
+        assert_eq!((cwnd, n.value()), (8.0, 2.0));
+        // ns-2's per-ACK rule grows half as fast under the same ACKs: 4 ACKs at cwnd 8 give
+        // 8 + 1/8 + ... (about 8.48), not 9.
+        let mut per_ack = 8.0;
+        for _ in 0..4 {
+            Reno.on_ack(&mut per_ack, 8);
+        }
+        assert!(per_ack > 8.47 && per_ack < 8.49, "{per_ack}");
     }
 }

@@ -1,0 +1,340 @@
+//! Linux's receiver-side ACK timing, as options of the sink's delayed ACK (net/ipv4/
+//! tcp_input.c, tcp_output.c, tcp_timer.c and include/net/tcp.h, v6.1; the same in 6.x
+//! mainline). Both are off by default: the sink is then ns-2's DelAck (every second packet,
+//! or after a fixed `delayed_ack_timeout`).
+//!
+//! `tcp.quick_ack = true`: the ACKs Linux sends at once where RFC 5681 would delay them.
+//! - Quick-ACK mode (`tcp_incr_quickack`, `tcp_enter_quickack_mode`): the next
+//!   `min(max(rcv_wnd / (2 MSS), 2), max)` ACKs of received data go out at once
+//!   (`__tcp_ack_snd_check`: `tcp_in_quickack_mode`); each ACK sent uses one up and the last
+//!   one resets the ATO to its minimum (`tcp_dec_quickack_mode`, from `tcp_event_ack_sent`).
+//!   It is entered with max = `TCP_MAX_QUICKACKS` (16) on the first data packet and after an
+//!   idle gap longer than the receiver's RTO (`tcp_event_data_recv`), and on a duplicate of
+//!   data already received, a sign that an ACK was lost or late (`tcp_data_queue`'s old-data
+//!   branch, `tcp_send_dupack`: "DELAYEDACKLOST"); with max = 2 on a CE mark when no CE is
+//!   awaiting the sender's CWR (`__tcp_ecn_check_ce`: "sender can have a very low cwnd").
+//!   rcv_wnd is the advertised `window`.
+//! - A data packet carrying CWR is ACKed at once (`tcp_ecn_accept_cwr`: ICSK_ACK_NOW).
+//! - Not modelled: the quick ACK `tcp_grow_window` adds (`icsk_ack.quick |= 1`) for each
+//!   in-order segment while the receiver's `rcv_ssthresh` still grows towards its window
+//!   clamp, which receive-buffer autotuning (`tcp_rcv_space_adjust`) keeps raising during a
+//!   transfer's start: a Linux receiver ACKs most segments one by one until its window stops
+//!   growing. aqmlab's advertised window is fixed (`window`), so there is no such phase.
+//! - Out-of-order packets and the packet that fills a hole are ACKed at once with or without
+//!   this option (the sink's RFC 5681 4.2 rule; Linux: the out-of-order queue in
+//!   `__tcp_ack_snd_check` and ICSK_ACK_NOW in `tcp_data_queue`). Linux's SACK compression
+//!   (`tcp_comp_sack_nr`: after three immediate duplicate ACKs, up to 44 held for min(1 ms,
+//!   RTT / 20)) is not modelled.
+//!
+//! `tcp.delayed_ack_ato = "adaptive"`: the delayed-ACK timeout follows the arrivals (the ATO,
+//! `icsk_ack.ato`), with `delayed_ack_timeout` as its minimum (`TCP_ATO_MIN`, 40 ms).
+//! - On each in-order data packet (`tcp_event_data_recv`), with m the time since the last:
+//!   the first sets ATO = minimum; m <= minimum / 2 gives ATO = ATO / 2 + minimum / 2; m <
+//!   ATO gives ATO = min(ATO / 2 + m, RTO).
+//! - A delayed ACK waits ATO, or, when ATO is above the minimum, min(ATO, max(SRTT, minimum))
+//!   (`tcp_send_delayed_ack`; its 500 ms bound is above both), and never more than
+//!   `TCP_DELACK_MAX` (200 ms, `icsk_delack_max`).
+//! - When the timer fires the ATO doubles, up to the RTO (`tcp_delack_timer_handler`).
+//!
+//! The receiver's SRTT and RTO are those of the handshake (a receiver that sends no data
+//! takes no other RTT sample): the handshake is not simulated, so the SRTT is taken as twice
+//! the first data packet's transit time (a symmetric path, no queue yet), and the RTO as
+//! Linux computes it from one sample (`tcp_rtt_estimator`, `__tcp_set_rto`): SRTT + max(2
+//! SRTT, min RTO), at most the max RTO. Time is continuous, not in jiffies.
+
+use super::TcpConfig;
+use crate::sim::Time;
+use serde::{Deserialize, Serialize};
+
+/// How long a delayed ACK waits (`tcp.delayed_ack_ato`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DelayedAckAto {
+    /// Always `delayed_ack_timeout` (ns-2 DelAck's `interval_`).
+    #[default]
+    Fixed,
+    /// Linux's ATO, from `delayed_ack_timeout` up (module docs).
+    Adaptive,
+}
+
+/// `TCP_MAX_QUICKACKS` (include/net/tcp.h).
+pub const MAX_QUICKACKS: u32 = 16;
+/// Quick ACKs after a CE mark (`__tcp_ecn_check_ce`).
+pub const CE_QUICKACKS: u32 = 2;
+/// `TCP_DELACK_MAX` (include/net/tcp.h): the longest delayed-ACK timeout.
+pub const DELACK_MAX: Time = 200_000_000;
+/// `tcp_send_delayed_ack`'s bound on a slow receiver's ATO (HZ / 2).
+pub const SLOW_ATO_MAX: Time = 500_000_000;
+
+#[derive(Debug, Clone)]
+pub struct LinuxDelayedAck {
+    quick_acks: bool,
+    adaptive: bool,
+    /// `TCP_ATO_MIN` (= `TCP_DELACK_MIN`): `delayed_ack_timeout`.
+    ato_min: Time,
+    /// `rcv_wnd / (2 MSS)`, in packets.
+    half_window: u32,
+    min_rto: Time,
+    max_rto: Time,
+    /// ACKs still to send at once (`icsk_ack.quick`).
+    quick: u32,
+    /// `icsk_ack.ato`; None before the first data packet.
+    ato: Option<Time>,
+    /// The last in-order data arrival (`icsk_ack.lrcvtime`).
+    last_arrival: Time,
+    /// The receiver's SRTT and RTO (module docs).
+    srtt: Time,
+    rto: Time,
+}
+
+impl LinuxDelayedAck {
+    /// None when neither option is on: the sink is ns-2's.
+    pub fn new(cfg: &TcpConfig) -> Option<Self> {
+        let adaptive = cfg.delayed_ack_ato == DelayedAckAto::Adaptive;
+        (cfg.quick_ack || adaptive).then_some(LinuxDelayedAck {
+            quick_acks: cfg.quick_ack,
+            adaptive,
+            ato_min: cfg.delayed_ack_timeout.0,
+            half_window: cfg.window / 2,
+            min_rto: cfg.min_rto.0,
+            max_rto: cfg.max_rto.0,
+            quick: 0,
+            ato: None,
+            last_arrival: 0,
+            srtt: 0,
+            rto: cfg.initial_rto.0,
+        })
+    }
+
+    /// `tcp_incr_quickack`.
+    fn incr_quickack(&mut self, max: u32) {
+        if !self.quick_acks {
+            return;
+        }
+        let n = if self.half_window == 0 {
+            2
+        } else {
+            self.half_window
+        };
+        self.quick = self.quick.max(n.min(max));
+    }
+
+    /// `tcp_enter_quickack_mode`.
+    fn enter_quickack_mode(&mut self, max: u32) {
+        self.incr_quickack(max);
+        if self.ato.is_some() {
+            self.ato = Some(self.ato_min);
+        }
+    }
+
+    /// An in-order data packet arrived at `now`, `transit` after it was sent
+    /// (`tcp_event_data_recv`).
+    pub fn on_in_order_data(&mut self, now: Time, transit: Time) {
+        match self.ato {
+            None => {
+                self.srtt = 2 * transit;
+                self.rto = (self.srtt + (2 * self.srtt).max(self.min_rto)).min(self.max_rto);
+                self.incr_quickack(MAX_QUICKACKS);
+                self.ato = Some(self.ato_min);
+            }
+            Some(ato) => {
+                let m = now.saturating_sub(self.last_arrival);
+                if m <= self.ato_min / 2 {
+                    self.ato = Some(ato / 2 + self.ato_min / 2);
+                } else if m < ato {
+                    self.ato = Some((ato / 2 + m).min(self.rto));
+                } else if m > self.rto {
+                    // "Too long gap. Apparently sender failed to restart window."
+                    self.incr_quickack(MAX_QUICKACKS);
+                }
+            }
+        }
+        self.last_arrival = now;
+    }
+
+    /// A packet wholly below the next expected one arrived again.
+    pub fn on_old_data(&mut self) {
+        self.enter_quickack_mode(MAX_QUICKACKS);
+    }
+
+    /// A CE mark arrived while none was awaiting the sender's CWR.
+    pub fn on_new_ce(&mut self) {
+        self.enter_quickack_mode(CE_QUICKACKS);
+    }
+
+    /// Whether the ACK of an in-order packet goes out at once: in quick-ACK mode, or for a
+    /// packet carrying CWR.
+    pub fn ack_now(&self, cwr: bool) -> bool {
+        self.quick_acks && (self.quick > 0 || cwr)
+    }
+
+    /// An ACK of received data was sent (`tcp_dec_quickack_mode`).
+    pub fn on_ack_sent(&mut self) {
+        if self.quick > 0 {
+            self.quick -= 1;
+            if self.quick == 0 && self.ato.is_some() {
+                self.ato = Some(self.ato_min);
+            }
+        }
+    }
+
+    /// How long an ACK now held may wait (`tcp_send_delayed_ack`).
+    pub fn delay(&self) -> Time {
+        let Some(mut ato) = self.ato.filter(|_| self.adaptive) else {
+            return self.ato_min;
+        };
+        if ato > self.ato_min {
+            let rtt = self.srtt.max(self.ato_min);
+            ato = ato.min(rtt.min(SLOW_ATO_MAX));
+        }
+        ato.min(DELACK_MAX)
+    }
+
+    /// The delayed-ACK timer fired with an ACK held (`tcp_delack_timer_handler`).
+    pub fn on_delack_timeout(&mut self) {
+        if let Some(ato) = self.ato.filter(|_| self.adaptive) {
+            self.ato = Some((2 * ato).min(self.rto));
+        }
+    }
+
+    /// The ATO and the quick ACKs left, for tests.
+    #[cfg(test)]
+    pub fn ato_and_quick(&self) -> (Option<Time>, u32) {
+        (self.ato, self.quick)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::units::Duration;
+
+    const MS: Time = 1_000_000;
+
+    fn cfg(quick_ack: bool, ato: DelayedAckAto) -> TcpConfig {
+        TcpConfig {
+            delayed_ack: true,
+            delayed_ack_timeout: Duration(40 * MS),
+            quick_ack,
+            delayed_ack_ato: ato,
+            window: 2048,
+            ..TcpConfig::default()
+        }
+    }
+
+    #[test]
+    fn off_is_none() {
+        assert!(LinuxDelayedAck::new(&cfg(false, DelayedAckAto::Fixed)).is_none());
+    }
+
+    #[test]
+    fn tcp_incr_quickack_gives_16_quick_acks_at_the_start_and_after_a_duplicate() {
+        // net/ipv4/tcp_input.c, tcp_event_data_recv (first packet) -> tcp_incr_quickack(16):
+        // min(rcv_wnd / (2 MSS), 16) = min(1024, 16); tcp_dec_quickack_mode per ACK sent.
+        let mut d = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Fixed)).unwrap();
+        d.on_in_order_data(100 * MS, 22 * MS);
+        for i in 0..16 {
+            assert!(d.ack_now(false), "ACK {i} is quick");
+            d.on_ack_sent();
+        }
+        assert!(!d.ack_now(false), "the 17th may be delayed");
+        // tcp_data_queue's old-data branch -> tcp_enter_quickack_mode(16).
+        d.on_old_data();
+        assert_eq!(d.ato_and_quick().1, 16);
+        // __tcp_ecn_check_ce -> tcp_enter_quickack_mode(2) does not lower a larger count.
+        d.on_new_ce();
+        assert_eq!(d.ato_and_quick().1, 16);
+        // tcp_ecn_accept_cwr: a CWR packet is ACKed at once.
+        let mut e = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Fixed)).unwrap();
+        e.on_in_order_data(0, 22 * MS);
+        for _ in 0..16 {
+            e.on_ack_sent();
+        }
+        assert!(!e.ack_now(false) && e.ack_now(true));
+        e.on_new_ce();
+        assert_eq!(e.ato_and_quick().1, 2);
+        // A small window: rcv_wnd / (2 MSS) quick ACKs (10 / 2 = 5); 0 gives 2.
+        let small = LinuxDelayedAck::new(&TcpConfig {
+            window: 10,
+            ..cfg(true, DelayedAckAto::Fixed)
+        });
+        let mut small = small.unwrap();
+        small.on_in_order_data(0, MS);
+        assert_eq!(small.ato_and_quick().1, 5);
+        let mut one = LinuxDelayedAck::new(&TcpConfig {
+            window: 1,
+            ..cfg(true, DelayedAckAto::Fixed)
+        })
+        .unwrap();
+        one.on_in_order_data(0, MS);
+        assert_eq!(one.ato_and_quick().1, 2);
+    }
+
+    #[test]
+    fn tcp_event_data_recv_adapts_the_ato_to_the_arrivals() {
+        // net/ipv4/tcp_input.c, tcp_event_data_recv with TCP_ATO_MIN = 40 ms; the receiver's
+        // SRTT from the first packet's 22 ms transit is 44 ms, its RTO 44 + max(88, 200) =
+        // 244 ms.
+        let mut d = LinuxDelayedAck::new(&cfg(false, DelayedAckAto::Adaptive)).unwrap();
+        let mut now = 0;
+        let mut arrive = |d: &mut LinuxDelayedAck, gap: Time| {
+            now += gap;
+            d.on_in_order_data(now, 22 * MS);
+            d.ato_and_quick().0.unwrap()
+        };
+        assert_eq!(arrive(&mut d, 0), 40 * MS, "the first packet: TCP_ATO_MIN");
+        assert_eq!(d.rto, 244 * MS);
+        // m = 30 ms < ATO: ATO / 2 + m = 20 + 30 = 50 ms; then m = 45 < 50: 25 + 45 = 70 ms.
+        assert_eq!(arrive(&mut d, 30 * MS), 50 * MS);
+        assert_eq!(arrive(&mut d, 45 * MS), 70 * MS);
+        // m = 1 ms <= 20 ms: ATO / 2 + 20 = 35 + 20 = 55, then 27.5 + 20 = 47.5 ms.
+        assert_eq!(arrive(&mut d, MS), 55 * MS);
+        assert_eq!(arrive(&mut d, MS), 47_500_000);
+        // m = 240 ms: neither below the ATO nor above the RTO (244 ms): unchanged.
+        assert_eq!(arrive(&mut d, 240 * MS), 47_500_000);
+        // The wait: ATO 47.5 > 40 ms: min(ATO, max(SRTT 44, 40)) = 44 ms.
+        assert_eq!(d.delay(), 44 * MS);
+        // tcp_delack_timer_handler: the timer fired, ATO doubles to 95, then 190, then the
+        // RTO 244; the wait stays min(ATO, SRTT) = 44 ms (TCP_DELACK_MAX 200 ms above it).
+        d.on_delack_timeout();
+        assert_eq!(d.ato_and_quick().0, Some(95 * MS));
+        d.on_delack_timeout();
+        d.on_delack_timeout();
+        assert_eq!(d.ato_and_quick().0, Some(244 * MS));
+        assert_eq!(d.delay(), 44 * MS);
+        // m = 100 ms < ATO 244: ATO = 122 + 100 = 222 ms, capped at the RTO (it is below).
+        assert_eq!(arrive(&mut d, 100 * MS), 222 * MS);
+        // A long path: SRTT 400 ms (200 ms transit): the wait is capped at 200 ms.
+        let mut far = LinuxDelayedAck::new(&cfg(false, DelayedAckAto::Adaptive)).unwrap();
+        far.on_in_order_data(0, 200 * MS);
+        assert_eq!(far.rto, 1200 * MS);
+        far.on_delack_timeout();
+        far.on_delack_timeout();
+        far.on_delack_timeout();
+        assert_eq!(far.ato_and_quick().0, Some(320 * MS));
+        assert_eq!(far.delay(), DELACK_MAX);
+        // Fixed: always delayed_ack_timeout, and the timer changes nothing.
+        let mut fixed = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Fixed)).unwrap();
+        fixed.on_in_order_data(0, 22 * MS);
+        fixed.on_delack_timeout();
+        assert_eq!(fixed.delay(), 40 * MS);
+    }
+
+    #[test]
+    fn tcp_dec_quickack_mode_resets_the_ato_when_the_quick_acks_run_out() {
+        // include/net/tcp.h, tcp_dec_quickack_mode: "Leaving quickack mode we deflate ATO".
+        let mut d = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Adaptive)).unwrap();
+        d.on_in_order_data(0, 22 * MS);
+        d.on_in_order_data(30 * MS, 22 * MS);
+        assert_eq!(d.ato_and_quick(), (Some(50 * MS), 16));
+        for _ in 0..15 {
+            d.on_ack_sent();
+        }
+        assert_eq!(d.ato_and_quick(), (Some(50 * MS), 1));
+        d.on_ack_sent();
+        assert_eq!(d.ato_and_quick(), (Some(40 * MS), 0));
+        // An idle gap longer than the RTO (244 ms) starts 16 quick ACKs again.
+        d.on_in_order_data(300 * MS, 22 * MS);
+        assert_eq!(d.ato_and_quick().1, 16);
+    }
+}
