@@ -1,7 +1,7 @@
 # The two commands of the README, and the pieces they are made of.
 PYTHON ?= python3
 
-.PHONY: install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench
+.PHONY: install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench ns3-deps validate-ns3
 
 # Builds the Rust engine and installs the Python package with its test dependencies. The
 # first build compiles about 100 crates in the release profile (fat LTO, one codegen unit):
@@ -20,14 +20,15 @@ compare: install
 test: install lint test-rust test-python
 
 # Formatting and lints, warnings as errors (issue 14): rustfmt and clippy for the crates,
-# ruff (the rules pinned in pyproject.toml) for the Python package, tests and benchmarks;
+# ruff (the rules pinned in pyproject.toml) for the Python package, tests, benchmarks and
+# validation scripts;
 # mypy --strict on the package ([tool.mypy] in pyproject.toml), and stubtest: the extension's
 # stub python/aqmlab/_core.pyi against the built extension.
 lint:
 	cargo fmt --all --check
 	cargo clippy --all-targets -p aqmlab-core -p aqmlab-py -- -D warnings
-	$(PYTHON) -m ruff check python/aqmlab tests benchmarks
-	$(PYTHON) -m ruff format --check python/aqmlab tests benchmarks
+	$(PYTHON) -m ruff check python/aqmlab tests benchmarks validation
+	$(PYTHON) -m ruff format --check python/aqmlab tests benchmarks validation
 	$(PYTHON) -m mypy
 	$(PYTHON) -m mypy.stubtest aqmlab._core
 
@@ -56,3 +57,13 @@ bench:
 	cargo run --release -p aqmlab-core --example run_scenario -- scenarios/bench/dumbbell_100flows_10mbps_red.toml 1 3
 	cargo run --release -p aqmlab-core --example run_scenario -- scenarios/bench/dumbbell_1000flows_100mbps_red.toml 1 1
 	cargo bench -p aqmlab-core --bench engine
+
+# The cross-check against ns-3 (validation/ns3/README.md): Debian's ns-3.37 and a compiler
+# (not part of `make test`, whose ns-3 test is skipped without them), then a scenario run in
+# both, side by side: make validate-ns3 SCENARIO=identical-dumbbell ARGS="--flows 100 --tcp as_is ns3".
+ns3-deps:
+	apt-get install -y libns3-dev pkg-config g++
+
+SCENARIO ?= identical-dumbbell
+validate-ns3:
+	$(PYTHON) validation/ns3/compare.py $(SCENARIO) $(ARGS)

@@ -130,3 +130,24 @@ def test_a_recovery_that_loops_is_reported_and_the_profile_no_longer_loops():
     assert fixed.warnings == []
     assert fixed.flows["max_transmissions_of_a_segment"].max() <= 12
     assert fixed.queue("bottleneck")["loss_rate"] < 0.2
+
+
+def test_the_ns3_profile_runs_and_resolved_tcp_shows_what_a_flow_got():
+    """Issue 25: `profile = "ns3"` (ns-3.37's TcpSocketBase choices) expands as documented,
+    under the scenario's own fields, and changes the run."""
+    from aqmlab.scenario import resolved_tcp
+
+    s = with_tcp_profile(SMALL, "ns3")
+    tcp = resolved_tcp(s)[0]
+    assert tcp["recovery"] == "rfc6675" and tcp["ssthresh_base"] == "pipe"
+    assert tcp["rtt_sampling"] == "oldest_unacked" and tcp["rto_estimator"] == "ns3"
+    assert tcp["handshake"] == "syn" and tcp["partial_ack_timer"] == "first"
+    assert tcp["window"] == 32, "the scenario's window is kept"
+    assert resolved_tcp(SMALL)[0]["ssthresh_base"] == "flight_size"
+    own = resolved_tcp({**SMALL, "tcp": {"profile": "ns3", "ssthresh_base": "cwnd"}})[0]
+    assert own["ssthresh_base"] == "cwnd" and own["handshake"] == "syn"
+    base = aqmlab.run(SMALL, seed=3).flows
+    ns3 = aqmlab.run(s, seed=3).flows
+    assert ns3["packets_sent"].tolist() != base["packets_sent"].tolist()
+    with pytest.raises(aqmlab.ScenarioError, match=r"tcp\.ssthresh_base"):
+        resolved_tcp({**SMALL, "tcp": {"ssthresh_base": "pipe"}})

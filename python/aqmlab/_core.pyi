@@ -14,6 +14,7 @@ __all__ = [
     "run",
     "interrupt_runs",
     "estimate_memory",
+    "resolved_tcp",
     "validate",
     "load_toml",
     "aqms",
@@ -172,6 +173,10 @@ class MemoryEstimate(TypedDict):
 
 def estimate_memory(scenario_json: str) -> MemoryEstimate:
     """The memory a run of the scenario (JSON text) would need; see aqmlab.estimate_memory."""
+
+def resolved_tcp(scenario_json: str) -> list[dict[str, Any] | None]:
+    """The TCP settings of each ``flows`` entry as the engine reads them (profile expanded,
+    defaults filled in); None for a UDP flow. See aqmlab.scenario.resolved_tcp."""
 
 def interrupt_runs() -> None:
     """Stops every run in progress in this process, on any thread, with KeyboardInterrupt."""

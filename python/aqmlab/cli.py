@@ -178,8 +178,9 @@ TcpProfileOption = Annotated[
     str | None,
     typer.Option(
         "--tcp",
-        help="TCP profile for every flow: ns2 (the papers' TCP) or linux (a Linux 6.x host: CUBIC, "
-        "RFC 6675 + PRR, IW 10, min RTO 200 ms); the scenario keeps only its packet sizes and window.",
+        help="TCP profile for every flow: ns2 (the papers' TCP), linux (a Linux 6.x host: CUBIC, "
+        "RFC 6675 + PRR, IW 10, min RTO 200 ms) or ns3 (ns-3.37's TcpSocketBase: NewReno, "
+        "RFC 6675 + PRR, IW 10, min RTO 1 s); the scenario keeps only its packet sizes and window.",
     ),
 ]
 

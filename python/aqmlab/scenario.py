@@ -51,12 +51,13 @@ def packaged_scenario_path(name: str) -> Path:
 SCENARIO_TCP_FIELDS = ("packet_size", "header_size", "ack_size", "window")
 
 #: TCP profiles known to the engine (crates/aqmlab-core/src/transport/tcp/profiles/).
-TCP_PROFILES = ("ns2", "linux")
+TCP_PROFILES = ("ns2", "linux", "ns3")
 
 
 def with_tcp_profile(scenario: ScenarioLike, profile: str) -> dict[str, Any]:
     """A copy of ``scenario`` whose TCP flows all use the TCP profile ``profile`` (``"ns2"``:
-    the papers' TCP; ``"linux"``: a Linux 6.x host's). The scenario's own TCP fields are
+    the papers' TCP; ``"linux"``: a Linux 6.x host's; ``"ns3"``: ns-3.37's). The scenario's
+    own TCP fields are
     dropped from ``[tcp]`` and from every flow's ``tcp`` table except
     :data:`SCENARIO_TCP_FIELDS`, so the comparison is of the profile, not of a mixture."""
     if profile not in TCP_PROFILES:
@@ -256,6 +257,14 @@ def validate_scenario(scenario: ScenarioLike) -> dict[str, Any]:
     for path, message in _core.validate(to_json(s)):
         warn_scenario(path, message, stacklevel=2)
     return s
+
+
+def resolved_tcp(scenario: ScenarioLike) -> list[dict[str, Any] | None]:
+    """The TCP settings each ``flows`` entry of ``scenario`` runs with, as the engine reads
+    them: the shared ``[tcp]`` table under the flow's own, the ``profile`` they name expanded,
+    every default filled in (durations as ``"0.2s"``); None for a UDP flow. Raises
+    ScenarioError naming the field for an invalid scenario."""
+    return _core.resolved_tcp(to_json(load_scenario(scenario)))
 
 
 def resolve_seed(scenario: Mapping[str, Any], seed: int | None) -> int:

@@ -9,6 +9,7 @@ use aqmlab_core::aqm::params::QueueEnv;
 use aqmlab_core::aqm::registry::{build_queue, Builder, CustomAqmFactory, REGISTRY};
 use aqmlab_core::aqm::QueueLimit;
 use aqmlab_core::scenario::memory;
+use aqmlab_core::scenario::schema::FlowSpec;
 use aqmlab_core::{Error, RunError, Scenario};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError};
 use pyo3::prelude::*;
@@ -194,6 +195,25 @@ pub(crate) fn validate(
         .into_iter()
         .map(|w| (w.path, w.message))
         .collect())
+}
+
+/// The TCP settings of each `flows` entry of a scenario (JSON text) as the engine reads them:
+/// the shared `[tcp]` table under the flow's own, the profile they name expanded, every
+/// default filled in; None for a UDP flow. What a user of `profile = "ns3"` actually got.
+#[pyfunction]
+pub(crate) fn resolved_tcp(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyList>> {
+    let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+    let out = PyList::empty(py);
+    for flow in &scenario.flows {
+        match flow {
+            FlowSpec::Tcp { tcp, .. } => {
+                let value = serde_json::to_value(tcp).expect("a TcpConfig serializes");
+                out.append(json_to_py(py, &value)?)?;
+            }
+            _ => out.append(py.None())?,
+        }
+    }
+    Ok(out.unbind())
 }
 
 /// The memory a scenario (JSON text) would need: `{"total": bytes, "parts": [{"what", "field",

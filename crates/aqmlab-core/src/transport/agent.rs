@@ -6,6 +6,10 @@ use super::AgentCtx;
 use crate::aqm::StateSink;
 use crate::net::PacketId;
 
+// Senders are half the agents and every packet event dispatches through this enum: boxing
+// the largest sender to shrink the sinks' slots would add a pointer chase per packet. The
+// modern sender keeps what only some options need on the heap (`tcp/ns3_state.rs`).
+#[allow(clippy::large_enum_variant)]
 pub enum Agent {
     TcpSender(TcpSender),
     Rfc6675Sender(Rfc6675Sender),

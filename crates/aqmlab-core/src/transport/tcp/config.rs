@@ -5,7 +5,6 @@ use super::congestion::{CongestionControlKind, CubicParams, CwndGrowth, HystartP
 use super::linux_delack::DelayedAckAto;
 use super::recovery::prr::PrrBound;
 use super::recovery::rack_tlp::RackTlpParams;
-use super::rto::RtoEstimatorKind;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use serde::{Deserialize, Serialize};
@@ -97,6 +96,95 @@ pub enum SsthreshBase {
     /// `cubictcp_recalc_ssthresh`; `tcp_enter_loss` the same for an RTO; net/ipv4/
     /// tcp_input.c, tcp_cong.c, tcp_cubic.c).
     Cwnd,
+    /// RFC 6675's pipe, the packets deemed in the network, after this ACK's SACK information,
+    /// with the first unacknowledged packet counted as lost at the entry to fast recovery:
+    /// what ns-3 hands the controller (src/internet/model/tcp-socket-base.cc,
+    /// `TcpSocketBase::EnterRecovery`: `MarkHeadAsLost`, then `BytesInFlight()`, which is
+    /// `TcpTxBuffer::BytesInFlight`: sent - SACKed - lost + retransmitted; `ReTxTimeout` and
+    /// `EnterCwr` take `BytesInFlight()` as it stands). PRR's RecoverFS stays FlightSize
+    /// (`TcpPrrRecovery::EnterRecovery` is given `UnAckDataCount()`). A timeout while the
+    /// first unacknowledged packet has already been sent again by an earlier timeout keeps
+    /// ssthresh (`ReTxTimeout` reduces only outside `CA_LOSS` or when the head is not yet
+    /// retransmitted; RFC 5681 section 3.1 holds ssthresh then too): the pipe is then that
+    /// one packet.
+    Pipe,
+}
+
+/// Which ACKs give an RTT sample when timestamps are off (`rfc6675` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSampling {
+    /// One packet at a time is timed, never a retransmission (RFC 6298 section 3, Karn; ns-2
+    /// with `timestamps_` off); with timestamps, every ACK that advances the cumulative point
+    /// (RFC 7323 section 4.1).
+    #[default]
+    TimedPacket,
+    /// Every ACK that cumulatively acknowledges the oldest packet whose first sending is on
+    /// record gives a sample, from that sending (from the echoed timestamp with timestamps
+    /// on), unless the packet was sent again; a timeout clears the record, so the samples
+    /// resume with the first new packet sent after it (ns-3, tcp-socket-base.cc:
+    /// `TcpSocketBase::EstimateRtt` reads the front of `m_history`, which
+    /// `UpdateRttHistory` fills with each new segment and marks on a retransmission, and which
+    /// `ReTxTimeout` empties). With `handshake = "syn"` the first sample is the SYN's.
+    OldestUnacked,
+}
+
+/// How the RTO is computed from RTT samples (`rfc6675` only; both readings of RFC 6298's
+/// estimator, gains 1/8 and 1/4, K = 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoEstimatorKind {
+    /// RFC 6298 as ns-2 computes it (tcp/tcp.cc `rtt_update`, `rtt_timeout`,
+    /// `rtt_backoff`; `rtt.rs`): samples in whole ticks of `tick`, RTO = max(min_rto, srtt +
+    /// 4 rttvar) truncated to ticks, and past the 8th backoff srtt is dropped so that the next
+    /// sample starts the estimate again.
+    #[default]
+    Rfc6298,
+    /// Linux: RTO = SRTT + RTTVAR with RTTVAR the round trip's largest mean deviation, never
+    /// below min_rto (net/ipv4/tcp_input.c `tcp_rtt_estimator`, `tcp_set_rto`;
+    /// `linux_rtt.rs`).
+    Linux,
+    /// RFC 6298 as ns-3 computes it: in nanoseconds, RTO = max(min_rto, srtt + max(G, 4
+    /// rttvar)) with G = `tick` (RFC 6298 (2.3)), the estimate kept across backoffs
+    /// (src/internet/model/rtt-estimator.cc, `RttMeanDeviation::Measurement` and
+    /// `IntegerUpdate`; tcp-socket-base.cc `EstimateRtt` and `NewAck`, `ClockGranularity`
+    /// as G).
+    Ns3,
+}
+
+/// Whether duplicate ACKs count while the sender repairs after a timeout, until the
+/// cumulative ACK covers what was outstanding at the timeout (`rfc6675` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DupacksAfterTimeout {
+    /// They count as at any time (RFC 6675 sections 5 and 5.1): limited transmit sends on
+    /// them, and fast recovery may start on the ACK that ends the repair.
+    #[default]
+    Counted,
+    /// They are ignored: no count, no limited transmit, no fast recovery from an ACK
+    /// received during the repair, the one that ends it included (ns-3: tcp-socket-base.cc,
+    /// `TcpSocketBase::DupAck` returns at once in `CA_LOSS`, and `ProcessAck` calls it before
+    /// leaving `CA_LOSS`).
+    Ignored,
+}
+
+/// How a connection opens (`rfc6675` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Handshake {
+    /// Data flows from the flow's start, as from ns-2's agents.
+    #[default]
+    None,
+    /// A SYN first (an `ack_size` packet through the network, lost like any other), sent
+    /// again after `initial_rto`, doubled each time, until the receiver's SYN-ACK (an
+    /// immediate ACK) arrives; data then starts, and the SYN's round trip is the first RTT
+    /// sample (RFC 9293 section 3.5's three-way handshake, the third segment being the first
+    /// data packet). Under `rtt_sampling = "oldest_unacked"` the sample spans every SYN sent,
+    /// as in ns-3: `TcpSocketBase::SendEmptyPacket` records the first SYN in `m_history` with
+    /// length 0, and `UpdateRttHistory` cannot mark a zero-length entry as retransmitted
+    /// (`seq < i->seq + i->count` never holds), so after SYN timeouts of 3 and 6 s the first
+    /// sample is about 9 s.
+    Syn,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -151,7 +239,11 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// Which partial ACKs restart the retransmission timer: `first` | `every` (NewReno and
     /// SACK only). Unset = ns-2's default for the variant: `first` for newreno
-    /// (`newreno_changes1_ 1`), `every` for sack (Sack1 `partial_ack_ false`).
+    /// (`newreno_changes1_ 1`), `every` for sack (Sack1 `partial_ack_ false`). With
+    /// `recovery = "rfc6675"` unset means `every` (RFC 6298 5.3: every ACK of new data),
+    /// whatever the variant; `first` restarts it on the first partial ACK of each fast
+    /// recovery only (ns-3: tcp-socket-base.cc, `TcpSocketBase::ProcessAck` calls
+    /// `NewAck(ackNumber, m_isFirstPartialAck)`).
     pub partial_ack_timer: Option<PartialAckTimer>,
     /// Random send delay (ns-2 `overhead_`, default 0 = off): when the window allows a send,
     /// the sender waits uniform [0, overhead) (ns-2 `delsnd_timer_`) and then sends all the
@@ -194,9 +286,6 @@ pub struct TcpConfig {
     /// `linux` (that, and the RTO re-armed from the head's last transmission after a probe or
     /// reordering timer, `tcp_rearm_rto`). `rfc6675` only.
     pub rto_restart: RtoRestart,
-    /// How the RTO is computed: `rfc6298` (max(min_rto, SRTT + 4 RTTVAR), the default) or
-    /// `linux` (SRTT + RTTVAR with RTTVAR >= min_rto, `tcp_rtt_estimator`). `rfc6675` only.
-    pub rto_estimator: RtoEstimatorKind,
     /// ssthresh and cwnd after a timeout: `rfc5681` (reduce every time, cwnd 1, the default)
     /// or `linux` (reduce once per window, cwnd = in flight + 1, `tcp_enter_loss`).
     /// `rfc6675` only.
@@ -207,8 +296,8 @@ pub struct TcpConfig {
     /// as spurious. Off by default. `rfc6675` only.
     pub frto: bool,
     /// The window a congestion signal reduces from (`rfc6675` only): `flight_size` (RFC 5681
-    /// eq. 4, the default) | `cwnd` (Linux). CUBIC's W_max and cwnd_prior and PRR's
-    /// RecoverFS come from the same window.
+    /// eq. 4, the default) | `cwnd` (Linux) | `pipe` (ns-3). CUBIC's W_max and cwnd_prior
+    /// come from the same window, and PRR's RecoverFS with `cwnd` (FlightSize otherwise).
     pub ssthresh_base: SsthreshBase,
     /// PRR's bound when the pipe falls below ssthresh (`rfc6675` only): `ssrb` (RFC 6937's
     /// recommended Slow Start Reduction Bound, the default), `crb` (Conservative), or
@@ -223,6 +312,20 @@ pub struct TcpConfig {
     /// included; otherwise one packet per RTT is timed and retransmissions are not (Karn).
     /// `rfc6675` only; the ns-2 agents time as ns-2 does with `timestamps_ 0`.
     pub timestamps: bool,
+    /// Which ACKs give RTT samples: `timed_packet` (RFC 6298, the default) or
+    /// `oldest_unacked` (ns-3). `rfc6675` only.
+    pub rtt_sampling: RttSampling,
+    /// How the RTO is computed: `rfc6298` (max(min_rto, SRTT + 4 RTTVAR) in whole ticks, as
+    /// ns-2; the default), `linux` (SRTT + RTTVAR with RTTVAR >= min_rto,
+    /// `tcp_rtt_estimator`) or `ns3` (nanoseconds, RTO = srtt + max(tick, 4 rttvar)).
+    /// `rfc6675` only.
+    pub rto_estimator: RtoEstimatorKind,
+    /// Duplicate ACKs during the repair after a timeout: `counted` (RFC 6675, the default) or
+    /// `ignored` (ns-3). `rfc6675` only.
+    pub dupacks_after_timeout: DupacksAfterTimeout,
+    /// How a connection opens: `none` (data at once, the default) or `syn` (a SYN handshake
+    /// first, timed by `initial_rto`). `rfc6675` only.
+    pub handshake: Handshake,
 }
 
 impl Default for TcpConfig {
@@ -256,7 +359,6 @@ impl Default for TcpConfig {
             hystart: HystartParams::default(),
             rack_tlp: RackTlpParams::default(),
             rto_restart: RtoRestart::NewAck,
-            rto_estimator: RtoEstimatorKind::Rfc6298,
             timeout_response: TimeoutResponse::Rfc5681,
             frto: false,
             recovery: Recovery::Ns2,
@@ -264,6 +366,10 @@ impl Default for TcpConfig {
             prr_bound: PrrBound::Ssrb,
             dsack: false,
             timestamps: false,
+            rtt_sampling: RttSampling::TimedPacket,
+            rto_estimator: RtoEstimatorKind::Rfc6298,
+            dupacks_after_timeout: DupacksAfterTimeout::Counted,
+            handshake: Handshake::None,
         }
     }
 }
@@ -352,24 +458,33 @@ impl TcpConfig {
                     .into(),
             );
         }
-        if self.rto_estimator != RtoEstimatorKind::Rfc6298 && self.recovery != Recovery::Rfc6675 {
-            return err(
+        // The ns-2 agents time, count duplicate ACKs and open as ns-2's.
+        for (field, modern) in [
+            (
+                "rtt_sampling",
+                self.rtt_sampling != RttSampling::TimedPacket,
+            ),
+            (
                 "rto_estimator",
-                "needs recovery = \"rfc6675\" (the ns-2 agents compute the RTO as ns-2 does)"
-                    .into(),
-            );
-        }
-        if self.timeout_response != TimeoutResponse::Rfc5681 && self.recovery != Recovery::Rfc6675 {
-            return err(
+                self.rto_estimator != RtoEstimatorKind::Rfc6298,
+            ),
+            (
+                "dupacks_after_timeout",
+                self.dupacks_after_timeout != DupacksAfterTimeout::Counted,
+            ),
+            ("handshake", self.handshake != Handshake::None),
+            (
                 "timeout_response",
-                "needs recovery = \"rfc6675\" (the ns-2 agents time out as ns-2 does)".into(),
-            );
-        }
-        if self.frto && self.recovery != Recovery::Rfc6675 {
-            return err(
-                "frto",
-                "needs recovery = \"rfc6675\" (the ns-2 agents have no F-RTO)".into(),
-            );
+                self.timeout_response != TimeoutResponse::Rfc5681,
+            ),
+            ("frto", self.frto),
+        ] {
+            if modern && self.recovery != Recovery::Rfc6675 {
+                return err(
+                    field,
+                    "needs recovery = \"rfc6675\" (the ns-2 agents behave as ns-2's)".into(),
+                );
+            }
         }
         if self.dsack && self.recovery != Recovery::Rfc6675 {
             // ns-2's Sack1 would read a D-SACK block as new SACK information.
@@ -505,6 +620,38 @@ mod tests {
         };
         assert_eq!(ns2.validate("tcp").unwrap_err().path, "tcp.hystart.enabled");
         assert!(toml::from_str::<TcpConfig>("hystart = { enabled = true, l = 4 }").is_err());
+    }
+
+    /// The ns-3 options are the modern sender's; the ns-2 agents refuse them, naming the
+    /// field, and their defaults are the RFC readings.
+    #[test]
+    fn the_ns3_options_need_rfc6675_and_default_to_the_rfcs() {
+        let d = TcpConfig::default();
+        assert_eq!(d.ssthresh_base, SsthreshBase::FlightSize);
+        assert_eq!(d.rtt_sampling, RttSampling::TimedPacket);
+        assert_eq!(d.rto_estimator, RtoEstimatorKind::Rfc6298);
+        assert_eq!(d.dupacks_after_timeout, DupacksAfterTimeout::Counted);
+        assert_eq!(d.handshake, Handshake::None);
+        for (field, text) in [
+            ("ssthresh_base", "ssthresh_base = \"pipe\""),
+            ("rtt_sampling", "rtt_sampling = \"oldest_unacked\""),
+            ("rto_estimator", "rto_estimator = \"ns3\""),
+            (
+                "dupacks_after_timeout",
+                "dupacks_after_timeout = \"ignored\"",
+            ),
+            ("handshake", "handshake = \"syn\""),
+        ] {
+            let ns2: TcpConfig = toml::from_str(text).unwrap();
+            assert_eq!(
+                ns2.validate("tcp").unwrap_err().path,
+                format!("tcp.{field}")
+            );
+            let modern: TcpConfig =
+                toml::from_str(&format!("recovery = \"rfc6675\"\n{text}")).unwrap();
+            assert!(modern.validate("tcp").is_ok(), "{text}");
+        }
+        assert!(toml::from_str::<TcpConfig>("ssthresh_base = \"pipes\"").is_err());
     }
 
     #[test]

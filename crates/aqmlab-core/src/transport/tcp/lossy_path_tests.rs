@@ -347,6 +347,26 @@ fn rack_tlp_repairs_any_three_losses_in_a_window_of_20() {
     }
 }
 
+/// `handshake = "syn"` through the real sink: the first SYN is lost, the second (3 s later,
+/// `initial_rto`) is answered at once with a SYN-ACK, and the 60 packets follow. The sink
+/// counts no SYN as data; under ns-3's sampling the first RTT sample spans both SYNs.
+#[test]
+fn a_lost_syn_delays_the_transfer_by_the_syn_timeout() {
+    let mut c = cfg(Recovery::Rfc6675, 10, true);
+    c.handshake = Handshake::Syn;
+    c.initial_rto = crate::scenario::units::Duration(3000 * MS);
+    c.rtt_sampling = RttSampling::OldestUnacked;
+    let mut path = LossyPath::new(c, 60, &[-1]);
+    path.run(30_000 * MS);
+    let done = path.stats[0].completed_at.expect("the transfer completes");
+    assert!(done > 3100 * MS, "{done}");
+    assert_eq!(seqs(&path), [-1], "the SYN, sent again; no data");
+    assert_eq!(path.stats[1].packets_received, 60);
+    assert_eq!(path.stats[0].timeouts, 0);
+    let first = path.stats[0].rtt_sum_ns / path.stats[0].rtt_samples as f64;
+    assert!(first > 100e6, "the 3.1 s sample weighs in: {first}");
+}
+
 /// The sender's state variable `name` at the end of a run.
 fn sender_state(path: &LossyPath, name: &str) -> f64 {
     let mut found = None;

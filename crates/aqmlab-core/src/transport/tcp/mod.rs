@@ -8,6 +8,7 @@ pub mod congestion;
 mod held_runs;
 pub mod linux_delack;
 pub mod linux_rtt;
+mod ns3_state;
 pub mod profile;
 pub mod recovery;
 pub mod rfc6675_sender;
@@ -19,10 +20,10 @@ pub mod sink;
 mod transmissions;
 
 pub use config::{
-    PartialAckTimer, Recovery, RtoRestart, SsthreshBase, TcpConfig, TcpVariant, TimeoutResponse,
+    DupacksAfterTimeout, Handshake, PartialAckTimer, Recovery, RtoEstimatorKind, RtoRestart,
+    RttSampling, SsthreshBase, TcpConfig, TcpVariant, TimeoutResponse,
 };
 pub use rfc6675_sender::Rfc6675Sender;
-pub use rto::RtoEstimatorKind;
 pub use sender::TcpSender;
 pub use sink::TcpSink;
 
@@ -31,3 +32,6 @@ pub(crate) mod agent_rig;
 #[cfg(test)]
 #[path = "lossy_path_tests.rs"]
 mod lossy_path_tests;
+#[cfg(test)]
+#[path = "ns3_choices_tests.rs"]
+mod ns3_choices_tests;

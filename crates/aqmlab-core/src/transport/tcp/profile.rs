@@ -8,9 +8,10 @@ use crate::scenario::ScenarioError;
 use serde_json::{Map, Value};
 
 /// (name, TOML text) of every profile.
-pub const PROFILES: [(&str, &str); 2] = [
+pub const PROFILES: [(&str, &str); 3] = [
     ("ns2", include_str!("profiles/ns2.toml")),
     ("linux", include_str!("profiles/linux.toml")),
+    ("ns3", include_str!("profiles/ns3.toml")),
 ];
 
 /// The fields of profile `name`, as the JSON map a `tcp` table is read from.

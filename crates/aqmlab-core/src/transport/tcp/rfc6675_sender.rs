@@ -45,21 +45,32 @@
 //!   `timeout_response`, `frto`, `rack_tlp.pto`; `linux_rtt.rs`, `rack_tlp.rs`, and
 //!   `timeout`/`frto_on_ack` below).
 //!
+//! - ns-3's readings, each a named option whose default is the RFC's (the `ns3` profile turns
+//!   them on; docs/readings.md, "The ns3 TCP profile"): `ssthresh_base = "pipe"`,
+//!   `rtt_sampling = "oldest_unacked"`, `dupacks_after_timeout = "ignored"`,
+//!   `partial_ack_timer = "first"`, `handshake = "syn"` (a SYN exchange before the data;
+//!   its timeouts are not counted as RTOs).
+//!
 //! Parameters read (TcpConfig): dupack_threshold, window, window_init, ssthresh_init,
 //! limited_transmit, ecn, packet sizes, congestion_control, cwnd_growth and cubic, hystart,
-//! ssthresh_base, prr_bound, rack_tlp, dsack, timestamps, overhead, rto_restart, rto_estimator,
-//! timeout_response, frto, and the RTT estimator's min_rto, max_rto, initial_rto, tick,
-//! max_backoff.
+//! ssthresh_base, prr_bound, rack_tlp, dsack, timestamps, overhead, rto_restart,
+//! timeout_response, frto, rtt_sampling, dupacks_after_timeout, partial_ack_timer, handshake,
+//! and the RTT estimator's rto_estimator, min_rto, max_rto, initial_rto, tick, max_backoff.
 
 use super::congestion::CongestionControl;
+use super::ns3_state::{handshake_sample, Ns3State};
 use super::recovery::prr::Prr;
 use super::recovery::rack_tlp::{
     linux_probe_timeout, probe_timeout, ProbeOutcome, PtoRule, Rack, TailLossProbe,
 };
 use super::recovery::rfc6675::{Delivered, LossRule, NextSeg, Scoreboard, SendStamp};
 use super::rto::RtoEstimator;
+use super::sink::SYN_SEQ;
 use super::transmissions::Transmissions;
-use super::{RtoRestart, SsthreshBase, TcpConfig, TimeoutResponse};
+use super::{
+    DupacksAfterTimeout, PartialAckTimer, RtoRestart, RttSampling, SsthreshBase, TcpConfig,
+    TimeoutResponse,
+};
 use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{PacketId, PacketKind, SackBlock};
@@ -146,6 +157,8 @@ pub struct Rfc6675Sender {
     /// With `overhead`: the sends it holds back.
     delayed: Option<Box<DelayedSends>>,
     transmissions: Transmissions,
+    /// What only some of ns-3's options keep (`ns3_state.rs`); None without them.
+    ns3: Option<Box<Ns3State>>,
 }
 
 /// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
@@ -167,6 +180,7 @@ impl Rfc6675Sender {
         let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
         let cfg_overhead = cfg.overhead.0;
         Rfc6675Sender {
+            ns3: Ns3State::for_config(&cfg),
             rtt: RtoEstimator::new(&cfg),
             cc: CongestionControl::new(
                 cfg.congestion_control,
@@ -219,6 +233,12 @@ impl Rfc6675Sender {
     pub fn start(&mut self, cx: &mut AgentCtx) {
         if !self.completed {
             self.running = true;
+            if self.awaiting_syn_ack() {
+                if self.ns3.as_ref().is_some_and(|n| n.syn_due()) {
+                    self.send_syn(cx);
+                }
+                return;
+            }
             if self.send_window_or_delay(cx) {
                 self.schedule_probe(cx, false);
             }
@@ -244,6 +264,13 @@ impl Rfc6675Sender {
     pub fn timer(&mut self, cx: &mut AgentCtx, which: u8) {
         match which {
             RTX_TIMER if cx.timer_expired(&mut self.rtx, RTX_TIMER) && self.running => {
+                if self.awaiting_syn_ack() {
+                    // The SYN timed out (not an RTO of data: ns-3 resends it from
+                    // SendEmptyPacket's own event, outside ReTxTimeout).
+                    self.rtt.back_off();
+                    self.send_syn(cx);
+                    return;
+                }
                 match self.rtx_mode {
                     XmitTimer::Rto => self.timeout(cx),
                     XmitTimer::Reorder => self.reorder_timeout(cx),
@@ -294,6 +321,12 @@ impl Rfc6675Sender {
         let n = p.sack_blocks().len();
         blocks[..n].copy_from_slice(p.sack_blocks());
         cx.free(pkt);
+        if self.awaiting_syn_ack() {
+            if is_ack && self.running && cum == SYN_SEQ {
+                self.on_syn_ack(cx, echo);
+            }
+            return;
+        }
         let una = self.scb.snd_una();
         if !is_ack || !self.running || cum > self.scb.high_data() || cum < una - 1 {
             return;
@@ -329,6 +362,11 @@ impl Rfc6675Sender {
         }
         let was_recovering = self.scb.in_recovery();
         let was_after_loss = !self.scb.may_enter_recovery();
+        let oldest_sent = self.oldest_unacked_sending(cum);
+        // ns-3 ignores duplicate ACKs in CA_LOSS, the repair after a timeout.
+        let ignore_dupacks = was_after_loss
+            && !was_recovering
+            && self.cfg.dupacks_after_timeout == DupacksAfterTimeout::Ignored;
         let lost_edge_before = self.scb.lost_edge();
         // F-RTO step 3.b: data never retransmitted, at or below RecoveryPoint, delivered.
         let frto_point = self.frto.and(self.scb.recovery_point());
@@ -363,12 +401,14 @@ impl Rfc6675Sender {
         if self.tlp.on_ack(cum + 1, dsack_end, !advanced && n == 0) == ProbeOutcome::RepairedLoss {
             // RFC 8985 7.4: the probe repaired a loss the controller has not seen; it
             // reduces as for any loss (Linux tcp_process_tlp_ack: cwnd = ssthresh).
-            self.reduce(cx);
+            self.reduce(cx, false);
             self.cwnd = self.ssthresh as f64;
         }
         if advanced {
             self.dupacks = 0;
-            let sent_at = if self.cfg.timestamps {
+            let sent_at = if self.cfg.rtt_sampling == RttSampling::OldestUnacked {
+                oldest_sent.map(|sent| if self.cfg.timestamps { echo } else { sent })
+            } else if self.cfg.timestamps {
                 // The sink echoes the send time of the packet it acknowledges (of the first
                 // one held, for a delayed ACK), as TSecr echoes TS.Recent.
                 Some(echo)
@@ -410,11 +450,11 @@ impl Rfc6675Sender {
             } else if self.cfg.rto_restart == RtoRestart::Linux && slot_held_other {
                 // `tcp_rearm_rto` with a probe or reordering timer pending.
                 self.rearm_rto(cx);
-            } else {
+            } else if self.new_ack_restarts_timer(was_recovering) {
                 self.set_rtx_timer(cx);
             }
             self.check_completion(cx);
-        } else if u.newly_sacked > 0 {
+        } else if u.newly_sacked > 0 && !ignore_dupacks {
             self.dupacks += 1;
             // Linux `tcp_clean_rtx_queue`: a SACK re-arms the timer only if its RTT sample is
             // of data sent before the head's last (re)transmission ("Otherwise the timeout may
@@ -430,7 +470,7 @@ impl Rfc6675Sender {
             }
         }
         if ece && cum > self.ecn_recover && !self.scb.in_recovery() {
-            self.reduce(cx);
+            self.reduce(cx, false);
             self.cwnd = self.ssthresh as f64;
             self.ecn_recover = self.scb.high_data();
             cx.stats.ecn_reductions += 1;
@@ -460,6 +500,7 @@ impl Rfc6675Sender {
             self.cwnd = self.ssthresh as f64;
             self.end_recovery_clock(cx);
         } else if self.scb.may_enter_recovery()
+            && !ignore_dupacks
             && match self.rack {
                 Some(_) => newly_lost > 0,
                 None => {
@@ -469,7 +510,7 @@ impl Rfc6675Sender {
         {
             self.enter_recovery(cx, u.delivered);
             return;
-        } else if !advanced && u.newly_sacked > 0 && self.cfg.limited_transmit {
+        } else if !advanced && u.newly_sacked > 0 && self.cfg.limited_transmit && !ignore_dupacks {
             // RFC 3042: one new packet per early duplicate ACK, cwnd unchanged.
             self.send_limited(cx);
             return;
@@ -713,6 +754,46 @@ impl Rfc6675Sender {
         self.set_rtx_timer(cx);
     }
 
+    /// `handshake = "syn"` and no SYN-ACK yet.
+    fn awaiting_syn_ack(&self) -> bool {
+        self.ns3.as_ref().is_some_and(|n| n.awaiting_syn_ack())
+    }
+
+    /// A SYN (`handshake = "syn"`), the RTO armed for it.
+    fn send_syn(&mut self, cx: &mut AgentCtx) {
+        let n = self.ns3.as_mut().expect("a handshake keeps its state");
+        let retransmission = n.on_syn_sent(cx.now);
+        let mut p = self.ep.packet(PacketKind::TcpData, self.cfg.ack_size);
+        p.seq = SYN_SEQ;
+        p.retransmission = retransmission;
+        // A SYN's drop counts in the flow's loss rate, so its sending counts too.
+        cx.stats.packets_sent += 1;
+        cx.send(p);
+        self.set_rtx_timer(cx);
+    }
+
+    /// The SYN-ACK: the handshake's RTT sample, then the data.
+    fn on_syn_ack(&mut self, cx: &mut AgentCtx, echo: Time) {
+        let n = self.ns3.as_mut().expect("a handshake keeps its state");
+        let Some((first, count)) = n.on_syn_ack() else {
+            return;
+        };
+        if let Some(sent_at) = handshake_sample(&self.cfg, first, count, echo) {
+            self.rtt.sample(
+                sent_at,
+                cx.now,
+                self.scb.snd_una(),
+                self.scb.high_data() + 1,
+            );
+            cx.stats.on_rtt_sample(cx.now - sent_at);
+        }
+        self.rtt.on_new_ack();
+        self.rtx.cancel();
+        if self.send_window_or_delay(cx) {
+            self.schedule_probe(cx, false);
+        }
+    }
+
     fn end_recovery_clock(&mut self, cx: &mut AgentCtx) {
         if self.recovery_since.is_some() {
             self.count_stall(cx);
@@ -733,27 +814,81 @@ impl Rfc6675Sender {
     }
 
     /// The window a reduction starts from (`tcp.ssthresh_base`): FlightSize (RFC 5681 eq.
-    /// 4) or cwnd (Linux `tcp_init_cwnd_reduction`, `tcp_enter_loss`).
-    fn reduction_base(&self) -> i64 {
+    /// 4), cwnd (Linux `tcp_init_cwnd_reduction`, `tcp_enter_loss`) or the pipe (ns-3);
+    /// `entering_recovery` counts the first unacknowledged packet as lost in the pipe.
+    fn reduction_base(&self, entering_recovery: bool) -> i64 {
         match self.cfg.ssthresh_base {
             SsthreshBase::FlightSize => self.flight_size(),
             SsthreshBase::Cwnd => (self.cwnd.floor() as i64).max(1),
+            SsthreshBase::Pipe => {
+                // ns-3's EnterRecovery marks the head lost before it asks BytesInFlight (its
+                // other callers take BytesInFlight as it stands).
+                let una = self.scb.snd_una();
+                let head_uncounted = entering_recovery
+                    && una <= self.scb.high_data()
+                    && !self.scb.is_lost(una)
+                    && !self.scb.is_sacked(una);
+                self.scb.pipe() - i64::from(head_uncounted)
+            }
         }
     }
 
     /// ssthresh from the controller's reduction of the base window (at least 2).
-    fn reduce(&mut self, _cx: &mut AgentCtx) {
-        self.ssthresh = self.cc.reduce(self.reduction_base()).max(2);
+    fn reduce(&mut self, _cx: &mut AgentCtx, entering_recovery: bool) {
+        self.ssthresh = self
+            .cc
+            .reduce(self.reduction_base(entering_recovery))
+            .max(2);
         self.cong_action = true;
     }
 
+    /// Whether an ACK of new data restarts the RTO: always (RFC 6298 5.3), except with
+    /// `partial_ack_timer = "first"` the partial ACKs of a fast recovery after its first
+    /// (ns-3 `TcpSocketBase::ProcessAck`: `NewAck(ackNumber, m_isFirstPartialAck)`).
+    fn new_ack_restarts_timer(&mut self, was_recovering: bool) -> bool {
+        let partial = was_recovering && self.scb.in_recovery();
+        if !partial || self.cfg.partial_ack_timer != Some(PartialAckTimer::First) {
+            return true;
+        }
+        let n = self
+            .ns3
+            .as_mut()
+            .expect("partial_ack_timer = \"first\" keeps its state");
+        n.first_partial_ack()
+    }
+
+    /// With `rtt_sampling = "oldest_unacked"`, before an ACK whose cumulative point is `cum`
+    /// is applied: the sending of the oldest packet on record if the ACK covers it and it was
+    /// sent only once (ns-3 `TcpSocketBase::EstimateRtt`, the front of `m_history`).
+    fn oldest_unacked_sending(&self, cum: i64) -> Option<Time> {
+        if self.cfg.rtt_sampling != RttSampling::OldestUnacked {
+            return None;
+        }
+        let record_from = self.ns3.as_ref().map_or(0, |n| n.rtt_record_from());
+        let oldest = self.scb.snd_una().max(record_from);
+        if cum < oldest {
+            return None;
+        }
+        match self.scb.last_sending(oldest) {
+            Some((at, false)) => Some(at),
+            _ => None,
+        }
+    }
+
     fn enter_recovery(&mut self, cx: &mut AgentCtx, delivered: i64) {
-        // PRR's RecoverFS: FlightSize (RFC 6937), or Linux's prior_cwnd.
-        let flight = self.reduction_base();
-        self.reduce(cx);
+        // PRR's RecoverFS: FlightSize (RFC 6937; ns-3's TcpPrrRecovery is given
+        // UnAckDataCount()), or Linux's prior_cwnd.
+        let recover_fs = match self.cfg.ssthresh_base {
+            SsthreshBase::Cwnd => self.reduction_base(true),
+            SsthreshBase::FlightSize | SsthreshBase::Pipe => self.flight_size(),
+        };
+        self.reduce(cx, true);
+        if let Some(n) = &mut self.ns3 {
+            n.on_recovery_entry();
+        }
         self.scb.enter_recovery();
         self.tlp.reset();
-        self.prr.enter(self.ssthresh, flight);
+        self.prr.enter(self.ssthresh, recover_fs);
         cx.stats.fast_recoveries += 1;
         self.recovery_since = Some(cx.now);
         let sndcnt = self.prr.on_ack(delivered, self.scb.pipe(), false);
@@ -896,10 +1031,18 @@ impl Rfc6675Sender {
         let repeated = self.timeouts_in_a_row > 0;
         let episode_open = !self.scb.may_enter_recovery();
         self.end_recovery_clock(cx);
-        let cut = self.cfg.timeout_response == TimeoutResponse::Rfc5681 || !episode_open;
+        // With `ssthresh_base = "pipe"`, a timeout of a head the last timeout already resent
+        // keeps ssthresh (ns-3 ReTxTimeout: in CA_LOSS with the head retransmitted); the
+        // go-back-N resends from the head, so it did when it has gone past it.
+        let head_already_resent = self.cfg.ssthresh_base == SsthreshBase::Pipe
+            && !self.scb.may_enter_recovery()
+            && !self.scb.in_recovery()
+            && self.t_seqno > self.scb.snd_una();
+        let cut = (self.cfg.timeout_response == TimeoutResponse::Rfc5681 || !episode_open)
+            && !head_already_resent;
         if cut {
             self.before_timeout = Some(Box::new((self.cwnd, self.current_ssthresh())));
-            self.reduce(cx);
+            self.reduce(cx, false);
         }
         // Linux tcp_enter_loss sets TCP_CA_Loss whether or not it cuts: cubictcp_state.
         self.cc.on_timeout(cx.now, self.scb.high_data() + 1);
@@ -931,6 +1074,9 @@ impl Rfc6675Sender {
             cx.stats.rto_backoffs += 1;
         }
         self.timeouts_in_a_row = self.timeouts_in_a_row.saturating_add(1);
+        if let Some(n) = &mut self.ns3 {
+            n.on_timeout(self.scb.high_data());
+        }
         self.rtt.back_off();
         cx.stats.timeouts += 1;
         self.set_rtx_timer(cx);

@@ -4,21 +4,8 @@
 
 use super::linux_rtt::LinuxRttEstimator;
 use super::rtt::RttEstimator;
-use super::TcpConfig;
+use super::{RtoEstimatorKind, TcpConfig};
 use crate::sim::Time;
-use serde::{Deserialize, Serialize};
-
-/// How the RTO is computed from RTT samples (`rfc6675` only).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RtoEstimatorKind {
-    /// RFC 6298: RTO = max(min_rto, SRTT + 4 RTTVAR), in ticks as ns-2 (`rtt.rs`).
-    #[default]
-    Rfc6298,
-    /// Linux: RTO = SRTT + RTTVAR with RTTVAR the round trip's largest mean deviation, never
-    /// below min_rto (`tcp_rtt_estimator`, `tcp_set_rto`; `linux_rtt.rs`).
-    Linux,
-}
 
 #[derive(Debug, Clone)]
 pub enum RtoEstimator {
@@ -29,7 +16,10 @@ pub enum RtoEstimator {
 impl RtoEstimator {
     pub fn new(cfg: &TcpConfig) -> Self {
         match cfg.rto_estimator {
-            RtoEstimatorKind::Rfc6298 => RtoEstimator::Rfc6298(RttEstimator::new(cfg)),
+            // ns-3's estimator is RFC 6298 in nanoseconds, a mode of `RttEstimator`.
+            RtoEstimatorKind::Rfc6298 | RtoEstimatorKind::Ns3 => {
+                RtoEstimator::Rfc6298(RttEstimator::new(cfg))
+            }
             RtoEstimatorKind::Linux => RtoEstimator::Linux(LinuxRttEstimator::new(
                 cfg.tick.0,
                 cfg.min_rto.0,

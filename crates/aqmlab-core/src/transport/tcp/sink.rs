@@ -33,6 +33,9 @@ use std::collections::VecDeque;
 /// Timer number of the delayed-ACK timer.
 pub const DELACK_TIMER: u8 = 0;
 
+/// The sequence number a SYN carries (data packets count from 0).
+pub const SYN_SEQ: i64 = -1;
+
 /// Out-of-order packets further than this above the next expected one are not buffered (no
 /// sender window is this large; it only bounds memory against corrupt input).
 const MAX_REORDER: i64 = super::config::MAX_WINDOW_PACKETS as i64;
@@ -96,6 +99,11 @@ impl TcpSink {
         let (kind, seq, size, sent_at, ecn) = (p.kind, p.seq, p.size, p.sent_at, p.ecn);
         cx.free(pkt);
         if kind != PacketKind::TcpData {
+            return;
+        }
+        if seq == SYN_SEQ {
+            // The SYN-ACK: at once, acknowledging nothing yet (`handshake = "syn"`).
+            self.send_ack(cx, sent_at);
             return;
         }
         if sent_at >= cx.stats.start {

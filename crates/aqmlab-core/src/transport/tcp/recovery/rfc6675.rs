@@ -283,6 +283,16 @@ impl Scoreboard {
             .map_or(self.high_data + 1, |s| s as i64)
     }
 
+    /// When outstanding packet `seq` was last sent, and whether it has been sent more than
+    /// once; None if it is not outstanding.
+    pub fn last_sending(&self, seq: i64) -> Option<(Time, bool)> {
+        if seq < self.base || seq > self.high_data {
+            return None;
+        }
+        let i = (seq - self.base) as usize;
+        Some((self.sent_at[i].at, self.flags[i] & EVER_RETRANSMITTED != 0))
+    }
+
     /// SACKed packets above the cumulative ACK (RACK.segs_sacked).
     pub fn sacked_count(&self) -> usize {
         self.sacked
