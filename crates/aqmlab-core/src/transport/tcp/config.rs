@@ -2,7 +2,6 @@
 
 use super::congestion::cubic::{StateOnRto, TargetRtt};
 use super::congestion::{CongestionControlKind, CubicParams, CwndGrowth, HystartParams};
-use super::linux_delack::DelayedAckAto;
 use super::recovery::prr::PrrBound;
 use super::recovery::rack_tlp::RackTlpParams;
 use crate::scenario::units::Duration;
@@ -185,6 +184,17 @@ pub enum Handshake {
     /// (`seq < i->seq + i->count` never holds), so after SYN timeouts of 3 and 6 s the first
     /// sample is about 9 s.
     Syn,
+}
+
+/// How long a delayed ACK waits (`tcp.delayed_ack_ato`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DelayedAckAto {
+    /// Always `delayed_ack_timeout` (ns-2 DelAck's `interval_`).
+    #[default]
+    Fixed,
+    /// Linux's ATO, from `delayed_ack_timeout` up (module docs).
+    Adaptive,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]

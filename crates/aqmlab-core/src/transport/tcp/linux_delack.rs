@@ -42,20 +42,9 @@
 //! Linux computes it from one sample (`tcp_rtt_estimator`, `__tcp_set_rto`): SRTT + max(2
 //! SRTT, min RTO), at most the max RTO. Time is continuous, not in jiffies.
 
+pub use super::config::DelayedAckAto;
 use super::TcpConfig;
 use crate::sim::Time;
-use serde::{Deserialize, Serialize};
-
-/// How long a delayed ACK waits (`tcp.delayed_ack_ato`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DelayedAckAto {
-    /// Always `delayed_ack_timeout` (ns-2 DelAck's `interval_`).
-    #[default]
-    Fixed,
-    /// Linux's ATO, from `delayed_ack_timeout` up (module docs).
-    Adaptive,
-}
 
 /// `TCP_MAX_QUICKACKS` (include/net/tcp.h).
 pub const MAX_QUICKACKS: u32 = 16;
