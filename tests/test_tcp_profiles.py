@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import aqmlab
 import pytest
@@ -122,8 +123,12 @@ LOOPING = {
 
 def test_a_recovery_that_loops_is_reported_and_the_profile_no_longer_loops():
     looping = {**LOOPING, "tcp": {**LOOPING["tcp"], "prr_bound": "ssrb"}}
-    with pytest.warns(aqmlab.ScenarioWarning, match=r"tcp: \d+ flow\(s\) spent more than half .* fast recovery"):
+    with pytest.warns(aqmlab.ScenarioWarning) as caught:
         r = aqmlab.run(looping, seed=1)
+    messages = [str(w.message) for w in caught]
+    # Before the run, the combination that can loop; after it, the flows that did.
+    assert any(m.startswith('flows[0].tcp.prr_bound: "ssrb" with RACK-TLP') for m in messages), messages
+    assert any(re.search(r"tcp: \d+ flow\(s\) spent more than half .* fast recovery", m) for m in messages), messages
     assert r.warnings and r.warnings[0][0] == "tcp"
     assert r.flows["max_transmissions_of_a_segment"].max() > 100
     fixed = aqmlab.run(LOOPING, seed=1)
