@@ -35,3 +35,5 @@ mod lossy_path_tests;
 #[cfg(test)]
 #[path = "ns3_choices_tests.rs"]
 mod ns3_choices_tests;
+#[cfg(test)]
+mod rfc6675_sender_rig;

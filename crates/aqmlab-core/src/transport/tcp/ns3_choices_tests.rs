@@ -3,82 +3,11 @@
 //! tcp-socket-base.cc (the function named in each test), beside the RFC default.
 
 use super::*;
-use crate::net::packet::MAX_SACK_BLOCKS;
-use crate::net::{Packet, PacketKind, SackBlock};
-use crate::sim::{RngStream, StreamKind, Time};
-use crate::transport::tcp::agent_rig::AgentRig;
-use crate::transport::Endpoint;
+use crate::sim::Time;
+use crate::transport::tcp::rfc6675_sender_rig::{seqs, SenderRig as H};
 
 const MS: Time = 1_000_000;
 const SEC: Time = 1_000_000_000;
-
-struct H {
-    rig: AgentRig,
-    s: Rfc6675Sender,
-}
-
-impl H {
-    fn new(cfg: TcpConfig) -> H {
-        cfg.validate("tcp").unwrap();
-        let ep = Endpoint {
-            flow: 0,
-            agent: 0,
-            node: 0,
-            peer_node: 1,
-            peer_agent: 1,
-        };
-        H {
-            rig: AgentRig::new(ep),
-            s: Rfc6675Sender::new(cfg, ep, None, RngStream::new(1, StreamKind::Agent, 0)),
-        }
-    }
-
-    fn start(&mut self) -> Vec<Packet> {
-        self.s.start(&mut self.rig.cx(0));
-        self.rig.take_sent()
-    }
-
-    /// Fires the sender's timers up to `t`; returns what they sent.
-    fn run_until(&mut self, t: Time) -> Vec<Packet> {
-        self.rig
-            .run_timers_until(t, |cx, timer| self.s.timer(cx, timer))
-    }
-
-    /// An ACK at `t` of everything up to `ack` (-1: nothing) with these SACK blocks (end
-    /// exclusive), echoing `echo`; returns what the timers and the ACK sent.
-    fn ack_echo(&mut self, t: Time, ack: i64, sack: &[(i64, i64)], echo: Time) -> Vec<Packet> {
-        let mut out = self.run_until(t);
-        let mut p = Packet::new(PacketKind::TcpAck, 0, 1, 0, 0, 40);
-        p.ack = ack;
-        p.echo_sent_at = echo;
-        for (i, &(start, end)) in sack.iter().enumerate().take(MAX_SACK_BLOCKS) {
-            p.sack[i] = SackBlock { start, end };
-            p.sack_len = i as u8 + 1;
-        }
-        let id = self.rig.packets.alloc(p);
-        self.s.receive(&mut self.rig.cx(t), id);
-        out.extend(self.rig.take_sent());
-        out
-    }
-
-    fn ack(&mut self, t: Time, ack: i64, sack: &[(i64, i64)]) -> Vec<Packet> {
-        self.ack_echo(t, ack, sack, 0)
-    }
-
-    fn state(&self, name: &str) -> f64 {
-        let mut v = f64::NAN;
-        self.s.state(&mut |k, x| {
-            if k == name {
-                v = x;
-            }
-        });
-        v
-    }
-}
-
-fn seqs(ps: &[Packet]) -> Vec<i64> {
-    ps.iter().map(|p| p.seq).collect()
-}
 
 /// RFC 6675 recovery with RFC defaults, an initial window of `iw` and no limit from
 /// ssthresh or the receiver, limited transmit off, RTO 1 s before any sample.
@@ -104,7 +33,7 @@ fn base(iw: u32) -> TcpConfig {
 #[test]
 fn ssthresh_from_the_pipe_at_recovery_entry() {
     for (ssthresh_base, expected) in [(SsthreshBase::FlightSize, 5.0), (SsthreshBase::Pipe, 3.0)] {
-        let mut h = H::new(TcpConfig {
+        let mut h = H::validated(TcpConfig {
             ssthresh_base,
             ..base(10)
         });
@@ -130,7 +59,7 @@ impl H {
 /// pipe would give max(1 / 2, 2) = 2.
 #[test]
 fn a_second_timeout_of_the_resent_head_keeps_ssthresh() {
-    let mut h = H::new(TcpConfig {
+    let mut h = H::validated(TcpConfig {
         ssthresh_base: SsthreshBase::Pipe,
         ..base(10)
     });
@@ -153,7 +82,7 @@ fn every_ack_covering_the_oldest_packet_gives_a_sample() {
         (RttSampling::TimedPacket, 1),
         (RttSampling::OldestUnacked, 4),
     ] {
-        let mut h = H::new(TcpConfig {
+        let mut h = H::validated(TcpConfig {
             rtt_sampling: sampling,
             ..base(4)
         });
@@ -170,7 +99,7 @@ fn every_ack_covering_the_oldest_packet_gives_a_sample() {
 /// from its own sending.
 #[test]
 fn after_a_timeout_the_samples_resume_with_new_data() {
-    let mut h = H::new(TcpConfig {
+    let mut h = H::validated(TcpConfig {
         rtt_sampling: RttSampling::OldestUnacked,
         rto_estimator: RtoEstimatorKind::Ns3,
         tick: crate::scenario::units::Duration(MS),
@@ -203,7 +132,7 @@ fn duplicate_acks_after_a_timeout_send_nothing_when_ignored() {
         (DupacksAfterTimeout::Counted, vec![3]),
         (DupacksAfterTimeout::Ignored, vec![]),
     ] {
-        let mut h = H::new(TcpConfig {
+        let mut h = H::validated(TcpConfig {
             dupacks_after_timeout: rule,
             limited_transmit: true,
             ..base(2)
@@ -226,7 +155,7 @@ fn only_the_first_partial_ack_restarts_the_timer() {
         (PartialAckTimer::First, 1200 * MS),
         (PartialAckTimer::Every, 1300 * MS),
     ] {
-        let mut h = H::new(TcpConfig {
+        let mut h = H::validated(TcpConfig {
             partial_ack_timer: Some(rule),
             ..base(10)
         });
@@ -256,7 +185,7 @@ fn a_syn_handshake_precedes_the_data_and_ns3_times_the_first_syn() {
         (RttSampling::OldestUnacked, 9200.0, 27_600.0),
         (RttSampling::TimedPacket, 0.0, 3000.0),
     ] {
-        let mut h = H::new(TcpConfig {
+        let mut h = H::validated(TcpConfig {
             handshake: Handshake::Syn,
             rtt_sampling: sampling,
             rto_estimator: RtoEstimatorKind::Ns3,

@@ -6,64 +6,11 @@ use super::*;
 use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::sim::StreamKind;
-use crate::transport::tcp::agent_rig::AgentRig;
 use crate::transport::tcp::congestion::CongestionControlKind;
+use crate::transport::tcp::rfc6675_sender_rig::{seqs, SenderRig as H};
 use crate::transport::tcp::{Recovery, TcpVariant};
 
 const MS: Time = 1_000_000;
-
-struct H {
-    rig: AgentRig,
-    s: Rfc6675Sender,
-}
-
-impl H {
-    fn new(cfg: TcpConfig) -> H {
-        let ep = Endpoint {
-            flow: 0,
-            agent: 0,
-            node: 0,
-            peer_node: 1,
-            peer_agent: 1,
-        };
-        H {
-            rig: AgentRig::new(ep),
-            s: Rfc6675Sender::new(cfg, ep, None, RngStream::new(1, StreamKind::Agent, 0)),
-        }
-    }
-
-    fn start(&mut self) -> Vec<Packet> {
-        self.s.start(&mut self.rig.cx(0));
-        self.rig.take_sent()
-    }
-
-    /// Fires the sender's timers up to `t`; returns what they sent.
-    fn run_until(&mut self, t: Time) -> Vec<Packet> {
-        self.rig
-            .run_timers_until(t, |cx, timer| self.s.timer(cx, timer))
-    }
-
-    /// An ACK at `t` of everything up to `cum`, with SACK blocks [start, end), echoing the
-    /// sending time `echo`; returns what the timers due before it and the ACK sent.
-    fn ack(&mut self, t: Time, cum: i64, sack: &[(i64, i64)], echo: Time) -> Vec<Packet> {
-        let mut out = self.run_until(t);
-        let mut p = Packet::new(PacketKind::TcpAck, 0, 1, 0, 0, 40);
-        p.ack = cum;
-        p.echo_sent_at = echo;
-        for (i, &(start, end)) in sack.iter().enumerate().take(MAX_SACK_BLOCKS) {
-            p.sack[i] = SackBlock { start, end };
-            p.sack_len = i as u8 + 1;
-        }
-        let id = self.rig.packets.alloc(p);
-        self.s.receive(&mut self.rig.cx(t), id);
-        out.extend(self.rig.take_sent());
-        out
-    }
-}
-
-fn seqs(ps: &[Packet]) -> Vec<i64> {
-    ps.iter().map(|p| p.seq).collect()
-}
 
 /// SACK recovery with RFC 6675's rules, Reno, IW 10, 1 ms ticks, 1 s initial RTO.
 fn base() -> TcpConfig {
@@ -114,13 +61,13 @@ fn tcp_enter_loss_cuts_once_per_window_and_keeps_what_is_in_flight() {
         let mut h = H::new(c);
         assert_eq!(seqs(&h.start()), (0..10).collect::<Vec<_>>());
         assert_eq!(
-            seqs(&h.ack(100 * MS, -1, &[(1, 10)], 0)),
+            seqs(&h.ack_echo(100 * MS, -1, &[(1, 10)], 0)),
             [0, 10, 11, 12, 13]
         );
         assert_eq!((h.s.ssthresh, h.s.scb.in_recovery()), (5, true));
-        let at_200 = h.ack(200 * MS, -1, &[(10, 12), (1, 10)], 100 * MS);
+        let at_200 = h.ack_echo(200 * MS, -1, &[(10, 12), (1, 10)], 100 * MS);
         assert_eq!(seqs(&at_200), [0, 14, 15]);
-        let at_950 = h.ack(950 * MS, -1, &[(12, 14), (10, 12), (1, 10)], 100 * MS);
+        let at_950 = h.ack_echo(950 * MS, -1, &[(12, 14), (10, 12), (1, 10)], 100 * MS);
         assert_eq!(seqs(&at_950), [16, 17]);
         assert_eq!(seqs(&h.run_until(1_000 * MS)), [0], "{response:?}");
         assert_eq!((h.s.ssthresh, h.s.cwnd), (ssthresh, cwnd), "{response:?}");
@@ -159,8 +106,16 @@ fn frto_undoes_a_spurious_timeout_as_tcp_process_loss() {
         assert_eq!(seqs(&h.run_until(500 * MS)), [10], "the probe");
         assert_eq!(seqs(&h.run_until(1_000 * MS)), [0], "the RTO");
         assert_eq!((h.s.cwnd, h.s.ssthresh), (1.0, 5));
-        assert_eq!(seqs(&h.ack(1_050 * MS, 0, &[], 0)), at_1050, "F-RTO {frto}");
-        assert_eq!(seqs(&h.ack(1_100 * MS, 5, &[], 0)), at_1100, "F-RTO {frto}");
+        assert_eq!(
+            seqs(&h.ack_echo(1_050 * MS, 0, &[], 0)),
+            at_1050,
+            "F-RTO {frto}"
+        );
+        assert_eq!(
+            seqs(&h.ack_echo(1_100 * MS, 5, &[], 0)),
+            at_1100,
+            "F-RTO {frto}"
+        );
         assert_eq!((h.s.cwnd, h.s.ssthresh), (cwnd, ssthresh), "F-RTO {frto}");
         assert_eq!(
             h.s.scb.may_enter_recovery(),
@@ -183,12 +138,15 @@ fn frto_resumes_the_repairs_when_the_loss_is_real() {
     let mut h = H::new(c);
     h.start();
     h.run_until(1_000 * MS);
-    assert_eq!(seqs(&h.ack(1_050 * MS, 0, &[], 0)), [11, 12]);
-    assert_eq!(seqs(&h.ack(1_100 * MS, 0, &[(11, 12)], 1_050 * MS)), [1, 2]);
+    assert_eq!(seqs(&h.ack_echo(1_050 * MS, 0, &[], 0)), [11, 12]);
+    assert_eq!(
+        seqs(&h.ack_echo(1_100 * MS, 0, &[(11, 12)], 1_050 * MS)),
+        [1, 2]
+    );
     assert_eq!(h.s.frto, None);
     // The next advance goes on from 3: 1..=4 acknowledged, cwnd 3, packets 5, 6, 7; 11 and
     // 12 are skipped.
-    let next = seqs(&h.ack(1_200 * MS, 4, &[(11, 12)], 1_100 * MS));
+    let next = seqs(&h.ack_echo(1_200 * MS, 4, &[(11, 12)], 1_100 * MS));
     assert_eq!(next, [5, 6, 7]);
 }
 
@@ -215,17 +173,20 @@ fn tcp_rearm_rto_counts_from_the_heads_last_transmission() {
         c.rto_restart = restart;
         let mut h = H::new(c);
         h.start();
-        assert_eq!(seqs(&h.ack(100 * MS, 4, &[], 0)), [10, 11, 12, 13, 14, 15]);
+        assert_eq!(
+            seqs(&h.ack_echo(100 * MS, 4, &[], 0)),
+            [10, 11, 12, 13, 14, 15]
+        );
         assert_eq!(h.s.rtt.rto(), 300 * MS);
         assert_eq!((h.s.rto_at, h.s.rtx_mode), (expiry_100, XmitTimer::Probe));
         assert_eq!(
-            seqs(&h.ack(120 * MS, 4, &[(6, 7)], 0)),
+            seqs(&h.ack_echo(120 * MS, 4, &[(6, 7)], 0)),
             [16],
             "limited transmit"
         );
         assert_eq!(h.s.rtx_mode, XmitTimer::Reorder);
         assert_eq!(h.s.rtx.deadline(), Some(145 * MS));
-        h.ack(130 * MS, 6, &[], 0);
+        h.ack_echo(130 * MS, 6, &[], 0);
         assert_eq!(h.s.rto_at, expiry, "{restart:?}");
         assert_eq!(
             h.s.rtx.deadline(),
@@ -248,9 +209,9 @@ fn a_bare_duplicate_ack_leaves_linuxs_probe_pending() {
         c.rto_restart = restart;
         let mut h = H::new(c);
         h.start();
-        h.ack(100 * MS, 4, &[], 0);
+        h.ack_echo(100 * MS, 4, &[], 0);
         assert_eq!(h.s.rtx_mode, XmitTimer::Probe);
-        h.ack(150 * MS, 4, &[], 0);
+        h.ack_echo(150 * MS, 4, &[], 0);
         assert_eq!(h.s.rtx_mode, mode, "{restart:?}");
     }
 }
@@ -270,9 +231,9 @@ fn rack_alone_decides_when_a_recovery_starts() {
         c.rack_tlp.enabled = rack_on;
         let mut h = H::new(c);
         h.start();
-        h.ack(100 * MS, -1, &[(1, 2)], 0);
-        h.ack(101 * MS, 1, &[], 0);
-        let sent_110 = h.ack(110 * MS, 1, &[(3, 6)], 0);
+        h.ack_echo(100 * MS, -1, &[(1, 2)], 0);
+        h.ack_echo(101 * MS, 1, &[], 0);
+        let sent_110 = h.ack_echo(110 * MS, 1, &[(3, 6)], 0);
         let retransmitted = |ps: &[Packet]| -> Vec<i64> {
             ps.iter()
                 .filter(|p| p.retransmission)
@@ -313,19 +274,19 @@ fn overhead_delays_the_rfc6675_senders_sends_but_not_the_fast_retransmit() {
     assert!(h.start().is_empty());
     assert_eq!(h.s.delayed.as_ref().unwrap().timer.deadline(), Some(d[0]));
     assert_eq!(seqs(&h.run_until(d[0])), [0, 1]);
-    assert!(h.ack(100 * MS, 0, &[], 0).is_empty());
+    assert!(h.ack_echo(100 * MS, 0, &[], 0).is_empty());
     assert_eq!(seqs(&h.run_until(100 * MS + d[1])), [2, 3]);
-    assert!(h.ack(200 * MS, 1, &[], 0).is_empty());
+    assert!(h.ack_echo(200 * MS, 1, &[], 0).is_empty());
     assert_eq!(seqs(&h.run_until(200 * MS + d[2])), [4, 5]);
-    assert_eq!(seqs(&h.ack(300 * MS, 1, &[(3, 4)], 0)), [6]);
-    assert_eq!(seqs(&h.ack(301 * MS, 1, &[(3, 5)], 0)), [7]);
+    assert_eq!(seqs(&h.ack_echo(300 * MS, 1, &[(3, 4)], 0)), [6]);
+    assert_eq!(seqs(&h.ack_echo(301 * MS, 1, &[(3, 5)], 0)), [7]);
     assert_eq!(
-        seqs(&h.ack(302 * MS, 1, &[(3, 6)], 0)),
+        seqs(&h.ack_echo(302 * MS, 1, &[(3, 6)], 0)),
         [2],
         "the fast retransmit"
     );
     assert!(h.s.scb.in_recovery());
-    assert!(h.ack(303 * MS, 1, &[(3, 7)], 0).is_empty());
+    assert!(h.ack_echo(303 * MS, 1, &[(3, 7)], 0).is_empty());
     assert_eq!(
         h.s.delayed.as_ref().unwrap().timer.deadline(),
         Some(303 * MS + d[3])
