@@ -305,6 +305,10 @@ pub struct TcpConfig {
     /// ACK of data never retransmitted before RecoveryPoint undoes the timeout's reduction
     /// as spurious. Off by default. `rfc6675` only.
     pub frto: bool,
+    /// Grow cwnd only while the flow is cwnd-limited (Linux `tcp_is_cwnd_limited` with
+    /// `tcp_cwnd_validate`, `cwnd_use.rs`): a flow held back by the receiver's window keeps
+    /// its cwnd. Off by default (RFC 5681 and ns-2 grow on every new ACK). `rfc6675` only.
+    pub grow_only_when_cwnd_limited: bool,
     /// The window a congestion signal reduces from (`rfc6675` only): `flight_size` (RFC 5681
     /// eq. 4, the default) | `cwnd` (Linux) | `pipe` (ns-3). CUBIC's W_max and cwnd_prior
     /// come from the same window, and PRR's RecoverFS with `cwnd` (FlightSize otherwise).
@@ -371,6 +375,7 @@ impl Default for TcpConfig {
             rto_restart: RtoRestart::NewAck,
             timeout_response: TimeoutResponse::Rfc5681,
             frto: false,
+            grow_only_when_cwnd_limited: false,
             recovery: Recovery::Ns2,
             ssthresh_base: SsthreshBase::FlightSize,
             prr_bound: PrrBound::Ssrb,
@@ -488,6 +493,10 @@ impl TcpConfig {
                 self.timeout_response != TimeoutResponse::Rfc5681,
             ),
             ("frto", self.frto),
+            (
+                "grow_only_when_cwnd_limited",
+                self.grow_only_when_cwnd_limited,
+            ),
         ] {
             if modern && self.recovery != Recovery::Rfc6675 {
                 return err(

@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod congestion;
+mod cwnd_use;
 mod held_runs;
 pub mod linux_delack;
 pub mod linux_rtt;

@@ -58,6 +58,7 @@
 //! and the RTT estimator's rto_estimator, min_rto, max_rto, initial_rto, tick, max_backoff.
 
 use super::congestion::CongestionControl;
+use super::cwnd_use::CwndUse;
 use super::ns3_state::{handshake_sample, Ns3State};
 use super::recovery::prr::Prr;
 use super::recovery::rack_tlp::{
@@ -159,6 +160,8 @@ pub struct Rfc6675Sender {
     transmissions: Transmissions,
     /// What only some of ns-3's options keep (`ns3_state.rs`); None without them.
     ns3: Option<Box<Ns3State>>,
+    /// With `grow_only_when_cwnd_limited`: how much of cwnd the flow uses (`cwnd_use.rs`).
+    cwnd_use: Option<Box<CwndUse>>,
 }
 
 /// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
@@ -181,6 +184,9 @@ impl Rfc6675Sender {
         let cfg_overhead = cfg.overhead.0;
         Rfc6675Sender {
             ns3: Ns3State::for_config(&cfg),
+            cwnd_use: cfg
+                .grow_only_when_cwnd_limited
+                .then(Box::<CwndUse>::default),
             rtt: RtoEstimator::new(&cfg),
             cc: CongestionControl::new(
                 cfg.congestion_control,
@@ -516,13 +522,7 @@ impl Rfc6675Sender {
             return;
         }
         if advanced && !ece {
-            self.cc.on_ack(
-                &mut self.cwnd,
-                &mut self.ssthresh,
-                u.newly_acked,
-                cx.now,
-                self.rtt.srtt(),
-            );
+            self.grow(cx, u.newly_acked);
         }
         let sent = self.send_window_or_delay(cx);
         if advanced || sent {
@@ -582,13 +582,7 @@ impl Rfc6675Sender {
             return false;
         }
         self.scb.extend_timeout_episode();
-        self.cc.on_ack(
-            &mut self.cwnd,
-            &mut self.ssthresh,
-            newly_acked,
-            cx.now,
-            self.rtt.srtt(),
-        );
+        self.grow(cx, newly_acked);
         let cwnd = (self.cwnd.floor() as i64).max(1);
         let mut sent = false;
         let go_back = self.t_seqno;
@@ -1015,7 +1009,35 @@ impl Rfc6675Sender {
             }
             self.t_seqno = seq + 1;
         }
+        if let Some(u) = &mut self.cwnd_use {
+            u.after_send(
+                sent,
+                (self.scb.pipe(), cwnd),
+                self.scb.high_data() - self.scb.snd_una() + 1,
+                (self.scb.snd_una(), self.scb.high_data() + 1),
+            );
+        }
         sent
+    }
+
+    /// The controller's growth for an ACK of `acked` new packets, unless
+    /// `grow_only_when_cwnd_limited` finds the window unused (Linux `tcp_is_cwnd_limited`,
+    /// the first test of `tcp_reno_cong_avoid` and `cubictcp_cong_avoid`).
+    fn grow(&mut self, cx: &mut AgentCtx, acked: i64) {
+        if self
+            .cwnd_use
+            .as_ref()
+            .is_some_and(|u| !u.allows_growth(self.cwnd, self.ssthresh))
+        {
+            return;
+        }
+        self.cc.on_ack(
+            &mut self.cwnd,
+            &mut self.ssthresh,
+            acked,
+            cx.now,
+            self.rtt.srtt(),
+        );
     }
 
     /// The RTO expired. With `timeout_response = "linux"` (`tcp_enter_loss`): ssthresh is

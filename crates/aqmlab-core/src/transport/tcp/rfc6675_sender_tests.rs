@@ -294,3 +294,37 @@ fn overhead_delays_the_rfc6675_senders_sends_but_not_the_fast_retransmit() {
     assert_eq!(seqs(&h.run_until(303 * MS + d[3])), [8]);
     assert!(d.iter().all(|&x| x < o));
 }
+
+/// Linux `tcp_is_cwnd_limited` (include/net/tcp.h) with `tcp_cwnd_validate`
+/// (net/ipv4/tcp_output.c) against RFC 5681, for a flow the receiver's window holds to 4
+/// packets. By hand: cwnd 6 (IW), slow start, Linux's per-packet growth; 0..=3 leave at 0 ms
+/// (the window allows 4; 4 of 6 in flight: not cwnd-limited, 4 packets out). Each ACK of one
+/// packet releases one more. RFC 5681 grows cwnd by one per ACK: 7, 8, 9, 10. Linux grows only
+/// while cwnd < 2 x 4 packets out in slow start: 7, 8, 8, 8.
+#[test]
+fn tcp_is_cwnd_limited_keeps_a_receiver_limited_cwnd() {
+    use crate::transport::tcp::congestion::CwndGrowth;
+    for (gated, expected) in [(false, [7.0, 8.0, 9.0, 10.0]), (true, [7.0, 8.0, 8.0, 8.0])] {
+        let cfg = TcpConfig {
+            window: 4,
+            window_init: 6,
+            cwnd_growth: CwndGrowth::PacketsAcked,
+            grow_only_when_cwnd_limited: gated,
+            ..base()
+        };
+        cfg.validate("tcp").unwrap();
+        let mut h = H::new(cfg);
+        assert_eq!(seqs(&h.start()), [0, 1, 2, 3]);
+        let mut cwnds = vec![];
+        for k in 0..4 {
+            let sent = h.ack_echo((100 + k) * MS, k as i64, &[], 0);
+            assert_eq!(
+                seqs(&sent),
+                [k as i64 + 4],
+                "the receiver's window releases one"
+            );
+            cwnds.push(h.state("cwnd"));
+        }
+        assert_eq!(cwnds, expected, "grow_only_when_cwnd_limited = {gated}");
+    }
+}
