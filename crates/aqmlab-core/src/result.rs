@@ -5,7 +5,7 @@
 use crate::metrics::fairness::GroupSummary;
 use crate::metrics::flow_stats::FlowSummary;
 use crate::metrics::queue_stats::QueueSummary;
-use crate::run_warnings::RunWarning;
+use crate::scenario::warnings::ScenarioWarning;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
@@ -103,7 +103,7 @@ pub struct RunResult {
     pub conserved: bool,
     /// What the run measured that most likely was not meant (`run_warnings.rs`): a flow
     /// stalled in recovery.
-    pub warnings: Vec<RunWarning>,
+    pub warnings: Vec<ScenarioWarning>,
     pub timeseries: SeriesColumns,
 }
 

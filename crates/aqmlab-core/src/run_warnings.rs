@@ -12,29 +12,16 @@
 //!   when the loop is brought back (`prr_bound = "ssrb"`, tests/recovery_loops.rs).
 
 use crate::metrics::flow_stats::FlowStats;
+// A run's warning is the same remark as a scenario's (a field, and what is likely wrong), and
+// the callers show both alike: one type.
+use crate::scenario::warnings::ScenarioWarning;
 use crate::sim::Time;
-use serde::Serialize;
-use std::fmt;
-
-/// A remark about a run's result: where to look, and what is likely wrong.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RunWarning {
-    /// The scenario field most likely at the origin (`tcp` for TCP behaviour).
-    pub path: String,
-    pub message: String,
-}
-
-impl fmt::Display for RunWarning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
-}
 
 /// The share of the measurement period above which a flow stalled in recovery is reported.
 pub const STALLED_SHARE: f64 = 0.5;
 
 /// The warnings about flows' statistics over a measurement period of `span` ns.
-pub fn of(stats: &[FlowStats], span: Time) -> Vec<RunWarning> {
+pub fn of(stats: &[FlowStats], span: Time) -> Vec<ScenarioWarning> {
     let stalled: Vec<(usize, &FlowStats)> = stats
         .iter()
         .enumerate()
@@ -58,7 +45,7 @@ pub fn of(stats: &[FlowStats], span: Time) -> Vec<RunWarning> {
     if stalled.len() > LISTED {
         names.push(format!("and {} more", stalled.len() - LISTED));
     }
-    vec![RunWarning {
+    vec![ScenarioWarning {
         path: "tcp".into(),
         message: format!(
             "{} flow(s) spent more than half of the measurement period in fast recovery \

@@ -14,11 +14,13 @@ use super::units::{byte_rate, format_rate, parse_duration, split_quantity};
 use crate::aqm::params::ParamDoc;
 use crate::aqm::registry;
 use crate::sim::time;
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
 
-/// A remark about a valid scenario: the field, and what is likely wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A remark about a valid scenario, or about a finished run (`run_warnings.rs`): the field,
+/// and what is likely wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ScenarioWarning {
     pub path: String,
     pub message: String,
