@@ -424,13 +424,7 @@ impl Rfc6675Sender {
                 None
             };
             if let Some(sent_at) = sent_at {
-                self.rtt.sample(
-                    sent_at,
-                    cx.now,
-                    self.scb.snd_una(),
-                    self.scb.high_data() + 1,
-                );
-                cx.stats.on_rtt_sample(cx.now - sent_at);
+                self.rtt_sample(cx, sent_at);
             }
             // HyStart (either kind) and CUBIC's minimum RTT time every advancing ACK,
             // timestamps or not, as Linux's do from each packet's send time
@@ -748,6 +742,18 @@ impl Rfc6675Sender {
         self.set_rtx_timer(cx);
     }
 
+    /// An RTT sample of a packet sent at `sent_at`, for the RTO estimator and the flow's
+    /// RTT statistics.
+    fn rtt_sample(&mut self, cx: &mut AgentCtx, sent_at: Time) {
+        self.rtt.sample(
+            sent_at,
+            cx.now,
+            self.scb.snd_una(),
+            self.scb.high_data() + 1,
+        );
+        cx.stats.on_rtt_sample(cx.now - sent_at);
+    }
+
     /// `handshake = "syn"` and no SYN-ACK yet.
     fn awaiting_syn_ack(&self) -> bool {
         self.ns3.as_ref().is_some_and(|n| n.awaiting_syn_ack())
@@ -773,13 +779,7 @@ impl Rfc6675Sender {
             return;
         };
         if let Some(sent_at) = handshake_sample(&self.cfg, first, count, echo) {
-            self.rtt.sample(
-                sent_at,
-                cx.now,
-                self.scb.snd_una(),
-                self.scb.high_data() + 1,
-            );
-            cx.stats.on_rtt_sample(cx.now - sent_at);
+            self.rtt_sample(cx, sent_at);
         }
         self.rtt.on_new_ack();
         self.rtx.cancel();
