@@ -3,7 +3,8 @@
 //! sink scripted packets. The agent itself stays with the test, which lends it this context.
 
 use crate::metrics::FlowStats;
-use crate::net::{Packet, PacketArena, PacketId};
+use crate::net::packet::MAX_SACK_BLOCKS;
+use crate::net::{Packet, PacketArena, PacketId, PacketKind, SackBlock};
 use crate::sim::{EventKind, EventQueue, Time};
 use crate::transport::{AgentCtx, Endpoint};
 
@@ -63,4 +64,21 @@ impl AgentRig {
         self.events.advance_to(t);
         self.take_sent()
     }
+
+    /// A 40-byte ACK from the peer of everything up to `cum` (-1: nothing), with SACK blocks
+    /// [start, end) (at most `MAX_SACK_BLOCKS`); the caller sets what else it carries.
+    pub fn ack_packet(cum: i64, sack: &[(i64, i64)]) -> Packet {
+        let mut p = Packet::new(PacketKind::TcpAck, 0, 1, 0, 0, 40);
+        p.ack = cum;
+        for (i, &(start, end)) in sack.iter().enumerate().take(MAX_SACK_BLOCKS) {
+            p.sack[i] = SackBlock { start, end };
+            p.sack_len = i as u8 + 1;
+        }
+        p
+    }
+}
+
+/// The sequence numbers of `ps`, in order.
+pub fn seqs(ps: &[Packet]) -> Vec<i64> {
+    ps.iter().map(|p| p.seq).collect()
 }

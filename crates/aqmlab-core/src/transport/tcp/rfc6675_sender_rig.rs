@@ -4,8 +4,7 @@
 
 use super::agent_rig::AgentRig;
 use super::{Rfc6675Sender, TcpConfig};
-use crate::net::packet::MAX_SACK_BLOCKS;
-use crate::net::{Packet, PacketKind, SackBlock};
+use crate::net::Packet;
 use crate::sim::{RngStream, StreamKind, Time};
 use crate::transport::Endpoint;
 
@@ -51,13 +50,8 @@ impl SenderRig {
     /// sent.
     pub fn ack_echo(&mut self, t: Time, cum: i64, sack: &[(i64, i64)], echo: Time) -> Vec<Packet> {
         let mut out = self.run_until(t);
-        let mut p = Packet::new(PacketKind::TcpAck, 0, 1, 0, 0, 40);
-        p.ack = cum;
+        let mut p = AgentRig::ack_packet(cum, sack);
         p.echo_sent_at = echo;
-        for (i, &(start, end)) in sack.iter().enumerate().take(MAX_SACK_BLOCKS) {
-            p.sack[i] = SackBlock { start, end };
-            p.sack_len = i as u8 + 1;
-        }
         let id = self.rig.packets.alloc(p);
         self.s.receive(&mut self.rig.cx(t), id);
         out.extend(self.rig.take_sent());
@@ -81,7 +75,4 @@ impl SenderRig {
     }
 }
 
-/// The sequence numbers of `ps`, in order.
-pub fn seqs(ps: &[Packet]) -> Vec<i64> {
-    ps.iter().map(|p| p.seq).collect()
-}
+pub use super::agent_rig::seqs;

@@ -5,7 +5,7 @@
 use super::*;
 use crate::net::Packet;
 use crate::sim::StreamKind;
-use crate::transport::tcp::agent_rig::AgentRig;
+use crate::transport::tcp::agent_rig::{seqs, AgentRig};
 
 const MS: Time = 1_000_000;
 const SEC: Time = 1_000_000_000;
@@ -48,13 +48,8 @@ impl H {
 
     fn ack_full(&mut self, t: Time, ack: i64, ece: bool, sack: &[(i64, i64)]) -> Vec<Packet> {
         let mut out = self.run_until(t);
-        let mut p = Packet::new(PacketKind::TcpAck, 0, 1, 0, 0, 40);
-        p.ack = ack;
+        let mut p = AgentRig::ack_packet(ack, sack);
         p.ecn.ece = ece;
-        for (i, &(start, end)) in sack.iter().enumerate().take(MAX_SACK_BLOCKS) {
-            p.sack[i] = SackBlock { start, end };
-            p.sack_len = i as u8 + 1;
-        }
         let id = self.rig.packets.alloc(p);
         self.s.receive(&mut self.rig.cx(t), id);
         out.extend(self.rig.take_sent());
@@ -64,10 +59,6 @@ impl H {
     fn ack(&mut self, t: Time, ack: i64) -> Vec<Packet> {
         self.ack_full(t, ack, false, &[])
     }
-}
-
-fn seqs(ps: &[Packet]) -> Vec<i64> {
-    ps.iter().map(|p| p.seq).collect()
 }
 
 fn cfg(variant: TcpVariant) -> TcpConfig {
