@@ -11,6 +11,7 @@
 //! ```
 
 pub mod aqm;
+pub mod emulation;
 pub mod metrics;
 pub mod net;
 pub mod result;

@@ -104,6 +104,10 @@ pub struct RunResult {
     /// What the run measured that most likely was not meant (`run_warnings.rs`): a flow
     /// stalled in recovery.
     pub warnings: Vec<ScenarioWarning>,
+    /// How faithfully an emulation kept its schedule (`crate::emulation`); absent from a
+    /// simulation's result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub emulation: Option<crate::emulation::EmulationFidelity>,
     pub timeseries: SeriesColumns,
 }
 

@@ -22,6 +22,10 @@ pub struct FlowInfo {
     /// The sending agent; the receiver is `sender + 1`.
     pub sender: AgentId,
     pub start: Time,
+    /// When the flow stops, if the scenario says so.
+    pub stop: Option<Time>,
+    /// The `flows` entry of the scenario this flow comes from.
+    pub spec: usize,
 }
 
 /// Why a run stopped early.
@@ -51,7 +55,7 @@ pub struct Simulator {
     pub(crate) warmup: Time,
     sample_interval: Option<Time>,
     sample_flows: bool,
-    events: EventQueue,
+    pub(crate) events: EventQueue,
     pub(crate) packets: PacketArena,
     pub(crate) nodes: Vec<String>,
     pub(crate) links: Vec<Link>,
@@ -63,6 +67,10 @@ pub struct Simulator {
     outbox: Vec<PacketId>,
     dropped: Vec<PacketId>,
     pub(crate) series: TimeSeries,
+    /// Emulation (`crate::emulation`): packets that reached their destination host, for the
+    /// emulator to hand to the real host, instead of to the simulated agents. `None` in a
+    /// simulation.
+    pub(crate) host_egress: Option<Vec<PacketId>>,
 }
 
 impl Simulator {
@@ -118,6 +126,7 @@ impl Simulator {
             outbox: Vec::with_capacity(64),
             dropped: Vec::with_capacity(64),
             series: TimeSeries::default(),
+            host_egress: None,
         }
     }
 
@@ -158,7 +167,7 @@ impl Simulator {
     }
 
     /// Gathers the result; the series move out of the simulator rather than being copied.
-    fn collect_result(&mut self, events: u64, wall: f64) -> RunResult {
+    pub(crate) fn collect_result(&mut self, events: u64, wall: f64) -> RunResult {
         let now = self.now();
         let queues: Vec<QueueSummary> = self
             .links
@@ -210,6 +219,7 @@ impl Simulator {
             jain_index_all_flows: fairness.jain_index_all_flows,
             conserved,
             warnings: crate::run_warnings::of(&self.flow_stats, now - self.warmup.min(now)),
+            emulation: None,
             timeseries,
         }
     }
@@ -224,7 +234,7 @@ impl Simulator {
     }
 
     #[inline]
-    fn dispatch(&mut self, kind: EventKind) {
+    pub(crate) fn dispatch(&mut self, kind: EventKind) {
         match kind {
             EventKind::LinkTxDone(l) => self.with_link(l, |link, cx| link.tx_done(cx)),
             EventKind::LinkDeliver(l) => {
@@ -234,6 +244,8 @@ impl Simulator {
                 self.arrive_at_node(at, pkt);
             }
             EventKind::QueueTimer(l) => self.with_link(l, |link, cx| link.queue_timer(cx)),
+            // In an emulation the hosts' kernels run the flows; the simulated agents stay idle.
+            EventKind::AgentStart(_) | EventKind::AgentStop(_) if self.host_egress.is_some() => {}
             EventKind::AgentStart(a) => self.with_agent(a, |ag, cx| ag.start(cx)),
             EventKind::AgentStop(a) => self.with_agent(a, |ag, cx| ag.stop(cx)),
             EventKind::AgentTimer { agent, timer } => {
@@ -290,6 +302,10 @@ impl Simulator {
     fn arrive_at_node(&mut self, node: NodeId, pkt: PacketId) {
         let p = self.packets.get(pkt);
         if p.dst == node {
+            if let Some(egress) = &mut self.host_egress {
+                egress.push(pkt);
+                return;
+            }
             let agent = p.dst_agent;
             self.with_agent(agent, |ag, cx| ag.receive(cx, pkt));
         } else {
@@ -299,7 +315,7 @@ impl Simulator {
 
     /// Puts a packet on the next link towards its destination.
     #[inline]
-    fn forward(&mut self, node: NodeId, pkt: PacketId) {
+    pub(crate) fn forward(&mut self, node: NodeId, pkt: PacketId) {
         let dst = self.packets.get(pkt).dst;
         match self.routing.next_hop(node, dst) {
             Some(l) => self.with_link(l, |link, cx| link.arrive(pkt, cx)),
@@ -378,7 +394,7 @@ impl Simulator {
             self.series.push(now, src, "packets_sent", sent as f64);
             self.series.push(now, src, "packets_received", recv as f64);
         }
-        if self.sample_flows {
+        if self.sample_flows && self.host_egress.is_none() {
             for (fi, f) in self.flows.iter().enumerate() {
                 let agent = &self.agents[f.sender as usize];
                 if !agent.is_tcp_sender() {
@@ -398,7 +414,7 @@ impl Simulator {
     }
 
     /// Every live packet must be somewhere: in a queue, on a transmitter or in a pipe.
-    fn check_packet_accounting(&self) -> Result<(), RunError> {
+    pub(crate) fn check_packet_accounting(&self) -> Result<(), RunError> {
         let held: usize = self.links.iter().map(|l| l.packets_held()).sum();
         if held != self.packets.live() {
             return Err(RunError::Invariant(format!(
@@ -412,7 +428,7 @@ impl Simulator {
 
     /// No reported metric may exceed its physical bound (issue 10, item 11): a run that
     /// breaks one fails instead of printing an impossible number.
-    fn check_bounds(&self, r: &RunResult) -> Result<(), RunError> {
+    pub(crate) fn check_bounds(&self, r: &RunResult) -> Result<(), RunError> {
         // Relative slack for float division; the counters themselves are integers.
         const SLACK: f64 = 1e-9;
         let fail = |m: String| Err(RunError::Invariant(format!("metric out of bounds: {m}")));

@@ -431,6 +431,8 @@ pub fn build(
                     dst: b.nodes[dst as usize].clone(),
                     sender: sa,
                     start,
+                    stop: c.stop.map(|d| d.0),
+                    spec: fi,
                 });
                 k += 1;
             }

@@ -105,6 +105,15 @@ impl EventQueue {
         Some(e)
     }
 
+    /// When the earliest pending event is due (an emulation sleeps until then).
+    pub fn peek_time(&mut self) -> Option<Time> {
+        if self.in_radix {
+            self.radix.peek().map(|e| e.time)
+        } else {
+            self.heap.peek().map(|e| e.time)
+        }
+    }
+
     /// Sets the clock at the end of a run, after the last event not later than `t`.
     pub fn advance_to(&mut self, t: Time) {
         self.now = self.now.max(t);
