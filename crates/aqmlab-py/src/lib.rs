@@ -8,6 +8,8 @@
 
 mod arrow_tables;
 mod conversion;
+#[cfg(target_os = "linux")]
+mod emulation;
 mod errors;
 mod python_aqm;
 mod run;
@@ -25,6 +27,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyQueueView>()?;
     m.add_class::<PyPacket>()?;
     m.add_class::<PyRng>()?;
+    #[cfg(target_os = "linux")]
+    m.add_class::<emulation::EmulationRouter>()?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(run::interrupt_runs, m)?)?;
     m.add_function(wrap_pyfunction!(run::estimate_memory, m)?)?;
