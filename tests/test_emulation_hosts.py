@@ -180,12 +180,25 @@ def test_tcp_bulk_and_finite_transfer(tmp_path, cc):
 @needs_kernel
 def test_udp_cbr_delivers_its_rate(tmp_path):
     cbr = _flow(3, "cbr", start_s=0.0, rate_bps=8e6, packet_size=1000)
-    rx, tx = _run_agents(tmp_path, 2.0, 0.0, [cbr])
+    # Light Poisson and on/off sources beside it: they run, and they do not disturb it.
+    poisson = _flow(4, "poisson", start_s=0.0, packets_per_second=100, packet_size=500, exponential_sizes=True)
+    onoff = _flow(5, "onoff", start_s=0.0, rate_bps=1e6, packet_size=500, on_time_s=0.2, off_time_s=0.2)
+    rx, tx = _run_agents(tmp_path, 2.0, 0.0, [cbr, poisson, onoff])
     got, sent = rx["flows"]["3"], tx["flows"]["3"]
     rate = got["goodput_bytes"] * 8 / 2.0
-    print(f"CBR 8 Mb/s: delivered {rate / 1e6:.3f} Mb/s, {got['lost']} lost, {sent['schedule_slips']} slips")
+    print(f"CBR 8 Mb/s: delivered {rate / 1e6:.3f} Mb/s, {got['lost']} lost, {sent['packets_skipped']} skipped")
+    assert sent["packets_sent"] == 2000  # 2 s at one 1000-byte packet per ms, on absolute times
     assert abs(rate - 8e6) <= 0.05 * 8e6
     assert got["lost"] == 0 and got["packets_total"] == sent["packets_sent"] and got["mean_delay_ms"] > 0
+    for n in ("4", "5"):
+        assert rx["flows"][n]["packets_total"] == tx["flows"][n]["packets_sent"] > 0
+    # 100 packets/s for 2 s: 200 expected, Poisson sd ~14; the seed fixes the draw
+    assert 140 <= tx["flows"]["4"]["packets_sent"] <= 260
+    # exponential sizes of mean 500 bytes: their mean lies well within 400..600 over ~200 draws
+    assert 400 <= tx["flows"]["4"]["bytes_sent"] / tx["flows"]["4"]["packets_sent"] <= 600
+    # on half the time at 1 Mb/s of 500-byte packets (250 /s): about 500 in 2 s
+    assert 0 < tx["flows"]["5"]["packets_sent"] < 1000
+    assert rx["errors"] == tx["errors"] == []
 
 
 # ---------------------------------------------------------------- kernel: cleanup
@@ -215,7 +228,8 @@ def test_exception_inside_with_cleans_up():
 
 ORCHESTRATION = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys, time
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with SIGINT ignored
     from aqmlab.emulation import netns
     with netns.HostNamespaces() as h:
         a, b = h.add(0), h.add(1)
@@ -249,13 +263,30 @@ def _gone(pid: int, timeout: float = 3.0) -> bool:
 
 
 @needs_kernel
-def test_sigterm_to_the_orchestrator_cleans_up():
+@pytest.mark.parametrize("sig, word", [(signal.SIGTERM, b"Terminated"), (signal.SIGINT, b"KeyboardInterrupt")])
+def test_sigterm_or_ctrl_c_to_the_orchestrator_cleans_up(sig, word):
     proc, sleeper = _orchestrator()
     assert len(_ours(proc.pid)) == 2
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=15)
-    assert proc.returncode != 0 and b"Terminated" in err
+    assert proc.returncode != 0 and word in err
     assert _ours(proc.pid) == [] and _gone(sleeper)
+
+
+@needs_kernel
+def test_sigterm_to_an_agent_writes_its_report(tmp_path):
+    flow = _flow(1, "tcp", start_s=0.0, congestion_control="cubic")
+    spec = {"t0_ns": time.monotonic_ns(), "duration_s": 30.0, "warmup_s": 0.0, "receivers": [flow], "senders": []}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    with netns.HostNamespaces() as h:
+        _, b = _pair(h)
+        argv = [sys.executable, "-m", "aqmlab.emulation.host_agent", str(tmp_path / "spec.json"), str(tmp_path / "out")]
+        agent = h.spawn(b, argv, stdout=subprocess.PIPE, env=_env())
+        assert _readline(agent, 10) == "ready\n"
+        agent.send_signal(signal.SIGTERM)
+        assert agent.wait(5) == 128 + signal.SIGTERM
+    report = json.loads((tmp_path / "out").read_text())
+    assert report["terminated"] and report["flows"]["1"]["bytes_total"] == 0 and report["errors"] == []
 
 
 @needs_kernel

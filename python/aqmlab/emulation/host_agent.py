@@ -37,7 +37,8 @@ SOCKET_POLL_S = 0.2  # how often a blocked socket call looks at the stop flag
 END_GRACE_S = 1.0  # after duration_s: the last bytes in flight, FINs, receivers' EOF
 UDP_HEADER = struct.Struct("!QI")  # send time (CLOCK_MONOTONIC ns), sequence number
 MAX_UDP_PAYLOAD = 65507
-MAX_CATCH_UP_PACKETS = 4  # a late UDP schedule sends at most this many back to back
+CATCH_UP_SPEED = 2.0  # a late UDP sender sends at this multiple of its rate until on time
+CATCH_UP_LIMIT_S = 0.1  # packets due longer ago than this are given up
 DEFAULT_SAMPLE_INTERVAL_S = 0.1
 KINDS = ("tcp", "cbr", "poisson", "onoff")
 
@@ -402,9 +403,10 @@ class Agent:
                 assert f.on_time_s is not None and f.off_time_s is not None and f.rate_bps is not None
                 assert f.packet_size is not None
                 t = f.start_s
-                while t < stop_at and not self.stop.is_set():
+                while t < stop_at:
                     on_end = min(t + rng.expovariate(1 / f.on_time_s), stop_at)
-                    sender.constant_rate(t, on_end, f.packet_size * 8 / f.rate_bps)
+                    if not sender.constant_rate(t, on_end, f.packet_size * 8 / f.rate_bps):
+                        break
                     t = on_end + rng.expovariate(1 / f.off_time_s)
             else:
                 sender.poisson(f.start_s, stop_at, rng)
@@ -413,7 +415,7 @@ class Agent:
             packets_sent=sender.sent,
             bytes_sent=sender.bytes,
             packets_sent_in_window=sender.sent_in_window,
-            schedule_slips=sender.slips,
+            packets_skipped=sender.skipped,
             send_errors=sender.send_errors,
         )
 
@@ -474,67 +476,69 @@ class Agent:
 
 
 class _UdpSend:
-    """Datagrams on a schedule of absolute times, each carrying its send time and sequence."""
+    """Datagrams on a schedule of absolute times (no drift: the k-th of a constant rate is due
+    at start + k * gap), each carrying its send time and sequence number.
+
+    A sender that fell behind (the thread was not scheduled in time) catches up at twice the
+    rate, never back to back, so the stream keeps its packet count without a burst; one more
+    than CATCH_UP_LIMIT_S behind gives up the packets it missed (counted in
+    ``packets_skipped``) rather than sending at double rate for that long."""
 
     def __init__(self, agent: Agent, f: FlowSpec, sock: socket.socket) -> None:
         self.agent, self.f, self.sock = agent, f, sock
         assert f.packet_size is not None
-        self.buf = bytearray(max(f.packet_size, MAX_UDP_PAYLOAD) if f.exponential_sizes else f.packet_size)
-        self.sent = self.bytes = self.sent_in_window = self.slips = self.send_errors = 0
+        self.buf = bytearray(MAX_UDP_PAYLOAD if f.exponential_sizes else f.packet_size)
+        self.sent = self.bytes = self.sent_in_window = self.skipped = self.send_errors = 0
+        self.previous = -math.inf  # scenario time of the last send
 
     def _send(self, size: int) -> None:
         UDP_HEADER.pack_into(self.buf, 0, time.monotonic_ns(), self.sent)
         try:
             self.sock.send(memoryview(self.buf)[:size])
-        except (ConnectionRefusedError, BlockingIOError, OSError):
+        except OSError:
             # ICMP port unreachable reported on a later send, ENOBUFS: counted, not fatal
             self.send_errors += 1
-        if self.agent.in_window(self.agent.now()):
+        now = self.agent.now()
+        self.previous = now
+        if self.agent.in_window(now):
             self.sent_in_window += 1
         self.sent += 1
         self.bytes += size
 
-    def _wait(self, t: float, gap: float) -> float:
-        """Sleeps until ``t``; returns the time to use as this packet's: ``t``, or now when it
-        is more than MAX_CATCH_UP_PACKETS gaps late (the schedule slips instead of bursting)."""
-        if not self.agent.sleep_until(t):
-            return math.inf
-        now = self.agent.now()
-        if now - t > MAX_CATCH_UP_PACKETS * gap:
-            self.slips += 1
-            return now
-        return t
+    def _send_when_due(self, t: float, gap: float, size: int) -> bool | None:
+        """Sends the packet due at ``t``: True once sent, False if it was given up (too far
+        behind), None if the agent is stopping."""
+        if not self.agent.sleep_until(max(t, self.previous + gap / CATCH_UP_SPEED)):
+            return None
+        if self.agent.now() - t > CATCH_UP_LIMIT_S:
+            self.skipped += 1
+            return False
+        self._send(size)
+        return True
 
-    def constant_rate(self, start: float, stop: float, gap: float) -> None:
+    def constant_rate(self, start: float, stop: float, gap: float) -> bool:
+        """Sends from ``start`` to ``stop``; False if the agent is stopping."""
         assert self.f.packet_size is not None
-        base, k = start, 0
-        while True:
-            t = base + k * gap
-            if t >= stop:
-                return
-            actual = self._wait(t, gap)
-            if actual == math.inf:
-                return
-            if actual != t:
-                base, k = actual, 0
-            self._send(self.f.packet_size)
+        k = 0
+        while (t := start + k * gap) < stop:
+            if self._send_when_due(t, gap, self.f.packet_size) is None:
+                return False
             k += 1
+        return True
 
     def poisson(self, start: float, stop: float, rng: random.Random) -> None:
         f = self.f
         assert f.packet_size is not None
         pps = f.packets_per_second or (f.rate_bps or 0) / (8 * f.packet_size)
-        mean_gap = 1 / pps
-        t = start
+        t, gap = start, 1 / pps
         while t < stop:
-            t = self._wait(t, mean_gap)
-            if t == math.inf:
-                return
             size = f.packet_size
             if f.exponential_sizes:
                 size = min(max(round(rng.expovariate(1 / f.packet_size)), UDP_HEADER.size), MAX_UDP_PAYLOAD)
-            self._send(size)
-            t += rng.expovariate(pps)
+            if self._send_when_due(t, gap, size) is None:
+                return
+            gap = rng.expovariate(pps)
+            t += gap
 
 
 def write_report(path: Path, report: dict[str, Any]) -> None:
@@ -555,11 +559,18 @@ def main(argv: list[str]) -> int:
         agent.stop.set()
 
     signal.signal(signal.SIGTERM, on_sigterm)
+    failed = False
     try:
         agent.run(sys.stdout)
+    except Exception as e:  # e.g. a receiver's address not on this host: no "ready", a report
+        failed = True
+        agent.errors.append(f"agent: {type(e).__name__}: {e}")
+        print(f"host_agent: {type(e).__name__}: {e}", file=sys.stderr)
     finally:
         agent.stop.set()
         write_report(Path(argv[1]), agent.report())
+    if failed:
+        return 1
     return 128 + signal.SIGTERM if agent.terminated else 0
 
 
