@@ -97,7 +97,10 @@ def preflight(congestion_controls: Iterable[str]) -> None:
     os.close(fd)
     if shutil.which("ip") is None:
         raise EmulationUnavailable("the `ip` command (iproute2) is not installed")
-    available = AVAILABLE_CC.read_text().split()
+    try:
+        available = AVAILABLE_CC.read_text().split()
+    except OSError as e:
+        raise EmulationUnavailable(f"cannot read {AVAILABLE_CC} ({e.strerror})") from None
     for name in congestion_controls:
         if name not in available:
             raise EmulationUnavailable(
@@ -292,7 +295,8 @@ class HostNamespaces:
                     _delete_namespace(ns, self.kill_grace_s)
                 except EmulationError as e:
                     failures.append(str(e))
-            if self._sigterm_installed:
+            # Only the main thread may set handlers; a close() elsewhere leaves ours in place.
+            if self._sigterm_installed and threading.current_thread() is threading.main_thread():
                 signal.signal(signal.SIGTERM, self._previous_sigterm)
                 self._sigterm_installed = False
         if failures:
