@@ -187,7 +187,9 @@ def test_udp_cbr_delivers_its_rate(tmp_path):
     got, sent = rx["flows"]["3"], tx["flows"]["3"]
     rate = got["goodput_bytes"] * 8 / 2.0
     print(f"CBR 8 Mb/s: delivered {rate / 1e6:.3f} Mb/s, {got['lost']} lost, {sent['packets_skipped']} skipped")
-    assert sent["packets_sent"] == 2000  # 2 s at one 1000-byte packet per ms, on absolute times
+    # 2 s at one 1000-byte packet per ms, on absolute times; a sender stalled for more than
+    # 0.1 s (a loaded machine) gives packets up, and says how many
+    assert sent["packets_sent"] + sent["packets_skipped"] == 2000
     assert abs(rate - 8e6) <= 0.05 * 8e6
     assert got["lost"] == 0 and got["packets_total"] == sent["packets_sent"] and got["mean_delay_ms"] > 0
     for n in ("4", "5"):
