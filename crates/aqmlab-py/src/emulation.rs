@@ -22,8 +22,8 @@ enum State {
 }
 
 /// The scenario's network between real hosts: `EmulationRouter(scenario_json, seed,
-/// devices)` builds it and creates one TUN device per host of `plan()["hosts"]`, named by
-/// `devices` in that order, in the calling process's network namespace (the caller moves each
+/// device_prefix)` builds it and creates one TUN device per host of `plan()["hosts"]`, named
+/// `device_prefix` + the host's index (`devices()`), in the calling process's network namespace (the caller moves each
 /// into its host's namespace). The devices vanish when the router is dropped or the process
 /// ends. `start(t0_ns)` runs it on its own thread from CLOCK_MONOTONIC `t0_ns` (scenario
 /// time 0) to the scenario's end; `stop()` ends it early or waits for its end; `finish(...)`
@@ -33,6 +33,7 @@ pub(crate) struct EmulationRouter {
     /// A mutex only to make the class Sync for Python; one caller drives a router.
     state: Mutex<Option<State>>,
     plan_json: serde_json::Value,
+    devices: Vec<String>,
     stop: Arc<AtomicBool>,
 }
 
@@ -46,17 +47,20 @@ impl EmulationRouter {
 #[pymethods]
 impl EmulationRouter {
     #[new]
-    fn new(py: Python<'_>, scenario_json: &str, seed: u64, devices: Vec<String>) -> PyResult<Self> {
+    fn new(py: Python<'_>, scenario_json: &str, seed: u64, device_prefix: &str) -> PyResult<Self> {
         let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
         let network = match EmulatedNetwork::new(&scenario, seed, None) {
             Ok(n) => n,
             Err(Error::Scenario(e)) => return Err(scenario_error(py, &e)),
             Err(e) => return Err(SimulationError::new_err(e.to_string())),
         };
-        if devices.len() != network.hosts() {
+        let devices: Vec<String> = (0..network.hosts())
+            .map(|i| format!("{device_prefix}{i}"))
+            .collect();
+        if let Some(long) = devices.last().filter(|d| d.len() > 15) {
             return Err(PyValueError::new_err(format!(
-                "devices: {} names for {} hosts",
-                devices.len(),
+                "device_prefix: {long:?} is longer than an interface name may be (15 bytes) \
+                 for {} hosts",
                 network.hosts()
             )));
         }
@@ -68,10 +72,16 @@ impl EmulationRouter {
         let plan_json = serde_json::to_value(network.plan())
             .map_err(|e| SimulationError::new_err(e.to_string()))?;
         Ok(EmulationRouter {
+            devices,
             state: Mutex::new(Some(State::Ready(network, tuns))),
             plan_json,
             stop: Arc::new(AtomicBool::new(false)),
         })
+    }
+
+    /// The TUN devices' names, host by host.
+    fn devices(&self) -> Vec<String> {
+        self.devices.clone()
     }
 
     /// The hosts (node, address), the interfaces' MTU and each flow as the hosts must run it.

@@ -4,7 +4,8 @@
 The spec lists the flows this host receives and sends (see :func:`parse_spec`); scenario time
 is ``(CLOCK_MONOTONIC - t0_ns) / 1e9``, one clock for every namespace (network namespaces do
 not have clocks of their own). The agent binds every receiving socket, prints ``ready`` on
-stdout, runs until ``duration_s`` (a little longer for the last bytes to arrive), writes the
+stdout (with ``t0_ns`` null in the spec, it then reads ``go T0_NS`` from stdin: the
+orchestrator fixes time 0 once every host is ready, however long they took to start), runs until ``duration_s`` (a little longer for the last bytes to arrive), writes the
 report and exits; SIGTERM makes it stop early and write what it has.
 
 One thread per socket: the bulk TCP sends are 256 KiB writes, which release the GIL while the
@@ -65,7 +66,7 @@ class FlowSpec:
 
 @dataclass(frozen=True)
 class Spec:
-    t0_ns: int
+    t0_ns: int | None
     duration_s: float
     warmup_s: float
     sample_interval_s: float
@@ -102,12 +103,12 @@ def _flow(d: dict[str, Any], where: str) -> FlowSpec:
 
 def parse_spec(d: dict[str, Any]) -> Spec:
     """The agent's spec (JSON object), checked; a bad field is a ValueError naming it."""
-    for key in ("t0_ns", "duration_s", "warmup_s"):
+    for key in ("duration_s", "warmup_s"):
         if key not in d:
             raise ValueError(f"spec.{key}: missing")
     interval = d.get("sample_interval_s") or DEFAULT_SAMPLE_INTERVAL_S
     spec = Spec(
-        t0_ns=int(d["t0_ns"]),
+        t0_ns=None if d.get("t0_ns") is None else int(d["t0_ns"]),
         duration_s=float(d["duration_s"]),
         warmup_s=float(d["warmup_s"]),
         sample_interval_s=float(interval),
@@ -134,6 +135,8 @@ class TcpSenderState:
 class Agent:
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
+        # 0 until the orchestrator says (`go` on stdin) when the spec leaves it open.
+        self.t0_ns = spec.t0_ns or 0
         self.stop = threading.Event()
         self.terminated = False
         self._lock = threading.Lock()
@@ -147,7 +150,7 @@ class Agent:
 
     # ------------------------------------------------------------------ time
     def now(self) -> float:
-        return (time.monotonic_ns() - self.spec.t0_ns) / 1e9
+        return (time.monotonic_ns() - self.t0_ns) / 1e9
 
     def sleep_until(self, t: float) -> bool:
         """Sleeps until scenario time ``t``; False if the agent is stopping."""
@@ -247,7 +250,7 @@ class Agent:
                 sent_ns, seq = UDP_HEADER.unpack_from(buf)
                 received += 1
                 highest = max(highest, seq)
-                if self.in_window((arrived - self.spec.t0_ns) / 1e9):
+                if self.in_window((arrived - self.t0_ns) / 1e9):
                     packets += 1
                     nbytes += n
                     d = (arrived - sent_ns) / 1e6
@@ -420,10 +423,17 @@ class Agent:
         )
 
     # ------------------------------------------------------------------ the run
-    def run(self, ready_out: Any) -> None:
-        threads = [self._guarded(f, "receiver", self._receive, s) for f, s in self.bind_receivers()]
+    def run(self, ready_out: Any, go_in: Any = None) -> None:
+        bound = self.bind_receivers()
         ready_out.write("ready\n")
         ready_out.flush()
+        if self.spec.t0_ns is None:
+            line = go_in.readline() if go_in is not None else ""
+            word, _, value = line.partition(" ")
+            if word != "go" or not value.strip().isdigit():
+                raise ValueError(f"expected 'go T0_NS' on stdin, got {line!r}")
+            self.t0_ns = int(value)
+        threads = [self._guarded(f, "receiver", self._receive, s) for f, s in bound]
         for f in self.spec.senders:
             threads.append(self._guarded(f, "sender", self.tcp_sender if f.kind == "tcp" else self.udp_sender))
         if self._tcp:
@@ -561,7 +571,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, on_sigterm)
     failed = False
     try:
-        agent.run(sys.stdout)
+        agent.run(sys.stdout, sys.stdin)
     except Exception as e:  # e.g. a receiver's address not on this host: no "ready", a report
         failed = True
         agent.errors.append(f"agent: {type(e).__name__}: {e}")

@@ -1,0 +1,273 @@
+"""Runs a scenario with real Linux TCP through aqmlab's own network code (issue 26).
+
+One network namespace per host (every node where a flow starts or ends), each joined to the
+router by a TUN device; the router (Rust, ``_core.EmulationRouter``, on its own thread) is the
+scenario's network: its links with their rates, delays and queue disciplines, the very code a
+simulation runs. Each host runs :mod:`aqmlab.emulation.host_agent`, the kernel's TCP (or UDP)
+for the flows it sends and receives. The result has the tables of a simulation's result: the
+router measures the queues and counts each flow's packets as the simulator does; the hosts add
+what only the ends see (the goodput the application read, the kernel's RTT and counters).
+
+Everything this creates (namespaces, devices, processes) is removed on every way out: the end
+of the run, an error, Ctrl-C, SIGTERM; a set left by a killed run is removed by the next.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import selectors
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..result import Result
+from ..scenario import ScenarioLike, load_scenario, resolve_seed, to_json
+from .netns import EmulationError, EmulationUnavailable, HostNamespaces, preflight, remove_stale
+
+__all__ = ["DEFAULT_MAX_LAG_US", "DEFAULT_SPIN_US", "EmulationError", "EmulationUnavailable", "emulate"]
+
+# A run whose departure clock's 99th percentile lag exceeds this is reported as not valid: at
+# 500 us the router's lateness is 2.5 % of a 20 ms one-way delay and under half a 1500-byte
+# packet's time at 10 Mb/s (1.2 ms). Measured lags are in BENCHMARKS.md.
+DEFAULT_MAX_LAG_US = 500.0
+# The last part of each wait spent polling instead of sleeping (router_loop.rs).
+DEFAULT_SPIN_US = 50.0
+READY_TIMEOUT_S = 60.0
+# Time 0 comes this long after every host said it is ready: the router's thread and the
+# agents' clocks need no more.
+START_LEAD_S = 0.2
+REPORT_TIMEOUT_S = 15.0
+
+ProgressFn = Callable[[float], "bool | None"]
+
+
+def _device_prefix() -> str:
+    # "aqm" + pid + "h" + host index fits an interface name (15 bytes) up to 10,000 hosts.
+    return f"aqm{os.getpid()}h"
+
+
+def _host_sysctls(plan: Mapping[str, Any]) -> dict[int, dict[str, int]]:
+    """Per host: IPv6 off (no router solicitations on the wire), and ECN requested by a host
+    whose flows ask for it. tcp_ecn is per namespace, so a host whose flows differ cannot be
+    emulated; Linux's default (2) answers an ECN request without making one, which is what a
+    receiver needs."""
+    hosts = {h["address"]: i for i, h in enumerate(plan["hosts"])}
+    ecn: dict[int, set[bool]] = {}
+    for f in plan["flows"]:
+        if f["kind"] == "tcp":
+            ecn.setdefault(hosts[f["src_address"]], set()).add(bool(f["ecn"]))
+    out: dict[int, dict[str, int]] = {}
+    for i in range(len(plan["hosts"])):
+        s = {"net.ipv6.conf.all.disable_ipv6": 1, "net.ipv6.conf.default.disable_ipv6": 1}
+        wanted = ecn.get(i, set())
+        if len(wanted) > 1:
+            raise EmulationError(
+                f"flows: host {plan['hosts'][i]['node']} sends flows with and without ECN; the kernel's "
+                "tcp_ecn is one setting per host (network namespace)"
+            )
+        if wanted == {True}:
+            s["net.ipv4.tcp_ecn"] = 1
+        out[i] = s
+    return out
+
+
+def _agent_specs(plan: Mapping[str, Any], seed: int, congestion_control: str | None) -> dict[int, dict[str, Any]]:
+    hosts = {h["address"]: i for i, h in enumerate(plan["hosts"])}
+    specs = {
+        i: {
+            "t0_ns": None,
+            "duration_s": plan["duration_s"],
+            "warmup_s": plan["warmup_s"],
+            "sample_interval_s": plan["sample_interval_s"],
+            "seed": seed,
+            "receivers": [],
+            "senders": [],
+        }
+        for i in range(len(plan["hosts"]))
+    }
+    for f in plan["flows"]:
+        flow = {k: v for k, v in f.items() if k not in ("group", "src", "dst", "ecn")}
+        if f["kind"] == "tcp" and congestion_control is not None:
+            flow["congestion_control"] = congestion_control
+        specs[hosts[f["dst_address"]]]["receivers"].append(flow)
+        specs[hosts[f["src_address"]]]["senders"].append(flow)
+    return specs
+
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, int | float) and math.isfinite(v)
+
+
+def _flow_reports(plan: Mapping[str, Any], reports: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The hosts' measurements per flow, as the router's `finish` takes them: the receiver's
+    goodput and completion, the sender's RTT; the sender kernel's recovery counters when its
+    host sends no other flow (they are per namespace)."""
+    hosts = {h["address"]: i for i, h in enumerate(plan["hosts"])}
+    senders_per_host: dict[int, int] = {}
+    for f in plan["flows"]:
+        senders_per_host[hosts[f["src_address"]]] = senders_per_host.get(hosts[f["src_address"]], 0) + 1
+    out = []
+    for f in plan["flows"]:
+        fid = str(f["flow"])
+        src, dst = hosts[f["src_address"]], hosts[f["dst_address"]]
+        received = reports.get(dst, {}).get("flows", {}).get(fid, {})
+        sent = reports.get(src, {}).get("flows", {}).get(fid, {})
+        r: dict[str, Any] = {"flow": f["flow"], "goodput_bytes": int(received.get("goodput_bytes") or 0)}
+        if _finite(received.get("completed_at_s")):
+            r["completed_at_s"] = received["completed_at_s"]
+        n = int(sent.get("rtt_samples") or 0)
+        if n and _finite(sent.get("mean_srtt_ms")):
+            r["srtt_sum_ms"], r["srtt_samples"] = sent["mean_srtt_ms"] * n, n
+        netstat = reports.get(src, {}).get("netstat", {})
+        if f["kind"] == "tcp" and senders_per_host[src] == 1 and netstat:
+            r["timeouts"] = int(netstat.get("TcpExt.TCPTimeouts", 0))
+            r["fast_recoveries"] = int(netstat.get("TcpExt.TCPSackRecovery", 0)) + int(
+                netstat.get("TcpExt.TCPRenoRecovery", 0)
+            )
+            r["tail_loss_probes"] = int(netstat.get("TcpExt.TCPLossProbes", 0))
+            r["spurious_retransmissions"] = int(netstat.get("TcpExt.TCPDSACKRecv", 0))
+        out.append(r)
+    return out
+
+
+def _wait_ready(procs: Mapping[int, Any], timeout: float) -> None:
+    """Waits for every agent's ``ready`` line; an agent that exits or says anything else fails
+    the run with its stderr."""
+    sel = selectors.DefaultSelector()
+    for i, p in procs.items():
+        sel.register(p.stdout, selectors.EVENT_READ, i)
+    waiting = set(procs)
+    deadline = time.monotonic() + timeout
+    try:
+        while waiting:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise EmulationError(f"hosts {sorted(waiting)} did not start within {timeout:g} s")
+            for key, _ in sel.select(left):
+                i = key.data
+                line = key.fileobj.readline()  # type: ignore[union-attr]
+                if line.strip() != b"ready":
+                    err = procs[i].stderr.read().decode(errors="replace").strip() if procs[i].poll() is not None else ""
+                    raise EmulationError(f"host agent {i} failed to start: {err or line!r}")
+                sel.unregister(key.fileobj)
+                waiting.discard(i)
+    finally:
+        sel.close()
+
+
+def emulate(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    *,
+    duration: float | str | None = None,
+    congestion_control: str | None = None,
+    max_lag_us: float = DEFAULT_MAX_LAG_US,
+    spin_us: float = DEFAULT_SPIN_US,
+    realtime_priority: int | None = None,
+    progress: ProgressFn | None = None,
+) -> Result:
+    """Runs ``scenario`` in real time with the hosts' Linux TCP (or UDP) through aqmlab's
+    router, and returns a :class:`Result` with the tables of a simulation.
+
+    ``duration`` replaces the scenario's (seconds or "30s"); ``congestion_control`` makes
+    every TCP flow use that kernel congestion control (any of
+    /proc/sys/net/ipv4/tcp_available_congestion_control), instead of the scenario's
+    ``tcp.congestion_control`` (reno or cubic). ``max_lag_us``: the bound on the router's
+    departure-clock lag (99th percentile) above which the result is marked not valid
+    (``Result.raw["emulation"]["valid"]``, and a warning); ``spin_us``: how long before an event
+    the router polls instead of sleeping; ``realtime_priority``: run the router thread under
+    SCHED_FIFO at that priority. ``progress(fraction)`` is called about twice a second.
+
+    Needs root, /dev/net/tun and iproute2 (:class:`EmulationUnavailable` otherwise, one line
+    naming what is missing). Raises :class:`aqmlab.ScenarioError` for invalid input,
+    :class:`EmulationError` when a host fails, KeyboardInterrupt on Ctrl-C; nothing is left
+    behind in any case.
+    """
+    from .. import _core  # the extension: imported here, so that `import aqmlab.emulation` is cheap
+
+    s = dict(load_scenario(scenario))
+    if duration is not None:
+        s["duration"] = duration if isinstance(duration, str) else float(duration)
+    seed = resolve_seed(s, seed)
+    if not (max_lag_us > 0 and math.isfinite(max_lag_us)):
+        raise ValueError(f"max_lag_us: {max_lag_us}, expected a positive number of microseconds")
+    scenario_json = to_json(s)
+    # The plan first, from a router that owns no device yet: what to check before creating any.
+    router = _core.EmulationRouter(scenario_json, seed, _device_prefix())
+    plan = router.plan()
+    del router  # its devices close with it
+    if len(plan["hosts"]) > 10_000:
+        raise EmulationError(f"topology: {len(plan['hosts'])} hosts; an emulation has at most 10,000")
+    ccs = {congestion_control} if congestion_control else {f["congestion_control"] for f in plan["flows"] if f["kind"] == "tcp"}
+    preflight(sorted(c for c in ccs if c))
+    sysctls = _host_sysctls(plan)
+    specs = _agent_specs(plan, seed, congestion_control)
+    remove_stale()
+
+    reports: dict[int, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="aqmlab-emulate-") as tmp, HostNamespaces() as hosts:
+        router = _core.EmulationRouter(scenario_json, seed, _device_prefix())
+        try:
+            for i, (h, dev) in enumerate(zip(plan["hosts"], router.devices(), strict=True)):
+                ns = hosts.add(i)
+                for key, value in sysctls[i].items():
+                    hosts.set_sysctl(ns, key, value)
+                hosts.move_device(dev, ns)
+                hosts.configure_tun(ns, dev, h["address"], int(plan["mtu"]))
+            procs = {}
+            for i, spec in specs.items():
+                spec_path = Path(tmp, f"host{i}.json")
+                spec_path.write_text(json.dumps(spec))
+                procs[i] = hosts.spawn(
+                    hosts.name(i),
+                    [sys.executable, "-m", "aqmlab.emulation.host_agent", str(spec_path), str(Path(tmp, f"report{i}.json"))],
+                    stdin=-1,
+                    stdout=-1,
+                    stderr=-1,
+                )
+            _wait_ready(procs, READY_TIMEOUT_S)
+            t0 = time.monotonic_ns() + int(START_LEAD_S * 1e9)
+            router.start(t0, spin_us, realtime_priority)
+            for p in procs.values():
+                assert p.stdin is not None
+                p.stdin.write(f"go {t0}\n".encode())
+                p.stdin.flush()
+            end = t0 / 1e9 + float(plan["duration_s"])
+            while router.is_running():
+                if progress is not None and progress(min(1.0, max(0.0, 1 - (end - time.monotonic_ns() / 1e9) / plan["duration_s"]))) is False:
+                    raise KeyboardInterrupt
+                time.sleep(0.5 if end - time.monotonic_ns() / 1e9 > 0.5 else 0.05)
+            figures = router.stop(now=False)
+            for i, p in procs.items():
+                try:
+                    p.wait(timeout=REPORT_TIMEOUT_S)
+                except Exception as e:  # noqa: BLE001 - subprocess.TimeoutExpired: reported below
+                    raise EmulationError(f"host agent {i} did not finish within {REPORT_TIMEOUT_S:g} s") from e
+                path = Path(tmp, f"report{i}.json")
+                if not path.exists():
+                    err = p.stderr.read().decode(errors="replace").strip() if p.stderr else ""
+                    raise EmulationError(f"host agent {i} wrote no report: {err}")
+                reports[i] = json.loads(path.read_text())
+        finally:
+            router.stop(now=True)
+    errors = [f"host {plan['hosts'][i]['node']}: {e}" for i, r in reports.items() for e in r.get("errors", [])]
+    if errors:
+        raise EmulationError("; ".join(errors[:3]) + (f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""))
+    if figures.get("error"):
+        raise EmulationError(f"the router failed: {figures['error']}")
+    series = []
+    if s.get("sample_flows") and s.get("sample_interval") is not None:
+        series = [x for r in reports.values() for x in r.get("series", []) if _finite(x.get("value"))]
+    raw = router.finish(json.dumps(_flow_reports(plan, reports)), json.dumps(series), float(max_lag_us))
+    raw["emulation"]["host_write_errors"] = figures["host_write_errors"]
+    result = Result(raw)
+    if not raw["emulation"]["valid"]:
+        from ..errors import warn_scenario
+
+        warn_scenario("emulation", str(raw["emulation"]["invalid_reason"]), stacklevel=2)
+    return result
