@@ -431,6 +431,65 @@ def league(
     raise typer.Exit(int(code or 0))
 
 
+# ---------------------------------------------------------------------------------------------
+# emulate, validate-emulation (issue 26): real Linux TCP through aqmlab's own AQM code
+
+MaxLagOption = Annotated[
+    float,
+    typer.Option("--max-lag-us", help="Bound on the router's departure lag (p99, us); above it the run is not valid."),
+]
+SpinOption = Annotated[float, typer.Option("--spin-us", help="How long before an event the router polls instead of sleeping (us).")]
+CcOption = Annotated[
+    str | None,
+    typer.Option("--cc", help="Kernel congestion control for every TCP flow (reno, cubic, bbr, ...); default: the scenario's."),
+]
+
+
+@app.command()
+def emulate(
+    scenario: Annotated[str, typer.Argument(help="Scenario file (.toml or .json).")],
+    seed: Annotated[int | None, typer.Option(help="Master seed (the AQMs' random streams).")] = None,
+    duration: Annotated[str | None, typer.Option(help="Replace the scenario's duration ('30s').")] = None,
+    cc: CcOption = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write queues/flows/timeseries as Parquet and CSV, and summary.json, here."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    max_lag_us: MaxLagOption = 500.0,
+    spin_us: SpinOption = 250.0,
+    realtime_priority: Annotated[
+        int | None, typer.Option("--realtime-priority", help="Run the router thread under SCHED_FIFO at this priority.")
+    ] = None,
+) -> None:
+    """Run one scenario in real time with the hosts' Linux TCP through aqmlab's own router and
+    AQM code (one network namespace per host; needs root and /dev/net/tun)."""
+    from .emulation.cli_commands import emulate_command
+
+    emulate_command(scenario, seed, duration, cc, out_dir, as_json, quiet, max_lag_us, spin_us, realtime_priority)
+
+
+@app.command("validate-emulation")
+def validate_emulation(
+    scenario: Annotated[str, typer.Argument(help="Scenario file (.toml or .json).")],
+    seeds: Annotated[int, typer.Option(help="Number of seeds, from --seed up.")] = 1,
+    seed: Annotated[int | None, typer.Option(help="First seed (default: the scenario's, else 1).")] = None,
+    duration: Annotated[str | None, typer.Option(help="Replace the scenario's duration ('30s').")] = None,
+    cc: CcOption = None,
+    queue: Annotated[str, typer.Option(help="The queue compared.")] = "bottleneck",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON on stdout.")] = False,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the comparison as JSON to this file.")] = None,
+    max_lag_us: MaxLagOption = 500.0,
+    spin_us: SpinOption = 250.0,
+) -> None:
+    """Simulate a scenario (the linux TCP profile) and emulate it (Linux TCP through the same
+    AQM code), side by side with relative differences and the emulator's lag."""
+    from .emulation.cli_commands import validate_command
+
+    validate_command(scenario, seeds, seed, duration, cc, queue, as_json, out, max_lag_us, spin_us)
+
+
 @app.command()
 def version() -> None:
     """Print the engine version."""

@@ -47,11 +47,21 @@ def print_run(r: Any, out: Console) -> None:
     head = Table(title=f"aqmlab run: {r.name or 'scenario'} (seed {r.seed})", show_header=False)
     head.add_column("", style="bold")
     head.add_column("")
-    head.add_row("simulated", f"{r.duration_s:g} s (warm-up {r.warmup_s:g} s)")
-    head.add_row("events", f"{r.events:,}")
-    head.add_row("wall time", f"{r.wall_time_s:.3f} s ({r.events_per_second / 1e6:.2f} M events/s)")
-    t = r.timings
-    head.add_row("set-up / loop / collect", f"{t['setup_s']:.3f} / {t['loop_s']:.3f} / {t['collect_s']:.3f} s")
+    em = r.raw.get("emulation")
+    if em is None:
+        head.add_row("simulated", f"{r.duration_s:g} s (warm-up {r.warmup_s:g} s)")
+        head.add_row("events", f"{r.events:,}")
+        head.add_row("wall time", f"{r.wall_time_s:.3f} s ({r.events_per_second / 1e6:.2f} M events/s)")
+        t = r.timings
+        head.add_row("set-up / loop / collect", f"{t['setup_s']:.3f} / {t['loop_s']:.3f} / {t['collect_s']:.3f} s")
+    else:
+        head.title = f"aqmlab emulate: {r.name or 'scenario'} (seed {r.seed})"
+        head.add_row("emulated", f"{r.duration_s:g} s (warm-up {r.warmup_s:g} s), Linux TCP through aqmlab's router")
+        head.add_row(
+            "departure lag p50 / p99 / max",
+            f"{_f(em['departure_lag_p50_us'])} / {_f(em['departure_lag_p99_us'])} / {_f(em['departure_lag_max_us'])} us",
+        )
+        head.add_row("valid", "yes" if em["valid"] else f"NO: {em['invalid_reason']}")
     if r.peak_rss_bytes is not None:
         head.add_row("peak memory", f"{r.peak_rss_bytes / 2**20:,.0f} MiB")
     head.add_row("flows", f"{r.n_flows}")

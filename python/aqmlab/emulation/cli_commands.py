@@ -1,0 +1,137 @@
+"""The bodies of ``aqmlab emulate`` and ``aqmlab validate-emulation`` (cli.py declares them)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..cli_run import EXIT_FAILED, EXIT_USAGE, LazyProgress, die, jsonable, user_errors
+
+
+@contextmanager
+def emulation_errors() -> Iterator[None]:
+    """What cannot run here (not root, no TUN, a congestion control the kernel lacks) and what
+    failed on a host, as one line each, on top of every command's errors."""
+    from .netns import EmulationError, EmulationUnavailable
+
+    with user_errors():
+        try:
+            yield
+        except EmulationUnavailable as e:
+            die(f"cannot emulate here: {e}", EXIT_USAGE)
+        except EmulationError as e:
+            die(f"emulation failed: {e}", EXIT_FAILED)
+
+
+def emulate_command(
+    scenario: str,
+    seed: int | None,
+    duration: str | None,
+    congestion_control: str | None,
+    out_dir: Path | None,
+    as_json: bool,
+    quiet: bool,
+    max_lag_us: float,
+    spin_us: float,
+    realtime_priority: int | None,
+) -> None:
+    from .emulate import emulate
+
+    with emulation_errors():
+        progress = LazyProgress("emulating (real time)", enabled=not quiet)
+        try:
+            r = emulate(
+                scenario,
+                seed,
+                duration=duration,
+                congestion_control=congestion_control,
+                max_lag_us=max_lag_us,
+                spin_us=spin_us,
+                realtime_priority=realtime_priority,
+                progress=progress,
+            )
+        finally:
+            progress.close()
+        if out_dir is not None:
+            r.to_parquet(out_dir)
+            r.to_csv(out_dir)
+        if as_json:
+            sys.stdout.write(json.dumps(jsonable(r.summary), allow_nan=False) + "\n")
+        else:
+            from ..run_report import show_run
+
+            show_run(r, out_dir)
+
+
+def _rel(x: float) -> str:
+    return "" if not math.isfinite(x) else f"{100 * x:+.1f} %"
+
+
+def _num(x: float) -> str:
+    from ..run_report import fmt
+
+    return fmt(x, 4)
+
+
+def validate_command(
+    scenario: str,
+    seeds: int,
+    first_seed: int | None,
+    duration: str | None,
+    congestion_control: str | None,
+    queue: str,
+    as_json: bool,
+    out: Path | None,
+    max_lag_us: float,
+    spin_us: float,
+) -> None:
+    from ..scenario import load_scenario, resolve_seed
+    from .validate import validate_emulation
+
+    if seeds < 1:
+        die("--seeds: give at least 1", EXIT_USAGE)
+    with emulation_errors():
+        start = resolve_seed(load_scenario(scenario), first_seed)
+        say = (lambda m: sys.stderr.write(m + "\n")) if not (quiet := as_json) else None
+        del quiet
+        v = validate_emulation(
+            scenario,
+            range(start, start + seeds),
+            duration=duration,
+            congestion_control=congestion_control,
+            queue=queue,
+            progress=say,
+            max_lag_us=max_lag_us,
+            spin_us=spin_us,
+        )
+        d: dict[str, Any] = v.to_dict()
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(jsonable(d), indent=1, allow_nan=False) + "\n")
+        if as_json:
+            sys.stdout.write(json.dumps(jsonable(d), allow_nan=False) + "\n")
+            return
+        from rich.table import Table
+
+        from ..run_report import stdout_console
+
+        lag = d["lag"]
+        t = Table(
+            title=f"validate-emulation: {v.scenario or scenario}, queue {queue}",
+            caption=(
+                f"seeds {', '.join(map(str, v.seeds))}; {v.duration_s:g} s each; simulated: the linux profile; "
+                f"emulated: Linux TCP ({congestion_control or 'the scenario' + chr(39) + 's congestion control'}). "
+                f"Router lag p50 / p99 / max {lag['departure_lag_p50_us']:.1f} / {lag['departure_lag_p99_us']:.1f} / "
+                f"{lag['departure_lag_max_us']:.0f} us; {'every run valid' if lag['all_valid'] else 'NOT every run valid'}."
+            ),
+        )
+        for c in ("metric", "unit", "simulated", "emulated", "sim - emu"):
+            t.add_column(c, justify="left" if c in ("metric", "unit") else "right")
+        for row in d["rows"]:
+            t.add_row(row["metric"], row["unit"], _num(row["simulated"]), _num(row["emulated"]), _rel(row["relative_difference"]))
+        stdout_console().print(t)
