@@ -1,7 +1,7 @@
 """Type stubs of the compiled engine binding ``aqmlab._core`` (crates/aqmlab-py)."""
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Protocol, TypedDict, final, type_check_only
+from typing import Any, Literal, NotRequired, Protocol, TypedDict, final, type_check_only
 
 # The names the extension module exports; the TypedDicts and the Protocol below exist only here
 # (@type_check_only), to type the dictionaries and record batches its functions return.
@@ -11,6 +11,7 @@ __all__ = [
     "QueueView",
     "PacketView",
     "Rng",
+    "EmulationRouter",
     "run",
     "interrupt_runs",
     "estimate_memory",
@@ -146,7 +147,48 @@ class RawResult(TypedDict):
     jain_index_all_flows: float | None
     conserved: bool
     warnings: list[RunWarning]
+    emulation: NotRequired[EmulationFidelity]
     timeseries: ArrowRecordBatch
+
+@type_check_only
+class EmulationFidelity(TypedDict):
+    """How faithfully an emulation kept its schedule (crates/aqmlab-core/src/emulation/
+    fidelity.rs); only in an emulation's result. The orchestrator adds host_write_errors."""
+
+    departures: int
+    departure_lag_p50_us: float | None
+    departure_lag_p99_us: float | None
+    departure_lag_max_us: float
+    deliveries: int
+    delivery_lag_p50_us: float | None
+    delivery_lag_p99_us: float | None
+    delivery_lag_max_us: float
+    max_lag_p99_us: float
+    valid: bool
+    invalid_reason: str | None
+    packets_not_carried: int
+    host_write_errors: NotRequired[int]
+
+@type_check_only
+class RouterFigures(TypedDict, total=False):
+    stopped_early: bool
+    host_write_errors: int
+    wall_time_s: float
+    error: str | None
+
+@final  # a pyo3 class: it cannot be subclassed
+class EmulationRouter:
+    """The scenario's network between real hosts (Linux): builds it and creates one TUN
+    device per host of ``plan()["hosts"]``, named ``device_prefix`` + the host's index, in the
+    calling process's network namespace (crates/aqmlab-py/src/emulation.rs)."""
+
+    def __new__(cls, scenario_json: str, seed: int, device_prefix: str) -> EmulationRouter: ...
+    def devices(self) -> list[str]: ...
+    def plan(self) -> dict[str, Any]: ...
+    def start(self, t0_ns: int, spin_us: float = 0.0, realtime_priority: int | None = None) -> None: ...
+    def is_running(self) -> bool: ...
+    def stop(self, now: bool = True) -> RouterFigures: ...
+    def finish(self, reports_json: str, series_json: str, max_lag_us: float) -> RawResult: ...
 
 def run(
     scenario_json: str,

@@ -438,10 +438,14 @@ MaxLagOption = Annotated[
     float,
     typer.Option("--max-lag-us", help="Bound on the router's departure lag (p99, us); above it the run is not valid."),
 ]
-SpinOption = Annotated[float, typer.Option("--spin-us", help="How long before an event the router polls instead of sleeping (us).")]
+SpinOption = Annotated[
+    float, typer.Option("--spin-us", help="How long before an event the router polls instead of sleeping (us).")
+]
 CcOption = Annotated[
     str | None,
-    typer.Option("--cc", help="Kernel congestion control for every TCP flow (reno, cubic, bbr, ...); default: the scenario's."),
+    typer.Option(
+        "--cc", help="Kernel congestion control for every TCP flow (reno, cubic, bbr, ...); default: the scenario's."
+    ),
 ]
 
 

@@ -147,7 +147,10 @@ fn set_realtime(priority: i32) -> io::Result<()> {
     // SAFETY: sets the calling thread's policy with a valid sched_param.
     if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } < 0 {
         let e = io::Error::last_os_error();
-        return Err(io::Error::new(e.kind(), format!("SCHED_FIFO priority {priority}: {e}")));
+        return Err(io::Error::new(
+            e.kind(),
+            format!("SCHED_FIFO priority {priority}: {e}"),
+        ));
     }
     Ok(())
 }

@@ -27,10 +27,18 @@ impl Waiter {
     /// Watches `fds` for packets to read; `fds[i]` is reported as `i`.
     pub fn new(fds: &[RawFd]) -> io::Result<Waiter> {
         // SAFETY: plain syscalls; results checked and owned.
-        let epoll = unsafe { OwnedFd::from_raw_fd(check(libc::epoll_create1(libc::EPOLL_CLOEXEC), "epoll_create1")?) };
+        let epoll = unsafe {
+            OwnedFd::from_raw_fd(check(
+                libc::epoll_create1(libc::EPOLL_CLOEXEC),
+                "epoll_create1",
+            )?)
+        };
         let timer = unsafe {
             OwnedFd::from_raw_fd(check(
-                libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC | libc::TFD_NONBLOCK),
+                libc::timerfd_create(
+                    libc::CLOCK_MONOTONIC,
+                    libc::TFD_CLOEXEC | libc::TFD_NONBLOCK,
+                ),
                 "timerfd_create",
             )?)
         };
@@ -64,7 +72,10 @@ impl Waiter {
             Some(0) => 0,
             Some(d) => {
                 let spec = libc::itimerspec {
-                    it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+                    it_interval: libc::timespec {
+                        tv_sec: 0,
+                        tv_nsec: 0,
+                    },
                     it_value: libc::timespec {
                         tv_sec: (d / 1_000_000_000) as libc::time_t,
                         tv_nsec: (d % 1_000_000_000).max(1) as libc::c_long,
@@ -73,7 +84,12 @@ impl Waiter {
                 // SAFETY: arms our own timerfd with a valid itimerspec.
                 check(
                     unsafe {
-                        libc::timerfd_settime(self.timer.as_raw_fd(), libc::TFD_TIMER_ABSTIME, &spec, std::ptr::null_mut())
+                        libc::timerfd_settime(
+                            self.timer.as_raw_fd(),
+                            libc::TFD_TIMER_ABSTIME,
+                            &spec,
+                            std::ptr::null_mut(),
+                        )
                     },
                     "timerfd_settime",
                 )?;
@@ -83,7 +99,12 @@ impl Waiter {
         };
         // SAFETY: the events buffer holds `len` entries.
         let n = unsafe {
-            libc::epoll_wait(self.epoll.as_raw_fd(), self.events.as_mut_ptr(), self.events.len() as libc::c_int, timeout)
+            libc::epoll_wait(
+                self.epoll.as_raw_fd(),
+                self.events.as_mut_ptr(),
+                self.events.len() as libc::c_int,
+                timeout,
+            )
         };
         if n < 0 {
             let e = io::Error::last_os_error();

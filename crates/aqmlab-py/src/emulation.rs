@@ -97,7 +97,9 @@ impl EmulationRouter {
             return Err(PyRuntimeError::new_err("the router was already started"));
         };
         if !(0.0..=1e6).contains(&spin_us) {
-            return Err(PyValueError::new_err(format!("spin_us: {spin_us}, expected 0 to 1e6")));
+            return Err(PyValueError::new_err(format!(
+                "spin_us: {spin_us}, expected 0 to 1e6"
+            )));
         }
         let opts = RouterOptions {
             t0_ns,
@@ -131,8 +133,11 @@ impl EmulationRouter {
                 if now {
                     self.stop.store(true, Ordering::SeqCst);
                 }
-                let (outcome, tuns) = guarded(py, move || handle.join())?
-                    .map_err(|_| SimulationError::new_err("internal error (please report): the router thread panicked"))?;
+                let (outcome, tuns) = guarded(py, move || handle.join())?.map_err(|_| {
+                    SimulationError::new_err(
+                        "internal error (please report): the router thread panicked",
+                    )
+                })?;
                 drop(tuns);
                 *self.state() = Some(State::Stopped(outcome));
             }
@@ -169,7 +174,9 @@ impl EmulationRouter {
         max_lag_us: f64,
     ) -> PyResult<Py<PyAny>> {
         let Some(State::Stopped(outcome)) = self.state().take() else {
-            return Err(PyRuntimeError::new_err("finish() needs a router that was started and stopped"));
+            return Err(PyRuntimeError::new_err(
+                "finish() needs a router that was started and stopped",
+            ));
         };
         *self.state() = Some(State::Finished);
         if let Some(e) = &outcome.error {
@@ -180,7 +187,9 @@ impl EmulationRouter {
         let series: Vec<SeriesSample> = serde_json::from_str(series_json)
             .map_err(|e| PyValueError::new_err(format!("series_json: {e}")))?;
         if !(max_lag_us > 0.0 && max_lag_us.is_finite()) {
-            return Err(PyValueError::new_err(format!("max_lag_us: {max_lag_us}, expected a positive number")));
+            return Err(PyValueError::new_err(format!(
+                "max_lag_us: {max_lag_us}, expected a positive number"
+            )));
         }
         let wall = outcome.wall_time_s;
         let result = outcome

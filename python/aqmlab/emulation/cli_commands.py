@@ -12,16 +12,22 @@ from typing import Any
 
 from ..cli_run import EXIT_FAILED, EXIT_USAGE, LazyProgress, die, jsonable, user_errors
 
+# 128 + SIGTERM, as a shell reports a process that SIGTERM ended.
+EXIT_TERMINATED = 143
+
 
 @contextmanager
 def emulation_errors() -> Iterator[None]:
     """What cannot run here (not root, no TUN, a congestion control the kernel lacks) and what
     failed on a host, as one line each, on top of every command's errors."""
-    from .netns import EmulationError, EmulationUnavailable
+    from .netns import EmulationError, EmulationUnavailable, Terminated
 
     with user_errors():
         try:
             yield
+        except Terminated:
+            sys.stderr.write("terminated\n")
+            raise SystemExit(EXIT_TERMINATED) from None
         except EmulationUnavailable as e:
             die(f"cannot emulate here: {e}", EXIT_USAGE)
         except EmulationError as e:
@@ -97,8 +103,11 @@ def validate_command(
         die("--seeds: give at least 1", EXIT_USAGE)
     with emulation_errors():
         start = resolve_seed(load_scenario(scenario), first_seed)
-        say = (lambda m: sys.stderr.write(m + "\n")) if not (quiet := as_json) else None
-        del quiet
+
+        def say(message: str) -> None:
+            if not as_json:
+                sys.stderr.write(message + "\n")
+
         v = validate_emulation(
             scenario,
             range(start, start + seeds),
@@ -133,5 +142,11 @@ def validate_command(
         for c in ("metric", "unit", "simulated", "emulated", "sim - emu"):
             t.add_column(c, justify="left" if c in ("metric", "unit") else "right")
         for row in d["rows"]:
-            t.add_row(row["metric"], row["unit"], _num(row["simulated"]), _num(row["emulated"]), _rel(row["relative_difference"]))
+            t.add_row(
+                row["metric"],
+                row["unit"],
+                _num(row["simulated"]),
+                _num(row["emulated"]),
+                _rel(row["relative_difference"]),
+            )
         stdout_console().print(t)

@@ -204,7 +204,11 @@ def emulate(
     del router  # its devices close with it
     if len(plan["hosts"]) > 10_000:
         raise EmulationError(f"topology: {len(plan['hosts'])} hosts; an emulation has at most 10,000")
-    ccs = {congestion_control} if congestion_control else {f["congestion_control"] for f in plan["flows"] if f["kind"] == "tcp"}
+    ccs = (
+        {congestion_control}
+        if congestion_control
+        else {f["congestion_control"] for f in plan["flows"] if f["kind"] == "tcp"}
+    )
     preflight(sorted(c for c in ccs if c))
     sysctls = _host_sysctls(plan)
     specs = _agent_specs(plan, seed, congestion_control)
@@ -226,7 +230,13 @@ def emulate(
                 spec_path.write_text(json.dumps(spec))
                 procs[i] = hosts.spawn(
                     hosts.name(i),
-                    [sys.executable, "-m", "aqmlab.emulation.host_agent", str(spec_path), str(Path(tmp, f"report{i}.json"))],
+                    [
+                        sys.executable,
+                        "-m",
+                        "aqmlab.emulation.host_agent",
+                        str(spec_path),
+                        str(Path(tmp, f"report{i}.json")),
+                    ],
                     stdin=-1,
                     stdout=-1,
                     stderr=-1,
@@ -240,7 +250,11 @@ def emulate(
                 p.stdin.flush()
             end = t0 / 1e9 + float(plan["duration_s"])
             while router.is_running():
-                if progress is not None and progress(min(1.0, max(0.0, 1 - (end - time.monotonic_ns() / 1e9) / plan["duration_s"]))) is False:
+                if (
+                    progress is not None
+                    and progress(min(1.0, max(0.0, 1 - (end - time.monotonic_ns() / 1e9) / plan["duration_s"])))
+                    is False
+                ):
                     raise KeyboardInterrupt
                 time.sleep(0.5 if end - time.monotonic_ns() / 1e9 > 0.5 else 0.05)
             figures = router.stop(now=False)

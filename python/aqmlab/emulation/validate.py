@@ -32,7 +32,11 @@ def _flows(col: str, how: str) -> Callable[[Result, str], float]:
 METRICS: tuple[Metric, ...] = (
     ("utilization", "fraction", _queue("utilization")),
     ("drop_rate", "fraction", _queue("loss_rate")),
-    ("mark_rate", "marks per arrival", lambda r, q: float(r.queue(q)["marks"]) / max(1.0, float(r.queue(q)["arrivals"]))),
+    (
+        "mark_rate",
+        "marks per arrival",
+        lambda r, q: float(r.queue(q)["marks"]) / max(1.0, float(r.queue(q)["arrivals"])),
+    ),
     ("mean_queue", "packets", _queue("mean_queue_packets")),
     ("mean_delay", "ms", _queue("mean_delay_ms")),
     ("p99_delay", "ms", _queue("p99_delay_ms")),
