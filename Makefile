@@ -26,14 +26,14 @@ test: install lint test-rust test-python
 # stub python/aqmlab/_core.pyi against the built extension.
 lint:
 	cargo fmt --all --check
-	cargo clippy --all-targets -p aqmlab-core -p aqmlab-py -- -D warnings
+	cargo clippy --all-targets -p aqmlab-core -p aqmlab-emulator -p aqmlab-py -- -D warnings
 	$(PYTHON) -m ruff check python/aqmlab tests benchmarks validation
 	$(PYTHON) -m ruff format --check python/aqmlab tests benchmarks validation
 	$(PYTHON) -m mypy
 	$(PYTHON) -m mypy.stubtest aqmlab._core
 
 test-rust:
-	cargo test -p aqmlab-core --all-targets
+	cargo test -p aqmlab-core -p aqmlab-emulator --all-targets
 
 test-python:
 	$(PYTHON) -m pytest -q

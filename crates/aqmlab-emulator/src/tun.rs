@@ -36,7 +36,7 @@ impl TunDevice {
                 format!("TUN device name {name:?}: 1 to 15 bytes, no '/', space or NUL"),
             ));
         }
-        let path = CStr::from_bytes_with_nul(b"/dev/net/tun\0").expect("literal");
+        let path: &CStr = c"/dev/net/tun";
         // SAFETY: open with a NUL-terminated path; the result is checked.
         let raw = unsafe {
             libc::open(
@@ -100,5 +100,19 @@ impl TunDevice {
 impl AsRawFd for TunDevice {
     fn as_raw_fd(&self) -> RawFd {
         self.fd.as_raw_fd()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_no_interface_could_have_is_refused_before_any_syscall() {
+        for bad in ["", "sixteen_bytes_xx", "a/b", "a b"] {
+            let e = TunDevice::create(bad).err().expect(bad);
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{bad}");
+            assert!(e.to_string().contains("15 bytes"), "{e}");
+        }
     }
 }

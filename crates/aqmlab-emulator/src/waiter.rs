@@ -126,3 +126,43 @@ impl Waiter {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::monotonic_ns;
+
+    fn pipe() -> (OwnedFd, OwnedFd) {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 fills two descriptors, which we then own.
+        assert_eq!(
+            unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK) },
+            0
+        );
+        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
+    }
+
+    /// The timer wakes the wait at its absolute time, not before; a descriptor with data to
+    /// read ends the wait at once and is reported by its index.
+    #[test]
+    fn waits_until_the_deadline_or_a_packet() {
+        let (r, w) = pipe();
+        let mut waiter = Waiter::new(&[r.as_raw_fd()]).unwrap();
+        let mut ready = vec![];
+        let deadline = monotonic_ns() + 3_000_000;
+        waiter.wait(Some(deadline), &mut ready).unwrap();
+        assert!(monotonic_ns() >= deadline);
+        assert!(ready.is_empty());
+        // SAFETY: one byte from a valid buffer into our pipe.
+        assert_eq!(
+            unsafe { libc::write(w.as_raw_fd(), b"x".as_ptr().cast(), 1) },
+            1
+        );
+        let started = monotonic_ns();
+        waiter
+            .wait(Some(started + 5_000_000_000), &mut ready)
+            .unwrap();
+        assert_eq!(ready, [0]);
+        assert!(monotonic_ns() - started < 1_000_000_000);
+    }
+}
