@@ -466,12 +466,17 @@ def emulate(
     realtime_priority: Annotated[
         int | None, typer.Option("--realtime-priority", help="Run the router thread under SCHED_FIFO at this priority.")
     ] = None,
+    router_cpu: Annotated[
+        int | None, typer.Option("--router-cpu", help="Pin the router thread to this CPU and the hosts to the others.")
+    ] = None,
 ) -> None:
     """Run one scenario in real time with the hosts' Linux TCP through aqmlab's own router and
     AQM code (one network namespace per host; needs root and /dev/net/tun)."""
     from .emulation.cli_commands import emulate_command
 
-    emulate_command(scenario, seed, duration, cc, out_dir, as_json, quiet, max_lag_us, spin_us, realtime_priority)
+    emulate_command(
+        scenario, seed, duration, cc, out_dir, as_json, quiet, max_lag_us, spin_us, realtime_priority, router_cpu
+    )
 
 
 @app.command("validate-emulation")

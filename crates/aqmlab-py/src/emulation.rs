@@ -90,9 +90,16 @@ impl EmulationRouter {
     }
 
     /// Starts the router thread; scenario time 0 is CLOCK_MONOTONIC `t0_ns`. `spin_us`: the
-    /// last part of each wait spent polling; `realtime_priority`: SCHED_FIFO priority, if any.
-    #[pyo3(signature = (t0_ns, spin_us=0.0, realtime_priority=None))]
-    fn start(&mut self, t0_ns: u64, spin_us: f64, realtime_priority: Option<i32>) -> PyResult<()> {
+    /// last part of each wait spent polling; `realtime_priority`: SCHED_FIFO priority, if any;
+    /// `cpu`: the CPU to pin the router's thread to, if any.
+    #[pyo3(signature = (t0_ns, spin_us=0.0, realtime_priority=None, cpu=None))]
+    fn start(
+        &mut self,
+        t0_ns: u64,
+        spin_us: f64,
+        realtime_priority: Option<i32>,
+        cpu: Option<usize>,
+    ) -> PyResult<()> {
         let Some(State::Ready(network, tuns)) = self.state().take() else {
             return Err(PyRuntimeError::new_err("the router was already started"));
         };
@@ -105,6 +112,7 @@ impl EmulationRouter {
             t0_ns,
             spin_ns: (spin_us * 1e3) as u64,
             realtime_priority,
+            cpu,
         };
         let stop = self.stop.clone();
         let handle = std::thread::Builder::new()

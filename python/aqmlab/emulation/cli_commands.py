@@ -45,6 +45,7 @@ def emulate_command(
     max_lag_us: float,
     spin_us: float,
     realtime_priority: int | None,
+    router_cpu: int | None,
 ) -> None:
     from .emulate import emulate
 
@@ -59,6 +60,7 @@ def emulate_command(
                 max_lag_us=max_lag_us,
                 spin_us=spin_us,
                 realtime_priority=realtime_priority,
+                router_cpu=router_cpu,
                 progress=progress,
             )
         finally:

@@ -170,6 +170,7 @@ def emulate(
     max_lag_us: float = DEFAULT_MAX_LAG_US,
     spin_us: float = DEFAULT_SPIN_US,
     realtime_priority: int | None = None,
+    router_cpu: int | None = None,
     progress: ProgressFn | None = None,
 ) -> Result:
     """Runs ``scenario`` in real time with the hosts' Linux TCP (or UDP) through aqmlab's
@@ -182,7 +183,8 @@ def emulate(
     departure-clock lag (99th percentile) above which the result is marked not valid
     (``Result.raw["emulation"]["valid"]``, and a warning); ``spin_us``: how long before an event
     the router polls instead of sleeping; ``realtime_priority``: run the router thread under
-    SCHED_FIFO at that priority. ``progress(fraction)`` is called about twice a second.
+    SCHED_FIFO at that priority; ``router_cpu``: pin the router thread to that CPU and the
+    hosts' agents to the others. ``progress(fraction)`` is called about twice a second.
 
     Needs root, /dev/net/tun and iproute2 (:class:`EmulationUnavailable` otherwise, one line
     naming what is missing). Raises :class:`aqmlab.ScenarioError` for invalid input,
@@ -241,9 +243,15 @@ def emulate(
                     stdout=-1,
                     stderr=-1,
                 )
+            if router_cpu is not None:
+                others = os.sched_getaffinity(0) - {router_cpu}
+                if router_cpu not in os.sched_getaffinity(0) or not others:
+                    raise ValueError(f"router_cpu: {router_cpu} is not one of this process's CPUs, or the only one")
+                for p in procs.values():
+                    os.sched_setaffinity(p.pid, others)
             _wait_ready(procs, READY_TIMEOUT_S)
             t0 = time.monotonic_ns() + int(START_LEAD_S * 1e9)
-            router.start(t0, spin_us, realtime_priority)
+            router.start(t0, spin_us, realtime_priority, router_cpu)
             for p in procs.values():
                 assert p.stdin is not None
                 p.stdin.write(f"go {t0}\n".encode())
