@@ -43,7 +43,6 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--duration", type=float, default=10.0)
     p.add_argument("--spin-us", type=float, default=DEFAULT_SPIN_US)
-    p.add_argument("--realtime-priority", type=int, default=None)
     p.add_argument("--router-cpu", type=int, default=None)
     a = p.parse_args()
     print("| bottleneck | runs | departure lag p50 us | p99 us | max us | utilization | events/s |")
@@ -53,10 +52,17 @@ def main() -> None:
         for _ in range(a.runs):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # a run beyond the lag bound is reported here, not refused
-                r = emulate(path(rate, a.duration), spin_us=a.spin_us, realtime_priority=a.realtime_priority, router_cpu=a.router_cpu)
+                r = emulate(path(rate, a.duration), spin_us=a.spin_us, router_cpu=a.router_cpu)
             em = r.raw["emulation"]
-            rows.append((em["departure_lag_p50_us"], em["departure_lag_p99_us"], em["departure_lag_max_us"],
-                         float(r.queue().utilization), r.events / r.wall_time_s))
+            rows.append(
+                (
+                    em["departure_lag_p50_us"],
+                    em["departure_lag_p99_us"],
+                    em["departure_lag_max_us"],
+                    float(r.queue().utilization),
+                    r.events / r.wall_time_s,
+                )
+            )
 
         def col(i: int, digits: int = 1) -> str:
             xs = sorted(x[i] for x in rows)

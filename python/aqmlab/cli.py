@@ -463,9 +463,6 @@ def emulate(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     max_lag_us: MaxLagOption = 500.0,
     spin_us: SpinOption = 250.0,
-    realtime_priority: Annotated[
-        int | None, typer.Option("--realtime-priority", help="Run the router thread under SCHED_FIFO at this priority.")
-    ] = None,
     router_cpu: Annotated[
         int | None, typer.Option("--router-cpu", help="Pin the router thread to this CPU and the hosts to the others.")
     ] = None,
@@ -474,9 +471,7 @@ def emulate(
     AQM code (one network namespace per host; needs root and /dev/net/tun)."""
     from .emulation.cli_commands import emulate_command
 
-    emulate_command(
-        scenario, seed, duration, cc, out_dir, as_json, quiet, max_lag_us, spin_us, realtime_priority, router_cpu
-    )
+    emulate_command(scenario, seed, duration, cc, out_dir, as_json, quiet, max_lag_us, spin_us, router_cpu)
 
 
 @app.command("validate-emulation")

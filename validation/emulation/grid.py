@@ -51,10 +51,15 @@ def table(cells: list[dict[str, Any]]) -> str:
     lines = [head, "|" + "---|" * (4 + len(METRICS))]
     for c in cells:
         rows = {r["metric"]: r for r in c["rows"]}
-        parts = [f"{fmt(rows[m]['simulated'])} / {fmt(rows[m]['emulated'])} {rel(rows[m]['relative_difference'])}" for m in METRICS]
+        parts = [
+            f"{fmt(rows[m]['simulated'])} / {fmt(rows[m]['emulated'])} {rel(rows[m]['relative_difference'])}"
+            for m in METRICS
+        ]
         valid = "" if c["lag"]["all_valid"] else " (invalid)"
         lines.append(
-            f"| {c['aqm']} | {c['flows']} | {c['congestion_control']} | " + " | ".join(parts) + f" | {c['lag']['departure_lag_p99_us']:.0f}{valid} |"
+            f"| {c['aqm']} | {c['flows']} | {c['congestion_control']} | "
+            + " | ".join(parts)
+            + f" | {c['lag']['departure_lag_p99_us']:.0f}{valid} |"
         )
     return "\n".join(lines)
 

@@ -27,8 +27,6 @@ pub struct RouterOptions {
     pub t0_ns: u64,
     /// Poll instead of sleeping for the last `spin_ns` before an event.
     pub spin_ns: u64,
-    /// Run the router's thread under SCHED_FIFO at this priority (sched(7)), if given.
-    pub realtime_priority: Option<i32>,
     /// Pin the router's thread to this CPU (sched_setaffinity(2)), if given.
     pub cpu: Option<usize>,
 }
@@ -68,9 +66,6 @@ pub fn run_router(
                 io::ErrorKind::InvalidInput,
                 format!("{} hosts but {} devices", network.hosts(), devices.len()),
             ));
-        }
-        if let Some(priority) = opts.realtime_priority {
-            set_realtime(priority)?;
         }
         if let Some(cpu) = opts.cpu {
             pin_to_cpu(cpu)?;
@@ -150,29 +145,19 @@ fn pin_to_cpu(cpu: usize) -> io::Result<()> {
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         if cpu >= libc::CPU_SETSIZE as usize {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("CPU {cpu}: no such CPU")));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("CPU {cpu}: no such CPU"),
+            ));
         }
         libc::CPU_SET(cpu, &mut set);
         if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) < 0 {
             let e = io::Error::last_os_error();
-            return Err(io::Error::new(e.kind(), format!("pinning the router to CPU {cpu}: {e}")));
+            return Err(io::Error::new(
+                e.kind(),
+                format!("pinning the router to CPU {cpu}: {e}"),
+            ));
         }
-    }
-    Ok(())
-}
-
-/// SCHED_FIFO for the calling thread (needs CAP_SYS_NICE; root has it).
-fn set_realtime(priority: i32) -> io::Result<()> {
-    let param = libc::sched_param {
-        sched_priority: priority,
-    };
-    // SAFETY: sets the calling thread's policy with a valid sched_param.
-    if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } < 0 {
-        let e = io::Error::last_os_error();
-        return Err(io::Error::new(
-            e.kind(),
-            format!("SCHED_FIFO priority {priority}: {e}"),
-        ));
     }
     Ok(())
 }

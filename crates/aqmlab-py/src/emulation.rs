@@ -90,16 +90,10 @@ impl EmulationRouter {
     }
 
     /// Starts the router thread; scenario time 0 is CLOCK_MONOTONIC `t0_ns`. `spin_us`: the
-    /// last part of each wait spent polling; `realtime_priority`: SCHED_FIFO priority, if any;
-    /// `cpu`: the CPU to pin the router's thread to, if any.
-    #[pyo3(signature = (t0_ns, spin_us=0.0, realtime_priority=None, cpu=None))]
-    fn start(
-        &mut self,
-        t0_ns: u64,
-        spin_us: f64,
-        realtime_priority: Option<i32>,
-        cpu: Option<usize>,
-    ) -> PyResult<()> {
+    /// last part of each wait spent polling; `cpu`: the CPU to pin the router's thread to, if
+    /// any.
+    #[pyo3(signature = (t0_ns, spin_us=0.0, cpu=None))]
+    fn start(&mut self, t0_ns: u64, spin_us: f64, cpu: Option<usize>) -> PyResult<()> {
         let Some(State::Ready(network, tuns)) = self.state().take() else {
             return Err(PyRuntimeError::new_err("the router was already started"));
         };
@@ -111,7 +105,6 @@ impl EmulationRouter {
         let opts = RouterOptions {
             t0_ns,
             spin_ns: (spin_us * 1e3) as u64,
-            realtime_priority,
             cpu,
         };
         let stop = self.stop.clone();

@@ -44,7 +44,6 @@ def emulate_command(
     quiet: bool,
     max_lag_us: float,
     spin_us: float,
-    realtime_priority: int | None,
     router_cpu: int | None,
 ) -> None:
     from .emulate import emulate
@@ -59,7 +58,6 @@ def emulate_command(
                 congestion_control=congestion_control,
                 max_lag_us=max_lag_us,
                 spin_us=spin_us,
-                realtime_priority=realtime_priority,
                 router_cpu=router_cpu,
                 progress=progress,
             )

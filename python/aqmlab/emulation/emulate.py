@@ -169,7 +169,6 @@ def emulate(
     congestion_control: str | None = None,
     max_lag_us: float = DEFAULT_MAX_LAG_US,
     spin_us: float = DEFAULT_SPIN_US,
-    realtime_priority: int | None = None,
     router_cpu: int | None = None,
     progress: ProgressFn | None = None,
 ) -> Result:
@@ -182,9 +181,8 @@ def emulate(
     ``tcp.congestion_control`` (reno or cubic). ``max_lag_us``: the bound on the router's
     departure-clock lag (99th percentile) above which the result is marked not valid
     (``Result.raw["emulation"]["valid"]``, and a warning); ``spin_us``: how long before an event
-    the router polls instead of sleeping; ``realtime_priority``: run the router thread under
-    SCHED_FIFO at that priority; ``router_cpu``: pin the router thread to that CPU and the
-    hosts' agents to the others. ``progress(fraction)`` is called about twice a second.
+    the router polls instead of sleeping; ``router_cpu``: pin the router thread to that CPU and
+    the hosts' agents to the others. ``progress(fraction)`` is called about twice a second.
 
     Needs root, /dev/net/tun and iproute2 (:class:`EmulationUnavailable` otherwise, one line
     naming what is missing). Raises :class:`aqmlab.ScenarioError` for invalid input,
@@ -251,7 +249,7 @@ def emulate(
                     os.sched_setaffinity(p.pid, others)
             _wait_ready(procs, READY_TIMEOUT_S)
             t0 = time.monotonic_ns() + int(START_LEAD_S * 1e9)
-            router.start(t0, spin_us, realtime_priority, router_cpu)
+            router.start(t0, spin_us, router_cpu)
             for p in procs.values():
                 assert p.stdin is not None
                 p.stdin.write(f"go {t0}\n".encode())
