@@ -64,7 +64,7 @@ def main() -> None:
                 )
             )
 
-        def col(i: int, digits: int = 1) -> str:
+        def col(i: int, digits: int = 1, rows: list[tuple[float, ...]] = rows) -> str:
             xs = sorted(x[i] for x in rows)
             return f"{statistics.median(xs):.{digits}f} ({xs[0]:.{digits}f}-{xs[-1]:.{digits}f})"
 
