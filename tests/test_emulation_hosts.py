@@ -302,3 +302,32 @@ def test_sigkill_leaves_a_stale_set_that_remove_stale_removes():
     removed = netns.remove_stale()
     assert set(stale) <= set(removed) and _ours(proc.pid) == []
     assert not any(n.startswith(f"aqmlab-{os.getpid()}-") for n in removed)
+
+
+@pytest.mark.parametrize(("lacking", "said"), [("root", "needs root"), ("tun", "TUN support"), ("ip", "iproute2")])
+def test_what_the_machine_lacks_is_one_line_naming_it(lacking, said, monkeypatch, tmp_path, capsys):
+    """Not root, no TUN, no iproute2: `aqmlab emulate` says which, in one line, exit 2, before
+    anything is created (this runs as any user: the lack is simulated)."""
+    from aqmlab.emulation import netns
+    from aqmlab.emulation.cli_commands import emulate_command
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(
+        'duration = "2s"\n[topology]\nkind = "dumbbell"\nsenders = 1\n'
+        'bottleneck = { rate = "10Mbps", delay = "10ms" }\naccess = { rate = "100Mbps", delay = "1ms" }\n'
+        '[[flows]]\nkind = "tcp"\nfrom = "senders"\nto = "receivers"\n'
+    )
+    if lacking == "root":
+        monkeypatch.setattr(netns.os, "geteuid", lambda: 1000)
+    elif lacking == "tun":
+        monkeypatch.setattr(netns.os, "geteuid", lambda: 0)
+        monkeypatch.setattr(netns, "TUN_PATH", str(tmp_path / "no-tun"))
+    else:
+        monkeypatch.setattr(netns.os, "geteuid", lambda: 0)
+        monkeypatch.setattr(netns.os, "open", lambda *a: os.dup(0))
+        monkeypatch.setattr(netns.shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit) as e:
+        emulate_command(str(scenario), None, None, None, None, False, True, 500.0, 250.0, None)
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: cannot emulate here:") and said in err[0], err

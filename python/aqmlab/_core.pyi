@@ -178,11 +178,13 @@ class RouterFigures(TypedDict, total=False):
 
 @final  # a pyo3 class: it cannot be subclassed
 class EmulationRouter:
-    """The scenario's network between real hosts (Linux): builds it and creates one TUN
-    device per host of ``plan()["hosts"]``, named ``device_prefix`` + the host's index, in the
-    calling process's network namespace (crates/aqmlab-py/src/emulation.rs)."""
+    """The scenario's network between real hosts (Linux): builds it; ``create_devices()``
+    creates one TUN device per host of ``plan()["hosts"]``, named ``device_prefix`` + the
+    host's index, in the calling process's network namespace
+    (crates/aqmlab-py/src/emulation.rs)."""
 
     def __new__(cls, scenario_json: str, seed: int, device_prefix: str) -> EmulationRouter: ...
+    def create_devices(self) -> None: ...
     def devices(self) -> list[str]: ...
     def plan(self) -> dict[str, Any]: ...
     def start(self, t0_ns: int, spin_us: float = 0.0, cpu: int | None = None) -> None: ...

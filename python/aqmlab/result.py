@@ -272,7 +272,8 @@ class Result:
         - ``jain_index`` (headline: over the TCP flows if any, else every flow),
           ``jain_index_over`` (which: ``"tcp_flows"`` or ``"all_flows"``), ``jain_index_tcp``, ``jain_index_all_flows``, ``events``, ``wall_time_s``,
           ``events_per_second``, ``conserved``;
-        - ``setup_s``, ``loop_s``, ``collect_s`` and ``peak_rss_bytes`` (see ``timings``).
+        - ``setup_s``, ``loop_s``, ``collect_s`` and ``peak_rss_bytes`` (see ``timings``);
+        - an emulation's ``emulation.<field>`` (see :attr:`emulation`).
         """
         out: dict[str, SummaryValue] = {}
         for row in self._queue_rows:
@@ -307,7 +308,19 @@ class Result:
         for k, v in self.timings.items():
             out[k] = v
         out["peak_rss_bytes"] = math.nan if self.peak_rss_bytes is None else self.peak_rss_bytes
+        for k, v in (self.emulation or {}).items():
+            out[f"emulation.{k}"] = v if isinstance(v, str | bool) else _num(v)
         return out
+
+    @property
+    def emulation(self) -> dict[str, Any] | None:
+        """How faithful an emulation (``aqmlab emulate``) was: the router's departure and
+        delivery lag (``departure_lag_p50_us``, ``_p99_us``, ``_max_us``, ``delivery_lag_...``),
+        the bound on the departure lag's p99 (``max_lag_p99_us``), ``valid`` and
+        ``invalid_reason``, ``packets_not_carried`` (sent by a host, of no flow) and
+        ``host_write_errors``. None for a simulation."""
+        e = self.raw.get("emulation")
+        return None if e is None else dict(e)
 
     # -- export ---------------------------------------------------------------------------
     def _write_summary(self, d: Path) -> None:

@@ -15,6 +15,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 enum State {
+    /// Built; no device yet.
+    Built(EmulatedNetwork),
     Ready(EmulatedNetwork, Vec<TunDevice>),
     Running(JoinHandle<(RouterOutcome, Vec<TunDevice>)>),
     Stopped(RouterOutcome),
@@ -64,19 +66,37 @@ impl EmulationRouter {
                 network.hosts()
             )));
         }
-        let tuns = devices
-            .iter()
-            .map(|d| TunDevice::create(d))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| PyOSError::new_err(e.to_string()))?;
         let plan_json = serde_json::to_value(network.plan())
             .map_err(|e| SimulationError::new_err(e.to_string()))?;
         Ok(EmulationRouter {
             devices,
-            state: Mutex::new(Some(State::Ready(network, tuns))),
+            state: Mutex::new(Some(State::Built(network))),
             plan_json,
             stop: Arc::new(AtomicBool::new(false)),
         })
+    }
+
+    /// Creates the TUN devices (OSError naming the device if one cannot be created).
+    fn create_devices(&self) -> PyResult<()> {
+        let mut state = self.state();
+        let Some(State::Built(network)) = state.take() else {
+            return Err(PyRuntimeError::new_err("the devices were already created"));
+        };
+        let tuns = self
+            .devices
+            .iter()
+            .map(|d| TunDevice::create(d))
+            .collect::<Result<Vec<_>, _>>();
+        match tuns {
+            Ok(tuns) => {
+                *state = Some(State::Ready(network, tuns));
+                Ok(())
+            }
+            Err(e) => {
+                *state = Some(State::Built(network));
+                Err(PyOSError::new_err(e.to_string()))
+            }
+        }
     }
 
     /// The TUN devices' names, host by host.
@@ -95,7 +115,9 @@ impl EmulationRouter {
     #[pyo3(signature = (t0_ns, spin_us=0.0, cpu=None))]
     fn start(&mut self, t0_ns: u64, spin_us: f64, cpu: Option<usize>) -> PyResult<()> {
         let Some(State::Ready(network, tuns)) = self.state().take() else {
-            return Err(PyRuntimeError::new_err("the router was already started"));
+            return Err(PyRuntimeError::new_err(
+                "start() needs a router with its devices created and not yet started",
+            ));
         };
         if !(0.0..=1e6).contains(&spin_us) {
             return Err(PyValueError::new_err(format!(
@@ -142,11 +164,7 @@ impl EmulationRouter {
                 drop(tuns);
                 *self.state() = Some(State::Stopped(outcome));
             }
-            Some(State::Ready(network, tuns)) => {
-                drop(tuns);
-                drop(network);
-                *self.state() = Some(State::Finished);
-            }
+            Some(State::Ready(..)) | Some(State::Built(_)) => *self.state() = Some(State::Finished),
             other => *self.state() = other,
         }
         let state = self.state();

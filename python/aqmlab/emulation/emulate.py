@@ -198,10 +198,9 @@ def emulate(
     if not (max_lag_us > 0 and math.isfinite(max_lag_us)):
         raise ValueError(f"max_lag_us: {max_lag_us}, expected a positive number of microseconds")
     scenario_json = to_json(s)
-    # The plan first, from a router that owns no device yet: what to check before creating any.
+    # The network and its plan first, before anything is created on the machine.
     router = _core.EmulationRouter(scenario_json, seed, _device_prefix())
     plan = router.plan()
-    del router  # its devices close with it
     if len(plan["hosts"]) > 10_000:
         raise EmulationError(f"topology: {len(plan['hosts'])} hosts; an emulation has at most 10,000")
     ccs = (
@@ -216,8 +215,8 @@ def emulate(
 
     reports: dict[int, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="aqmlab-emulate-") as tmp, HostNamespaces() as hosts:
-        router = _core.EmulationRouter(scenario_json, seed, _device_prefix())
         try:
+            router.create_devices()
             for i, (h, dev) in enumerate(zip(plan["hosts"], router.devices(), strict=True)):
                 ns = hosts.add(i)
                 for key, value in sysctls[i].items():

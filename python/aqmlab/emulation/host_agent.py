@@ -15,10 +15,12 @@ is reported in "errors" and ends that flow only.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 import random
+import select
 import signal
 import socket
 import struct
@@ -282,8 +284,8 @@ class Agent:
             if f.mss is not None:
                 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, f.mss)
             s.bind((f.src_address, 0))
-            s.settimeout(3.0)
-            s.connect((f.dst_address, f.port))
+            if not self._connect(s, (f.dst_address, f.port), stop_at):
+                return
             s.settimeout(SOCKET_POLL_S)
             with self._lock:
                 self._sampled[f.flow] = s
@@ -297,6 +299,25 @@ class Agent:
             with self._lock:
                 self._sampled.pop(f.flow, None)
             s.close()
+
+    def _connect(self, s: socket.socket, address: tuple[str, int], stop_at: float) -> bool:
+        """Connects as the kernel does, for as long as it keeps retransmitting the SYN (a SYN
+        lost in a full queue is sent again 1 s later, then 2 s, ...: tcp_syn_retries), or until
+        the flow's stop; False if it stopped first. A timeout of our own would end a flow that
+        a real client would still be opening."""
+        s.setblocking(False)
+        err = s.connect_ex(address)
+        if err not in (0, errno.EINPROGRESS):
+            raise OSError(err, os.strerror(err))
+        while err == errno.EINPROGRESS:
+            if self.stop.is_set() or self.now() >= stop_at:
+                return False
+            _, writable, _ = select.select([], [s], [], SOCKET_POLL_S)
+            if writable:
+                err = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                if err:
+                    raise OSError(err, f"connect to {address[0]}:{address[1]}: {os.strerror(err)}")
+        return True
 
     def _send_tcp(self, f: FlowSpec, s: socket.socket, stop_at: float) -> int:
         chunk = memoryview(bytes(BULK_WRITE_BYTES))

@@ -232,3 +232,49 @@ fn host_reports_fill_the_flow_table() {
     };
     assert!(net.finish(&[bad], &[], 1_000_000, 0.0).is_err());
 }
+
+/// A graph with two routers in a row (a parking lot's spine): hosts are the flows' ends
+/// whatever the topology, and a packet crosses every link of its route with that link's
+/// timing (3 links of 8 Mb/s: 1.5 ms each for 1500 bytes, plus 1 + 2 + 3 ms of delay).
+#[test]
+fn any_topology_is_emulated_hop_by_hop() {
+    let s = Scenario::from_toml(
+        r#"
+duration = "1s"
+[topology]
+kind = "graph"
+nodes = ["a", "r1", "r2", "b"]
+[[topology.links]]
+from = "a"
+to = "r1"
+rate = "8Mbps"
+delay = "1ms"
+[[topology.links]]
+from = "r1"
+to = "r2"
+rate = "8Mbps"
+delay = "2ms"
+[[topology.links]]
+from = "r2"
+to = "b"
+rate = "8Mbps"
+delay = "3ms"
+[[flows]]
+kind = "cbr"
+from = "a"
+to = "b"
+rate = "1Mbps"
+packet_size = 1000
+"#,
+    )
+    .unwrap();
+    let mut net = EmulatedNetwork::new(&s, 1, None).unwrap();
+    let hosts: Vec<_> = net.plan().hosts.iter().map(|h| h.node.clone()).collect();
+    assert_eq!(hosts, ["a", "b"]);
+    let mut udp = tcp_packet(S0, D0, 40_000, PORT, 0, 1460, 0);
+    udp[9] = ipv4::PROTO_UDP;
+    net.inject(0, &udp).unwrap();
+    let out = run_on_time(&mut net, 1_000_000_000);
+    assert_eq!(out.len(), 1);
+    assert_eq!((out[0].0, out[0].1), (3 * 1_500_000 + 6_000_000, 1));
+}
