@@ -168,6 +168,7 @@ class EmulationFidelity(TypedDict):
     invalid_reason: str | None
     packets_not_carried: int
     host_write_errors: NotRequired[int]
+    application_goodput_bps: NotRequired[float]
 
 @type_check_only
 class RouterFigures(TypedDict, total=False):

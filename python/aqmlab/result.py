@@ -317,8 +317,10 @@ class Result:
         """How faithful an emulation (``aqmlab emulate``) was: the router's departure and
         delivery lag (``departure_lag_p50_us``, ``_p99_us``, ``_max_us``, ``delivery_lag_...``),
         the bound on the departure lag's p99 (``max_lag_p99_us``), ``valid`` and
-        ``invalid_reason``, ``packets_not_carried`` (sent by a host, of no flow) and
-        ``host_write_errors``. None for a simulation."""
+        ``invalid_reason``, ``packets_not_carried`` (sent by a host, of no flow),
+        ``host_write_errors`` and ``application_goodput_bps`` (what the receiving applications
+        read in the window, all flows: a cross-check of the flows' goodput). None for a
+        simulation."""
         e = self.raw.get("emulation")
         return None if e is None else dict(e)
 

@@ -105,9 +105,9 @@ def _finite(v: Any) -> bool:
 
 
 def _flow_reports(plan: Mapping[str, Any], reports: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The hosts' measurements per flow, as the router's `finish` takes them: the receiver's
-    goodput and completion, the sender's RTT; the sender kernel's recovery counters when its
-    host sends no other flow (they are per namespace)."""
+    """The hosts' measurements per flow, as the router's `finish` takes them: a transfer's
+    completion at the receiver, the sender's RTT; the sender kernel's recovery counters when
+    its host sends no other flow (they are per namespace). The goodput is the router's."""
     hosts = {h["address"]: i for i, h in enumerate(plan["hosts"])}
     senders_per_host: dict[int, int] = {}
     for f in plan["flows"]:
@@ -118,7 +118,7 @@ def _flow_reports(plan: Mapping[str, Any], reports: Mapping[int, Mapping[str, An
         src, dst = hosts[f["src_address"]], hosts[f["dst_address"]]
         received = reports.get(dst, {}).get("flows", {}).get(fid, {})
         sent = reports.get(src, {}).get("flows", {}).get(fid, {})
-        r: dict[str, Any] = {"flow": f["flow"], "goodput_bytes": int(received.get("goodput_bytes") or 0)}
+        r: dict[str, Any] = {"flow": f["flow"]}
         if _finite(received.get("completed_at_s")):
             r["completed_at_s"] = received["completed_at_s"]
         n = int(sent.get("rtt_samples") or 0)
@@ -285,6 +285,17 @@ def emulate(
         series = [x for r in reports.values() for x in r.get("series", []) if _finite(x.get("value"))]
     raw = router.finish(json.dumps(_flow_reports(plan, reports)), json.dumps(series), float(max_lag_us))
     raw["emulation"]["host_write_errors"] = figures["host_write_errors"]
+    # What the receiving applications read inside the window, beside the router's goodput (in
+    # order at the receiving host, by sending time, as the simulator counts it): a cross-check
+    # that differs by what sat in receive buffers at the window's edges.
+    read = sum(
+        int(x.get("goodput_bytes") or 0)
+        for r in reports.values()
+        for x in r.get("flows", {}).values()
+        if x.get("role") == "receiver"
+    )
+    window_s = float(plan["duration_s"]) - float(plan["warmup_s"])
+    raw["emulation"]["application_goodput_bps"] = read * 8 / window_s if window_s > 0 else math.nan
     result = Result(raw)
     if not raw["emulation"]["valid"]:
         from ..errors import warn_scenario

@@ -30,6 +30,9 @@ pub struct Ipv4Summary {
     pub tcp_seq: u32,
     pub tcp_payload: u32,
     pub tcp_syn_or_fin: bool,
+    pub tcp_syn: bool,
+    /// The transport header's end: where the payload starts.
+    pub payload_offset: u16,
 }
 
 /// Why a packet read from a host cannot be carried.
@@ -76,6 +79,8 @@ pub fn parse(b: &[u8]) -> Result<Ipv4Summary, NotCarried> {
         tcp_seq: 0,
         tcp_payload: 0,
         tcp_syn_or_fin: false,
+        tcp_syn: false,
+        payload_offset: ihl as u16,
     };
     // A fragment other than the first carries no transport header.
     let fragment_offset = be16(b, 6) & 0x1fff;
@@ -94,10 +99,13 @@ pub fn parse(b: &[u8]) -> Result<Ipv4Summary, NotCarried> {
             s.tcp_seq = be32(l4, 4);
             s.tcp_payload = (l4.len() - doff) as u32;
             s.tcp_syn_or_fin = l4[13] & 0b11 != 0;
+            s.tcp_syn = l4[13] & 0b10 != 0;
+            s.payload_offset = (ihl + doff) as u16;
         }
         PROTO_UDP if l4.len() >= 8 => {
             s.src_port = be16(l4, 0);
             s.dst_port = be16(l4, 2);
+            s.payload_offset = (ihl + 8) as u16;
         }
         PROTO_TCP | PROTO_UDP => return Err(NotCarried::Truncated),
         _ => {}

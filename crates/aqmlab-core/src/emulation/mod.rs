@@ -15,6 +15,7 @@ pub mod fidelity;
 pub mod ipv4;
 pub mod network;
 pub mod plan;
+pub mod reassembly;
 pub mod report;
 
 pub use fidelity::EmulationFidelity;

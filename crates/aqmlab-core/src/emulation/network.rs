@@ -14,6 +14,7 @@
 use super::fidelity::{EmulationFidelity, LagRecorder};
 use super::ipv4::{self, NotCarried, PROTO_TCP, PROTO_UDP};
 use super::plan::{self, EmulationPlan, MAX_FLOWS, MAX_HOSTS};
+use super::reassembly::InOrderDelivery;
 use super::report::{FlowReport, SeriesSample};
 use crate::aqm::registry::CustomAqmFactory;
 use crate::net::{Packet, PacketId, PacketKind};
@@ -46,6 +47,8 @@ pub struct EmulatedNetwork {
     /// Per flow: one past the highest TCP sequence number sent so far, to tell
     /// retransmissions (RFC 9293 3.4: SYN and FIN take a number each).
     next_new_seq: Vec<Option<u32>>,
+    /// Per flow: the receiver's in-order delivery, for the goodput.
+    in_order: Vec<InOrderDelivery>,
     departure_lag: LagRecorder,
     delivery_lag: LagRecorder,
     not_carried: u64,
@@ -138,6 +141,7 @@ impl EmulatedNetwork {
             flow_by_port,
             bytes: Vec::new(),
             next_new_seq: vec![None; n_flows],
+            in_order: vec![InOrderDelivery::default(); n_flows],
             departure_lag: LagRecorder::default(),
             delivery_lag: LagRecorder::default(),
             not_carried: 0,
@@ -206,12 +210,31 @@ impl EmulatedNetwork {
                 ipv4::mark_ce(bytes);
             }
             let s = &mut self.sim.flow_stats[p.flow as usize];
-            if p.kind != PacketKind::TcpAck && p.sent_at >= s.start {
+            let in_window = p.sent_at >= s.start;
+            if p.kind != PacketKind::TcpAck && in_window {
                 s.packets_received += 1;
                 s.bytes_received += p.size as u64;
                 s.marks_received += p.ecn.ce as u64;
                 s.delay_sum_ns += (now - p.sent_at) as f64;
                 s.delay_samples += 1;
+            }
+            // Goodput as the simulator's receivers count it: new payload in order (TCP), every
+            // datagram's payload (UDP), of packets sent inside the window.
+            if let Ok(h) = ipv4::parse(bytes) {
+                match p.kind {
+                    PacketKind::TcpData => {
+                        let d = &mut self.in_order[p.flow as usize];
+                        if h.tcp_syn {
+                            d.syn(h.tcp_seq);
+                        }
+                        let seq = h.tcp_seq.wrapping_add(h.tcp_syn as u32);
+                        s.goodput_bytes += d.segment(seq, h.tcp_payload, in_window);
+                    }
+                    PacketKind::Udp if in_window => {
+                        s.goodput_bytes += (h.total_len - h.payload_offset) as u64;
+                    }
+                    _ => {}
+                }
             }
             let to = self
                 .host_nodes

@@ -1,5 +1,6 @@
 //! What the hosts measured, merged into the flow table: the part of a flow only its ends see
-//! (the application's goodput, the kernel's RTT estimate and recovery counters).
+//! (a transfer's completion, the kernel's RTT estimate and recovery counters). The goodput is
+//! the router's (`reassembly.rs`), counted on the same packets as the throughput.
 
 use crate::metrics::FlowStats;
 use crate::sim::{time, Time};
@@ -10,8 +11,6 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields, default)]
 pub struct FlowReport {
     pub flow: u32,
-    /// Payload bytes the receiving application read inside the window.
-    pub goodput_bytes: u64,
     /// A finite transfer: when its last byte was read, scenario seconds.
     pub completed_at_s: Option<f64>,
     /// The sender's smoothed RTT (TCP_INFO `tcpi_rtt`), summed over samples inside the window.
@@ -29,7 +28,6 @@ impl FlowReport {
     /// Writes these measurements over the router's own counters of the flow; `start` is when
     /// the flow began (its completion time counts from there).
     pub fn merge_into(&self, s: &mut FlowStats, start: Time) {
-        s.goodput_bytes = self.goodput_bytes;
         if let Some(t) = self.completed_at_s {
             s.completed_at = Some(time::from_secs_f64(t).max(start));
         }
