@@ -18,6 +18,7 @@ import json
 import math
 import os
 import selectors
+import subprocess
 import sys
 import tempfile
 import time
@@ -161,6 +162,61 @@ def _wait_ready(procs: Mapping[int, Any], timeout: float) -> None:
         sel.close()
 
 
+def _set_up_hosts(
+    hosts: HostNamespaces, plan: Mapping[str, Any], devices: list[str], sysctls: Mapping[int, Mapping[str, int]]
+) -> None:
+    """A namespace per host, its sysctls, the router's device moved in with the host's address."""
+    for i, (h, dev) in enumerate(zip(plan["hosts"], devices, strict=True)):
+        ns = hosts.add(i)
+        for key, value in sysctls[i].items():
+            hosts.set_sysctl(ns, key, value)
+        hosts.move_device(dev, ns)
+        hosts.configure_tun(ns, dev, h["address"], int(plan["mtu"]))
+
+
+def _spawn_agents(
+    hosts: HostNamespaces, specs: Mapping[int, Mapping[str, Any]], tmp: Path, cpus: set[int] | None
+) -> dict[int, subprocess.Popen[bytes]]:
+    """Each host's agent in its namespace (its spec and report in ``tmp``), on ``cpus`` if given."""
+    procs = {}
+    for i, spec in specs.items():
+        spec_path = tmp / f"host{i}.json"
+        spec_path.write_text(json.dumps(spec))
+        argv = [sys.executable, "-m", "aqmlab.emulation.host_agent", str(spec_path), str(tmp / f"report{i}.json")]
+        procs[i] = hosts.spawn(
+            hosts.name(i), argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        if cpus is not None:
+            os.sched_setaffinity(procs[i].pid, cpus)
+    return procs
+
+
+def _wait_for_end(router: Any, end_s: float, duration_s: float, progress: ProgressFn | None) -> None:
+    """Until the router's thread ends (at the scenario's end), calling ``progress``; it returning
+    False stops the run as Ctrl-C does."""
+    while router.is_running():
+        left = end_s - time.monotonic_ns() / 1e9
+        if progress is not None and progress(min(1.0, max(0.0, 1 - left / duration_s))) is False:
+            raise KeyboardInterrupt
+        time.sleep(0.5 if left > 0.5 else 0.05)
+
+
+def _read_reports(procs: Mapping[int, subprocess.Popen[bytes]], tmp: Path) -> dict[int, dict[str, Any]]:
+    """Each agent's report, once it has exited (it does shortly after the scenario's end)."""
+    reports = {}
+    for i, p in procs.items():
+        try:
+            p.wait(timeout=REPORT_TIMEOUT_S)
+        except subprocess.TimeoutExpired as e:
+            raise EmulationError(f"host agent {i} did not finish within {REPORT_TIMEOUT_S:g} s") from e
+        path = tmp / f"report{i}.json"
+        if not path.exists():
+            err = p.stderr.read().decode(errors="replace").strip() if p.stderr else ""
+            raise EmulationError(f"host agent {i} wrote no report: {err}")
+        reports[i] = json.loads(path.read_text())
+    return reports
+
+
 def emulate(
     scenario: ScenarioLike,
     seed: int | None = None,
@@ -180,7 +236,7 @@ def emulate(
     /proc/sys/net/ipv4/tcp_available_congestion_control), instead of the scenario's
     ``tcp.congestion_control`` (reno or cubic). ``max_lag_us``: the bound on the router's
     departure-clock lag (99th percentile) above which the result is marked not valid
-    (``Result.raw["emulation"]["valid"]``, and a warning); ``spin_us``: how long before an event
+    (``Result.emulation["valid"]``, and a warning); ``spin_us``: how long before an event
     the router polls instead of sleeping; ``router_cpu``: pin the router thread to that CPU and
     the hosts' agents to the others. ``progress(fraction)`` is called about twice a second.
 
@@ -209,6 +265,11 @@ def emulate(
         else {f["congestion_control"] for f in plan["flows"] if f["kind"] == "tcp"}
     )
     preflight(sorted(c for c in ccs if c))
+    others = None
+    if router_cpu is not None:
+        others = os.sched_getaffinity(0) - {router_cpu}
+        if router_cpu not in os.sched_getaffinity(0) or not others:
+            raise ValueError(f"router_cpu: {router_cpu} is not one of this process's CPUs, or the only one")
     sysctls = _host_sysctls(plan)
     specs = _agent_specs(plan, seed, congestion_control)
     remove_stale()
@@ -217,35 +278,8 @@ def emulate(
     with tempfile.TemporaryDirectory(prefix="aqmlab-emulate-") as tmp, HostNamespaces() as hosts:
         try:
             router.create_devices()
-            for i, (h, dev) in enumerate(zip(plan["hosts"], router.devices(), strict=True)):
-                ns = hosts.add(i)
-                for key, value in sysctls[i].items():
-                    hosts.set_sysctl(ns, key, value)
-                hosts.move_device(dev, ns)
-                hosts.configure_tun(ns, dev, h["address"], int(plan["mtu"]))
-            procs = {}
-            for i, spec in specs.items():
-                spec_path = Path(tmp, f"host{i}.json")
-                spec_path.write_text(json.dumps(spec))
-                procs[i] = hosts.spawn(
-                    hosts.name(i),
-                    [
-                        sys.executable,
-                        "-m",
-                        "aqmlab.emulation.host_agent",
-                        str(spec_path),
-                        str(Path(tmp, f"report{i}.json")),
-                    ],
-                    stdin=-1,
-                    stdout=-1,
-                    stderr=-1,
-                )
-            if router_cpu is not None:
-                others = os.sched_getaffinity(0) - {router_cpu}
-                if router_cpu not in os.sched_getaffinity(0) or not others:
-                    raise ValueError(f"router_cpu: {router_cpu} is not one of this process's CPUs, or the only one")
-                for p in procs.values():
-                    os.sched_setaffinity(p.pid, others)
+            _set_up_hosts(hosts, plan, router.devices(), sysctls)
+            procs = _spawn_agents(hosts, specs, Path(tmp), others)
             _wait_ready(procs, READY_TIMEOUT_S)
             t0 = time.monotonic_ns() + int(START_LEAD_S * 1e9)
             router.start(t0, spin_us, router_cpu)
@@ -253,26 +287,9 @@ def emulate(
                 assert p.stdin is not None
                 p.stdin.write(f"go {t0}\n".encode())
                 p.stdin.flush()
-            end = t0 / 1e9 + float(plan["duration_s"])
-            while router.is_running():
-                if (
-                    progress is not None
-                    and progress(min(1.0, max(0.0, 1 - (end - time.monotonic_ns() / 1e9) / plan["duration_s"])))
-                    is False
-                ):
-                    raise KeyboardInterrupt
-                time.sleep(0.5 if end - time.monotonic_ns() / 1e9 > 0.5 else 0.05)
+            _wait_for_end(router, t0 / 1e9 + float(plan["duration_s"]), float(plan["duration_s"]), progress)
             figures = router.stop(now=False)
-            for i, p in procs.items():
-                try:
-                    p.wait(timeout=REPORT_TIMEOUT_S)
-                except Exception as e:  # noqa: BLE001 - subprocess.TimeoutExpired: reported below
-                    raise EmulationError(f"host agent {i} did not finish within {REPORT_TIMEOUT_S:g} s") from e
-                path = Path(tmp, f"report{i}.json")
-                if not path.exists():
-                    err = p.stderr.read().decode(errors="replace").strip() if p.stderr else ""
-                    raise EmulationError(f"host agent {i} wrote no report: {err}")
-                reports[i] = json.loads(path.read_text())
+            reports = _read_reports(procs, Path(tmp))
         finally:
             router.stop(now=True)
     errors = [f"host {plan['hosts'][i]['node']}: {e}" for i, r in reports.items() for e in r.get("errors", [])]

@@ -4,8 +4,9 @@
 //! router handles a transmission's end, or a packet's exit from a delay line, some time after
 //! it was due (a wake-up's latency, a busy moment, the kernel's work for the packet it just
 //! wrote). That lateness delays real packets, so it is measured on every departure and every
-//! delivery, and a run whose 99th percentile departure lag exceeds the stated bound is marked
-//! invalid: its numbers are the emulator's, not the network's.
+//! delivery (over the measurement window, after the warm-up, as every other figure), and a run
+//! whose 99th percentile departure lag exceeds the stated bound is marked invalid: its numbers
+//! are the emulator's, not the network's.
 
 use crate::metrics::DelayHistogram;
 use crate::sim::Time;
@@ -21,6 +22,11 @@ impl LagRecorder {
     #[inline]
     pub fn record(&mut self, handled_at: Time, due: Time) {
         self.lags.record(handled_at.saturating_sub(due));
+    }
+
+    /// Forgets what was recorded (the end of the warm-up).
+    pub fn restart(&mut self) {
+        self.lags.clear();
     }
 
     fn quantile_us(&self, q: f64) -> f64 {

@@ -184,6 +184,11 @@ impl EmulatedNetwork {
             match ev.kind {
                 EventKind::LinkTxDone(_) => self.departure_lag.record(clock(), ev.time),
                 EventKind::LinkDeliver(_) => self.delivery_lag.record(clock(), ev.time),
+                // The lag is measured over the measurement window, as every other figure.
+                EventKind::WarmupEnd => {
+                    self.departure_lag.restart();
+                    self.delivery_lag.restart();
+                }
                 _ => {}
             }
             self.sim.dispatch(ev.kind);

@@ -282,3 +282,45 @@ packet_size = 1000
     assert_eq!(out.len(), 1);
     assert_eq!((out[0].0, out[0].1), (3 * 1_500_000 + 6_000_000, 1));
 }
+
+/// The lag is that of the measurement window: what was late during the warm-up is forgotten.
+#[test]
+fn the_lag_is_measured_after_the_warm_up() {
+    let s = Scenario::from_toml(
+        r#"
+duration = "1s"
+warmup = "100ms"
+[topology]
+kind = "dumbbell"
+senders = 1
+bottleneck = { rate = "10Mbps", delay = "20ms" }
+access = { rate = "100Mbps", delay = "1ms" }
+[[flows]]
+kind = "tcp"
+from = "senders"
+to = "receivers"
+"#,
+    )
+    .unwrap();
+    let mut net = EmulatedNetwork::new(&s, 1, None).unwrap();
+    let warmup_end = 100_000_000;
+    let mut run_late = |net: &mut EmulatedNetwork, late_by: Time, before: Time| {
+        while let Some(t) = net.next_event_time().filter(|&t| t < before) {
+            net.advance(&mut || t + late_by, &mut |_, _| {});
+        }
+    };
+    net.inject(0, &tcp_packet(S0, D0, 40_000, PORT, 1, 1460, 0))
+        .unwrap();
+    run_late(&mut net, 900_000, warmup_end);
+    net.advance(&mut || warmup_end, &mut |_, _| {});
+    net.inject(0, &tcp_packet(S0, D0, 40_000, PORT, 1461, 1460, 0))
+        .unwrap();
+    run_late(&mut net, 10_000, 1_000_000_000);
+    let r = net.finish(&[], &[], 100_000, 0.0).unwrap();
+    let f = r.emulation.unwrap();
+    assert_eq!(f.departures, 3, "the second packet's three transmissions");
+    assert!(
+        f.valid && (f.departure_lag_max_us - 10.0).abs() < 0.5,
+        "{f:?}"
+    );
+}

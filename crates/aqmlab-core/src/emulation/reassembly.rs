@@ -106,6 +106,10 @@ mod tests {
         assert_eq!(d.segment(first.wrapping_add(250), 100, true), 0);
         // The hole [0, 100): 100 + (held 100..200 not counted) + 200..300 + 300..350.
         assert_eq!(d.segment(first, 100, true), 100 + 100 + 50);
-        assert_eq!(d.segment(first.wrapping_add(340), 60, true), 50, "350..400 is new");
+        assert_eq!(
+            d.segment(first.wrapping_add(340), 60, true),
+            50,
+            "350..400 is new"
+        );
     }
 }
