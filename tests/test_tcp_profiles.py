@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 import aqmlab
 import pytest
@@ -107,7 +106,10 @@ def test_the_linux_profile_probes_tails():
 
 # The identical dumbbell (DropTail 50, N = 100) with the linux profile and RFC 6937's Slow
 # Start Reduction Bound, the bound the profile had before issue 25: each recovery ACK released
-# a [repair, new packet] pair, the repair always dropped, the RTO always re-armed.
+# a [repair, new packet] pair, the repair always dropped, the RTO always re-armed, while the
+# window grew at each recovery's end by every packet the cumulative ACK covered (SACKed ones
+# again). Since issue 26 the growth counts the packets an ACK newly delivers, as Linux does,
+# and the old bound alone no longer loops.
 LOOPING = {
     "duration": "30s",
     "warmup": "10s",
@@ -122,16 +124,14 @@ LOOPING = {
 }
 
 
-def test_a_recovery_that_loops_is_reported_and_the_profile_no_longer_loops():
-    looping = {**LOOPING, "tcp": {**LOOPING["tcp"], "prr_bound": "ssrb"}}
+def test_the_loop_prone_bound_is_named_before_the_run_and_neither_bound_loops():
+    old_bound = {**LOOPING, "tcp": {**LOOPING["tcp"], "prr_bound": "ssrb"}}
     with pytest.warns(aqmlab.ScenarioWarning) as caught:
-        r = aqmlab.run(looping, seed=1)
+        r = aqmlab.run(old_bound, seed=1)
     messages = [str(w.message) for w in caught]
-    # Before the run, the combination that can loop; after it, the flows that did.
     assert any(m.startswith('flows[0].tcp.prr_bound: "ssrb" with RACK-TLP') for m in messages), messages
-    assert any(re.search(r"tcp: \d+ flow\(s\) spent more than half .* fast recovery", m) for m in messages), messages
-    assert r.warnings and r.warnings[0][0] == "tcp"
-    assert r.flows["max_transmissions_of_a_segment"].max() > 100
+    assert r.warnings == []
+    assert r.queue("bottleneck")["loss_rate"] < 0.2
     fixed = aqmlab.run(LOOPING, seed=1)
     assert fixed.warnings == []
     assert fixed.flows["max_transmissions_of_a_segment"].max() <= 12

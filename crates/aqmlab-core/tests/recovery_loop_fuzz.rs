@@ -112,17 +112,15 @@ proptest! {
     }
 }
 
-/// Open finding of issue 25 (docs/readings.md, "Loops and Linux's timers"): with the `linux`
-/// profile, an overloaded CoDel dumbbell (26 flows on 2 Mb/s, a fair share below one packet
-/// per round trip, seed 827) leaves a flow 54 % of its time in recovery past the RTO of its
-/// head's retransmission, the repair of the head lost again and again (7 sends) while each
-/// resend re-arms the timer; the 34-flow case stalls only with `grow_only_when_cwnd_limited`
-/// on (51 %, 5 sends), which is why the profile leaves that option off for now. Not the issue's loop (no packet near 12 sends, no doubled sending rate);
-/// whether it is Linux's behaviour at such loss rates is for the comparison with the kernel
-/// (issue 26). Found by the property test above before its seed was fixed; kept here, ignored,
-/// so that the cases are not lost: `cargo test --test recovery_loop_fuzz -- --ignored`.
+/// Issue 25's open finding, closed by issue 26 (docs/readings.md, "Loops and Linux's timers"):
+/// with the `linux` profile, an overloaded CoDel dumbbell (26 flows on 2 Mb/s, a fair share
+/// below one packet per round trip, seed 827) left a flow 54 % of its time in recovery past
+/// the RTO of its head's retransmission (7 sends of the head, each resend re-arming the
+/// timer). The window then grew at the end of each recovery by every packet the cumulative ACK
+/// covered, SACKed ones again included; counted as Linux counts them (the packets an ACK
+/// newly delivers), neither case stalls. Found by the property test above before its seed
+/// was fixed; kept as a regression test.
 #[test]
-#[ignore = "open finding: overloaded CoDel flows stall in recovery with the linux profile"]
 fn overloaded_codel_flows_do_not_stall_in_recovery() {
     let cases = [
         (

@@ -149,26 +149,22 @@ fn the_linux_profile_shares_20mbps_40ms_among_30_flows_under_each_aqm() {
     }
 }
 
-/// The mechanism, shown on today's code: give the profile back RFC 6937's Slow Start
-/// Reduction Bound (the bound the profile had before the fix) and the loop returns, as on the
-/// old code (0.51 loss, Jain 0.31), with packets sent hundreds of times; the flow table and
-/// the run's warning now say so.
+/// The loop needed two things: RFC 6937's Slow Start Reduction Bound (the bound the profile
+/// had before issue 25) and a window that grew, at the end of each recovery, by every packet
+/// the cumulative ACK covered, SACKed ones again included. Linux counts the packets an ACK
+/// newly delivers (issue 26: `tcp_newly_delivered`, `rfc6675_sender.rs` `grow`); with that
+/// count the old bound alone no longer loops here (issue 25, same run: loss 0.51, Jain 0.31,
+/// packets sent hundreds of times; now loss 0.11, Jain 0.98, a packet sent at most 56 times
+/// against 6 with SafeACK). The scenario warning about the combination stays: it is RFC
+/// 9937's reason for SafeACK.
 #[test]
-fn with_the_old_bound_the_loop_returns_and_the_run_says_so() {
+fn the_old_bound_no_longer_loops_once_growth_counts_delivered_packets() {
     let r = run(
         &identical_dumbbell_droptail_linux(r#"prr_bound = "ssrb""#),
         1,
     )
     .unwrap();
-    let (loss, jain, max_tx) = summary("identical dumbbell, linux with prr_bound = ssrb", &r);
-    assert!(loss > 0.4 && jain < 0.5, "loss {loss}, Jain {jain}");
-    assert!(max_tx > 100, "a packet sent at most {max_tx} times");
-    assert_eq!(r.warnings.len(), 1);
-    assert!(
-        r.warnings[0]
-            .message
-            .contains("in fast recovery without progress"),
-        "{}",
-        r.warnings[0]
-    );
+    let (loss, jain, _) = summary("identical dumbbell, linux with prr_bound = ssrb", &r);
+    assert!(loss < 0.2 && jain >= 0.9, "loss {loss}, Jain {jain}");
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
 }
