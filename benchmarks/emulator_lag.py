@@ -43,7 +43,7 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--duration", type=float, default=10.0)
     p.add_argument("--spin-us", type=float, default=DEFAULT_SPIN_US)
-    p.add_argument("--router-cpu", type=int, default=None)
+    p.add_argument("--router-cpu", default="auto", help="a CPU number, auto or none")
     a = p.parse_args()
     print("| bottleneck | runs | departure lag p50 us | p99 us | max us | utilization | events/s |")
     print("|---|---|---|---|---|---|---|")
@@ -52,7 +52,15 @@ def main() -> None:
         for _ in range(a.runs):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # a run beyond the lag bound is reported here, not refused
-                r = emulate(path(rate, a.duration), spin_us=a.spin_us, router_cpu=a.router_cpu)
+                r = emulate(
+                    path(rate, a.duration),
+                    spin_us=a.spin_us,
+                    router_cpu=None
+                    if a.router_cpu == "none"
+                    else a.router_cpu
+                    if a.router_cpu == "auto"
+                    else int(a.router_cpu),
+                )
             em = r.raw["emulation"]
             rows.append(
                 (

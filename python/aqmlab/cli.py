@@ -464,8 +464,13 @@ def emulate(
     max_lag_us: MaxLagOption = 500.0,
     spin_us: SpinOption = 250.0,
     router_cpu: Annotated[
-        int | None, typer.Option("--router-cpu", help="Pin the router thread to this CPU and the hosts to the others.")
-    ] = None,
+        str,
+        typer.Option(
+            "--router-cpu",
+            help="Pin the router thread to this CPU and the hosts to the others: a CPU number, "
+            "'auto' (the last CPU, with two or more) or 'none'.",
+        ),
+    ] = "auto",
 ) -> None:
     """Run one scenario in real time with the hosts' Linux TCP through aqmlab's own router and
     AQM code (one network namespace per host; needs root and /dev/net/tun)."""

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..cli_run import EXIT_FAILED, EXIT_USAGE, LazyProgress, die, jsonable, user_errors
 
@@ -44,10 +44,17 @@ def emulate_command(
     quiet: bool,
     max_lag_us: float,
     spin_us: float,
-    router_cpu: int | None,
+    router_cpu: str,
 ) -> None:
     from .emulate import emulate
 
+    cpu: int | Literal["auto"] | None
+    if router_cpu in ("auto", "none"):
+        cpu = None if router_cpu == "none" else "auto"
+    elif router_cpu.isdigit():
+        cpu = int(router_cpu)
+    else:
+        die(f"--router-cpu: {router_cpu!r}, expected a CPU number, 'auto' or 'none'", EXIT_USAGE)
     with emulation_errors():
         progress = LazyProgress("emulating (real time)", enabled=not quiet)
         try:
@@ -58,7 +65,7 @@ def emulate_command(
                 congestion_control=congestion_control,
                 max_lag_us=max_lag_us,
                 spin_us=spin_us,
-                router_cpu=router_cpu,
+                router_cpu=cpu,
                 progress=progress,
             )
         finally:

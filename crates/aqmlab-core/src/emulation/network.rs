@@ -233,7 +233,7 @@ impl EmulatedNetwork {
                             d.syn(h.tcp_seq);
                         }
                         let seq = h.tcp_seq.wrapping_add(h.tcp_syn as u32);
-                        s.goodput_bytes += d.segment(seq, h.tcp_payload, in_window);
+                        s.goodput_bytes += d.segment(seq, h.tcp_payload, p.sent_at, s.start);
                     }
                     PacketKind::Udp if in_window => {
                         s.goodput_bytes += (h.total_len - h.payload_offset) as u64;

@@ -304,7 +304,7 @@ to = "receivers"
     .unwrap();
     let mut net = EmulatedNetwork::new(&s, 1, None).unwrap();
     let warmup_end = 100_000_000;
-    let mut run_late = |net: &mut EmulatedNetwork, late_by: Time, before: Time| {
+    let run_late = |net: &mut EmulatedNetwork, late_by: Time, before: Time| {
         while let Some(t) = net.next_event_time().filter(|&t| t < before) {
             net.advance(&mut || t + late_by, &mut |_, _| {});
         }

@@ -6,6 +6,8 @@
 //! Sequence numbers are RFC 9293's: the SYN takes the initial sequence number, data starts one
 //! after it, comparisons are modular (3.4).
 
+use crate::sim::Time;
+
 /// `a` is before `b` in sequence space.
 fn before(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) < 0
@@ -15,8 +17,10 @@ fn before(a: u32, b: u32) -> bool {
 pub struct InOrderDelivery {
     /// The next byte expected; None until the SYN was delivered.
     next: Option<u32>,
-    /// Segments above `next` waiting for a hole to fill: (start, end, counts), by start.
-    held: Vec<(u32, u32, bool)>,
+    /// Segments above `next` waiting for a hole to fill: (start, end, sent at), by start.
+    /// Whether a segment counts is decided when it is delivered in order, against the window's
+    /// start then (a segment held across the end of the warm-up is judged by the new start).
+    held: Vec<(u32, u32, Time)>,
 }
 
 impl InOrderDelivery {
@@ -27,9 +31,10 @@ impl InOrderDelivery {
         }
     }
 
-    /// Payload `[seq, seq + len)` reached the receiver; `counts`: sent inside the window.
-    /// Returns the payload bytes this makes deliverable in order that count.
-    pub fn segment(&mut self, seq: u32, len: u32, counts: bool) -> u64 {
+    /// Payload `[seq, seq + len)`, sent at `sent_at`, reached the receiver. Returns the
+    /// payload bytes this makes deliverable in order of the segments sent at or after
+    /// `window_start`.
+    pub fn segment(&mut self, seq: u32, len: u32, sent_at: Time, window_start: Time) -> u64 {
         let Some(next) = self.next else { return 0 };
         let end = seq.wrapping_add(len);
         if len == 0 || !before(next, end) {
@@ -42,10 +47,10 @@ impl InOrderDelivery {
             let at = self
                 .held
                 .partition_point(|&(s, _, _)| s.wrapping_sub(next) <= offset);
-            self.held.insert(at, (seq, end, counts));
+            self.held.insert(at, (seq, end, sent_at));
             return 0;
         }
-        let mut gained = if counts {
+        let mut gained = if sent_at >= window_start {
             end.wrapping_sub(next) as u64
         } else {
             0
@@ -59,7 +64,7 @@ impl InOrderDelivery {
             }
             used += 1;
             if before(next, e) {
-                if c {
+                if c >= window_start {
                     gained += e.wrapping_sub(next) as u64;
                 }
                 next = e;
@@ -78,20 +83,17 @@ mod tests {
     #[test]
     fn in_order_segments_count_their_payload() {
         let mut d = InOrderDelivery::default();
+        let start = 10;
         assert_eq!(
-            d.segment(1, 100, true),
+            d.segment(1, 100, 20, start),
             0,
             "before the SYN nothing is known"
         );
         d.syn(1000);
-        assert_eq!(d.segment(1001, 100, true), 100);
-        assert_eq!(
-            d.segment(1101, 100, false),
-            0,
-            "sent before the window: not counted"
-        );
-        assert_eq!(d.segment(1001, 100, true), 0, "a duplicate");
-        assert_eq!(d.segment(1201, 100, true), 100);
+        assert_eq!(d.segment(1001, 100, 20, start), 100);
+        assert_eq!(d.segment(1101, 100, 5, start), 0, "sent before the window");
+        assert_eq!(d.segment(1001, 100, 20, start), 0, "a duplicate");
+        assert_eq!(d.segment(1201, 100, 20, start), 100);
     }
 
     /// A hole filled late releases what was held, each held segment counted by its own
@@ -101,15 +103,35 @@ mod tests {
         let mut d = InOrderDelivery::default();
         d.syn(u32::MAX - 150); // sequence numbers wrap inside the test
         let first = u32::MAX - 149;
-        assert_eq!(d.segment(first.wrapping_add(200), 100, true), 0);
-        assert_eq!(d.segment(first.wrapping_add(100), 100, false), 0);
-        assert_eq!(d.segment(first.wrapping_add(250), 100, true), 0);
+        let start = 10;
+        assert_eq!(d.segment(first.wrapping_add(200), 100, 20, start), 0);
+        assert_eq!(d.segment(first.wrapping_add(100), 100, 5, start), 0);
+        assert_eq!(d.segment(first.wrapping_add(250), 100, 20, start), 0);
         // The hole [0, 100): 100 + (held 100..200 not counted) + 200..300 + 300..350.
-        assert_eq!(d.segment(first, 100, true), 100 + 100 + 50);
+        assert_eq!(d.segment(first, 100, 20, start), 100 + 100 + 50);
         assert_eq!(
-            d.segment(first.wrapping_add(340), 60, true),
+            d.segment(first.wrapping_add(340), 60, 20, start),
             50,
-            "350..400 is new"
+            "350..400"
+        );
+    }
+
+    /// A segment held across the end of the warm-up is judged by the window it is released
+    /// in: sent before the new start, it does not count (its bytes were counted as received
+    /// before the counters restarted).
+    #[test]
+    fn a_segment_held_across_the_warm_up_is_judged_when_released() {
+        let mut d = InOrderDelivery::default();
+        d.syn(0);
+        assert_eq!(
+            d.segment(101, 100, 50, 0),
+            0,
+            "held while the window starts at 0"
+        );
+        assert_eq!(
+            d.segment(1, 100, 150, 100),
+            100,
+            "only the filler, sent after 100"
         );
     }
 }
