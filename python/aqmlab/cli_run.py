@@ -205,12 +205,18 @@ def run_command(
             r = api.run(scenario, seed=seed, progress=progress)
         finally:
             progress.close()
-        if out_dir is not None:
-            r.to_parquet(out_dir)
-            r.to_csv(out_dir)
-        if as_json:
-            sys.stdout.write(json.dumps(jsonable(r.summary), allow_nan=False) + "\n")
-        else:
-            from .run_report import show_run
+        report_result(r, out_dir, as_json)
 
-            show_run(r, out_dir)
+
+def report_result(r: Any, out_dir: Path | None, as_json: bool) -> None:
+    """A run's tables to ``out_dir`` if given, and its summary as JSON (``as_json``) or as
+    tables (run_report.py): what ``aqmlab run`` and ``aqmlab emulate`` print."""
+    if out_dir is not None:
+        r.to_parquet(out_dir)
+        r.to_csv(out_dir)
+    if as_json:
+        sys.stdout.write(json.dumps(jsonable(r.summary), allow_nan=False) + "\n")
+    else:
+        from .run_report import show_run
+
+        show_run(r, out_dir)

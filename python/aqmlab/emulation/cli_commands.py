@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from ..cli_run import EXIT_FAILED, EXIT_USAGE, LazyProgress, die, jsonable, user_errors
+from ..cli_run import EXIT_FAILED, EXIT_USAGE, LazyProgress, die, jsonable, report_result, user_errors
 
 # 128 + SIGTERM, as a shell reports a process that SIGTERM ended.
 EXIT_TERMINATED = 143
@@ -70,15 +70,7 @@ def emulate_command(
             )
         finally:
             progress.close()
-        if out_dir is not None:
-            r.to_parquet(out_dir)
-            r.to_csv(out_dir)
-        if as_json:
-            sys.stdout.write(json.dumps(jsonable(r.summary), allow_nan=False) + "\n")
-        else:
-            from ..run_report import show_run
-
-            show_run(r, out_dir)
+        report_result(r, out_dir, as_json)
 
 
 def _rel(x: float) -> str:
