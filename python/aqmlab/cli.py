@@ -22,14 +22,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-# The exit codes, the one-line errors, the progress bar and `run` itself live with the fast
-# path of `aqmlab run` (cli_run.py, run_report.py), which must not import typer.
 from .cli_run import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, interrupted_anywhere, run_command
 from .cli_run import LazyProgress as _LazyProgress
 from .cli_run import apply_max_memory as _apply_max_memory
 from .cli_run import die as _die
 from .cli_run import jsonable as _jsonable
 from .cli_run import user_errors as _user_errors
+
+# The exit codes, the one-line errors, the progress bar and `run` itself live with the fast
+# path of `aqmlab run` (cli_run.py, run_report.py), which must not import typer.
+from .emulation import DEFAULT_MAX_LAG_US, DEFAULT_SPIN_US
 from .run_report import fmt as _f
 from .run_report import stdout_console
 
@@ -461,8 +463,8 @@ def emulate(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    max_lag_us: MaxLagOption = 500.0,
-    spin_us: SpinOption = 250.0,
+    max_lag_us: MaxLagOption = DEFAULT_MAX_LAG_US,
+    spin_us: SpinOption = DEFAULT_SPIN_US,
     router_cpu: Annotated[
         str,
         typer.Option(
@@ -489,8 +491,8 @@ def validate_emulation(
     queue: Annotated[str, typer.Option(help="The queue compared.")] = "bottleneck",
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON on stdout.")] = False,
     out: Annotated[Path | None, typer.Option("--out", help="Write the comparison as JSON to this file.")] = None,
-    max_lag_us: MaxLagOption = 500.0,
-    spin_us: SpinOption = 250.0,
+    max_lag_us: MaxLagOption = DEFAULT_MAX_LAG_US,
+    spin_us: SpinOption = DEFAULT_SPIN_US,
 ) -> None:
     """Simulate a scenario (the linux TCP profile) and emulate it (Linux TCP through the same
     AQM code), side by side with relative differences and the emulator's lag."""

@@ -14,6 +14,7 @@ of the run, an error, Ctrl-C, SIGTERM; a set left by a killed run is removed by 
 
 from __future__ import annotations
 
+import collections
 import json
 import math
 import os
@@ -28,17 +29,11 @@ from typing import Any, Literal
 
 from ..result import Result
 from ..scenario import ScenarioLike, load_scenario, resolve_seed, to_json
+from . import DEFAULT_MAX_LAG_US, DEFAULT_SPIN_US
 from .netns import EmulationError, EmulationUnavailable, HostNamespaces, preflight, remove_stale
 
 __all__ = ["DEFAULT_MAX_LAG_US", "DEFAULT_SPIN_US", "EmulationError", "EmulationUnavailable", "emulate"]
 
-# A run whose departure clock's 99th percentile lag exceeds this is reported as not valid: at
-# 500 us the router's lateness is 2.5 % of a 20 ms one-way delay and under half a 1500-byte
-# packet's time at 10 Mb/s (1.2 ms). Measured lags are in BENCHMARKS.md.
-DEFAULT_MAX_LAG_US = 500.0
-# The last part of each wait spent polling instead of sleeping (router_loop.rs): a sleeping
-# router woke 10 to 200 us after its timer on this project's virtual machine.
-DEFAULT_SPIN_US = 250.0
 READY_TIMEOUT_S = 60.0
 # Time 0 comes this long after every host said it is ready: the router's thread and the
 # agents' clocks need no more.
@@ -53,16 +48,21 @@ def _device_prefix() -> str:
     return f"aqm{os.getpid()}h"
 
 
-def _host_sysctls(plan: Mapping[str, Any]) -> dict[int, dict[str, int]]:
+def flow_hosts(plan: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """Each flow's (sending host, receiving host), as indices into the plan's hosts."""
+    index = {h["address"]: i for i, h in enumerate(plan["hosts"])}
+    return [(index[f["src_address"]], index[f["dst_address"]]) for f in plan["flows"]]
+
+
+def _host_sysctls(plan: Mapping[str, Any], ends: list[tuple[int, int]]) -> dict[int, dict[str, int]]:
     """Per host: IPv6 off (no router solicitations on the wire), and ECN requested by a host
     whose flows ask for it. tcp_ecn is per namespace, so a host whose flows differ cannot be
     emulated; Linux's default (2) answers an ECN request without making one, which is what a
     receiver needs."""
-    hosts = {h["address"]: i for i, h in enumerate(plan["hosts"])}
     ecn: dict[int, set[bool]] = {}
-    for f in plan["flows"]:
+    for f, (src, _) in zip(plan["flows"], ends, strict=True):
         if f["kind"] == "tcp":
-            ecn.setdefault(hosts[f["src_address"]], set()).add(bool(f["ecn"]))
+            ecn.setdefault(src, set()).add(bool(f["ecn"]))
     out: dict[int, dict[str, int]] = {}
     for i in range(len(plan["hosts"])):
         s = {"net.ipv6.conf.all.disable_ipv6": 1, "net.ipv6.conf.default.disable_ipv6": 1}
@@ -78,8 +78,9 @@ def _host_sysctls(plan: Mapping[str, Any]) -> dict[int, dict[str, int]]:
     return out
 
 
-def _agent_specs(plan: Mapping[str, Any], seed: int, congestion_control: str | None) -> dict[int, dict[str, Any]]:
-    hosts = {h["address"]: i for i, h in enumerate(plan["hosts"])}
+def _agent_specs(
+    plan: Mapping[str, Any], ends: list[tuple[int, int]], seed: int, congestion_control: str | None
+) -> dict[int, dict[str, Any]]:
     specs = {
         i: {
             "t0_ns": None,
@@ -92,12 +93,12 @@ def _agent_specs(plan: Mapping[str, Any], seed: int, congestion_control: str | N
         }
         for i in range(len(plan["hosts"]))
     }
-    for f in plan["flows"]:
+    for f, (src, dst) in zip(plan["flows"], ends, strict=True):
         flow = {k: v for k, v in f.items() if k not in ("group", "src", "dst", "ecn")}
         if f["kind"] == "tcp" and congestion_control is not None:
             flow["congestion_control"] = congestion_control
-        specs[hosts[f["dst_address"]]]["receivers"].append(flow)
-        specs[hosts[f["src_address"]]]["senders"].append(flow)
+        specs[dst]["receivers"].append(flow)
+        specs[src]["senders"].append(flow)
     return specs
 
 
@@ -105,18 +106,16 @@ def _finite(v: Any) -> bool:
     return isinstance(v, int | float) and math.isfinite(v)
 
 
-def _flow_reports(plan: Mapping[str, Any], reports: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _flow_reports(
+    plan: Mapping[str, Any], ends: list[tuple[int, int]], reports: Mapping[int, Mapping[str, Any]]
+) -> list[dict[str, Any]]:
     """The hosts' measurements per flow, as the router's `finish` takes them: a transfer's
     completion at the receiver, the sender's RTT; the sender kernel's recovery counters when
     its host sends no other flow (they are per namespace). The goodput is the router's."""
-    hosts = {h["address"]: i for i, h in enumerate(plan["hosts"])}
-    senders_per_host: dict[int, int] = {}
-    for f in plan["flows"]:
-        senders_per_host[hosts[f["src_address"]]] = senders_per_host.get(hosts[f["src_address"]], 0) + 1
+    senders_per_host = collections.Counter(src for src, _ in ends)
     out = []
-    for f in plan["flows"]:
+    for f, (src, dst) in zip(plan["flows"], ends, strict=True):
         fid = str(f["flow"])
-        src, dst = hosts[f["src_address"]], hosts[f["dst_address"]]
         received = reports.get(dst, {}).get("flows", {}).get(fid, {})
         sent = reports.get(src, {}).get("flows", {}).get(fid, {})
         r: dict[str, Any] = {"flow": f["flow"]}
@@ -276,8 +275,9 @@ def emulate(
         others = cpus - {router_cpu}
         if router_cpu not in cpus or not others:
             raise ValueError(f"router_cpu: {router_cpu} is not one of this process's CPUs, or the only one")
-    sysctls = _host_sysctls(plan)
-    specs = _agent_specs(plan, seed, congestion_control)
+    ends = flow_hosts(plan)
+    sysctls = _host_sysctls(plan, ends)
+    specs = _agent_specs(plan, ends, seed, congestion_control)
     remove_stale()
 
     reports: dict[int, dict[str, Any]] = {}
@@ -306,7 +306,7 @@ def emulate(
     series = []
     if s.get("sample_flows") and s.get("sample_interval") is not None:
         series = [x for r in reports.values() for x in r.get("series", []) if _finite(x.get("value"))]
-    raw = router.finish(json.dumps(_flow_reports(plan, reports)), json.dumps(series), float(max_lag_us))
+    raw = router.finish(json.dumps(_flow_reports(plan, ends, reports)), json.dumps(series), float(max_lag_us))
     raw["emulation"]["host_write_errors"] = figures["host_write_errors"]
     # What the receiving applications read inside the window, beside the router's goodput (in
     # order at the receiving host, by sending time, as the simulator counts it): a cross-check
