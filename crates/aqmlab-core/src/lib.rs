@@ -79,8 +79,22 @@ pub fn run_with(
     custom: Option<&dyn aqm::registry::CustomAqmFactory>,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<RunResult, Error> {
+    run_writing(scenario, seed, custom, progress, std::path::Path::new("."))
+}
+
+/// [`run_with`], writing the scenario's capture files (`capture`) into `capture_dir`
+/// (created if missing); `run_with` writes them into the current directory, as ns-3's
+/// `EnablePcap` does.
+pub fn run_writing(
+    scenario: &Scenario,
+    seed: u64,
+    custom: Option<&dyn aqm::registry::CustomAqmFactory>,
+    progress: &mut dyn FnMut(f64) -> bool,
+    capture_dir: &std::path::Path,
+) -> Result<RunResult, Error> {
     let building = std::time::Instant::now();
-    let simulator = scenario::build::build(scenario, seed, custom, &mut || progress(0.0))?;
+    let mut simulator = scenario::build::build(scenario, seed, custom, &mut || progress(0.0))?;
+    simulator.open_taps(capture_dir)?;
     let setup_s = building.elapsed().as_secs_f64();
     let mut result = simulator.run_with_progress(progress)?;
     result.timings.setup_s = setup_s;

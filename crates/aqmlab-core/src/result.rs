@@ -109,6 +109,20 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub emulation: Option<crate::emulation::EmulationFidelity>,
     pub timeseries: SeriesColumns,
+    /// The packet trace of the links the scenario traces (`metrics/packet_trace.rs`); not
+    /// serialized (a binding hands it over as a table).
+    #[serde(skip)]
+    pub trace: Option<TraceTable>,
+    /// The capture files written, one per captured link.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub capture_files: Vec<String>,
+}
+
+/// The packet trace and the names of the links its `link` column indexes.
+#[derive(Debug, Clone, Default)]
+pub struct TraceTable {
+    pub rows: crate::metrics::packet_trace::PacketTrace,
+    pub link_names: Vec<String>,
 }
 
 impl RunResult {

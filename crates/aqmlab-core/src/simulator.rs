@@ -6,6 +6,7 @@ use crate::metrics::flow_stats::FlowSummary;
 use crate::metrics::queue_stats::QueueSummary;
 use crate::metrics::{Fairness, FlowStats, TimeSeries};
 use crate::net::link::LinkCtx;
+use crate::net::tap::{TapPlan, Taps};
 use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, PacketKind, RoutingTable};
 use crate::result::{RunResult, SeriesColumns, Timings};
 use crate::scenario::Scenario;
@@ -35,6 +36,8 @@ pub enum RunError {
     Interrupted,
     /// An internal invariant failed; this is a bug in aqmlab.
     Invariant(String),
+    /// A capture file could not be written.
+    Output(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -42,6 +45,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Interrupted => write!(f, "run interrupted"),
             RunError::Invariant(m) => write!(f, "internal error (please report): {m}"),
+            RunError::Output(m) => write!(f, "{m}"),
         }
     }
 }
@@ -71,6 +75,10 @@ pub struct Simulator {
     /// emulator to hand to the real host, instead of to the simulated agents. `None` in a
     /// simulation.
     pub(crate) host_egress: Option<Vec<PacketId>>,
+    /// The links the scenario captures or traces, until `open_taps` opens them.
+    pub(crate) tap_plan: Option<TapPlan>,
+    /// Open captures and the packet trace; `None` (nothing to do per event) without them.
+    taps: Option<Box<Taps>>,
 }
 
 impl Simulator {
@@ -127,7 +135,19 @@ impl Simulator {
             dropped: Vec::with_capacity(64),
             series: TimeSeries::default(),
             host_egress: None,
+            tap_plan: None,
+            taps: None,
         }
+    }
+
+    /// Opens the scenario's capture files in `dir` (created if missing) and its trace.
+    pub fn open_taps(&mut self, dir: &std::path::Path) -> Result<(), RunError> {
+        if let Some(plan) = self.tap_plan.take() {
+            let names: Vec<&str> = self.links.iter().map(|l| l.name.as_str()).collect();
+            let taps = Taps::open(plan, &names, dir).map_err(|e| RunError::Output(e.to_string()))?;
+            self.taps = Some(Box::new(taps));
+        }
+        Ok(())
     }
 
     /// Runs to the end.
@@ -154,6 +174,9 @@ impl Simulator {
         }
         self.events.advance_to(end);
         self.finish_agents();
+        if let Some(t) = &mut self.taps {
+            t.finish().map_err(RunError::Output)?;
+        }
         progress(1.0);
         let wall = started.elapsed().as_secs_f64();
         let collecting = std::time::Instant::now();
@@ -181,6 +204,18 @@ impl Simulator {
             .all(|l| l.summary(now, &self.packets).is_conserved());
         let flows = self.flow_summaries();
         let fairness = Fairness::of(&flows);
+        let (trace, capture_files) = match self.taps.take() {
+            Some(t) => {
+                let links = self.links.iter().map(|l| l.name.clone()).collect();
+                let files = t.files.iter().map(|p| p.display().to_string()).collect();
+                let traced = t.traced_any().then(|| crate::result::TraceTable {
+                    rows: t.trace,
+                    link_names: links,
+                });
+                (traced, files)
+            }
+            None => (None, vec![]),
+        };
         let s = std::mem::take(&mut self.series);
         let timeseries = SeriesColumns {
             // In place: a Vec<u64> collected into a Vec<f64> keeps its allocation, so a long
@@ -221,6 +256,8 @@ impl Simulator {
             warnings: crate::run_warnings::of(&self.flow_stats, now - self.warmup.min(now)),
             emulation: None,
             timeseries,
+            trace,
+            capture_files,
         }
     }
 
@@ -264,6 +301,10 @@ impl Simulator {
             events: &mut self.events,
             packets: &mut self.packets,
             dropped: &mut self.dropped,
+            tap: match &mut self.taps {
+                None => None,
+                Some(t) => t.tap(l),
+            },
         };
         f(&mut self.links[l as usize], &mut cx);
         self.settle_drops();

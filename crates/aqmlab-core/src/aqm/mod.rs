@@ -42,7 +42,9 @@ pub mod rem;
 pub use fifo_queue::FifoQueue;
 pub use link_queue::LinkQueue;
 
+use crate::metrics::packet_trace::{DropReason, TraceEvent};
 use crate::metrics::QueueStats;
+use crate::net::tap::LinkTrace;
 use crate::net::{Packet, PacketArena, PacketId};
 use crate::sim::{RngStream, Time};
 
@@ -183,14 +185,25 @@ pub struct QueueCtx<'a> {
     /// Packets this discipline dropped; the simulator charges them to their flows and frees
     /// them.
     pub dropped: &'a mut Vec<PacketId>,
+    /// The link's packet trace, if the scenario traces it (`metrics/packet_trace.rs`).
+    pub trace: Option<LinkTrace<'a>>,
 }
 
 impl QueueCtx<'_> {
     #[inline]
     pub fn drop_packet(&mut self, id: PacketId, kind: DropKind) {
-        match kind {
-            DropKind::Early => self.stats.on_early_drop(),
-            DropKind::Forced => self.stats.on_forced_drop(),
+        let why = match kind {
+            DropKind::Early => {
+                self.stats.on_early_drop();
+                DropReason::Early
+            }
+            DropKind::Forced => {
+                self.stats.on_forced_drop();
+                DropReason::Forced
+            }
+        };
+        if let Some(t) = &mut self.trace {
+            t.event(self.now, TraceEvent::Drop, why, self.packets.get(id));
         }
         self.dropped.push(id);
     }
@@ -201,6 +214,9 @@ impl QueueCtx<'_> {
         debug_assert!(p.ecn.ect, "marking a packet that is not ECN-capable");
         p.ecn.ce = true;
         self.stats.on_mark();
+        if let Some(t) = &mut self.trace {
+            t.event(self.now, TraceEvent::Mark, DropReason::None, self.packets.get(id));
+        }
     }
 }
 

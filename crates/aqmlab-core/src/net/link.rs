@@ -9,9 +9,11 @@
 //! slower either (issue 24: rounding each packet up to a nanosecond carried 4 Gb/s on a
 //! 6 Gb/s link of 1-byte packets).
 
+use super::tap::TapCtx;
 use super::{NodeId, PacketArena, PacketId};
 use crate::aqm::{LinkQueue, QueueCtx, QueueDiscipline};
 use crate::metrics::queue_stats::QueueSummary;
+use crate::metrics::packet_trace::{DropReason, TraceEvent};
 use crate::metrics::queue_stats::Transmission;
 use crate::metrics::QueueStats;
 use crate::sim::{time::RateClock, EventKind, EventQueue, RngStream, Time};
@@ -56,6 +58,8 @@ pub struct LinkCtx<'a> {
     pub events: &'a mut EventQueue,
     pub packets: &'a mut PacketArena,
     pub dropped: &'a mut Vec<PacketId>,
+    /// The link's capture and trace, if it is captured or traced (`tap.rs`).
+    pub tap: Option<TapCtx<'a>>,
 }
 
 impl Link {
@@ -105,6 +109,10 @@ impl Link {
             rng: &mut self.queue_rng,
             stats: &mut self.stats,
             dropped: cx.dropped,
+            trace: cx
+                .tap
+                .as_mut()
+                .and_then(|t| t.trace.as_mut().map(|t| t.reborrow())),
         };
         let idle_since = (self.idle_since != BUSY).then_some(self.idle_since);
         f(&mut self.queue, &mut qcx, idle_since)
@@ -115,9 +123,15 @@ impl Link {
     pub fn arrive(&mut self, pkt: PacketId, cx: &mut LinkCtx) {
         let now = cx.events.now();
         self.stats.on_arrival(cx.packets.get(pkt));
+        if let Some(t) = &mut cx.tap {
+            t.trace(now, TraceEvent::Enqueue, DropReason::None, cx.packets.get(pkt));
+        }
         self.with_queue(cx, |queue, qcx, idle_since| {
             queue.enqueue(pkt, qcx, idle_since)
         });
+        if let Some(t) = &mut cx.tap {
+            t.settle(self.queue.len_packets(), self.queue.len_bytes());
+        }
         if self.in_service.is_none() {
             self.start_next(cx, false);
         } else {
@@ -137,6 +151,9 @@ impl Link {
                 let p = cx.packets.get(pkt);
                 let tx = self.clock.next_end(now, p.size, self.rate_bps, chained) - now;
                 self.stats.on_departure(now, p);
+                if let Some(t) = &mut cx.tap {
+                    t.on_departure(now, p);
+                }
                 self.in_service = Some((pkt, tx));
                 self.tx_started = now;
                 self.idle_since = BUSY;
@@ -151,6 +168,9 @@ impl Link {
         }
         self.stats
             .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
+        if let Some(t) = &mut cx.tap {
+            t.settle(self.queue.len_packets(), self.queue.len_bytes());
+        }
     }
 
     /// The transmitter finished the packet in service.
@@ -166,6 +186,9 @@ impl Link {
         self.stats.on_transmitted(now, p, done);
         if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
             self.stats.link_losses += 1;
+            if let Some(t) = &mut cx.tap {
+                t.trace(now, TraceEvent::Drop, DropReason::LinkLoss, p);
+            }
             cx.dropped.push(pkt);
         } else {
             if self.pipe.is_empty() {
@@ -196,6 +219,9 @@ impl Link {
         self.with_queue(cx, |queue, qcx, idle_since| queue.on_timer(qcx, idle_since));
         self.stats
             .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
+        if let Some(t) = &mut cx.tap {
+            t.settle(self.queue.len_packets(), self.queue.len_bytes());
+        }
         if let Some(iv) = self.queue.timer_interval() {
             cx.events
                 .schedule(now + iv.max(1), EventKind::QueueTimer(cx.id));

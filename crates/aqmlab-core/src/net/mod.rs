@@ -2,7 +2,10 @@
 
 pub mod link;
 pub mod packet;
+pub mod pcap;
 pub mod routing;
+pub mod tap;
+pub mod wire_headers;
 
 pub use link::Link;
 pub use packet::{Ecn, Packet, PacketArena, PacketId, PacketKind, SackBlock};

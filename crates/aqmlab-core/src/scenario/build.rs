@@ -275,6 +275,7 @@ pub fn build(
     let mut agent_node: Vec<NodeId> = vec![];
     let mut flows: Vec<FlowInfo> = vec![];
     let mut starts: Vec<(Time, EventKind)> = vec![];
+    let mut wires = vec![];
     for (fi, spec) in scenario.flows.iter().enumerate() {
         let path = format!("flows[{fi}]");
         let c = spec.common();
@@ -395,6 +396,9 @@ pub fn build(
                 }
                 agent_node.push(src);
                 agent_node.push(dst);
+                if !scenario.capture.capture.is_empty() {
+                    wires.push(super::capture::flow_wire(spec, flow));
+                }
                 let start = match &c.start {
                     StartSpec::At(t) => t.0,
                     StartSpec::Each(ts) => ts[k % ts.len()].0,
@@ -463,7 +467,11 @@ pub fn build(
         }
     }
 
-    Ok(Simulator::new(
+    let names: Vec<&str> = b.links.iter().map(|l| l.name.as_str()).collect();
+    let taps = super::capture::plan(&scenario.capture, &names, wires)?;
+    let mut sim = Simulator::new(
         scenario, seed, b.nodes, b.links, routing, agents, agent_node, flows, starts,
-    ))
+    );
+    sim.tap_plan = taps;
+    Ok(sim)
 }

@@ -2,6 +2,7 @@
 //! parsing, validation with field paths, and building a runnable network from a scenario.
 
 pub mod build;
+pub mod capture;
 pub mod error;
 pub mod limits;
 pub mod load;

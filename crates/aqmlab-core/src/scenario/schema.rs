@@ -52,6 +52,17 @@ pub struct ScenarioFile {
     pub tcp: serde_json::Map<String, Value>,
     #[serde(default)]
     pub flows: Vec<Value>,
+    /// Packet capture and trace (`capture.rs`).
+    #[serde(default)]
+    pub capture: Vec<String>,
+    #[serde(default = "super::capture::default_snaplen")]
+    pub capture_snaplen: u32,
+    #[serde(default)]
+    pub capture_format: crate::net::pcap::CaptureFormat,
+    #[serde(default)]
+    pub trace: Vec<String>,
+    #[serde(default = "super::capture::default_trace_max_rows")]
+    pub trace_max_rows: u64,
 }
 
 fn yes() -> bool {
@@ -69,6 +80,8 @@ pub struct Scenario {
     pub sample_flows: bool,
     pub topology: Topology,
     pub flows: Vec<FlowSpec>,
+    /// Links captured and traced (`capture.rs`).
+    pub capture: super::capture::CaptureSpec,
     /// What the scenario says that is valid but most likely not what was meant
     /// (`warnings.rs`), for the caller to show.
     pub warnings: Vec<super::warnings::ScenarioWarning>,
@@ -527,6 +540,13 @@ impl Scenario {
             sample_flows: file.sample_flows,
             topology,
             flows,
+            capture: super::capture::CaptureSpec {
+                capture: file.capture,
+                capture_snaplen: file.capture_snaplen,
+                capture_format: file.capture_format,
+                trace: file.trace,
+                trace_max_rows: file.trace_max_rows,
+            },
             warnings: Vec::new(),
         };
         s.validate()?;
@@ -568,6 +588,7 @@ impl Scenario {
                 "a scenario needs at least one flow",
             ));
         }
+        self.capture.validate()?;
         Ok(())
     }
 }
