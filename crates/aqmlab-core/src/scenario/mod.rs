@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod error;
+pub mod events;
 pub mod limits;
 pub mod load;
 pub mod memory;

@@ -52,6 +52,9 @@ pub struct ScenarioFile {
     pub tcp: serde_json::Map<String, Value>,
     #[serde(default)]
     pub flows: Vec<Value>,
+    /// What changes during the run (`events.rs`).
+    #[serde(default)]
+    pub events: Vec<Value>,
 }
 
 fn yes() -> bool {
@@ -69,6 +72,8 @@ pub struct Scenario {
     pub sample_flows: bool,
     pub topology: Topology,
     pub flows: Vec<FlowSpec>,
+    /// What changes during the run, in the order written.
+    pub events: Vec<super::events::EventSpec>,
     /// What the scenario says that is valid but most likely not what was meant
     /// (`warnings.rs`), for the caller to show.
     pub warnings: Vec<super::warnings::ScenarioWarning>,
@@ -518,6 +523,12 @@ impl Scenario {
             .enumerate()
             .map(|(i, f)| parse_flow(f, &file.tcp, &format!("flows[{i}]")))
             .collect::<Result<Vec<_>, _>>()?;
+        let groups: Vec<String> = flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| f.common().group.clone().unwrap_or(format!("flows[{i}]")))
+            .collect();
+        let events = super::events::parse_events(&file.events, file.duration, &groups)?;
         let s = Scenario {
             name: file.name,
             duration: file.duration,
@@ -527,6 +538,7 @@ impl Scenario {
             sample_flows: file.sample_flows,
             topology,
             flows,
+            events,
             warnings: Vec::new(),
         };
         s.validate()?;
