@@ -193,7 +193,11 @@ impl TraceClock {
                 return now;
             }
         }
-        self.next = self.next.max(self.first_after(now));
+        // Unused opportunities at `now` itself are this packet's when it follows another at
+        // this instant (mahimahi serves the queue again within the same opportunity time);
+        // an arrival at an idle link finds them burnt (`rationalize` runs before enqueue).
+        let from = if chained { now.saturating_sub(1) } else { now };
+        self.next = self.next.max(self.first_after(from));
         loop {
             let t = self.time_of(self.next);
             self.next += 1;
@@ -239,6 +243,20 @@ mod tests {
         assert_eq!(c.next_end(MS, 500, true), 2 * MS);
         // 2000 bytes: 1000 left at 2 ms, then 1000 of the one at 3 ms (period 2 ms).
         assert_eq!(c.next_end(2 * MS, 2000, true), 3 * MS);
+    }
+
+    #[test]
+    fn opportunities_in_the_same_millisecond_serve_packets_back_to_back() {
+        let t = Arc::new(DeliveryTrace::parse("1\n1\n").unwrap());
+        let mut c = TraceClock::new(t, 0);
+        let mut now = 0;
+        let mut ends = vec![];
+        for k in 0..6 {
+            now = c.next_end(now, 1000, k > 0);
+            ends.push(now / MS);
+        }
+        // 3000 bytes per ms: three 1000-byte packets.
+        assert_eq!(ends, [1, 1, 1, 2, 2, 2]);
     }
 
     #[test]
