@@ -19,6 +19,7 @@ pub mod run_warnings;
 pub mod scenario;
 pub mod sim;
 pub mod simulator;
+pub mod timeline;
 pub mod transport;
 
 pub use result::RunResult;

@@ -79,6 +79,8 @@ pub struct Simulator {
     pub(crate) tap_plan: Option<TapPlan>,
     /// Open captures and the packet trace; `None` (nothing to do per event) without them.
     taps: Option<Box<Taps>>,
+    /// What the scenario's `[[events]]` do (`crate::timeline`).
+    pub(crate) timeline: crate::timeline::Timeline,
 }
 
 impl Simulator {
@@ -137,6 +139,7 @@ impl Simulator {
             host_egress: None,
             tap_plan: None,
             taps: None,
+            timeline: Default::default(),
         }
     }
 
@@ -196,12 +199,15 @@ impl Simulator {
             .links
             .iter()
             .filter(|l| l.monitor || l.stats.arrivals > 0 || l.stats.backlog_at_start > 0)
-            .map(|l| l.summary(now, &self.packets))
+            .map(|l| l.summary(now, &self.packets, self.timeline.link_changes()))
             .collect();
         let conserved = self
             .links
             .iter()
-            .all(|l| l.summary(now, &self.packets).is_conserved());
+            .all(|l| {
+                l.summary(now, &self.packets, self.timeline.link_changes())
+                    .is_conserved()
+            });
         let flows = self.flow_summaries();
         let fairness = Fairness::of(&flows);
         let (trace, capture_files) = match self.taps.take() {
@@ -290,12 +296,13 @@ impl Simulator {
             }
             EventKind::Sample => self.sample(),
             EventKind::WarmupEnd => self.restart_measurement(),
+            EventKind::Timeline(i) => self.run_timeline_action(i),
         }
     }
 
     /// Lets link `l` act, then charges and frees whatever it dropped.
     #[inline]
-    fn with_link(&mut self, l: u32, f: impl FnOnce(&mut Link, &mut LinkCtx)) {
+    pub(crate) fn with_link(&mut self, l: u32, f: impl FnOnce(&mut Link, &mut LinkCtx)) {
         let mut cx = LinkCtx {
             id: l,
             events: &mut self.events,
@@ -305,6 +312,7 @@ impl Simulator {
                 None => None,
                 Some(t) => t.tap(l),
             },
+            changes: &mut self.timeline.link_changes,
         };
         f(&mut self.links[l as usize], &mut cx);
         self.settle_drops();
@@ -406,6 +414,7 @@ impl Simulator {
         for s in &mut self.flow_stats {
             s.restart(now);
         }
+        self.timeline.restart_measurement();
     }
 
     fn sample(&mut self) {
@@ -474,14 +483,23 @@ impl Simulator {
         const SLACK: f64 = 1e-9;
         let fail = |m: String| Err(RunError::Invariant(format!("metric out of bounds: {m}")));
         let frac = |x: f64| (0.0..=1.0 + SLACK).contains(&x);
-        let rates: std::collections::HashMap<&str, f64> = self
+        // A link's highest rate over the run, and whether its utilization is bounded by 1
+        // (`Timeline::bounds`: events may change a rate, a trace may drive it).
+        let rates: std::collections::HashMap<&str, (f64, bool)> = self
             .links
             .iter()
-            .map(|l| (l.name.as_str(), l.rate_bps as f64))
+            .enumerate()
+            .map(|(i, l)| {
+                let (rate, bounded) = self.timeline.bounds(i, l.rate_bps);
+                (l.name.as_str(), (rate as f64, bounded))
+            })
             .collect();
         for q in &r.queues {
-            let rate = rates.get(q.name.as_str()).copied().unwrap_or(f64::INFINITY);
-            if !frac(q.loss_rate) || !frac(q.utilization) {
+            let (rate, bounded) = rates
+                .get(q.name.as_str())
+                .copied()
+                .unwrap_or((f64::INFINITY, true));
+            if !frac(q.loss_rate) || (bounded && !frac(q.utilization)) {
                 return fail(format!(
                     "queue {}: loss rate {}, utilization {}",
                     q.name, q.loss_rate, q.utilization

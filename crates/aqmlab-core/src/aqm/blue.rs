@@ -167,6 +167,15 @@ impl Aqm for Blue {
     fn state(&self, out: &mut StateSink) {
         out("p", self.p);
     }
+
+    /// The steps and the freeze time change; p carries on.
+    fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
+        let Some(next) = super::downcast_aqm::<Blue>(next) else {
+            return false;
+        };
+        self.cfg = next.cfg;
+        true
+    }
 }
 
 pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {

@@ -283,6 +283,15 @@ impl Aqm for Codel {
         self.vars.on_empty();
     }
 
+    /// Target and interval change; the dropping state carries on.
+    fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
+        let Some(next) = super::downcast_aqm::<Codel>(next) else {
+            return false;
+        };
+        self.cfg = next.cfg;
+        true
+    }
+
     fn state(&self, out: &mut StateSink) {
         self.vars.report(out);
     }

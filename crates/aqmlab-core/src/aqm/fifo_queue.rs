@@ -32,6 +32,19 @@ impl FifoQueue {
         }
     }
 
+    pub fn set_link_rate(&mut self, rate_bps: u64) {
+        self.link_rate_bps = rate_bps;
+    }
+
+    pub fn into_aqm(self) -> Box<dyn Aqm> {
+        self.aqm
+    }
+
+    /// See [`Aqm::reconfigure`].
+    pub fn reconfigure_aqm(&mut self, next: Box<dyn Aqm>) -> bool {
+        self.aqm.reconfigure(next)
+    }
+
     fn view(&self, now: Time, idle_since: Option<Time>) -> QueueView {
         QueueView {
             now,

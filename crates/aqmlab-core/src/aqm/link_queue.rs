@@ -77,3 +77,29 @@ impl QueueDiscipline for LinkQueue {
         }
     }
 }
+
+/// What `[[events]]` change in a queue (`crate::timeline`).
+impl LinkQueue {
+    /// The link's rate changed; a FIFO tells its AQM through every later `QueueView`.
+    pub fn set_link_rate(&mut self, rate_bps: u64) {
+        if let LinkQueue::Fifo(q) = self {
+            q.set_link_rate(rate_bps);
+        }
+    }
+
+    /// The AQM of a FIFO, to give to another queue's `reconfigure_aqm`.
+    pub fn into_aqm(self) -> Option<Box<dyn super::Aqm>> {
+        match self {
+            LinkQueue::Fifo(q) => Some(q.into_aqm()),
+            LinkQueue::Scheduler(_) => None,
+        }
+    }
+
+    /// The AQM takes `next`'s parameters, keeping its state; false if it cannot.
+    pub fn reconfigure_aqm(&mut self, next: Box<dyn super::Aqm>) -> bool {
+        match self {
+            LinkQueue::Fifo(q) => q.reconfigure_aqm(next),
+            LinkQueue::Scheduler(_) => false,
+        }
+    }
+}

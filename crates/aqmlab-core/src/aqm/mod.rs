@@ -147,7 +147,8 @@ pub enum DepartureVerdict {
 pub type StateSink<'a> = dyn FnMut(&str, f64) + 'a;
 
 /// A single-FIFO active queue management algorithm as a small state machine.
-pub trait Aqm: Send {
+/// `Any`: an algorithm recognises a configuration built for it in [`Aqm::reconfigure`].
+pub trait Aqm: Send + std::any::Any {
     /// A packet arrives; `q` is the queue before it is added.
     fn on_arrival(&mut self, q: &QueueView, pkt: &Packet, rng: &mut RngStream) -> ArrivalVerdict;
 
@@ -173,6 +174,21 @@ pub trait Aqm: Send {
 
     /// Reports internal state (avg, p, price, ...) by name for the time series.
     fn state(&self, _out: &mut StateSink) {}
+
+    /// Takes the parameters of `next`, the same algorithm built from this queue's parameters
+    /// with an event's changes (`[[events]]` `set`), and keeps its running state (average,
+    /// probability, counters): the parameters change, the queue's history does not. False
+    /// for an algorithm that does not support changes during a run (the default) or a
+    /// `next` of another algorithm.
+    fn reconfigure(&mut self, _next: Box<dyn Aqm>) -> bool {
+        false
+    }
+}
+
+/// `next` as the concrete algorithm `T`, if it is one (for [`Aqm::reconfigure`]).
+pub fn downcast_aqm<T: Aqm>(next: Box<dyn Aqm>) -> Option<Box<T>> {
+    let any: Box<dyn std::any::Any> = next;
+    any.downcast::<T>().ok()
 }
 
 /// What every discipline gets to act on the network: the clock, the packets, its own random

@@ -518,6 +518,16 @@ impl Aqm for Pie {
         self.update(q.len_bytes);
     }
 
+    /// Target, gains, t_update (from the next tick on) and the rest change; p, the delay
+    /// estimates and the burst allowance carry on.
+    fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
+        let Some(next) = super::downcast_aqm::<Pie>(next) else {
+            return false;
+        };
+        self.cfg = next.cfg;
+        true
+    }
+
     fn state(&self, out: &mut StateSink) {
         out("p", self.p);
         out("qdelay_ms", time::to_secs_f64(self.qdelay) * 1e3);

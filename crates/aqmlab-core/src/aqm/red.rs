@@ -510,6 +510,17 @@ impl Aqm for Red {
         self.decide_on_curve(q, pkt, rng, avg)
     }
 
+    /// The curve, the weight and the idle rate change; avg, count and `old` carry on.
+    fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
+        let Some(next) = super::downcast_aqm::<Red>(next) else {
+            return false;
+        };
+        self.ewma.weight = next.ewma.weight;
+        self.ewma.ptc = next.ewma.ptc;
+        self.cfg = next.cfg;
+        true
+    }
+
     fn on_link_idle(&mut self, now: Time) {
         self.ewma.on_link_idle(now);
     }

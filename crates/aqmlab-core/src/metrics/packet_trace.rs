@@ -37,10 +37,12 @@ pub enum DropReason {
     Early = 1,
     Forced = 2,
     LinkLoss = 3,
+    /// Arrived at a link that an event had taken down (`[[events]]`, `state = "down"`).
+    LinkDown = 4,
 }
 
 /// The `reason` column's values ("" for events that are not drops).
-pub const DROP_REASONS: [&str; 4] = ["", "early", "forced", "link_loss"];
+pub const DROP_REASONS: [&str; 5] = ["", "early", "forced", "link_loss", "link_down"];
 
 pub const PACKET_KINDS: [&str; 3] = ["tcp_data", "tcp_ack", "udp"];
 

@@ -160,6 +160,7 @@ impl QueueStats {
             drops: self.drops(),
             marks: self.marks,
             link_losses: self.link_losses,
+            down_drops: 0,
             backlog_at_start: self.backlog_at_start,
             backlog_at_end,
             loss_rate: if offered > 0 {
@@ -208,7 +209,9 @@ impl Transmission {
     /// packet's bits.
     fn exact(&self) -> (u128, u128) {
         let end = self.ends as u128 * self.rate_bps as u128 - self.lag as u128;
-        (end - nanobits(self.size), end)
+        // Saturating: a transmission on a trace-driven link may be shorter than its bits
+        // at the link's mean rate (it used what was left of an opportunity).
+        (end.saturating_sub(nanobits(self.size)), end)
     }
 
     /// The part of it inside the window [from, to] (ns): nanobits carried, exact, and bits
@@ -259,6 +262,8 @@ pub struct QueueSummary {
     pub drops: u64,
     pub marks: u64,
     pub link_losses: u64,
+    /// Arrivals dropped while the link was down (counted in `drops`).
+    pub down_drops: u64,
     pub backlog_at_start: u64,
     pub backlog_at_end: u64,
     /// drops / (arrivals + backlog at start), in [0, 1].
@@ -278,6 +283,17 @@ pub struct QueueSummary {
 }
 
 impl QueueSummary {
+    /// Adds `n` arrivals dropped while the link was down (they are counted apart from the
+    /// queue's counters, which a link event must not make larger: `Link`'s layout).
+    pub fn add_down_drops(&mut self, n: u64) {
+        self.down_drops += n;
+        self.drops += n;
+        let offered = self.arrivals + self.backlog_at_start;
+        if offered > 0 {
+            self.loss_rate = self.drops as f64 / offered as f64;
+        }
+    }
+
     /// arrivals + backlog at start == departures + drops + backlog at end.
     pub fn is_conserved(&self) -> bool {
         self.arrivals + self.backlog_at_start == self.departures + self.drops + self.backlog_at_end

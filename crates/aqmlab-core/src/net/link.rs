@@ -10,6 +10,7 @@
 //! 6 Gb/s link of 1-byte packets).
 
 use super::tap::TapCtx;
+use super::delivery_trace::TraceClock;
 use super::{NodeId, PacketArena, PacketId};
 use crate::aqm::{LinkQueue, QueueCtx, QueueDiscipline};
 use crate::metrics::queue_stats::QueueSummary;
@@ -45,9 +46,33 @@ pub struct Link {
     pub name: String,
     /// Record this link's queue in the time series.
     pub monitor: bool,
+    /// Where in `LinkCtx::changes` what events changed of this link is, or [`UNCHANGED`]
+    /// (in the padding after `monitor`).
+    changes: u32,
     queue_rng: RngStream,
     loss_rng: RngStream,
 }
+
+/// The state of a link that events change: down, a rate waiting for the transmission in
+/// progress to end, a delivery trace. Kept outside the link (in `LinkCtx::changes`, owned by
+/// the timeline) so that a link stays eight cache lines; a link no event touches never
+/// reads it.
+#[derive(Debug, Clone, Default)]
+pub struct LinkChanges {
+    down: bool,
+    /// The rate the next transmission takes (ns-3's `PointToPointNetDevice::SetDataRate`
+    /// changes `m_bps`, which `TransmitStart` reads when a packet starts; the packet on the
+    /// wire keeps the rate it started with).
+    pending_rate: Option<u64>,
+    /// The transmitter follows this trace instead of `rate_bps` (mahimahi's delivery
+    /// opportunities, `delivery_trace.rs`); `rate_bps` is then the trace's mean.
+    trace: Option<TraceClock>,
+    /// Arrivals dropped while the link was down, since the measurement start.
+    pub down_drops: u64,
+}
+
+/// `Link::changes` of a link no event has touched.
+const UNCHANGED: u32 = u32::MAX;
 
 /// `Link::idle_since` while the link transmits (no run reaches this time).
 const BUSY: Time = Time::MAX;
@@ -60,6 +85,8 @@ pub struct LinkCtx<'a> {
     pub dropped: &'a mut Vec<PacketId>,
     /// The link's capture and trace, if it is captured or traced (`tap.rs`).
     pub tap: Option<TapCtx<'a>>,
+    /// What events changed of the links that they changed (`Link::changes`).
+    pub changes: &'a mut Vec<LinkChanges>,
 }
 
 impl Link {
@@ -92,6 +119,7 @@ impl Link {
             clock: RateClock::default(),
             pipe: VecDeque::new(),
             idle_since: 0,
+            changes: UNCHANGED,
         }
     }
 
@@ -123,6 +151,14 @@ impl Link {
     pub fn arrive(&mut self, pkt: PacketId, cx: &mut LinkCtx) {
         let now = cx.events.now();
         self.stats.on_arrival(cx.packets.get(pkt));
+        if self.changes != UNCHANGED && cx.changes[self.changes as usize].down {
+            cx.changes[self.changes as usize].down_drops += 1;
+            if let Some(t) = &mut cx.tap {
+                t.trace(now, TraceEvent::Drop, DropReason::LinkDown, cx.packets.get(pkt));
+            }
+            cx.dropped.push(pkt);
+            return;
+        }
         if let Some(t) = &mut cx.tap {
             t.trace(now, TraceEvent::Enqueue, DropReason::None, cx.packets.get(pkt));
         }
@@ -145,11 +181,23 @@ impl Link {
     /// and the next starts at the exact end of that one.
     fn start_next(&mut self, cx: &mut LinkCtx, chained: bool) {
         let now = cx.events.now();
+        if self.changes != UNCHANGED && self.take_changes_before_start(cx) {
+            // Down: what waits stays queued until the link comes up.
+            return;
+        }
         let next = self.with_queue(cx, |queue, qcx, _| queue.dequeue(qcx));
         match next {
             Some(pkt) => {
                 let p = cx.packets.get(pkt);
-                let tx = self.clock.next_end(now, p.size, self.rate_bps, chained) - now;
+                let trace = match self.changes {
+                    UNCHANGED => None,
+                    c => cx.changes[c as usize].trace.as_mut(),
+                };
+                let end = match trace {
+                    Some(trace) => trace.next_end(now, p.size, chained),
+                    None => self.clock.next_end(now, p.size, self.rate_bps, chained),
+                };
+                let tx = end - now;
                 self.stats.on_departure(now, p);
                 if let Some(t) = &mut cx.tap {
                     t.on_departure(now, p);
@@ -191,11 +239,16 @@ impl Link {
             }
             cx.dropped.push(pkt);
         } else {
+            // No packet overtakes another when the delay shrinks (`set_delay`): the pipe is a
+            // FIFO and only its head has an event.
+            let at = match self.pipe.back() {
+                Some(&(last, _)) => (now + self.delay).max(last),
+                None => now + self.delay,
+            };
             if self.pipe.is_empty() {
-                cx.events
-                    .schedule(now + self.delay, EventKind::LinkDeliver(cx.id));
+                cx.events.schedule(at, EventKind::LinkDeliver(cx.id));
             }
-            self.pipe.push_back((now + self.delay, pkt));
+            self.pipe.push_back((at, pkt));
         }
         self.start_next(cx, true);
     }
@@ -228,6 +281,84 @@ impl Link {
         }
     }
 
+    /// What events changed of this link, made on first use.
+    fn changes<'c>(&mut self, cx: &'c mut LinkCtx) -> &'c mut LinkChanges {
+        if self.changes == UNCHANGED {
+            self.changes = cx.changes.len() as u32;
+            cx.changes.push(LinkChanges::default());
+        }
+        &mut cx.changes[self.changes as usize]
+    }
+
+    /// Before a transmission starts: takes a pending rate; true if the link is down.
+    fn take_changes_before_start(&mut self, cx: &mut LinkCtx) -> bool {
+        let c = &mut cx.changes[self.changes as usize];
+        if c.down {
+            return true;
+        }
+        if let Some(rate) = c.pending_rate.take() {
+            self.apply_rate(rate);
+        }
+        false
+    }
+
+    /// The link's rate becomes `rate`: the carried bits counted so far are rescaled so that
+    /// busy time (carried / rate) stays what it was, and the exact clock restarts (its lag
+    /// is in units of the old rate; less than a nanosecond is lost).
+    fn apply_rate(&mut self, rate: u64) {
+        let old = self.rate_bps.max(1) as u128;
+        self.stats.carried_nanobits = self.stats.carried_nanobits * rate as u128 / old;
+        self.rate_bps = rate;
+        self.clock = RateClock::default();
+        self.queue.set_link_rate(rate);
+    }
+
+    /// Sets the rate of the transmissions that start from now on (a fixed rate replaces a
+    /// trace).
+    pub fn set_rate(&mut self, rate: u64, cx: &mut LinkCtx) {
+        let busy = self.in_service.is_some();
+        let c = self.changes(cx);
+        c.trace = None;
+        if busy {
+            c.pending_rate = Some(rate);
+        } else {
+            c.pending_rate = None;
+            self.apply_rate(rate);
+        }
+    }
+
+    /// The transmitter follows `trace` from now on; `rate_bps` becomes its mean rate. The
+    /// transmission in progress ends as it was going to.
+    pub fn set_trace(&mut self, trace: TraceClock, cx: &mut LinkCtx) {
+        let mean = trace.trace().mean_rate_bps();
+        let busy = self.in_service.is_some();
+        let c = self.changes(cx);
+        c.trace = Some(trace);
+        if busy {
+            c.pending_rate = Some(mean);
+        } else {
+            c.pending_rate = None;
+            self.apply_rate(mean);
+        }
+    }
+
+    /// The propagation delay of packets that finish transmission from now on; packets on the
+    /// wire keep theirs, and none overtakes another.
+    pub fn set_delay(&mut self, delay: Time) {
+        self.delay = delay;
+    }
+
+    /// Takes the link down or brings it up. Down, it stops transmitting: the packet being
+    /// sent and those on the wire arrive (as ns-3's channel delivers a reception it has
+    /// scheduled), those queued wait, and arrivals are dropped (`down_drops`, as ns-3's
+    /// `Ipv4L3Protocol` drops a packet for an interface that is down, DROP_INTERFACE_DOWN).
+    pub fn set_down(&mut self, down: bool, cx: &mut LinkCtx) {
+        self.changes(cx).down = down;
+        if !down && self.in_service.is_none() {
+            self.start_next(cx, false);
+        }
+    }
+
     /// Packets waiting in the queue (excluding the one in service).
     pub fn backlog(&self) -> u64 {
         self.queue.len_packets() as u64
@@ -256,12 +387,23 @@ impl Link {
 
     /// The queue table row at `now`, counting the part of a transmission in progress that
     /// falls inside the measurement window.
-    pub fn summary(&self, now: Time, packets: &PacketArena) -> QueueSummary {
+    /// `changes`: what events changed of the links (`LinkCtx::changes`).
+    pub fn summary(
+        &self,
+        now: Time,
+        packets: &PacketArena,
+        changes: &[LinkChanges],
+    ) -> QueueSummary {
         let in_progress = self
             .in_service
             .map(|(pkt, tx)| self.transmission(packets.get(pkt).size, tx));
-        self.stats
-            .summary(now, &self.name, self.backlog(), self.rate_bps, in_progress)
+        let mut s = self
+            .stats
+            .summary(now, &self.name, self.backlog(), self.rate_bps, in_progress);
+        if self.changes != UNCHANGED {
+            s.add_down_drops(changes[self.changes as usize].down_drops);
+        }
+        s
     }
 }
 
@@ -272,7 +414,8 @@ mod tests {
     /// A link is eight cache lines, the fields every event reads (service, clocks, rate,
     /// delay, loss) where they were: issue 24 added the transmitter's exact clock and made
     /// `idle_since` a sentinel, so neither grew (a ninth line cost 64 bytes per link, in
-    /// memory and in cache misses at scale).
+    /// memory and in cache misses at scale). Issue 27's `[[events]]` add only a `u32` in
+    /// the padding after `monitor`: what they change lives outside (`LinkChanges`).
     #[test]
     fn a_link_is_eight_cache_lines() {
         assert_eq!(std::mem::offset_of!(Link, queue), 72);

@@ -1,5 +1,6 @@
 //! The network: packets, one-way links with their queues, nodes and static routing.
 
+pub mod delivery_trace;
 pub mod link;
 pub mod packet;
 pub mod pcap;

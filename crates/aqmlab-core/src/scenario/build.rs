@@ -5,7 +5,9 @@ use super::schema::{
     AccessSpec, Endpoints, FlowSpec, LimitSpec, LinkSpec, LossDirection, QueueSpec, Scenario,
     StartSpec, Topology,
 };
+use super::events::flow_window;
 use super::ScenarioError;
+use crate::timeline::{LinkIndex, Timeline};
 use crate::aqm::params::QueueEnv;
 use crate::aqm::registry::{build_queue, CustomAqmFactory};
 use crate::aqm::QueueLimit;
@@ -25,6 +27,10 @@ struct NetworkBuilder<'a> {
     node_ids: HashMap<String, NodeId>,
     links: Vec<Link>,
     custom: Option<&'a dyn CustomAqmFactory>,
+    /// Each link's `aqm` as given and what its queue was built with, for `[[events]]`.
+    queues: Vec<(serde_json::Value, QueueEnv)>,
+    /// Each direction of a duplex link and the other, for `[[events]]`.
+    partner: HashMap<usize, usize>,
 }
 
 impl NetworkBuilder<'_> {
@@ -61,6 +67,7 @@ impl NetworkBuilder<'_> {
             limit,
         };
         let disc = build_queue(&queue.aqm, &env, self.custom, &format!("{path}.aqm"))?;
+        self.queues.push((queue.aqm.clone(), env));
         let i = self.links.len() as u64;
         let link = Link::new(
             name,
@@ -104,7 +111,7 @@ impl NetworkBuilder<'_> {
             limit: spec.queue.limit,
             ..QueueSpec::default()
         });
-        self.link(
+        let rev = self.link(
             format!("{nb}->{na}"),
             b,
             a,
@@ -114,6 +121,8 @@ impl NetworkBuilder<'_> {
             &reverse,
             &format!("{path}.reverse_queue"),
         )?;
+        self.partner.insert(fwd, rev);
+        self.partner.insert(rev, fwd);
         Ok(fwd)
     }
 
@@ -186,6 +195,8 @@ pub fn build(
         node_ids: HashMap::new(),
         links: vec![],
         custom,
+        queues: vec![],
+        partner: HashMap::new(),
     };
     let mut groups: Vec<(&str, Vec<NodeId>)> = vec![];
     match &scenario.topology {
@@ -399,7 +410,7 @@ pub fn build(
                 if !scenario.capture.capture.is_empty() {
                     wires.push(super::capture::flow_wire(spec, flow));
                 }
-                let start = match &c.start {
+                let own_start = match &c.start {
                     StartSpec::At(t) => t.0,
                     StartSpec::Each(ts) => ts[k % ts.len()].0,
                     StartSpec::Random { uniform: [lo, hi] } => {
@@ -407,6 +418,13 @@ pub fn build(
                         lo.0 + ((hi.0 - lo.0) as f64 * r.uniform()) as Time
                     }
                 };
+                let (start, stop) = flow_window(
+                    &scenario.events,
+                    &group,
+                    fi,
+                    own_start,
+                    c.stop.map(|d| d.0),
+                );
                 if start >= scenario.duration.0 {
                     return Err(ScenarioError::new(
                         format!("{path}.start"),
@@ -417,16 +435,19 @@ pub fn build(
                     )
                     .into());
                 }
-                starts.push((start, EventKind::AgentStart(sa)));
-                if let Some(stop) = c.stop {
-                    if stop.0 <= start {
-                        return Err(ScenarioError::new(
-                            format!("{path}.stop"),
-                            "must be later than the flow's start",
-                        )
-                        .into());
+                if c.stop.is_some_and(|stop| stop.0 <= own_start) {
+                    return Err(ScenarioError::new(
+                        format!("{path}.stop"),
+                        "must be later than the flow's start",
+                    )
+                    .into());
+                }
+                // An event that stops the flow before it starts leaves it idle.
+                if stop.is_none_or(|stop| stop > start) {
+                    starts.push((start, EventKind::AgentStart(sa)));
+                    if let Some(stop) = stop {
+                        starts.push((stop, EventKind::AgentStop(sa)));
                     }
-                    starts.push((stop.0, EventKind::AgentStop(sa)));
                 }
                 flows.push(FlowInfo {
                     group: group.clone(),
@@ -435,7 +456,7 @@ pub fn build(
                     dst: b.nodes[dst as usize].clone(),
                     sender: sa,
                     start,
-                    stop: c.stop.map(|d| d.0),
+                    stop,
                     spec: fi,
                 });
                 k += 1;
@@ -469,9 +490,20 @@ pub fn build(
 
     let names: Vec<&str> = b.links.iter().map(|l| l.name.as_str()).collect();
     let taps = super::capture::plan(&scenario.capture, &names, wires)?;
+    let (timeline, actions) = Timeline::resolve(
+        &scenario.events,
+        &LinkIndex {
+            links: &b.links,
+            partner: &b.partner,
+            queues: &b.queues,
+            custom: b.custom,
+        },
+    )?;
+    starts.extend(actions);
     let mut sim = Simulator::new(
         scenario, seed, b.nodes, b.links, routing, agents, agent_node, flows, starts,
     );
+    sim.timeline = timeline;
     sim.tap_plan = taps;
     Ok(sim)
 }

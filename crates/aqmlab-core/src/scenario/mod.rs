@@ -4,6 +4,7 @@
 pub mod build;
 pub mod capture;
 pub mod error;
+pub mod events;
 pub mod limits;
 pub mod load;
 pub mod memory;

@@ -63,6 +63,9 @@ pub struct ScenarioFile {
     pub trace: Vec<String>,
     #[serde(default = "super::capture::default_trace_max_rows")]
     pub trace_max_rows: u64,
+    /// What changes during the run (`events.rs`).
+    #[serde(default)]
+    pub events: Vec<Value>,
 }
 
 fn yes() -> bool {
@@ -82,6 +85,8 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     /// Links captured and traced (`capture.rs`).
     pub capture: super::capture::CaptureSpec,
+    /// What changes during the run, in the order written.
+    pub events: Vec<super::events::EventSpec>,
     /// What the scenario says that is valid but most likely not what was meant
     /// (`warnings.rs`), for the caller to show.
     pub warnings: Vec<super::warnings::ScenarioWarning>,
@@ -531,6 +536,12 @@ impl Scenario {
             .enumerate()
             .map(|(i, f)| parse_flow(f, &file.tcp, &format!("flows[{i}]")))
             .collect::<Result<Vec<_>, _>>()?;
+        let groups: Vec<String> = flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| f.common().group.clone().unwrap_or(format!("flows[{i}]")))
+            .collect();
+        let events = super::events::parse_events(&file.events, file.duration, &groups)?;
         let s = Scenario {
             name: file.name,
             duration: file.duration,
@@ -547,6 +558,7 @@ impl Scenario {
                 trace: file.trace,
                 trace_max_rows: file.trace_max_rows,
             },
+            events,
             warnings: Vec::new(),
         };
         s.validate()?;

@@ -24,6 +24,8 @@ pub enum EventKind {
     Sample,
     /// End of the warm-up period: measurement counters restart.
     WarmupEnd,
+    /// Action number `i` of the scenario's `[[events]]` (`crate::timeline`).
+    Timeline(u32),
 }
 
 #[derive(Debug, Clone, Copy)]
