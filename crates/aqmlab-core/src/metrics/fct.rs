@@ -3,8 +3,9 @@
 //!
 //! FCT is measured from the flow's start (its first segment, or its SYN with
 //! `tcp.handshake = "syn"`) to the sender's receipt of the ACK that covers the last byte:
-//! when the sender knows the transfer is done, as the HPCC simulator's `qp_finish` and the
-//! ns-2 pFabric agents measure it. Dukkipati and McKeown ("Why flow-completion time is the
+//! when the sender knows the transfer is done, as the HPCC simulator measures it
+//! (simulation/scratch/third.cc `qp_finish`, "invoked when receiving the ack of the last
+//! packet"). Dukkipati and McKeown ("Why flow-completion time is the
 //! right metric for congestion control", CCR 2006) end it when the last packet is received,
 //! half an RTT earlier: docs/workloads.md. Slowdown is FCT over the transfer's FCT on an
 //! empty network (`transport::workload::ideal_fct`, whose end is the same ACK).
