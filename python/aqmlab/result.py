@@ -43,7 +43,20 @@ GROUP_SUMMARY_COLUMNS = ("goodput_bps", "jain_index")
 #: identity (they are facts of the machine, not results).
 TIMING_KEYS = ("setup_s", "loop_s", "collect_s", "peak_rss_bytes")
 #: The engine's tables, each an Arrow record batch.
-TABLES = ("queues", "flows", "groups", "timeseries")
+TABLES = ("queues", "flows", "groups", "timeseries", "fct", "fct_summary", "latency", "latency_summary")
+#: Columns of the FCT summary in the run's summary (``fct.<bin>.<column>``, docs/workloads.md).
+FCT_SUMMARY_COLUMNS = (
+    "started",
+    "completed",
+    "fct_p50_s",
+    "fct_mean_s",
+    "fct_p99_s",
+    "slowdown_p50",
+    "slowdown_mean",
+    "slowdown_p99",
+)
+#: Columns of the latency summary in the run's summary (``latency.<group>.<column>``).
+LATENCY_SUMMARY_COLUMNS = ("samples", "lost", "rtt_p50_ms", "rtt_mean_ms", "rtt_p99_ms")
 
 SummaryValue = float | int | str | bool
 
@@ -243,6 +256,35 @@ class Result:
     def _group_rows(self) -> list[dict[str, Any]]:
         return _rows(_core.table_columns(self.raw["groups"]))
 
+    def _optional_rows(self, table: str) -> list[dict[str, Any]]:
+        # Results stored before issue 27 have no FCT or latency tables.
+        return _rows(_core.table_columns(self.raw[table])) if table in self.raw else []
+
+    @property
+    def fct(self) -> pd.DataFrame:
+        """One row per finite-size TCP transfer (a ``kind = "workload"`` arrival or a
+        ``kind = "tcp"`` flow with ``size``): flow (the flow table's id), group, size_bytes,
+        start_s, fct_s (NaN if not completed), completed, ideal_fct_s, slowdown (fct_s /
+        ideal_fct_s), retransmissions, timeouts. docs/workloads.md."""
+        return self.to_arrow("fct").to_pandas()
+
+    def fct_summary(self) -> pd.DataFrame:
+        """The FCT table by size bin (``fct_bins``; default small <= 100 KB < medium <= 10 MB
+        < large) and over all transfers (bin "all"): started, completed, p50/mean/p99 of FCT
+        and slowdown over the completed transfers."""
+        return self.to_arrow("fct_summary").to_pandas()
+
+    @property
+    def latency(self) -> pd.DataFrame:
+        """The latency probes' RTT samples: flow, group, kind, time_s (the reply's arrival),
+        rtt_ms."""
+        return self.to_arrow("latency").to_pandas()
+
+    @property
+    def latency_summary(self) -> pd.DataFrame:
+        """Per probe group: samples, lost, rtt_p50_ms, rtt_mean_ms, rtt_p99_ms."""
+        return self.to_arrow("latency_summary").to_pandas()
+
     @cached_property
     def _flow_columns(self) -> dict[str, list[Any]]:
         return _core.table_columns(self.raw["flows"])
@@ -269,6 +311,10 @@ class Result:
           are skipped, and an all-NaN column gives NaN;
         - ``group.<name>.goodput_bps`` (sum) and ``group.<name>.jain_index`` for every flow
           group;
+        - with finite TCP transfers, ``fct.<bin>.<column>`` for each size bin and ``all``
+          (columns :data:`FCT_SUMMARY_COLUMNS`, e.g. ``fct.small.slowdown_p99``);
+        - with latency probes, ``latency.<group>.<column>`` (``rtt_p50_ms``, ``rtt_p99_ms``
+          ...);
         - ``jain_index`` (headline: over the TCP flows if any, else every flow),
           ``jain_index_over`` (which: ``"tcp_flows"`` or ``"all_flows"``), ``jain_index_tcp``, ``jain_index_all_flows``, ``events``, ``wall_time_s``,
           ``events_per_second``, ``conserved``;
@@ -297,6 +343,15 @@ class Result:
         for row in self._group_rows:
             for col in GROUP_SUMMARY_COLUMNS:
                 out[f"group.{row['group']}.{col}"] = _num(row[col])
+        # Only a run with finite transfers has FCT keys, only one with probes latency keys.
+        fct_bins = self._optional_rows("fct_summary")
+        if any(row["started"] for row in fct_bins):
+            for row in fct_bins:
+                for col in FCT_SUMMARY_COLUMNS:
+                    out[f"fct.{row['bin']}.{col}"] = _num(row[col])
+        for row in self._optional_rows("latency_summary"):
+            for col in LATENCY_SUMMARY_COLUMNS:
+                out[f"latency.{row['group']}.{col}"] = _num(row[col])
         out["jain_index"] = self.jain_index
         out["jain_index_over"] = self.jain_index_over
         out["jain_index_tcp"] = self.jain_index_tcp
@@ -341,6 +396,10 @@ class Result:
         self.flows.to_parquet(d / "flows.parquet", index=False)
         self.groups.to_parquet(d / "groups.parquet", index=False)
         self.timeseries.to_parquet(d / "timeseries.parquet", index=False)
+        for table in ("fct", "latency"):
+            frame = self.to_arrow(table).to_pandas() if table in self.raw else None
+            if frame is not None and len(frame):
+                frame.to_parquet(d / f"{table}.parquet", index=False)
         self._write_summary(d)
         return d
 
@@ -352,6 +411,10 @@ class Result:
         self.flows.to_csv(d / "flows.csv", index=False)
         self.groups.to_csv(d / "groups.csv", index=False)
         self.timeseries.to_csv(d / "timeseries.csv", index=False)
+        for table in ("fct", "latency"):
+            frame = self.to_arrow(table).to_pandas() if table in self.raw else None
+            if frame is not None and len(frame):
+                frame.to_csv(d / f"{table}.csv", index=False)
         self._write_summary(d)
         return d
 

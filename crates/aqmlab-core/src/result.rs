@@ -109,6 +109,12 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub emulation: Option<crate::emulation::EmulationFidelity>,
     pub timeseries: SeriesColumns,
+    /// One row per finite TCP transfer (`metrics::fct`), and their summary by size bin.
+    pub fct: Vec<crate::metrics::fct::FctRow>,
+    pub fct_summary: Vec<crate::metrics::fct::FctBinSummary>,
+    /// The RTT samples of latency probes (`metrics::latency`), and their summary per group.
+    pub latency: Vec<crate::metrics::latency::LatencySample>,
+    pub latency_summary: Vec<crate::metrics::latency::LatencySummary>,
     /// The packet trace of the links the scenario traces (`metrics/packet_trace.rs`); not
     /// serialized (a binding hands it over as a table).
     #[serde(skip)]

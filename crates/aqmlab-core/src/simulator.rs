@@ -27,6 +27,9 @@ pub struct FlowInfo {
     pub stop: Option<Time>,
     /// The `flows` entry of the scenario this flow comes from.
     pub spec: usize,
+    /// A finite TCP transfer's payload bytes and its completion time on an empty network
+    /// (`transport::workload::ideal_fct`): a row of the FCT table.
+    pub transfer: Option<(u64, Time)>,
 }
 
 /// Why a run stopped early.
@@ -81,6 +84,8 @@ pub struct Simulator {
     taps: Option<Box<Taps>>,
     /// What the scenario's `[[events]]` do (`crate::timeline`).
     pub(crate) timeline: crate::timeline::Timeline,
+    /// The FCT summary's size bins: (name, upper bound in bytes), the last unbounded.
+    fct_bins: Vec<(String, u64)>,
 }
 
 impl Simulator {
@@ -140,6 +145,7 @@ impl Simulator {
             tap_plan: None,
             taps: None,
             timeline: Default::default(),
+            fct_bins: scenario.fct_bins.clone(),
         }
     }
 
@@ -209,6 +215,10 @@ impl Simulator {
                     .is_conserved()
             });
         let flows = self.flow_summaries();
+        let fct = self.fct_rows(&flows);
+        let fct_summary = crate::metrics::fct::summarize(&fct, &self.fct_bins);
+        let (latency, lost) = self.latency_samples();
+        let latency_summary = crate::metrics::latency::summarize(&latency, &lost);
         let fairness = Fairness::of(&flows);
         let (trace, capture_files) = match self.taps.take() {
             Some(t) => {
@@ -264,7 +274,61 @@ impl Simulator {
             timeseries,
             trace,
             capture_files,
+            fct,
+            fct_summary,
+            latency,
+            latency_summary,
         }
+    }
+
+    /// The FCT table: one row per flow with a finite transfer.
+    fn fct_rows(&self, summaries: &[FlowSummary]) -> Vec<crate::metrics::fct::FctRow> {
+        self.flows
+            .iter()
+            .zip(&self.flow_stats)
+            .zip(summaries)
+            .enumerate()
+            .filter_map(|(i, ((f, s), sum))| {
+                let (size, ideal) = f.transfer?;
+                let fct = s.completed_at.map(|t| time::to_secs_f64(t - f.start));
+                let ideal_s = time::to_secs_f64(ideal);
+                Some(crate::metrics::fct::FctRow {
+                    flow: i as u32,
+                    group: f.group.clone(),
+                    size_bytes: size,
+                    start_s: time::to_secs_f64(f.start),
+                    fct_s: fct.unwrap_or(f64::NAN),
+                    completed: fct.is_some(),
+                    ideal_fct_s: ideal_s,
+                    slowdown: fct.map_or(f64::NAN, |x| x / ideal_s),
+                    retransmissions: sum.retransmissions,
+                    timeouts: sum.timeouts,
+                })
+            })
+            .collect()
+    }
+
+    /// Every probe's RTT samples, and each probe's requests still unanswered.
+    fn latency_samples(
+        &self,
+    ) -> (Vec<crate::metrics::latency::LatencySample>, Vec<(String, u64)>) {
+        let mut samples = vec![];
+        let mut lost = vec![];
+        for (i, f) in self.flows.iter().enumerate() {
+            if let Agent::PingSource(p) = &self.agents[f.sender as usize] {
+                samples.extend(p.samples.iter().map(|&(at, rtt)| {
+                    crate::metrics::latency::LatencySample {
+                        flow: i as u32,
+                        group: f.group.clone(),
+                        kind: f.kind.to_string(),
+                        time_s: time::to_secs_f64(at),
+                        rtt_ms: rtt as f64 / 1e6,
+                    }
+                }));
+                lost.push((f.group.clone(), p.lost()));
+            }
+        }
+        (samples, lost)
     }
 
     /// Lets every sender close what it measures over spans still open at the end.

@@ -32,12 +32,24 @@ pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAn
     let flows = arrow_tables::rows_batch(&std::mem::take(&mut r.flows))?;
     let groups = arrow_tables::rows_batch(&std::mem::take(&mut r.groups))?;
     let series = arrow_tables::series_batch(std::mem::take(&mut r.timeseries))?;
+    let fct = arrow_tables::rows_batch(&std::mem::take(&mut r.fct))?;
+    let fct_summary = arrow_tables::rows_batch(&std::mem::take(&mut r.fct_summary))?;
+    let latency = arrow_tables::rows_batch(&std::mem::take(&mut r.latency))?;
+    let latency_summary = arrow_tables::rows_batch(&std::mem::take(&mut r.latency_summary))?;
     let text = serde_json::to_string(&r).map_err(|e| SimulationError::new_err(e.to_string()))?;
     let out = json_text_to_py(py, &text)?;
     out.set_item("queues", PyRecordBatch::new(queues).into_pyobject(py)?)?;
     out.set_item("flows", PyRecordBatch::new(flows).into_pyobject(py)?)?;
     out.set_item("groups", PyRecordBatch::new(groups).into_pyobject(py)?)?;
     out.set_item("timeseries", PyRecordBatch::new(series).into_pyobject(py)?)?;
+    for (name, batch) in [
+        ("fct", fct),
+        ("fct_summary", fct_summary),
+        ("latency", latency),
+        ("latency_summary", latency_summary),
+    ] {
+        out.set_item(name, PyRecordBatch::new(batch).into_pyobject(py)?)?;
+    }
     let timings = out.get_item("timings")?;
     let collect_s: f64 = timings.get_item("collect_s")?.extract()?;
     timings.set_item("collect_s", collect_s + converting.elapsed().as_secs_f64())?;

@@ -3,6 +3,7 @@
 //! size, or its UDP pattern). The orchestrator (Python, `aqmlab.emulation`) reads it; the
 //! router classifies packets by the same ports.
 
+use crate::scenario::probe::ProbeSpec;
 use crate::scenario::schema::FlowSpec;
 use crate::sim::time;
 use crate::simulator::FlowInfo;
@@ -88,7 +89,8 @@ pub(crate) fn plan(
             let (src, dst) = (host_of(&f.src), host_of(&f.dst));
             let mut p = PlannedFlow {
                 flow: i as u32,
-                kind: f.kind,
+                // A workload's transfers are TCP flows with a size to the hosts' kernels.
+                kind: if f.kind == "workload" { "tcp" } else { f.kind },
                 group: f.group.clone(),
                 src: f.src.clone(),
                 dst: f.dst.clone(),
@@ -108,13 +110,13 @@ pub(crate) fn plan(
                 off_time_s: None,
             };
             match &scenario.flows[f.spec] {
-                FlowSpec::Tcp { tcp, size, .. } => {
+                FlowSpec::Tcp { tcp, .. } | FlowSpec::Workload { tcp, .. } => {
                     p.congestion_control = Some(match tcp.congestion_control {
                         CongestionControlKind::Reno => "reno",
                         CongestionControlKind::Cubic => "cubic",
                     });
                     p.ecn = Some(tcp.ecn);
-                    p.size_bytes = size.map(|s| s.0);
+                    p.size_bytes = f.transfer.map(|t| t.0);
                     mtu = mtu.max(tcp.packet_size + tcp.header_size);
                 }
                 FlowSpec::Cbr {
@@ -145,6 +147,10 @@ pub(crate) fn plan(
                     p.on_time_s = Some(on_time.secs());
                     p.off_time_s = Some(off_time.secs());
                 }
+                // The hosts have no ping agent: they refuse the kind (host_agent.py KINDS).
+                FlowSpec::Probe { probe, .. } => match probe {
+                    ProbeSpec::Ping { packet_size, .. } => p.packet_size = Some(*packet_size as u64),
+                },
             }
             p
         })

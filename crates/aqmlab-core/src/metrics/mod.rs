@@ -3,7 +3,9 @@
 
 pub mod delay_histogram;
 pub mod fairness;
+pub mod fct;
 pub mod flow_stats;
+pub mod latency;
 pub mod packet_trace;
 pub mod queue_stats;
 pub mod time_average;

@@ -1,6 +1,7 @@
 //! Turns a validated [`Scenario`] into a ready-to-run [`Simulator`]: nodes, links with their
 //! queue disciplines, routes, agents and their start and stop events.
 
+use super::probe::ProbeSpec;
 use super::schema::{
     AccessSpec, Endpoints, FlowSpec, LimitSpec, LinkSpec, LossDirection, QueueSpec, Scenario,
     StartSpec, Topology,
@@ -15,7 +16,9 @@ use crate::net::{Link, NodeId, RoutingTable};
 use crate::sim::{time, EventKind, RngStream, StreamKind, Time, WorkBudget};
 use crate::simulator::{FlowInfo, Simulator};
 use crate::transport::tcp::{Recovery, Rfc6675Sender, TcpSender, TcpSink};
+use crate::transport::probe::{PingEcho, PingSource};
 use crate::transport::udp::{SizeDistribution, UdpPattern, UdpSink, UdpSource};
+use crate::transport::workload::{arrivals, ideal_fct, Arrival};
 use crate::transport::{Agent, Endpoint};
 use crate::Error;
 use std::collections::{HashMap, HashSet};
@@ -308,15 +311,49 @@ pub fn build(
         };
         let group = c.group.clone().unwrap_or(path.clone());
         let mut k = 0usize;
-        for &(src, dst) in &pairs {
-            if src == dst {
-                return Err(ScenarioError::new(
-                    format!("{path}.to"),
-                    format!("a flow from '{}' to itself", b.nodes[src as usize]),
-                )
-                .into());
+        if let Some(&(src, _)) = pairs.iter().find(|(s, d)| s == d) {
+            return Err(ScenarioError::new(
+                format!("{path}.to"),
+                format!("a flow from '{}' to itself", b.nodes[src as usize]),
+            )
+            .into());
+        }
+        // Each flow of the entry: its pair, and for a workload its arrival.
+        let instances: Vec<(NodeId, NodeId, Option<Arrival>)> = match spec {
+            FlowSpec::Workload { workload, .. } => {
+                let link_rate = match &workload.rate {
+                    crate::scenario::workload::ArrivalRate::Load { link, .. } => Some(
+                        b.links
+                            .iter()
+                            .find(|l| &l.name == link)
+                            .map(|l| l.rate_bps)
+                            .ok_or_else(|| {
+                                ScenarioError::new(
+                                    format!("{path}.load_link"),
+                                    format!("no link named '{link}'"),
+                                )
+                            })?,
+                    ),
+                    _ => None,
+                };
+                let start = match c.start {
+                    StartSpec::At(t) => t.0,
+                    _ => unreachable!("checked by Workload::parse"),
+                };
+                let end = c.stop.map_or(scenario.duration.0, |s| s.0.min(scenario.duration.0));
+                let per_second = workload.arrivals_per_second(link_rate);
+                arrivals(workload, seed, fi, start, end, per_second, pairs.len())
+                    .into_iter()
+                    .map(|a| (pairs[a.pair].0, pairs[a.pair].1, Some(a)))
+                    .collect()
             }
-            for _ in 0..c.count {
+            _ => pairs
+                .iter()
+                .flat_map(|&(s, d)| std::iter::repeat_n((s, d, None), c.count as usize))
+                .collect(),
+        };
+        {
+            for (src, dst, arrival) in instances {
                 budget.spend(1)?;
                 let flow = flows.len() as u32;
                 let (sa, ra) = (agents.len() as u32, agents.len() as u32 + 1);
@@ -335,9 +372,15 @@ pub fn build(
                     peer_agent: sa,
                 };
                 let rng = RngStream::new(seed, StreamKind::Agent, sa as u64);
+                let mut transfer = None;
                 match spec {
-                    FlowSpec::Tcp { tcp, size, .. } => {
-                        let limit = size.map(|s| s.0.div_ceil(tcp.packet_size as u64));
+                    FlowSpec::Tcp { tcp, .. } | FlowSpec::Workload { tcp, .. } => {
+                        let size = match spec {
+                            FlowSpec::Tcp { size, .. } => size.map(|s| s.0),
+                            _ => arrival.map(|a| a.size_bytes),
+                        };
+                        transfer = size.map(|s| (s, 0));
+                        let limit = size.map(|s| s.div_ceil(tcp.packet_size as u64));
                         agents.push(match tcp.recovery {
                             Recovery::Ns2 => {
                                 Agent::TcpSender(TcpSender::new(tcp.clone(), send_ep, limit, rng))
@@ -404,6 +447,20 @@ pub fn build(
                         )));
                         agents.push(Agent::UdpSink(UdpSink));
                     }
+                    FlowSpec::Probe {
+                        probe: ProbeSpec::Ping {
+                            interval,
+                            packet_size,
+                        },
+                        ..
+                    } => {
+                        agents.push(Agent::PingSource(PingSource::new(
+                            send_ep,
+                            interval.0.max(1),
+                            *packet_size,
+                        )));
+                        agents.push(Agent::PingEcho(PingEcho::new(recv_ep)));
+                    }
                 }
                 agent_node.push(src);
                 agent_node.push(dst);
@@ -411,6 +468,7 @@ pub fn build(
                     wires.push(super::capture::flow_wire(spec, flow));
                 }
                 let own_start = match &c.start {
+                    _ if arrival.is_some() => arrival.map_or(0, |a| a.at),
                     StartSpec::At(t) => t.0,
                     StartSpec::Each(ts) => ts[k % ts.len()].0,
                     StartSpec::Random { uniform: [lo, hi] } => {
@@ -458,6 +516,7 @@ pub fn build(
                     start,
                     stop,
                     spec: fi,
+                    transfer,
                 });
                 k += 1;
             }
@@ -485,6 +544,37 @@ pub fn build(
                 )
                 .into());
             }
+        }
+    }
+
+    for f in flows.iter_mut() {
+        if let Some((size, ideal)) = &mut f.transfer {
+            let (s, d) = (
+                agent_node[f.sender as usize],
+                agent_node[f.sender as usize + 1],
+            );
+            let tcp = match &scenario.flows[f.spec] {
+                FlowSpec::Tcp { tcp, .. } | FlowSpec::Workload { tcp, .. } => tcp,
+                _ => unreachable!("only TCP flows have a transfer"),
+            };
+            let hops = |a: NodeId, z: NodeId| -> Vec<(u64, Time)> {
+                let mut at = a;
+                let mut out = vec![];
+                while at != z {
+                    let l = &b.links[routing.next_hop(at, z).expect("routes checked") as usize];
+                    out.push((l.rate_bps, l.delay));
+                    at = l.to;
+                }
+                out
+            };
+            *ideal = ideal_fct(
+                &hops(s, d),
+                &hops(d, s),
+                size.div_ceil(tcp.packet_size as u64),
+                tcp.data_size(),
+                tcp.ack_size,
+                tcp.handshake != crate::transport::tcp::Handshake::None,
+            );
         }
     }
 

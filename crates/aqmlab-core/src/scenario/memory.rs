@@ -339,12 +339,19 @@ impl ScenarioSize {
             let (n, m) = (nodes_named(&c.from), nodes_named(&c.to));
             // The build pairs them one to one, or one to many (anything else is an error there).
             let pairs = if n == 1 || m == 1 { n.max(m) } else { n.min(m) };
-            let flows = pairs.saturating_mul(c.count as u64);
+            let flows = match f {
+                // The arrivals are drawn at build time: bound them by their expected number
+                // plus six standard deviations of a Poisson count.
+                FlowSpec::Workload { workload, .. } => {
+                    workload_flow_bound(workload, s, fastest_link_rate(s))
+                }
+                _ => pairs.saturating_mul(c.count as u64),
+            };
             size.flows_per_entry.push(flows);
             size.flows = size.flows.saturating_add(flows);
             endpoints = endpoints.saturating_add(n + m);
             let outstanding = match f {
-                FlowSpec::Tcp { tcp, .. } => {
+                FlowSpec::Tcp { tcp, .. } | FlowSpec::Workload { tcp, .. } => {
                     size.tcp_flows = size.tcp_flows.saturating_add(flows);
                     size.largest_burst = size.largest_burst.max(tcp.window as u64);
                     let state = flows.saturating_mul(window_state_bytes(tcp));
@@ -364,6 +371,7 @@ impl ScenarioSize {
                 FlowSpec::Poisson {
                     packets_per_second, ..
                 } => sent_packets(*packets_per_second, s),
+                FlowSpec::Probe { .. } => 2,
             };
             size.sender_packets = size
                 .sender_packets
@@ -371,6 +379,49 @@ impl ScenarioSize {
         }
         size.destinations = endpoints.min(size.nodes);
         size
+    }
+}
+
+/// The most arrivals a workload entry is expected to have: `flows`, or its rate over its
+/// span plus six standard deviations (the link `load` names is looked up by name, the
+/// dumbbell's bottleneck when the topology is a dumbbell; an unknown link counts as the
+/// fastest link of the scenario, the build then reports it).
+fn workload_flow_bound(w: &super::workload::Workload, s: &Scenario, fastest: u64) -> u64 {
+    let rate = match &w.rate {
+        super::workload::ArrivalRate::Load { link, .. } => {
+            let named = match &s.topology {
+                Topology::Dumbbell(d) if link == "bottleneck" => Some(d.bottleneck.rate.0),
+                Topology::Graph(g) => g
+                    .links
+                    .iter()
+                    .find(|l| l.name.as_deref() == Some(link) || format!("{}->{}", l.from, l.to) == *link)
+                    .map(|l| l.rate.0),
+                _ => None,
+            };
+            Some(named.unwrap_or(fastest))
+        }
+        _ => None,
+    };
+    let start = match w.file.start {
+        super::schema::StartSpec::At(t) => t.0,
+        _ => 0,
+    };
+    let end = w.file.stop.map_or(s.duration.0, |t| t.0.min(s.duration.0));
+    let expected = w.arrivals_per_second(rate) * crate::sim::time::to_secs_f64(end.saturating_sub(start));
+    let bound = (expected + 6.0 * expected.sqrt() + 1.0).min(u64::MAX as f64) as u64;
+    bound.min(w.max_flows.unwrap_or(u64::MAX))
+}
+
+/// The fastest link rate of a scenario, bits/s.
+fn fastest_link_rate(s: &Scenario) -> u64 {
+    match &s.topology {
+        Topology::Dumbbell(d) => d.bottleneck.rate.0.max(
+            (0..d.access.rate.len())
+                .map(|i| d.access.rate.get(i).0)
+                .max()
+                .unwrap_or(0),
+        ),
+        Topology::Graph(g) => g.links.iter().map(|l| l.rate.0).max().unwrap_or(0),
     }
 }
 

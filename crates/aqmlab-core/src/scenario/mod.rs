@@ -8,12 +8,14 @@ pub mod events;
 pub mod limits;
 pub mod load;
 pub mod memory;
+pub mod probe;
 pub mod schema;
 pub mod suggest;
 mod tcp_warnings;
 pub mod toml_text;
 pub mod units;
 pub mod warnings;
+pub mod workload;
 
 pub use error::ScenarioError;
 pub use schema::Scenario;

@@ -28,7 +28,7 @@ use super::error::{from_value, ScenarioError};
 use super::limits::{MAX_GRAPH_LINKS, MAX_NODES, MAX_SAMPLES};
 use super::units::{Bytes, Duration, Rate};
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -66,6 +66,9 @@ pub struct ScenarioFile {
     /// What changes during the run (`events.rs`).
     #[serde(default)]
     pub events: Vec<Value>,
+    /// The FCT summary's size bins (`metrics::fct`; default small, medium, large split at
+    /// 100 KB and 10 MB).
+    pub fct_bins: Option<super::workload::FctBinsSpec>,
 }
 
 fn yes() -> bool {
@@ -87,6 +90,8 @@ pub struct Scenario {
     pub capture: super::capture::CaptureSpec,
     /// What changes during the run, in the order written.
     pub events: Vec<super::events::EventSpec>,
+    /// The FCT summary's bins: (name, upper bound in bytes), the last `u64::MAX`.
+    pub fct_bins: Vec<(String, u64)>,
     /// What the scenario says that is valid but most likely not what was meant
     /// (`warnings.rs`), for the caller to show.
     pub warnings: Vec<super::warnings::ScenarioWarning>,
@@ -351,7 +356,8 @@ pub struct GraphSpec {
 }
 
 /// When flows start: a time, a list cycled over the flows of the entry, or uniform at random.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
 pub enum StartSpec {
     At(Duration),
     Each(Vec<Duration>),
@@ -390,7 +396,8 @@ impl Default for StartSpec {
 }
 
 /// Node names: one, a list, or the dumbbell's "senders" / "receivers".
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
 pub enum Endpoints {
     One(String),
     Many(Vec<String>),
@@ -453,6 +460,18 @@ pub enum FlowSpec {
         on_time: Duration,
         off_time: Duration,
     },
+    /// Finite TCP transfers arriving as a Poisson process (`workload.rs`); `common.count`
+    /// is 1, the number of arrivals is drawn at build time.
+    Workload {
+        common: FlowCommon,
+        tcp: crate::transport::tcp::TcpConfig,
+        workload: Box<super::workload::Workload>,
+    },
+    /// A latency probe under load (`probe.rs`): a ping-like UDP echo.
+    Probe {
+        common: FlowCommon,
+        probe: super::probe::ProbeSpec,
+    },
 }
 
 impl FlowSpec {
@@ -461,7 +480,9 @@ impl FlowSpec {
             FlowSpec::Tcp { common, .. }
             | FlowSpec::Cbr { common, .. }
             | FlowSpec::Poisson { common, .. }
-            | FlowSpec::OnOff { common, .. } => common,
+            | FlowSpec::OnOff { common, .. }
+            | FlowSpec::Workload { common, .. }
+            | FlowSpec::Probe { common, .. } => common,
         }
     }
     pub fn kind_name(&self) -> &'static str {
@@ -470,6 +491,8 @@ impl FlowSpec {
             FlowSpec::Cbr { .. } => "cbr",
             FlowSpec::Poisson { .. } => "poisson",
             FlowSpec::OnOff { .. } => "onoff",
+            FlowSpec::Workload { .. } => "workload",
+            FlowSpec::Probe { probe, .. } => probe.kind_name(),
         }
     }
 }
@@ -559,6 +582,7 @@ impl Scenario {
                 trace_max_rows: file.trace_max_rows,
             },
             events,
+            fct_bins: super::workload::fct_bins(file.fct_bins.as_ref())?,
             warnings: Vec::new(),
         };
         s.validate()?;
@@ -641,6 +665,20 @@ fn tcp_field_hint(mut e: ScenarioError) -> ScenarioError {
         );
     }
     e
+}
+
+/// A flow's `tcp` table over the scenario's `[tcp]`, profiles expanded, read and checked.
+fn merged_tcp(
+    defaults: &serde_json::Map<String, Value>,
+    own: &serde_json::Map<String, Value>,
+    path: &str,
+) -> Result<crate::transport::tcp::TcpConfig, ScenarioError> {
+    let mut merged = defaults.clone();
+    merged.extend(own.clone());
+    let merged = crate::transport::tcp::profile::expand(&merged, &format!("{path}.tcp"))?;
+    let tcp = tcp_config(&Value::Object(merged), &format!("{path}.tcp"))?;
+    tcp.validate(&format!("{path}.tcp"))?;
+    Ok(tcp)
 }
 
 fn kind_of<'a>(v: &'a Value, path: &str) -> Result<&'a str, ScenarioError> {
@@ -914,13 +952,44 @@ fn parse_flow(
                 }
             }
         }
+        "workload" => {
+            let (workload, f) = super::workload::Workload::parse(v, path)?;
+            let tcp = merged_tcp(tcp_defaults, &f.tcp, path)?;
+            FlowSpec::Workload {
+                common: FlowCommon {
+                    from: f.from,
+                    to: f.to,
+                    count: 1,
+                    start: f.start,
+                    stop: f.stop,
+                    group: f.group,
+                },
+                tcp,
+                workload: Box::new(workload),
+            }
+        }
+        "ping" => {
+            let (probe, f) = super::probe::ProbeSpec::parse(v, path)?;
+            FlowSpec::Probe {
+                common: FlowCommon {
+                    from: f.from,
+                    to: f.to,
+                    count: f.count,
+                    start: f.start,
+                    stop: f.stop,
+                    group: f.group,
+                },
+                probe,
+            }
+        }
         other => {
+            const KINDS: [&str; 6] = ["tcp", "cbr", "poisson", "onoff", "workload", "ping"];
             return Err(ScenarioError::new(
                 format!("{path}.kind"),
                 super::suggest::with_suggestion(
-                    format!("unknown flow kind '{other}'; known: tcp, cbr, poisson, onoff"),
+                    format!("unknown flow kind '{other}'; known: {}", KINDS.join(", ")),
                     other,
-                    ["tcp", "cbr", "poisson", "onoff"],
+                    KINDS,
                 ),
             ))
         }

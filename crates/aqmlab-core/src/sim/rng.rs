@@ -15,6 +15,11 @@ pub enum StreamKind {
     Queue = 2,
     Agent = 3,
     FlowStart = 4,
+    /// A workload entry's arrival times, sizes and pairs (`transport/workload.rs`), each its
+    /// own stream so that changing the sizes leaves the arrival times as they were.
+    WorkloadArrivals = 5,
+    WorkloadSizes = 6,
+    WorkloadPairs = 7,
 }
 
 #[derive(Debug, Clone)]

@@ -1,5 +1,6 @@
 //! The closed set of agent kinds, dispatched by `match` (no virtual call per packet).
 
+use super::probe::{PingEcho, PingSource};
 use super::tcp::{Rfc6675Sender, TcpSender, TcpSink};
 use super::udp::{UdpSink, UdpSource};
 use super::AgentCtx;
@@ -16,6 +17,8 @@ pub enum Agent {
     TcpSink(TcpSink),
     UdpSource(UdpSource),
     UdpSink(UdpSink),
+    PingSource(PingSource),
+    PingEcho(PingEcho),
 }
 
 impl Agent {
@@ -24,7 +27,8 @@ impl Agent {
             Agent::TcpSender(a) => a.start(cx),
             Agent::Rfc6675Sender(a) => a.start(cx),
             Agent::UdpSource(a) => a.start(cx),
-            Agent::TcpSink(_) | Agent::UdpSink(_) => {}
+            Agent::PingSource(a) => a.start(cx),
+            Agent::TcpSink(_) | Agent::UdpSink(_) | Agent::PingEcho(_) => {}
         }
     }
 
@@ -33,7 +37,8 @@ impl Agent {
             Agent::TcpSender(a) => a.stop(cx),
             Agent::Rfc6675Sender(a) => a.stop(cx),
             Agent::UdpSource(a) => a.stop(cx),
-            Agent::TcpSink(_) | Agent::UdpSink(_) => {}
+            Agent::PingSource(a) => a.stop(cx),
+            Agent::TcpSink(_) | Agent::UdpSink(_) | Agent::PingEcho(_) => {}
         }
     }
 
@@ -54,6 +59,8 @@ impl Agent {
             Agent::TcpSink(a) => a.receive(cx, pkt),
             Agent::UdpSource(_) => cx.free(pkt),
             Agent::UdpSink(a) => a.receive(cx, pkt),
+            Agent::PingSource(a) => a.receive(cx, pkt),
+            Agent::PingEcho(a) => a.receive(cx, pkt),
         }
     }
 
@@ -64,7 +71,8 @@ impl Agent {
             Agent::Rfc6675Sender(a) => a.timer(cx, which),
             Agent::TcpSink(a) => a.timer(cx, which),
             Agent::UdpSource(a) => a.timer(cx, which),
-            Agent::UdpSink(_) => {}
+            Agent::PingSource(a) => a.timer(cx, which),
+            Agent::UdpSink(_) | Agent::PingEcho(_) => {}
         }
     }
 
@@ -81,7 +89,10 @@ impl Agent {
     pub fn is_sender(&self) -> bool {
         matches!(
             self,
-            Agent::TcpSender(_) | Agent::Rfc6675Sender(_) | Agent::UdpSource(_)
+            Agent::TcpSender(_)
+                | Agent::Rfc6675Sender(_)
+                | Agent::UdpSource(_)
+                | Agent::PingSource(_)
         )
     }
 

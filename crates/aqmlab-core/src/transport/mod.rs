@@ -3,7 +3,9 @@
 
 pub mod agent;
 pub mod tcp;
+pub mod probe;
 pub mod udp;
+pub mod workload;
 
 pub use agent::Agent;
 

@@ -1,0 +1,696 @@
+//! The `workload` flow kind (issue 27, item 3): finite TCP transfers arriving as a Poisson
+//! process, sizes from a distribution; read and checked here, generated in
+//! `transport/workload.rs`.
+//!
+//! ```toml
+//! [[flows]]
+//! kind = "workload"
+//! from = "senders"
+//! to = "receivers"
+//! load = 0.5                  # of load_link's rate (default "bottleneck"); or rate = 200 (flows/s)
+//! sizes = { dist = "cdf", name = "websearch" }
+//! flows = 10000               # at most this many arrivals (default: until stop / the end)
+//! ```
+
+use super::error::{from_value, ScenarioError};
+use super::schema::{Endpoints, StartSpec};
+use super::units::{Bytes, Duration};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A `kind = "workload"` table as written.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadFile {
+    #[serde(rename = "kind")]
+    pub kind: String,
+    pub from: Endpoints,
+    pub to: Endpoints,
+    /// When arrivals begin (a single time; the first arrival is one exponential gap later).
+    #[serde(default)]
+    pub start: StartSpec,
+    /// When arrivals end (default: the end of the run). Transfers already started go on.
+    pub stop: Option<Duration>,
+    pub group: Option<String>,
+    /// Arrival rate, flows per second. Exactly one of `rate` and `load`.
+    pub rate: Option<f64>,
+    /// Offered load as a fraction of `load_link`'s rate: rate = load * link rate / (8 * mean
+    /// size), the mean of the (truncated) distribution, payload bytes.
+    pub load: Option<f64>,
+    /// The link `load` is a fraction of (default "bottleneck", the dumbbell's).
+    pub load_link: Option<String>,
+    /// At most this many arrivals.
+    pub flows: Option<u64>,
+    pub sizes: Value,
+    /// Draws above it are clipped to it (a truncated distribution; the mean used for `load`
+    /// is the truncated one).
+    pub max_size: Option<Bytes>,
+    /// How arrivals are given their (sender, receiver) pair: "round_robin" (default) or
+    /// "random".
+    #[serde(default)]
+    pub pairs: PairChoice,
+    #[serde(default)]
+    pub tcp: serde_json::Map<String, Value>,
+}
+
+/// How arrival k is given its sender and receiver, among the pairs `from` and `to` form
+/// (paired one to one, or one to many, as for every flow kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairChoice {
+    /// Arrival k uses pair k mod the number of pairs.
+    #[default]
+    RoundRobin,
+    /// Each arrival draws a pair uniformly at random.
+    Random,
+}
+
+/// How arrivals are paced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArrivalRate {
+    PerSecond(f64),
+    /// A fraction of the named link's rate.
+    Load { load: f64, link: String },
+}
+
+/// A flow size distribution, payload bytes, ready to sample.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SizeDistribution {
+    Constant(f64),
+    /// P(X > x) = (scale / x)^shape for x >= scale.
+    Pareto { shape: f64, scale: f64 },
+    /// ln X is normal with mean `mu` and standard deviation `sigma`.
+    Lognormal { mu: f64, sigma: f64 },
+    /// Points (size, cumulative probability), strictly increasing in size, non-decreasing in
+    /// probability, the last at 1; sampled by inverting the piecewise-linear CDF.
+    Empirical(Vec<(f64, f64)>),
+}
+
+/// A validated workload entry.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    pub file: WorkloadFile,
+    pub rate: ArrivalRate,
+    pub sizes: SizeDistribution,
+    pub max_size: Option<u64>,
+    pub max_flows: Option<u64>,
+}
+
+/// The CDFs bundled with aqmlab (`scenarios/workloads/`, provenance in its README.md).
+pub const BUILTIN_CDFS: [(&str, &str); 2] = [
+    (
+        "websearch",
+        include_str!("../../../../scenarios/workloads/websearch.txt"),
+    ),
+    (
+        "datamining",
+        include_str!("../../../../scenarios/workloads/datamining.txt"),
+    ),
+];
+
+/// `fct_bins = { edges = ["100KB", "10MB"], names = ["small", "medium", "large"] }`: the
+/// upper edges of every bin but the last, increasing; `names` one more than `edges`
+/// (default "bin0", "bin1", ...).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FctBinsSpec {
+    pub edges: Vec<Bytes>,
+    pub names: Option<Vec<String>>,
+}
+
+/// The bins as (name, upper bound in bytes), the last unbounded.
+pub fn fct_bins(spec: Option<&FctBinsSpec>) -> Result<Vec<(String, u64)>, ScenarioError> {
+    let Some(spec) = spec else {
+        return Ok(crate::metrics::fct::default_bins());
+    };
+    let n = spec.edges.len() + 1;
+    let names = match &spec.names {
+        Some(v) if v.len() != n => {
+            return Err(ScenarioError::new(
+                "fct_bins.names",
+                format!("{n} names for {} edges (one more than the edges), got {}", n - 1, v.len()),
+            ))
+        }
+        Some(v) => v.clone(),
+        None => (0..n).map(|i| format!("bin{i}")).collect(),
+    };
+    for (i, name) in names.iter().enumerate() {
+        if name.is_empty() || name == "all" || names[..i].contains(name) {
+            return Err(ScenarioError::new(
+                format!("fct_bins.names[{i}]"),
+                format!("'{name}': names must be non-empty, distinct and not \"all\" (the summary's row over every bin)"),
+            ));
+        }
+    }
+    let mut prev = 0;
+    for (i, e) in spec.edges.iter().enumerate() {
+        if e.0 <= prev {
+            return Err(ScenarioError::new(
+                format!("fct_bins.edges[{i}]"),
+                "edges must be > 0 bytes and increasing",
+            ));
+        }
+        prev = e.0;
+    }
+    let uppers = spec.edges.iter().map(|e| e.0).chain([u64::MAX]);
+    Ok(names.into_iter().zip(uppers).collect())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SizesFile {
+    dist: String,
+    size: Option<Bytes>,
+    shape: Option<f64>,
+    scale: Option<Bytes>,
+    mean: Option<Bytes>,
+    median: Option<Bytes>,
+    mu: Option<f64>,
+    sigma: Option<f64>,
+    name: Option<String>,
+    file: Option<String>,
+}
+
+impl Workload {
+    pub fn parse(v: &Value, path: &str) -> Result<(Workload, WorkloadFile), ScenarioError> {
+        let f: WorkloadFile = from_value(v, path)?;
+        let at = |field: &str| format!("{path}.{field}");
+        let rate = match (f.rate, f.load) {
+            (Some(r), None) => {
+                if !(r.is_finite() && r > 0.0) {
+                    return Err(ScenarioError::new(
+                        at("rate"),
+                        format!("flows per second, must be > 0, got {r}"),
+                    ));
+                }
+                if f.load_link.is_some() {
+                    return Err(ScenarioError::new(
+                        at("load_link"),
+                        "only with `load`, not with `rate`",
+                    ));
+                }
+                ArrivalRate::PerSecond(r)
+            }
+            (None, Some(l)) => {
+                if !(l.is_finite() && l > 0.0) {
+                    return Err(ScenarioError::new(
+                        at("load"),
+                        format!("a fraction of the link's rate, must be > 0, got {l}"),
+                    ));
+                }
+                ArrivalRate::Load {
+                    load: l,
+                    link: f.load_link.clone().unwrap_or("bottleneck".into()),
+                }
+            }
+            (Some(_), Some(_)) => {
+                return Err(ScenarioError::new(
+                    at("load"),
+                    "give either `rate` (flows per second) or `load`, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(ScenarioError::new(
+                    at("rate"),
+                    "required: `rate` (flows per second) or `load` (a fraction of load_link's rate)",
+                ))
+            }
+        };
+        if !matches!(f.start, StartSpec::At(_)) {
+            return Err(ScenarioError::new(
+                at("start"),
+                "a workload's arrivals begin at one time (e.g. \"1s\"), not a list or a range",
+            ));
+        }
+        if f.flows == Some(0) {
+            return Err(ScenarioError::new(at("flows"), "must be at least 1"));
+        }
+        let max_size = f.max_size.map(|b| b.0);
+        if max_size == Some(0) {
+            return Err(ScenarioError::new(at("max_size"), "must be > 0 bytes"));
+        }
+        let sizes = parse_sizes(&f.sizes, &at("sizes"))?;
+        if let Some(m) = max_size {
+            if (m as f64) < sizes.min() {
+                return Err(ScenarioError::new(
+                    at("max_size"),
+                    format!(
+                        "{m} bytes is below the smallest size the distribution draws ({} bytes)",
+                        sizes.min()
+                    ),
+                ));
+            }
+        }
+        let w = Workload {
+            rate,
+            sizes,
+            max_size,
+            max_flows: f.flows,
+            file: f.clone(),
+        };
+        Ok((w, f))
+    }
+
+    /// The mean payload size the generator draws, bytes: of the distribution clipped at
+    /// `max_size`, before rounding up to whole bytes.
+    pub fn mean_size(&self) -> f64 {
+        self.sizes.mean_clipped(self.max_size.map(|m| m as f64))
+    }
+
+    /// Arrivals per second, given the rate of the link `load` refers to.
+    pub fn arrivals_per_second(&self, link_rate_bps: Option<u64>) -> f64 {
+        match &self.rate {
+            ArrivalRate::PerSecond(r) => *r,
+            ArrivalRate::Load { load, .. } => {
+                load * link_rate_bps.unwrap_or(0) as f64 / (8.0 * self.mean_size())
+            }
+        }
+    }
+}
+
+fn parse_sizes(v: &Value, path: &str) -> Result<SizeDistribution, ScenarioError> {
+    let s: SizesFile = from_value(v, path)?;
+    let at = |field: &str| format!("{path}.{field}");
+    let given: [(&str, bool); 9] = [
+        ("size", s.size.is_some()),
+        ("shape", s.shape.is_some()),
+        ("scale", s.scale.is_some()),
+        ("mean", s.mean.is_some()),
+        ("median", s.median.is_some()),
+        ("mu", s.mu.is_some()),
+        ("sigma", s.sigma.is_some()),
+        ("name", s.name.is_some()),
+        ("file", s.file.is_some()),
+    ];
+    let only = |allowed: &[&str]| -> Result<(), ScenarioError> {
+        match given
+            .iter()
+            .find(|(n, g)| *g && !allowed.contains(n))
+        {
+            Some((n, _)) => Err(ScenarioError::new(
+                at(n),
+                format!("not a parameter of dist = \"{}\"", s.dist),
+            )),
+            None => Ok(()),
+        }
+    };
+    let positive = |field: &str, x: f64| -> Result<f64, ScenarioError> {
+        if x.is_finite() && x > 0.0 {
+            Ok(x)
+        } else {
+            Err(ScenarioError::new(at(field), format!("must be > 0, got {x}")))
+        }
+    };
+    let bytes = |field: &str, b: Option<Bytes>| -> Result<Option<f64>, ScenarioError> {
+        b.map(|b| positive(field, b.0 as f64)).transpose()
+    };
+    match s.dist.as_str() {
+        "constant" => {
+            only(&["size"])?;
+            let size = bytes("size", s.size)?
+                .ok_or_else(|| ScenarioError::new(at("size"), "required, but missing"))?;
+            Ok(SizeDistribution::Constant(size))
+        }
+        "pareto" => {
+            only(&["shape", "scale", "mean"])?;
+            let shape = positive(
+                "shape",
+                s.shape
+                    .ok_or_else(|| ScenarioError::new(at("shape"), "required, but missing"))?,
+            )?;
+            let scale = match (bytes("scale", s.scale)?, bytes("mean", s.mean)?) {
+                (Some(x), None) => x,
+                (None, Some(mean)) => {
+                    if shape <= 1.0 {
+                        return Err(ScenarioError::new(
+                            at("mean"),
+                            format!(
+                                "a Pareto distribution of shape {shape} <= 1 has no finite mean; \
+                                 give `scale` instead"
+                            ),
+                        ));
+                    }
+                    mean * (shape - 1.0) / shape
+                }
+                (Some(_), Some(_)) => {
+                    return Err(ScenarioError::new(
+                        at("mean"),
+                        "give either `scale` or `mean`, not both",
+                    ))
+                }
+                (None, None) => {
+                    return Err(ScenarioError::new(
+                        at("mean"),
+                        "required: `mean` or `scale` (the smallest size)",
+                    ))
+                }
+            };
+            Ok(SizeDistribution::Pareto { shape, scale })
+        }
+        "lognormal" => {
+            only(&["mu", "sigma", "mean", "median"])?;
+            let sigma = s
+                .sigma
+                .ok_or_else(|| ScenarioError::new(at("sigma"), "required, but missing"))?;
+            let sigma = positive("sigma", sigma)?;
+            let mu = match (s.mu, bytes("median", s.median)?, bytes("mean", s.mean)?) {
+                (Some(mu), None, None) if mu.is_finite() => mu,
+                (Some(mu), None, None) => {
+                    return Err(ScenarioError::new(at("mu"), format!("must be finite, got {mu}")))
+                }
+                (None, Some(median), None) => median.ln(),
+                (None, None, Some(mean)) => mean.ln() - sigma * sigma / 2.0,
+                _ => {
+                    return Err(ScenarioError::new(
+                        at("mu"),
+                        "give exactly one of `mu` (of ln bytes), `median` or `mean`",
+                    ))
+                }
+            };
+            Ok(SizeDistribution::Lognormal { mu, sigma })
+        }
+        "cdf" => {
+            only(&["name", "file"])?;
+            let (text, field) = match (&s.name, &s.file) {
+                (Some(n), None) => {
+                    let known: Vec<&str> = BUILTIN_CDFS.iter().map(|(k, _)| *k).collect();
+                    let text = BUILTIN_CDFS
+                        .iter()
+                        .find(|(k, _)| k == n)
+                        .map(|(_, t)| t.to_string())
+                        .ok_or_else(|| {
+                            ScenarioError::new(
+                                at("name"),
+                                super::suggest::with_suggestion(
+                                    format!("unknown CDF '{n}'; known: {}", known.join(", ")),
+                                    n,
+                                    known.iter().copied(),
+                                ),
+                            )
+                        })?;
+                    (text, "name")
+                }
+                (None, Some(p)) => {
+                    let text = std::fs::read_to_string(p).map_err(|e| {
+                        ScenarioError::new(at("file"), format!("cannot read '{p}': {e}"))
+                    })?;
+                    (text, "file")
+                }
+                _ => {
+                    return Err(ScenarioError::new(
+                        at("name"),
+                        "give either `name` (websearch, datamining) or `file`, not both",
+                    ))
+                }
+            };
+            parse_cdf(&text)
+                .map(SizeDistribution::Empirical)
+                .map_err(|m| ScenarioError::new(at(field), m))
+        }
+        other => Err(ScenarioError::new(
+            at("dist"),
+            super::suggest::with_suggestion(
+                format!("unknown distribution '{other}'; known: constant, pareto, lognormal, cdf"),
+                other,
+                ["constant", "pareto", "lognormal", "cdf"],
+            ),
+        )),
+    }
+}
+
+/// Reads an empirical CDF: one point per line, "size_bytes cdf" (the layout of the HPCC
+/// simulator's traffic_gen/*_distribution.txt, cdf in percent, and of
+/// datacenter/empirical-traffic-gen's VL2_CDF, cdf as a fraction) or "size_bytes x cdf"
+/// (ns-2's EmpiricalRandomVariable::loadCDF, tools/ranvar.cc, which skips the middle
+/// column: the pFabric scripts' CDF_*.tcl). Blank lines and lines starting with '#' are
+/// skipped. The last cdf must be 1, or 100 (then every cdf is read as a percentage).
+pub fn parse_cdf(text: &str) -> Result<Vec<(f64, f64)>, String> {
+    let mut points: Vec<(f64, f64)> = vec![];
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        let (x, p) = match cols.as_slice() {
+            [x, p] | [x, _, p] => (*x, *p),
+            _ => {
+                return Err(format!(
+                    "line {}: expected \"size_bytes cdf\" (or \"size_bytes index cdf\"), got '{line}'",
+                    i + 1
+                ))
+            }
+        };
+        let num = |s: &str| -> Result<f64, String> {
+            s.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| format!("line {}: '{s}' is not a number >= 0", i + 1))
+        };
+        points.push((num(x)?, num(p)?));
+    }
+    let Some(&(_, last)) = points.last() else {
+        return Err("the CDF has no points".into());
+    };
+    let scale = if last == 100.0 {
+        100.0
+    } else if last == 1.0 {
+        1.0
+    } else {
+        return Err(format!(
+            "the last point's cdf must be 1 (or 100, in percent), got {last}"
+        ));
+    };
+    for p in &mut points {
+        p.1 /= scale;
+    }
+    for w in points.windows(2) {
+        let ((x0, p0), (x1, p1)) = (w[0], w[1]);
+        if x1 <= x0 || p1 < p0 {
+            return Err(format!(
+                "points must rise: sizes strictly ({x0} then {x1}), cdf never falling ({p0} then {p1})"
+            ));
+        }
+    }
+    if points.last().is_some_and(|p| p.0 < 1.0) {
+        return Err("the largest size must be at least 1 byte".into());
+    }
+    Ok(points)
+}
+
+impl SizeDistribution {
+    /// The smallest size it draws, bytes (before rounding up to a whole byte).
+    pub fn min(&self) -> f64 {
+        match self {
+            SizeDistribution::Constant(s) => *s,
+            SizeDistribution::Pareto { scale, .. } => *scale,
+            SizeDistribution::Lognormal { .. } => 0.0,
+            SizeDistribution::Empirical(pts) => {
+                // The first point with probability mass above it.
+                let i = pts.iter().rposition(|p| p.1 == 0.0).unwrap_or(0);
+                pts[i].0
+            }
+        }
+    }
+
+    /// E[min(X, cap)] (E[X] without a cap); infinite where the mean is.
+    pub fn mean_clipped(&self, cap: Option<f64>) -> f64 {
+        let cap = cap.unwrap_or(f64::INFINITY);
+        match self {
+            SizeDistribution::Constant(s) => s.min(cap),
+            // E[min(X, M)] = integral over [0, M] of P(X > x): scale + scale/(shape-1) *
+            // (1 - (scale/M)^(shape-1)); shape 1 gives scale * (1 + ln(M / scale)).
+            SizeDistribution::Pareto { shape, scale } => {
+                if cap <= *scale {
+                    cap
+                } else if (shape - 1.0).abs() < 1e-12 {
+                    scale * (1.0 + (cap / scale).ln())
+                } else if cap.is_infinite() {
+                    if *shape > 1.0 {
+                        shape * scale / (shape - 1.0)
+                    } else {
+                        f64::INFINITY
+                    }
+                } else {
+                    scale + scale / (shape - 1.0) * (1.0 - (scale / cap).powf(shape - 1.0))
+                }
+            }
+            // E[min(X, M)] = e^(mu + sigma^2/2) Phi((ln M - mu - sigma^2)/sigma)
+            //               + M (1 - Phi((ln M - mu)/sigma)).
+            SizeDistribution::Lognormal { mu, sigma } => {
+                let full = (mu + sigma * sigma / 2.0).exp();
+                if cap.is_infinite() {
+                    full
+                } else {
+                    let l = cap.ln();
+                    full * normal_cdf((l - mu - sigma * sigma) / sigma)
+                        + cap * (1.0 - normal_cdf((l - mu) / sigma))
+                }
+            }
+            // Piecewise-linear CDF: uniform within each segment, so each contributes its
+            // probability times its midpoint (as the HPCC generator's getAvg), clipped.
+            SizeDistribution::Empirical(pts) => pts
+                .windows(2)
+                .map(|w| {
+                    let ((x0, p0), (x1, p1)) = (w[0], w[1]);
+                    let dp = p1 - p0;
+                    if x1 <= cap {
+                        dp * (x0 + x1) / 2.0
+                    } else if x0 >= cap {
+                        dp * cap
+                    } else {
+                        let f = (cap - x0) / (x1 - x0);
+                        dp * (f * (x0 + cap) / 2.0 + (1.0 - f) * cap)
+                    }
+                })
+                .sum(),
+        }
+    }
+
+    /// The size at quantile `u` in [0, 1).
+    pub fn quantile(&self, u: f64) -> f64 {
+        match self {
+            SizeDistribution::Constant(s) => *s,
+            SizeDistribution::Pareto { shape, scale } => scale * (1.0 - u).powf(-1.0 / shape),
+            SizeDistribution::Lognormal { mu, sigma } => (mu + sigma * normal_quantile(u)).exp(),
+            SizeDistribution::Empirical(pts) => {
+                let i = pts.partition_point(|p| p.1 <= u).min(pts.len() - 1);
+                if i == 0 {
+                    return pts[0].0;
+                }
+                let ((x0, p0), (x1, p1)) = (pts[i - 1], pts[i]);
+                x0 + (x1 - x0) * (u - p0) / (p1 - p0)
+            }
+        }
+    }
+}
+
+/// The standard normal CDF, through erfc (Numerical Recipes' erfcc, fractional error below
+/// 1.2e-7): only the mean of a clipped lognormal reads it.
+fn normal_cdf(z: f64) -> f64 {
+    0.5 * erfc(-z / std::f64::consts::SQRT_2)
+}
+
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let r = t
+        * (-z * z - 1.265_512_23
+            + t * (1.000_023_68
+                + t * (0.374_091_96
+                    + t * (0.096_784_18
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+            .exp();
+    if x >= 0.0 {
+        r
+    } else {
+        2.0 - r
+    }
+}
+
+/// The standard normal quantile: Acklam's rational approximation (relative error below
+/// 1.2e-9), so one uniform draw gives one lognormal size by inversion, as for the others.
+fn normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    const B: [f64; 5] = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_277_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    const D: [f64; 4] = [
+        7.784_695_709_041_462e-3,
+        3.224_671_290_700_398e-1,
+        2.445_134_137_142_996,
+        3.754_408_661_907_416,
+    ];
+    let p = p.clamp(1e-300, 1.0 - 1e-16);
+    let tail = |q: f64| {
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    };
+    if p < 0.02425 {
+        tail((-2.0 * p.ln()).sqrt())
+    } else if p > 1.0 - 0.02425 {
+        -tail((-2.0 * (1.0 - p).ln()).sqrt())
+    } else {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_cdfs_parse_and_have_the_papers_means() {
+        // The web-search mean is the pFabric scripts' mean_flow_size for it, 1711250 bytes
+        // (an independent number: they state it, we integrate the points).
+        let web = parse_cdf(BUILTIN_CDFS[0].1).unwrap();
+        let mean = SizeDistribution::Empirical(web).mean_clipped(None);
+        assert!((mean - 1_711_250.0).abs() < 1e-6, "{mean}");
+        let dm = parse_cdf(BUILTIN_CDFS[1].1).unwrap();
+        let mean = SizeDistribution::Empirical(dm).mean_clipped(None);
+        assert!((12.6e6..12.7e6).contains(&mean), "{mean}");
+    }
+
+    #[test]
+    fn cdf_errors_say_what_is_wrong() {
+        assert!(parse_cdf("10 0\n20 0.5\n").unwrap_err().contains("must be 1"));
+        assert!(parse_cdf("10 0\n5 1\n").unwrap_err().contains("must rise"));
+        assert!(parse_cdf("10 x\n").unwrap_err().contains("line 1"));
+        assert_eq!(parse_cdf("# c\n0 0\n100 100\n").unwrap(), vec![(0.0, 0.0), (100.0, 1.0)]);
+    }
+
+    #[test]
+    fn clipped_means_match_a_numeric_integral() {
+        // E[min(X, M)] = integral of the survival function; checked with the quantile
+        // function: E[g(X)] = integral over u of g(Q(u)).
+        let cases = [
+            SizeDistribution::Pareto { shape: 1.5, scale: 1000.0 },
+            SizeDistribution::Pareto { shape: 1.0, scale: 1000.0 },
+            SizeDistribution::Lognormal { mu: 9.0, sigma: 1.5 },
+            SizeDistribution::Empirical(parse_cdf("0 0\n10 0.5\n1000 1\n").unwrap()),
+        ];
+        let cap = 30_000.0;
+        for d in cases {
+            let n = 2_000_000;
+            let numeric: f64 = (0..n)
+                .map(|i| d.quantile((i as f64 + 0.5) / n as f64).min(cap))
+                .sum::<f64>()
+                / n as f64;
+            let exact = d.mean_clipped(Some(cap));
+            assert!((numeric / exact - 1.0).abs() < 2e-3, "{d:?}: {numeric} vs {exact}");
+        }
+    }
+
+    #[test]
+    fn normal_quantile_inverts_the_cdf() {
+        for p in [1e-6, 0.01, 0.3, 0.5, 0.9, 0.999] {
+            assert!((normal_cdf(normal_quantile(p)) - p).abs() < 1e-6 * p.max(0.01));
+        }
+    }
+}
