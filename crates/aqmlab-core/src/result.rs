@@ -109,6 +109,8 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub emulation: Option<crate::emulation::EmulationFidelity>,
     pub timeseries: SeriesColumns,
+    /// Each monitored queue's queue-delay histogram over the measurement window.
+    pub queue_delays: Vec<crate::metrics::queue_delays::QueueDelayBucket>,
 }
 
 impl RunResult {

@@ -23,8 +23,8 @@ pub(crate) fn json_to_py<'py>(
 }
 
 /// A run's result as Python objects: a dict of the `RunResult` fields, in order, the scalars
-/// as Python values (non-finite floats become None) and the four tables (`queues`, `flows`,
-/// `groups`, `timeseries`) as Arrow record batches, handed over through the Arrow C data interface
+/// as Python values (non-finite floats become None) and the tables (`queues`, `flows`,
+/// `groups`, `timeseries`, `queue_delays`) as Arrow record batches, handed over through the Arrow C data interface
 /// without a copy of the series. `timings.collect_s` grows by this conversion's own time.
 pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAny>> {
     let converting = Instant::now();
@@ -32,12 +32,17 @@ pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAn
     let flows = arrow_tables::rows_batch(&std::mem::take(&mut r.flows))?;
     let groups = arrow_tables::rows_batch(&std::mem::take(&mut r.groups))?;
     let series = arrow_tables::series_batch(std::mem::take(&mut r.timeseries))?;
+    let queue_delays = arrow_tables::rows_batch(&std::mem::take(&mut r.queue_delays))?;
     let text = serde_json::to_string(&r).map_err(|e| SimulationError::new_err(e.to_string()))?;
     let out = json_text_to_py(py, &text)?;
     out.set_item("queues", PyRecordBatch::new(queues).into_pyobject(py)?)?;
     out.set_item("flows", PyRecordBatch::new(flows).into_pyobject(py)?)?;
     out.set_item("groups", PyRecordBatch::new(groups).into_pyobject(py)?)?;
     out.set_item("timeseries", PyRecordBatch::new(series).into_pyobject(py)?)?;
+    out.set_item(
+        "queue_delays",
+        PyRecordBatch::new(queue_delays).into_pyobject(py)?,
+    )?;
     let timings = out.get_item("timings")?;
     let collect_s: f64 = timings.get_item("collect_s")?.extract()?;
     timings.set_item("collect_s", collect_s + converting.elapsed().as_secs_f64())?;

@@ -4,6 +4,7 @@
 pub mod delay_histogram;
 pub mod fairness;
 pub mod flow_stats;
+pub mod queue_delays;
 pub mod queue_stats;
 pub mod time_average;
 pub mod timeseries;
