@@ -404,9 +404,7 @@ def plot(
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out", help="Image file (several kinds: FILE_kind.png each); default DIRECTORY/plots/KIND.png."
-        ),
+        typer.Option("--out", help="Image file (several kinds: FILE_kind.png each); default DIRECTORY/plots/KIND.png."),
     ] = None,
     x: Annotated[str | None, typer.Option("--x", help="A sweep's parameter (dotted path) for the x axis.")] = None,
     y: Annotated[str | None, typer.Option("--y", help="A sweep's metric (a summary key) for the y axis.")] = None,

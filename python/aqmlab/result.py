@@ -237,8 +237,10 @@ class Result:
     def queue_delays(self) -> pd.DataFrame:
         """Each monitored queue's queue-delay histogram over the measurement window, one row
         per non-empty bucket in increasing delay: queue, delay_ms_low, delay_ms_high, packets
-        (that many left the queue after waiting at least delay_ms_low and less than
-        delay_ms_high; buckets are within 1/64 of their delay). The delay CDF plot reads it."""
+        (that many packets enqueued inside the window spent at least delay_ms_low and less than
+        delay_ms_high from arrival to the end of their transmission, the delay of the queue
+        table's mean_delay_ms and p99_delay_ms; buckets are within 1/64 of their delay). The
+        delay CDF plot reads it."""
         return self.to_arrow("queue_delays").to_pandas()
 
     def plot(self, kind: str, ax: Any = None, **options: Any) -> Any:
@@ -348,7 +350,7 @@ class Result:
         the run's ``name``, ``seed``, ``duration_s`` and ``warmup_s``, and ``summary`` (see
         :attr:`summary`) with non-finite floats as None (JSON has no NaN)."""
         clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in self.summary.items()}
-        meta = {k: self.raw[k] for k in ("name", "seed", "duration_s", "warmup_s") if k in self.raw}
+        meta: dict[str, Any] = {k: self.raw[k] for k in ("name", "seed", "duration_s", "warmup_s") if k in self.raw}
         return {**meta, "summary": clean}
 
     def _write_summary(self, d: Path) -> None:

@@ -107,7 +107,7 @@ def pick_queue(ts: pd.DataFrame, queue: str | None, variable: str = "queue_packe
     queue sampled; PlotError naming the sampled queues or ``sample_interval``."""
     queues = sources_with(ts, variable)
     if not queues:
-        raise PlotError("the run has no sampled queue: set sample_interval in the scenario (e.g. \"100ms\")")
+        raise PlotError('the run has no sampled queue: set sample_interval in the scenario (e.g. "100ms")')
     if queue is None:
         return "bottleneck" if "bottleneck" in queues else queues[0]
     if queue not in queues:

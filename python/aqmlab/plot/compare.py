@@ -40,7 +40,13 @@ def compare_figure(rows: Sequence[Mapping[str, Any]], title: str = "") -> Figure
         else:
             w = 0.38
             ax.bar([i - w / 2 for i in x], values, width=w, color="C0", label=col.replace(" ms", ""))
-            ax.bar([i + w / 2 for i in x], [float(r[second]) for r in rows], width=w, color="C1", label=second.replace(" ms", ""))
+            ax.bar(
+                [i + w / 2 for i in x],
+                [float(r[second]) for r in rows],
+                width=w,
+                color="C1",
+                label=second.replace(" ms", ""),
+            )
             ax.legend(fontsize="small")
         ax.set_ylabel(label, fontsize="small")
         ax.grid(axis="y", alpha=0.3)

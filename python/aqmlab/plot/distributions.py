@@ -22,8 +22,9 @@ FCT_COLUMNS = ("flow", "size_bytes", "fct_s", "completed")
 def delay_cdf(
     tables: RunTables, ax: Axes | None = None, *, queues: list[str] | None = None, log_x: bool = False
 ) -> Figure:
-    """The CDF of the queue delay of the packets that left each monitored queue in the
-    measurement window (``queues``: default every one), with its median and 99th
+    """The CDF of the delay at each monitored queue (from arrival to the end of the packet's
+    transmission, as the queue table's mean_delay_ms and p99_delay_ms) of the packets that
+    arrived in the measurement window (``queues``: default every one), with its median and 99th
     percentile marked. Read from the engine's histogram: each step is a bucket, within 1/64 of
     its delay."""
     h = tables.queue_delays
@@ -55,7 +56,7 @@ def delay_cdf(
             ax.axvline(hi[min(k, len(hi) - 1)], color=color, ls=ls, lw=0.8)
     from matplotlib.lines import Line2D
 
-    ax.set_xlabel("queue delay (ms)")
+    ax.set_xlabel("delay at the queue, waiting + transmission (ms)")
     ax.set_ylabel("fraction of packets (CDF)")
     ax.set_ylim(0, 1.02)
     if log_x:
@@ -133,5 +134,7 @@ def fct(tables: Any, ax: Axes | None = None, *, slowdown: bool = False) -> Figur
     ax.set_ylabel("slowdown (FCT / ideal FCT)" if slowdown else "flow completion time (s)")
     ax.grid(alpha=0.3, which="both")
     capped_legend(ax, loc="upper left")
-    ax.set_title(title(tables, f"{'slowdown' if slowdown else 'flow completion time'} against size, {len(df):,} transfers"))
+    ax.set_title(
+        title(tables, f"{'slowdown' if slowdown else 'flow completion time'} against size, {len(df):,} transfers")
+    )
     return fig

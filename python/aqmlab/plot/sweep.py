@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._common import PlotError, capped_legend, figure_and_axes
 from ..sweep.aggregate import STAT_COLUMNS
+from ._common import PlotError, capped_legend, figure_and_axes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,7 +30,9 @@ def _axis_column(tidy: pd.DataFrame, x: str) -> str:
     for c in (x, f"axis:{x}"):
         if c in axes:
             return c
-    raise PlotError(f"{x!r} is not a parameter of the sweep{_suggest(x, axes)}; parameters: {', '.join(axes) or 'none'}")
+    raise PlotError(
+        f"{x!r} is not a parameter of the sweep{_suggest(x, axes)}; parameters: {', '.join(axes) or 'none'}"
+    )
 
 
 def _unit_label(metric: str) -> str:
@@ -41,6 +43,20 @@ def _unit_label(metric: str) -> str:
     if "rate" in metric or "utilization" in metric or "jain" in metric:
         return f"{metric} (fraction)"
     return metric
+
+
+def _param_label(path: str) -> str:
+    """A parameter's axis label: its path, with the unit the AQM registry documents for an
+    AQM parameter (``...aqm.max_p`` -> probability)."""
+    name = path.removeprefix("axis:")
+    parts = name.split(".")
+    if len(parts) >= 2 and parts[-2] == "aqm":
+        from .. import _core
+
+        units = {p["name"]: p["unit"] for a in _core.aqms() for p in a["params"] if p["unit"]}
+        if parts[-1] in units:
+            return f"{name} ({units[parts[-1]]})"
+    return _unit_label(name) if any(u in name for u in ("_bps", "_ms", "_s", "_packets", "_bytes")) else name
 
 
 def sweep_figure(tidy: pd.DataFrame, x: str, y: str, ax: Axes | None = None, *, legend: int = 10) -> Figure:
@@ -56,7 +72,9 @@ def sweep_figure(tidy: pd.DataFrame, x: str, y: str, ax: Axes | None = None, *, 
     rows = tidy[tidy["metric"] == y]
     others = [c for c in tidy.columns if c not in ("metric", xcol, *STAT_COLUMNS) and rows[c].nunique(dropna=False) > 1]
     fig, ax = figure_and_axes(ax)
-    groups: list[tuple[Any, pd.DataFrame]] = list(rows.groupby(others, sort=False, dropna=False)) if others else [((), rows)]
+    groups: list[tuple[Any, pd.DataFrame]] = (
+        list(rows.groupby(others, sort=False, dropna=False)) if others else [((), rows)]
+    )
     numeric_x = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rows[xcol])
     for i, (key, g) in enumerate(groups):
         key_t = key if isinstance(key, tuple) else (key,)
@@ -73,10 +91,12 @@ def sweep_figure(tidy: pd.DataFrame, x: str, y: str, ax: Axes | None = None, *, 
             ax.set_xticks(xs, [str(v) for v in g[xcol]])
     n = rows["n"]
     reps = f"{int(n.min())}" if n.min() == n.max() else f"{int(n.min())}-{int(n.max())}"
-    ax.set_xlabel(xcol.removeprefix("axis:"))
+    ax.set_xlabel(_param_label(xcol))
     ax.set_ylabel(_unit_label(y))
     ax.grid(alpha=0.3)
     capped_legend(ax, legend)
-    band = "mean and 95 % CI" if not math.isnan(float(rows["ci95_half_width"].max())) else "mean (one replication: no CI)"
+    band = (
+        "mean and 95 % CI" if not math.isnan(float(rows["ci95_half_width"].max())) else "mean (one replication: no CI)"
+    )
     ax.set_title(f"{y} against {xcol.removeprefix('axis:')} ({band}, {reps} replications per point)", fontsize="medium")
     return fig

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._common import (
-    RunTables,
     PlotError,
+    RunTables,
     capped_legend,
     figure_and_axes,
     flow_id,
@@ -53,7 +53,9 @@ def queue(tables: RunTables, ax: Axes | None = None, *, queue: str | None = None
         delay_ax = ax.twinx()
         delay_ax.plot(*series(ts, q, "qdelay_ms"), color="C1", lw=1.2, label="AQM delay (qdelay_ms)")
         if "target_delay_ms" in have:
-            delay_ax.plot(*series(ts, q, "target_delay_ms"), color="C1", ls="--", lw=1, label="target (target_delay_ms)")
+            delay_ax.plot(
+                *series(ts, q, "target_delay_ms"), color="C1", ls="--", lw=1, label="target (target_delay_ms)"
+            )
         delay_ax.set_ylabel("AQM delay (ms)", color="C1")
         delay_ax.set_ylim(bottom=0)
         # one legend for both axes
@@ -94,7 +96,7 @@ def probability(tables: RunTables, ax: Axes | None = None, *, queue: str | None 
             if len(frac) and (var == "drops" or frac.any()):
                 ax.plot(tt, frac, color=color, lw=0.8, drawstyle="steps-pre", label=f"measured {label}")
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("probability")
+    ax.set_ylabel("probability (0 to 1)")
     ax.set_ylim(bottom=0)
     mark_warmup(ax, tables.warmup_s)
     ax.grid(alpha=0.3)
@@ -117,9 +119,7 @@ def _flow_sources(ts: Any, variable: str, flows: list[int] | None, what: str) ->
     return sources
 
 
-def cwnd(
-    tables: RunTables, ax: Axes | None = None, *, flows: list[int] | None = None, legend: int = 10
-) -> Figure:
+def cwnd(tables: RunTables, ax: Axes | None = None, *, flows: list[int] | None = None, legend: int = 10) -> Figure:
     """Each TCP flow's congestion window over time (``flows``: ids of the flows table;
     default every TCP flow); the legend names the first ``legend`` flows."""
     ts = tables.timeseries
@@ -181,4 +181,3 @@ def throughput(
     capped_legend(ax, legend + 1 if summed else legend, loc="upper right")
     ax.set_title(title(tables, f"throughput per flow, {len(sources)} flow{'s' if len(sources) != 1 else ''}"))
     return fig
-

@@ -5,8 +5,9 @@
 use super::DelayHistogram;
 use serde::{Deserialize, Serialize};
 
-/// One bucket of one queue's histogram: `packets` left the queue after waiting at least
-/// `delay_ms_low` and less than `delay_ms_high`.
+/// One bucket of one queue's histogram: `packets` (enqueued inside the window) spent at least
+/// `delay_ms_low` and less than `delay_ms_high` from their arrival to the end of their
+/// transmission (the delay of the queue table's mean_delay_ms and p99_delay_ms).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueueDelayBucket {
     pub queue: String,
