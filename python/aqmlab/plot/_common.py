@@ -72,6 +72,11 @@ def capped_legend(ax: Axes, limit: int = LEGEND_LINES, **kwargs: Any) -> None:
     ax.legend(handles, labels, **kwargs)
 
 
+def legend_outside(ax: Axes, limit: int = LEGEND_LINES) -> None:
+    """A capped legend right of the plot, where it hides no line (per-flow views)."""
+    capped_legend(ax, limit, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+
+
 def series(ts: pd.DataFrame, source: str, variable: str) -> tuple[Any, Any]:
     """(times, values) of one variable of one source, in time order (numpy arrays)."""
     rows = ts[(ts["source"] == source) & (ts["variable"] == variable)].sort_values("time_s")
@@ -98,7 +103,10 @@ def flow_labels(flows: pd.DataFrame) -> dict[int, str]:
     """Legend label per flow id: "flow 3 (group)"."""
     if "flow" not in flows.columns:
         return {}
-    groups = flows["group"] if "group" in flows.columns else [""] * len(flows)
+    groups = list(flows["group"]) if "group" in flows.columns else [""] * len(flows)
+    # the group says something only when there are several
+    if len(set(groups)) < 2:
+        groups = [""] * len(groups)
     return {int(f): f"flow {int(f)}" + (f" ({g})" if g else "") for f, g in zip(flows["flow"], groups, strict=True)}
 
 

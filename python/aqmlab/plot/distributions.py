@@ -100,7 +100,8 @@ def _size_bins(sizes: Any, per_decade: int = 4) -> Any:
 
 def fct(tables: Any, ax: Axes | None = None, *, slowdown: bool = False) -> Figure:
     """Flow completion time (or ``slowdown``: FCT over the ideal) against flow size, one dot
-    per completed transfer, with the median and 99th percentile per size bin (4 per decade);
+    per completed transfer, with the median and 99th percentile per size bin (each size when
+    there are at most 20 distinct ones, else 4 bins per decade);
     the transfers that did not complete are counted in the legend."""
     df = fct_table(tables)
     done = df[df["completed"].astype(bool)]
@@ -115,15 +116,23 @@ def fct(tables: Any, ax: Axes | None = None, *, slowdown: bool = False) -> Figur
     sizes, ys = sizes[ok], ys[ok]
     ax.scatter(sizes, ys, s=4, alpha=0.35, color="C0", lw=0, label=f"completed ({len(sizes):,})", rasterized=True)
     if len(sizes):
-        edges = _size_bins(sizes)
-        idx = np.clip(np.searchsorted(edges, sizes, side="right") - 1, 0, len(edges) - 2)
+        # a few distinct sizes (a fixed set) are their own bins; a distribution is cut into 4
+        # bins per decade, each drawn at its median size
+        distinct = np.unique(sizes)
+        if len(distinct) <= 20:
+            idx = np.searchsorted(distinct, sizes)
+            n_bins = len(distinct)
+        else:
+            edges = _size_bins(sizes)
+            idx = np.clip(np.searchsorted(edges, sizes, side="right") - 1, 0, len(edges) - 2)
+            n_bins = len(edges) - 1
         mids, med, p99 = [], [], []
-        for b in range(len(edges) - 1):
-            sel = ys[idx == b]
-            if len(sel):
-                mids.append(float(np.sqrt(edges[b] * edges[b + 1])))
-                med.append(float(np.median(sel)))
-                p99.append(float(np.quantile(sel, 0.99)))
+        for b in range(n_bins):
+            sel = idx == b
+            if sel.any():
+                mids.append(float(np.median(sizes[sel])))
+                med.append(float(np.median(ys[sel])))
+                p99.append(float(np.quantile(ys[sel], 0.99)))
         ax.plot(mids, med, "o-", color="C1", lw=1.4, ms=3, label="median per size bin")
         ax.plot(mids, p99, "s--", color="C3", lw=1.0, ms=3, label="99th percentile per size bin")
     if n_open:

@@ -98,5 +98,5 @@ def sweep_figure(tidy: pd.DataFrame, x: str, y: str, ax: Axes | None = None, *, 
     band = (
         "mean and 95 % CI" if not math.isnan(float(rows["ci95_half_width"].max())) else "mean (one replication: no CI)"
     )
-    ax.set_title(f"{y} against {xcol.removeprefix('axis:')} ({band}, {reps} replications per point)", fontsize="medium")
+    ax.set_title(f"{y}\n{band}, {reps} replications per point", fontsize="medium")
     return fig

@@ -15,6 +15,7 @@ from ._common import (
     figure_and_axes,
     flow_id,
     flow_labels,
+    legend_outside,
     mark_warmup,
     pick_queue,
     series,
@@ -85,10 +86,18 @@ def probability(tables: RunTables, ax: Axes | None = None, *, queue: str | None 
     q = pick_queue(ts, queue, "arrivals")
     fig, ax = figure_and_axes(ax)
     have = variables_of(ts, q)
-    if "p" in have:
-        ax.plot(*series(ts, q, "p"), color="C0", lw=1.2, label="AQM probability (p)")
     if "p_b" in have:
-        ax.plot(*series(ts, q, "p_b"), color="C0", lw=0.8, ls="--", alpha=0.7, label="curve probability (p_b)")
+        # RED's p jumps with its count correction; the curve's value is the readable trend
+        ax.plot(*series(ts, q, "p_b"), color="C4", lw=1.4, label="curve probability (p_b)")
+    if "p" in have:
+        thin = "p_b" in have
+        ax.plot(
+            *series(ts, q, "p"),
+            color="C0",
+            lw=0.7 if thin else 1.2,
+            alpha=0.6 if thin else 1.0,
+            label="AQM probability (p)",
+        )
     t, arrivals = series(ts, q, "arrivals")
     for var, color, label in (("drops", "C3", "drops per arrival"), ("marks", "C2", "marks per arrival")):
         if var in have:
@@ -134,7 +143,7 @@ def cwnd(tables: RunTables, ax: Axes | None = None, *, flows: list[int] | None =
     ax.set_ylabel("cwnd (packets)")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    capped_legend(ax, legend, loc="upper right")
+    legend_outside(ax, legend)
     ax.set_title(title(tables, f"congestion window, {len(sources)} TCP flow{'s' if len(sources) != 1 else ''}"))
     return fig
 
@@ -149,7 +158,7 @@ def throughput(
 ) -> Figure:
     """Each flow's throughput over time (Mb/s, bytes received per sampling interval: headers
     and duplicates included, as the flows table's throughput_bps), and the flows' sum
-    (``total``). Intervals across the end of the warm-up, where the counters restart, are
+    (``total``). The intervals at the end of the warm-up, where the counters restart, are
     left out."""
     ts = tables.timeseries
     sources = _flow_sources(ts, "bytes_received", flows, "every flow records bytes_received")
@@ -161,7 +170,11 @@ def throughput(
     for s in sources:
         t, b = series(ts, s, "bytes_received")
         dt, db = np.diff(t), np.diff(b)
-        ok = (dt > 0) & (db >= 0)
+        # The counter restarts at the end of the warm-up, counting only packets sent after
+        # it: the interval across the restart and the one starting there (packets in flight
+        # at the restart not counted) are left out.
+        across = (t[:-1] <= tables.warmup_s + 1e-9) & (t[1:] > tables.warmup_s - 1e-9) & (tables.warmup_s > 0)
+        ok = (dt > 0) & (db >= 0) & ~across
         tt, mbps = t[1:][ok], 8 * db[ok] / dt[ok] / 1e6
         per_flow.append((s, tt, mbps))
         for ti, r in zip(tt, mbps, strict=True):
@@ -178,6 +191,6 @@ def throughput(
     ax.set_ylabel("throughput (Mb/s)")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    capped_legend(ax, legend + 1 if summed else legend, loc="upper right")
+    legend_outside(ax, legend + 1 if summed else legend)
     ax.set_title(title(tables, f"throughput per flow, {len(sources)} flow{'s' if len(sources) != 1 else ''}"))
     return fig
