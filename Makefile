@@ -1,7 +1,7 @@
 # The two commands of the README, and the pieces they are made of.
 PYTHON ?= python3
 
-.PHONY: install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench ns3-deps validate-ns3
+.PHONY: install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench ns3-deps validate-ns3 gallery
 
 # Builds the Rust engine and installs the Python package with its test dependencies. The
 # first build compiles about 100 crates in the release profile (fat LTO, one codegen unit):
@@ -51,6 +51,10 @@ reproduce-quick: install
 
 reproduce: install
 	aqmlab reproduce all
+
+# The plots of docs/gallery.md, redrawn from short runs (about a minute on 2 cores).
+gallery: install
+	$(PYTHON) docs/gallery/make_gallery.py
 
 # Whole-scenario speed (see BENCHMARKS.md) and the criterion micro-benchmarks.
 bench:

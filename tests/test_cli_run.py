@@ -37,7 +37,11 @@ def test_run_json_parses_and_matches_api(udp_file: Path, tmp_path: Path) -> None
     out = tmp_path / "out"
     r = runner.invoke(app, ["run", str(udp_file), "--seed", "3", "--json", "--out", str(out)])
     assert r.exit_code == 0, r.output
-    summary = json.loads(r.stdout)
+    doc = json.loads(r.stdout)
+    # --json prints what summary.json holds: one document, one shape (issue 27, item 6)
+    assert doc == json.loads((out / "summary.json").read_text())
+    assert doc["seed"] == 3 and doc["name"] == aqmlab.run(udp_file, seed=3).name
+    summary = doc["summary"]
     api = aqmlab.run(udp_file, seed=3).summary
     assert summary.keys() == api.keys()
     assert summary["queue.bottleneck.arrivals"] == api["queue.bottleneck.arrivals"]

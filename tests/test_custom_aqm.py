@@ -34,7 +34,7 @@ def test_params_are_keyword_arguments_and_state_is_sampled() -> None:
     assert seen == {"min_th": 3, "max_th": 9, "max_p": 0.2}
     assert r.queue()["early_drops"] > 0
     ts = r.timeseries
-    assert {"avg", "p_a"} <= set(ts.loc[ts["source"] == "bottleneck", "variable"])
+    assert {"avg_packets", "p"} <= set(ts.loc[ts["source"] == "bottleneck", "variable"])
 
 
 def test_python_aqm_is_deterministic_with_its_rng() -> None:

@@ -88,7 +88,7 @@ def test_the_cli_says_which_flows_its_index_is_over(tmp_path: Any) -> None:
     assert "Jain index (all flows)" in res.output
     assert "Jain index by group" in res.output and "bulk" in res.output
     res = CliRunner().invoke(app, ["run", str(p), "--seed", "3", "-q", "--json"])
-    s = json.loads(res.stdout)
+    s = json.loads(res.stdout)["summary"]
     assert s["jain_index_over"] == "tcp_flows"
     assert s["jain_index"] > s["jain_index_all_flows"]
     assert "group.video.jain_index" in s

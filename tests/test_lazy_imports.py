@@ -76,7 +76,7 @@ def test_run_json_imports_no_framework_and_no_table_library(tmp_path):
     (tmp_path / "small.toml").write_text(SMALL)
     loaded, stdout = loaded_by_command(["run", "small.toml", "--json", "--seed", "2"], FRAMEWORK + TABLES, tmp_path)
     assert loaded == []
-    summary = json.loads(stdout)
+    summary = json.loads(stdout)["summary"]
     assert (
         summary["queue.bottleneck.arrivals"]
         == aqmlab.run(tmp_path / "small.toml", seed=2).summary["queue.bottleneck.arrivals"]

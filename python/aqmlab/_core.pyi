@@ -19,6 +19,7 @@ __all__ = [
     "validate",
     "load_toml",
     "aqms",
+    "series_docs",
     "version",
     "_panic_for_test",
     "table_columns",
@@ -92,6 +93,14 @@ class ParamDoc(TypedDict):
     plausible: tuple[float, float] | None
 
 @type_check_only
+class StateDoc(TypedDict):
+    """A time-series variable (crates/aqmlab-core/src/aqm/state_docs.rs)."""
+
+    name: str
+    unit: str
+    meaning: str
+
+@type_check_only
 class AqmInfo(TypedDict):
     name: str
     title: str
@@ -99,6 +108,7 @@ class AqmInfo(TypedDict):
     ecn: bool
     kind: Literal["fifo", "discipline"]
     params: list[ParamDoc]
+    state: list[StateDoc]
     implemented: bool
     build_error: str | None
 
@@ -149,6 +159,7 @@ class RawResult(TypedDict):
     warnings: list[RunWarning]
     emulation: NotRequired[EmulationFidelity]
     timeseries: ArrowRecordBatch
+    queue_delays: ArrowRecordBatch
 
 @type_check_only
 class EmulationFidelity(TypedDict):
@@ -238,6 +249,9 @@ def load_toml(text: str) -> dict[str, Any]:
 
 def aqms() -> list[AqmInfo]:
     """The built-in AQM registry."""
+
+def series_docs() -> dict[str, list[StateDoc]]:
+    """The series every run records whatever its AQMs: "queue", "flows", "flow", "tcp"."""
 
 def version() -> str:
     """The engine's version."""

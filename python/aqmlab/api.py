@@ -85,6 +85,7 @@ def aqms() -> pd.DataFrame:
                 "ecn": True,
                 "kind": "python",
                 "params": [],
+                "state": [],
                 "implemented": True,
                 "build_error": None,
                 "builtin": False,

@@ -7,12 +7,13 @@ Exit codes: 0 success; 1 a run failed; 2 invalid input (the message names the fi
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import json
 import math
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -202,6 +203,10 @@ def compare(
     ] = None,
     warmup: Annotated[float | None, typer.Option(help="Override the warm-up (seconds).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print rows and notes as JSON on stdout.")] = False,
+    plot: Annotated[
+        Path | None,
+        typer.Option("--plot", help="Also draw the AQMs side by side (goodput, delay, loss, Jain) to this image file."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     tcp: TcpProfileOption = None,
     max_memory: MaxMemoryOption = None,
@@ -275,6 +280,13 @@ def compare(
         out.print(t)
         for n in notes:
             sys.stdout.write(f"failed: {n['aqm']}: {n['reason']}\n")
+    if plot is not None and rows:
+        with _user_errors(), _plot_errors():
+            from .plot import compare_figure
+            from .plot.cli import save
+
+            written = save(compare_figure(rows, f"aqmlab compare: {base.get('name') or path}"), plot)
+        sys.stderr.write(f"plot written to {written}\n")
     # Every registered AQM must run: a failure is a bug to see, not a row to skip.
     if notes:
         raise typer.Exit(EXIT_FAILED)
@@ -360,6 +372,55 @@ def results(
     with _user_errors():
         code = mod.results_command(directory, export, fmt)
     raise typer.Exit(int(code or 0))
+
+
+# ---------------------------------------------------------------------------------------------
+# plot (implemented in aqmlab.plot.cli)
+
+
+@contextlib.contextmanager
+def _plot_errors() -> Iterator[None]:
+    """A view the data cannot give, as one line naming what to enable."""
+    from .plot import PlotError
+
+    try:
+        yield
+    except PlotError as e:
+        _die(str(e))
+
+
+@app.command()
+def plot(
+    directory: Annotated[
+        Path, typer.Argument(help="A run saved by `aqmlab run --out DIR`, or a sweep's results store.")
+    ],
+    kind: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--kind",
+            help="View of a run (repeatable; default: every one its data allows): queue, probability, cwnd, "
+            "throughput, delay_cdf, fct.",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Image file (several kinds: FILE_kind.png each); default DIRECTORY/plots/KIND.png."),
+    ] = None,
+    x: Annotated[str | None, typer.Option("--x", help="A sweep's parameter (dotted path) for the x axis.")] = None,
+    y: Annotated[str | None, typer.Option("--y", help="A sweep's metric (a summary key) for the y axis.")] = None,
+    queue: Annotated[str | None, typer.Option("--queue", help="The queue to draw (default: the bottleneck).")] = None,
+    flow: Annotated[
+        list[int] | None, typer.Option("--flow", help="Flow id to draw in cwnd/throughput (repeatable).")
+    ] = None,
+) -> None:
+    """Plot a saved run (queue, probability, cwnd, throughput, delay CDF, FCT) or a sweep's
+    metric against a parameter with 95 % confidence bands."""
+    with _user_errors(), _plot_errors():
+        from .plot.cli import plot_command
+
+        written = plot_command(directory, kind or [], out, x, y, queue, flow)
+    for p in written:
+        sys.stdout.write(f"{p}\n")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -215,7 +215,8 @@ def report_result(r: Any, out_dir: Path | None, as_json: bool) -> None:
         r.to_parquet(out_dir)
         r.to_csv(out_dir)
     if as_json:
-        sys.stdout.write(json.dumps(jsonable(r.summary), allow_nan=False) + "\n")
+        # the same document as summary.json (Result.summary_document), on one line
+        sys.stdout.write(json.dumps(r.summary_document(), allow_nan=False) + "\n")
     else:
         from .run_report import show_run
 

@@ -166,4 +166,5 @@ class SimpleRed:
         return "enqueue"
 
     def state(self) -> dict[str, float]:
-        return {"avg": self.avg, "p_a": self.p_a}
+        # the built-in RED's names (docs/aqms.md, "State variables"), so that plots and scripts read both alike
+        return {"avg_packets": self.avg, "p": self.p_a}

@@ -43,7 +43,7 @@ GROUP_SUMMARY_COLUMNS = ("goodput_bps", "jain_index")
 #: identity (they are facts of the machine, not results).
 TIMING_KEYS = ("setup_s", "loop_s", "collect_s", "peak_rss_bytes")
 #: The engine's tables, each an Arrow record batch.
-TABLES = ("queues", "flows", "groups", "timeseries", "fct", "fct_summary", "latency", "latency_summary")
+TABLES = ("queues", "flows", "groups", "timeseries", "fct", "fct_summary", "latency", "latency_summary", "queue_delays")
 #: Columns of the FCT summary in the run's summary (``fct.<bin>.<column>``, docs/workloads.md).
 FCT_SUMMARY_COLUMNS = (
     "started",
@@ -246,6 +246,26 @@ class Result:
             copy=False,
         )
 
+    @cached_property
+    def queue_delays(self) -> pd.DataFrame:
+        """Each monitored queue's queue-delay histogram over the measurement window, one row
+        per non-empty bucket in increasing delay: queue, delay_ms_low, delay_ms_high, packets
+        (that many packets enqueued inside the window spent at least delay_ms_low and less than
+        delay_ms_high from arrival to the end of their transmission, the delay of the queue
+        table's mean_delay_ms and p99_delay_ms; buckets are within 1/64 of their delay). The
+        delay CDF plot reads it."""
+        return self.to_arrow("queue_delays").to_pandas()
+
+    def plot(self, kind: str, ax: Any = None, **options: Any) -> Any:
+        """Draws view ``kind`` of this run with matplotlib (the ``plot`` extra) and returns
+        the Figure: "queue", "probability", "cwnd", "throughput", "delay_cdf", "fct" (see
+        :mod:`aqmlab.plot`; ``aqmlab.plot.KINDS`` lists them). ``ax``: draw into these Axes
+        instead of a new figure (kinds with several panels need a Figure's worth of room and
+        take ``ax=None``)."""
+        from .plot import plot_result
+
+        return plot_result(self, kind, ax=ax, **options)
+
     # The summary's rows are read by the engine's own reader, not pyarrow: printing a run's
     # summary then imports neither pyarrow nor numpy (issue 24, item 12); same values.
     @cached_property
@@ -380,22 +400,29 @@ class Result:
         return None if e is None else dict(e)
 
     # -- export ---------------------------------------------------------------------------
-    def _write_summary(self, d: Path) -> None:
+    def summary_document(self) -> dict[str, Any]:
+        """What ``summary.json`` holds and ``aqmlab run --json`` prints, one shape for both:
+        the run's ``name``, ``seed``, ``duration_s`` and ``warmup_s``, and ``summary`` (see
+        :attr:`summary`) with non-finite floats as None (JSON has no NaN)."""
         clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in self.summary.items()}
-        meta = {k: self.raw[k] for k in ("name", "seed", "duration_s", "warmup_s") if k in self.raw}
+        meta: dict[str, Any] = {k: self.raw[k] for k in ("name", "seed", "duration_s", "warmup_s") if k in self.raw}
+        return {**meta, "summary": clean}
+
+    def _write_summary(self, d: Path) -> None:
         (d / "summary.json").write_text(
-            json.dumps({**meta, "summary": clean}, indent=2, allow_nan=False) + "\n", encoding="utf-8"
+            json.dumps(self.summary_document(), indent=2, allow_nan=False) + "\n", encoding="utf-8"
         )
 
     def to_parquet(self, directory: str | Path) -> Path:
-        """Writes queues.parquet, flows.parquet, groups.parquet, timeseries.parquet and
-        summary.json."""
+        """Writes queues.parquet, flows.parquet, groups.parquet, timeseries.parquet,
+        queue_delays.parquet and summary.json."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         self.queues.to_parquet(d / "queues.parquet", index=False)
         self.flows.to_parquet(d / "flows.parquet", index=False)
         self.groups.to_parquet(d / "groups.parquet", index=False)
         self.timeseries.to_parquet(d / "timeseries.parquet", index=False)
+        self.queue_delays.to_parquet(d / "queue_delays.parquet", index=False)
         for table in ("fct", "latency"):
             frame = self.to_arrow(table).to_pandas() if table in self.raw else None
             if frame is not None and len(frame):
@@ -404,13 +431,15 @@ class Result:
         return d
 
     def to_csv(self, directory: str | Path) -> Path:
-        """Writes queues.csv, flows.csv, groups.csv, timeseries.csv and summary.json."""
+        """Writes queues.csv, flows.csv, groups.csv, timeseries.csv, queue_delays.csv and
+        summary.json."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         self.queues.to_csv(d / "queues.csv", index=False)
         self.flows.to_csv(d / "flows.csv", index=False)
         self.groups.to_csv(d / "groups.csv", index=False)
         self.timeseries.to_csv(d / "timeseries.csv", index=False)
+        self.queue_delays.to_csv(d / "queue_delays.csv", index=False)
         for table in ("fct", "latency"):
             frame = self.to_arrow(table).to_pandas() if table in self.raw else None
             if frame is not None and len(frame):

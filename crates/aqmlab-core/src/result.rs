@@ -122,6 +122,8 @@ pub struct RunResult {
     /// The capture files written, one per captured link.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub capture_files: Vec<String>,
+    /// Each monitored queue's queue-delay histogram over the measurement window.
+    pub queue_delays: Vec<crate::metrics::queue_delays::QueueDelayBucket>,
 }
 
 /// The packet trace and the names of the links its `link` column indexes.

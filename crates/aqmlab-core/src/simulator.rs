@@ -278,6 +278,12 @@ impl Simulator {
             fct_summary,
             latency,
             latency_summary,
+            queue_delays: self
+                .links
+                .iter()
+                .filter(|l| l.monitor)
+                .flat_map(|l| crate::metrics::queue_delays::rows(&l.name, &l.stats.sojourn))
+                .collect(),
         }
     }
 
@@ -494,6 +500,7 @@ impl Simulator {
             let st = &l.stats;
             series.push(now, src, "arrivals", st.arrivals as f64);
             series.push(now, src, "drops", st.drops() as f64);
+            series.push(now, src, "marks", st.marks as f64);
             series.push(now, src, "mean_queue_packets", st.mean_queue_packets(now));
             let d = st.sojourn.mean();
             series.push(now, src, "mean_delay_ms", d / 1e6);
@@ -510,13 +517,16 @@ impl Simulator {
         }
         if self.sample_flows && self.host_egress.is_none() {
             for (fi, f) in self.flows.iter().enumerate() {
-                let agent = &self.agents[f.sender as usize];
-                if !agent.is_tcp_sender() {
-                    continue;
-                }
+                // Every flow, whatever its kind: its delivered bytes give its throughput over
+                // time (issue 27); "flow<i>" is row i of the flows table.
                 let src = self.series.source_id(&format!("flow{fi}"));
-                let series = &mut self.series;
-                agent.state(&mut |name, v| series.push(now, src, name, v));
+                let received = self.flow_stats[fi].bytes_received as f64;
+                self.series.push(now, src, "bytes_received", received);
+                let agent = &self.agents[f.sender as usize];
+                if agent.is_tcp_sender() {
+                    let series = &mut self.series;
+                    agent.state(&mut |name, v| series.push(now, src, name, v));
+                }
             }
         }
         if let Some(iv) = self.sample_interval {

@@ -172,20 +172,57 @@ fn registry_documents_every_parameter_each_algorithm_accepts() {
 #[test]
 fn each_algorithm_reports_its_state() {
     let expected: &[(&str, &[&str])] = &[
-        ("ared", &["avg", "p_b", "p_a", "max_p", "count"]),
-        ("lpf_oda", &["avg", "p_b", "p_a", "count", "low_run"]),
+        (
+            "ared",
+            &[
+                "avg_packets",
+                "p_b",
+                "p",
+                "since_signal_packets",
+                "max_p",
+                "max_p_changes",
+            ],
+        ),
+        (
+            "lpf_oda",
+            &["avg_packets", "p_b", "p", "since_signal_packets", "low_run"],
+        ),
         (
             "hybrid_red",
-            &["avg", "p_b", "p_a", "count", "low_run", "reductions"],
+            &[
+                "avg_packets",
+                "p_b",
+                "p",
+                "since_signal_packets",
+                "low_run",
+                "reductions",
+                "rule_enqueues",
+            ],
         ),
         (
             "qvared",
-            &["avg", "p_b", "p_a", "max_p", "count", "q_t", "q_tmax"],
+            &[
+                "avg_packets",
+                "p_b",
+                "p",
+                "since_signal_packets",
+                "max_p",
+                "q_t_packets_per_s",
+                "q_tmax_packets_per_s",
+            ],
         ),
-        ("dsred", &["avg", "p_d", "p_a", "count"]),
+        (
+            "dsred",
+            &["avg_packets", "p_b", "p", "since_signal_packets"],
+        ),
         (
             "orange",
-            &["timer_busy", "timer_busy_until", "timer_last_draw"],
+            &[
+                "timer_busy",
+                "timer_busy_until_s",
+                "timer_last_draw_s",
+                "signals",
+            ],
         ),
     ];
     for (kind, names) in expected {

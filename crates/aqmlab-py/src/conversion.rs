@@ -23,8 +23,8 @@ pub(crate) fn json_to_py<'py>(
 }
 
 /// A run's result as Python objects: a dict of the `RunResult` fields, in order, the scalars
-/// as Python values (non-finite floats become None) and the four tables (`queues`, `flows`,
-/// `groups`, `timeseries`) as Arrow record batches, handed over through the Arrow C data interface
+/// as Python values (non-finite floats become None) and the tables (`queues`, `flows`,
+/// `groups`, `timeseries`, `queue_delays`) as Arrow record batches, handed over through the Arrow C data interface
 /// without a copy of the series. `timings.collect_s` grows by this conversion's own time.
 pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAny>> {
     let converting = Instant::now();
@@ -36,6 +36,7 @@ pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAn
     let fct_summary = arrow_tables::rows_batch(&std::mem::take(&mut r.fct_summary))?;
     let latency = arrow_tables::rows_batch(&std::mem::take(&mut r.latency))?;
     let latency_summary = arrow_tables::rows_batch(&std::mem::take(&mut r.latency_summary))?;
+    let queue_delays = arrow_tables::rows_batch(&std::mem::take(&mut r.queue_delays))?;
     let text = serde_json::to_string(&r).map_err(|e| SimulationError::new_err(e.to_string()))?;
     let out = json_text_to_py(py, &text)?;
     out.set_item("queues", PyRecordBatch::new(queues).into_pyobject(py)?)?;
@@ -47,6 +48,7 @@ pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAn
         ("fct_summary", fct_summary),
         ("latency", latency),
         ("latency_summary", latency_summary),
+        ("queue_delays", queue_delays),
     ] {
         out.set_item(name, PyRecordBatch::new(batch).into_pyobject(py)?)?;
     }

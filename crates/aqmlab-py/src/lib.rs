@@ -13,6 +13,7 @@ mod emulation;
 mod errors;
 mod python_aqm;
 mod run;
+mod series_docs;
 mod table_values;
 
 use errors::{ScenarioError, SimulationError};
@@ -36,6 +37,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::validate, m)?)?;
     m.add_function(wrap_pyfunction!(run::load_toml, m)?)?;
     m.add_function(wrap_pyfunction!(run::aqms, m)?)?;
+    m.add_function(wrap_pyfunction!(series_docs::series_docs, m)?)?;
     m.add_function(wrap_pyfunction!(run::version, m)?)?;
     m.add_function(wrap_pyfunction!(run::_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(table_values::table_columns, m)?)?;

@@ -277,6 +277,7 @@ pub(crate) fn aqms(py: Python<'_>) -> PyResult<Py<PyList>> {
             params.append(pd)?;
         }
         d.set_item("params", params)?;
+        d.set_item("state", crate::series_docs::state_list(py, info.state)?)?;
         // Whether it builds with its defaults on a 10 Mb/s, 100-packet queue.
         let built = catch_unwind(|| {
             build_queue(

@@ -739,7 +739,7 @@ def plot_queue_and_avg(
     the link's samples and its avg samples in time order."""
     ts = result.timeseries
     ts = ts[ts["source"] == link]
-    avg = ts[ts["variable"] == "avg"].sort_values("time_s")
+    avg = ts[ts["variable"] == "avg_packets"].sort_values("time_s")
     q = ts[ts["variable"] == "queue_packets"].sort_values("time_s")
     ax.plot(q["time_s"], q["value"], color="0.75", lw=queue_lw, label="queue")
     ax.plot(avg["time_s"], avg["value"], color="C0", lw=avg_lw, label="avg")

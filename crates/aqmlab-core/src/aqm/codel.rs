@@ -234,8 +234,8 @@ impl CodelVars {
     pub fn report(&self, out: &mut StateSink) {
         out("qdelay_ms", time::to_secs_f64(self.ldelay) * 1e3);
         out("dropping", self.dropping as u8 as f64);
-        out("count", self.count as f64);
-        out("drop_next", time::to_secs_f64(self.drop_next));
+        out("dropping_signals", self.count as f64);
+        out("drop_next_s", time::to_secs_f64(self.drop_next));
     }
 }
 
@@ -294,6 +294,7 @@ impl Aqm for Codel {
 
     fn state(&self, out: &mut StateSink) {
         self.vars.report(out);
+        out("target_delay_ms", self.cfg.target.secs() * 1e3);
     }
 }
 

@@ -196,11 +196,11 @@ impl Aqm for Dsred {
     }
 
     fn state(&self, out: &mut StateSink) {
-        out("avg", self.red.ewma.avg);
-        out("p_d", self.red.p_b);
+        // The paper's p_d is RED's p_b (the curve's probability): one name for it, p_b.
+        out("avg_packets", self.red.ewma.avg);
         out("p_b", self.red.p_b);
-        out("p_a", self.red.p_a);
-        out("count", self.red.count as f64);
+        out("p", self.red.p_a);
+        out("since_signal_packets", self.red.count as f64);
     }
 }
 

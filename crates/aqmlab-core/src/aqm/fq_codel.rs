@@ -371,10 +371,9 @@ impl QueueDiscipline for FqCodel {
         out("active_flows", active as f64);
         out("new_flows", self.new_flows.len() as f64);
         out("old_flows", self.old_flows.len() as f64);
-        out("backlog_packets", self.packets as f64);
-        out("backlog_bytes", self.bytes as f64);
         let dropping = self.flows.iter().filter(|f| f.vars.dropping).count();
         out("dropping_flows", dropping as f64);
+        out("target_delay_ms", self.cfg.target.secs() * 1e3);
     }
 }
 

@@ -240,7 +240,7 @@ impl Aqm for Newque {
 
     fn state(&self, out: &mut StateSink) {
         out("p", self.p);
-        out("r", self.r);
+        out("r_bps", self.r);
     }
 }
 

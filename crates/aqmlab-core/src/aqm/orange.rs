@@ -128,8 +128,8 @@ impl Aqm for Orange {
         // The deadline is exact at any sampling instant t (busy iff t < busy_until);
         // timer_busy is as the last arrival saw it.
         out("timer_busy", self.busy_at_last_arrival as u8 as f64);
-        out("timer_busy_until", time::to_secs_f64(self.busy_until));
-        out("timer_last_draw", self.last_draw_s);
+        out("timer_busy_until_s", time::to_secs_f64(self.busy_until));
+        out("timer_last_draw_s", self.last_draw_s);
         out("signals", self.signals as f64);
     }
 }

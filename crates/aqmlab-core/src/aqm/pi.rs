@@ -142,7 +142,8 @@ impl Aqm for Pi {
 
     fn state(&self, out: &mut StateSink) {
         out("p", self.p);
-        out("q_old", self.q_old);
+        out("q_old_packets", self.q_old);
+        out("q_ref_packets", self.cfg.q_ref);
     }
 }
 

@@ -536,6 +536,7 @@ impl Aqm for Pie {
             time::to_secs_f64(self.burst_allowance) * 1e3,
         );
         out("accu_prob", self.accu_prob);
+        out("target_delay_ms", self.cfg.target.secs() * 1e3);
     }
 }
 

@@ -241,8 +241,8 @@ impl Aqm for Qvared {
 
     fn state(&self, out: &mut StateSink) {
         self.red.report(out);
-        out("q_t", self.q_t);
-        out("q_tmax", self.q_tmax);
+        out("q_t_packets_per_s", self.q_t);
+        out("q_tmax_packets_per_s", self.q_tmax);
     }
 }
 

@@ -496,10 +496,10 @@ impl Red {
     }
 
     pub fn report(&self, out: &mut StateSink) {
-        out("avg", self.ewma.avg);
+        out("avg_packets", self.ewma.avg);
         out("p_b", self.p_b);
-        out("p_a", self.p_a);
-        out("count", self.count as f64);
+        out("p", self.p_a);
+        out("since_signal_packets", self.count as f64);
         out("max_p", self.cfg.max_p);
     }
 }

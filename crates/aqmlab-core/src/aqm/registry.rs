@@ -2,6 +2,7 @@
 //! place a scenario's `aqm = "..."` is turned into a running discipline.
 
 use super::params::{AqmParams, ParamDoc, QueueEnv};
+use super::state_docs::{self, StateDoc};
 use super::{
     ared, blue, codel, droptail, dsred, fq_codel, hybrid_red, lpf_oda, newque, orange, pi, pie,
     qvared, red, rem,
@@ -30,6 +31,8 @@ pub struct AqmInfo {
     pub source: &'static str,
     pub ecn: bool,
     pub params: &'static [ParamDoc],
+    /// The variables it records in the time series (see [`state_docs`]).
+    pub state: &'static [StateDoc],
     pub builder: Builder,
 }
 
@@ -46,6 +49,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "ns-2 queue/drop-tail.cc",
         ecn: false,
         params: &[],
+        state: &[],
         builder: Builder::Fifo(build_droptail),
     },
     AqmInfo {
@@ -54,6 +58,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "Floyd & Jacobson, IEEE/ACM ToN 1993; ns-2 queue/red.cc",
         ecn: true,
         params: red::RED_PARAM_DOCS,
+        state: state_docs::RED,
         builder: Builder::Fifo(red::build),
     },
     AqmInfo {
@@ -62,6 +67,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "Floyd, Gummadi & Shenker 2001, Adaptive RED: an algorithm for increasing the robustness of RED's active queue management",
         ecn: true,
         params: ared::PARAMS,
+        state: state_docs::ARED,
         builder: Builder::Fifo(ared::build),
     },
     AqmInfo {
@@ -70,6 +76,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "Zheng & Atiquzzaman 2001/2002; as described by Haider & Harris (Hybrid RED paper, sec. II)",
         ecn: true,
         params: lpf_oda::PARAMS,
+        state: state_docs::HYBRID_RED,
         builder: Builder::Fifo(lpf_oda::build),
     },
     AqmInfo {
@@ -78,6 +85,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "Haider & Harris, A Hybrid RED algorithm (seed 002), Algorithm 1, eq. 10",
         ecn: true,
         params: hybrid_red::PARAMS,
+        state: state_docs::HYBRID_RED,
         builder: Builder::Fifo(hybrid_red::build),
     },
     AqmInfo {
@@ -86,6 +94,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "Seol & Lee, A study on an adaptive AQM using queue length variation (seed 003)",
         ecn: true,
         params: qvared::PARAMS,
+        state: state_docs::QVARED,
         builder: Builder::Fifo(qvared::build),
     },
     AqmInfo {
@@ -94,6 +103,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "Zheng & Atiquzzaman, DSRED: a new queue management scheme (seed 004), sec. 3",
         ecn: true,
         params: dsred::PARAMS,
+        state: state_docs::DSRED,
         builder: Builder::Fifo(dsred::build),
     },
     AqmInfo {
@@ -102,6 +112,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "Catalkaya & Sis, Analysis of Orange AQM (seed 000), sec. 3",
         ecn: true,
         params: orange::PARAMS,
+        state: state_docs::ORANGE,
         builder: Builder::Fifo(orange::build),
     },
     AqmInfo {
@@ -110,6 +121,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "Santhi & Natarajan, NEWQUE (seed 001), sec. 3",
         ecn: true,
         params: newque::PARAMS,
+        state: state_docs::NEWQUE,
         builder: Builder::Fifo(newque::build),
     },
     AqmInfo {
@@ -118,6 +130,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "Feng, Kandlur, Saha & Shin 2002, The BLUE active queue management algorithms",
         ecn: true,
         params: blue::PARAMS,
+        state: state_docs::BLUE,
         builder: Builder::Fifo(blue::build),
     },
     AqmInfo {
@@ -126,6 +139,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "Hollot, Misra, Towsley & Gong 2001, On designing improved controllers for AQM routers supporting TCP flows",
         ecn: true,
         params: pi::PARAMS,
+        state: state_docs::PI,
         builder: Builder::Fifo(pi::build),
     },
     AqmInfo {
@@ -134,6 +148,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "Athuraliya, Low, Li & Yin 2001, REM: active queue management",
         ecn: true,
         params: rem::PARAMS,
+        state: state_docs::REM,
         builder: Builder::Fifo(rem::build),
     },
     AqmInfo {
@@ -142,6 +157,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "RFC 8289; Linux include/net/codel_impl.h",
         ecn: true,
         params: codel::PARAMS,
+        state: state_docs::CODEL,
         builder: Builder::Fifo(codel::build),
     },
     AqmInfo {
@@ -150,6 +166,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "RFC 8033; Linux net/sched/sch_pie.c and include/net/pie.h; Cisco ns-2 queue/pie.cc (burst rule \"ns2\")",
         ecn: true,
         params: pie::PARAMS,
+        state: state_docs::PIE,
         builder: Builder::Fifo(pie::build),
     },
     AqmInfo {
@@ -158,6 +175,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         source: "RFC 8290; Linux net/sched/sch_fq_codel.c",
         ecn: true,
         params: fq_codel::PARAMS,
+        state: state_docs::FQ_CODEL,
         builder: Builder::Discipline(fq_codel::build),
     },
 ];

@@ -202,7 +202,8 @@ impl Aqm for Rem {
     fn state(&self, out: &mut StateSink) {
         out("p", self.p);
         out("price", self.price);
-        out("in_avg", self.in_avg);
+        out("in_avg_packets", self.in_avg);
+        out("q_ref_packets", self.cfg.b0);
     }
 }
 

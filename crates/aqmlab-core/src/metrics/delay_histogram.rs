@@ -107,6 +107,19 @@ impl DelayHistogram {
         self.max as f64
     }
 
+    /// The non-empty buckets in increasing order: (lower edge, upper edge, count), edges in
+    /// ns; a delay d of the bucket has lower <= d < upper.
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(i, &c)| {
+                let b = self.first + i;
+                (bucket_low(b), bucket_low(b + 1), c)
+            })
+    }
+
     /// Forgets every delay, keeping the buckets' memory for what comes next.
     pub fn clear(&mut self) {
         self.counts.iter_mut().for_each(|c| *c = 0);
@@ -146,6 +159,22 @@ mod tests {
                 "v {v} width {width}"
             );
         }
+    }
+
+    #[test]
+    fn buckets_hold_every_delay_between_their_edges() {
+        let mut h = DelayHistogram::default();
+        let delays = [0u64, 5, 5, 700, 123_456, 123_457, 9_000_000];
+        for &d in &delays {
+            h.record(d);
+        }
+        let b: Vec<_> = h.buckets().collect();
+        assert_eq!(b.iter().map(|x| x.2).sum::<u64>(), delays.len() as u64);
+        assert!(b.windows(2).all(|w| w[0].1 <= w[1].0));
+        for &d in &delays {
+            assert!(b.iter().any(|&(lo, hi, _)| lo <= d && d < hi), "{d}");
+        }
+        assert_eq!(b[1], (5, 6, 2));
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod fct;
 pub mod flow_stats;
 pub mod latency;
 pub mod packet_trace;
+pub mod queue_delays;
 pub mod queue_stats;
 pub mod time_average;
 pub mod timeseries;

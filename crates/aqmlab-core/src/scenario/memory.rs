@@ -64,12 +64,14 @@ pub const BYTES_PER_GRAPH_LINK_DESCRIBED: u64 = 3072;
 /// measured (2026-11-25; 280 when the series crossed as Python lists of strings), rounded up
 /// to cover a vector's growth.
 pub const BYTES_PER_SAMPLE_POINT: u64 = 32;
-/// Series recorded per monitored queue and sample: six counters plus up to eight AQM state
+/// Series recorded per monitored queue and sample: seven counters plus up to eight AQM state
 /// variables (the most any AQM reports).
-const SERIES_PER_QUEUE: u64 = 14;
+const SERIES_PER_QUEUE: u64 = 15;
 /// Series recorded per TCP sender and sample (`sample_flows`): cwnd, ssthresh, srtt, rto, in
 /// flight, and CUBIC's W_max and K.
 const SERIES_PER_TCP_FLOW: u64 = 7;
+/// Series recorded per flow of any kind and sample (`sample_flows`): its bytes received.
+const SERIES_PER_FLOW: u64 = 1;
 /// The smallest packet on the wire (a 40-byte ACK), for how many packets a link can hold.
 const SMALLEST_PACKET_BYTES: u64 = 40;
 
@@ -563,7 +565,7 @@ pub fn estimate(scenario: &Scenario) -> MemoryEstimate {
         let series = 2
             + size.monitored_links * SERIES_PER_QUEUE
             + if scenario.sample_flows {
-                size.tcp_flows * SERIES_PER_TCP_FLOW
+                size.tcp_flows * SERIES_PER_TCP_FLOW + size.flows * SERIES_PER_FLOW
             } else {
                 0
             };
