@@ -6,6 +6,7 @@ pub mod error;
 pub mod limits;
 pub mod load;
 pub mod memory;
+pub mod resolved;
 pub mod schema;
 pub mod suggest;
 mod tcp_warnings;
