@@ -9,6 +9,7 @@ import io
 import json
 import os
 import pty
+import re
 import select
 import signal
 import subprocess
@@ -74,7 +75,7 @@ def test_sweep_html_shows_counts_and_the_aggregate(tmp_path: Path) -> None:
     assert "&lt;sweep&gt;" in html and "<sweep>" not in html
     assert "<td>4</td>" in html, "4 jobs"
     assert "queue.bottleneck.mean_delay_ms" in html and "topology.bottleneck.queue.aqm" in html
-    assert "{&quot;kind&quot;:&quot;red&quot;" in html, "a table-valued axis, escaped"
+    assert "<td>red max_p=0.1</td>" in html and "<td>codel</td>" in html, "a table-valued axis, as a person writes it"
 
 
 # -- progress ------------------------------------------------------------------------------------
@@ -119,8 +120,9 @@ def long_file(tmp_path: Path) -> Path:
 
 def test_a_long_run_on_a_terminal_shows_progress_with_an_eta(long_file: Path) -> None:
     text = _stderr_on_a_terminal(["run", str(long_file)], 5.0)
-    assert "simulating" in text and "%" in text, text
-    assert "-:--:--" in text or "0:" in text, "elapsed and remaining time"
+    assert "simulating" in text and "%" in text and "ETA" in text, text
+    assert re.search(r"0:00:0[2-9]", text), "the elapsed time counts from the run's start, not the bar's"
+    assert re.search(r"ETA\S*\s+(\S*\s)?\S*\d+:\d\d:\d\d", text), "an ETA"
 
 
 @pytest.mark.parametrize("flag", ["--json", "-q"])
@@ -197,6 +199,7 @@ def test_short_axis_names_and_values() -> None:
         "c.x": "x",
     }
     assert axis_text('{"kind":"red","max_p":0.1}') == "red max_p=0.1"
+    assert axis_text('"codel"') == "codel", "a string in an axis of mixed values is JSON text"
     assert axis_text([1, 2]) == "1,2" and axis_text(0.5) == "0.5" and axis_text(None) == "-"
 
 

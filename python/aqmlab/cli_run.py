@@ -148,8 +148,9 @@ def jsonable(d: dict[str, Any]) -> dict[str, Any]:
 
 
 class LazyProgress:
-    """A progress callback that shows a rich bar on stderr once a run lasts > ``delay`` s (and
-    stderr is a terminal); rich is imported then, not before."""
+    """A progress callback that shows a rich bar on stderr, with the elapsed time and an ETA,
+    once a run lasts > ``delay`` s (and stderr is a terminal); rich is imported then, not
+    before."""
 
     def __init__(self, label: str, delay: float = 0.5, enabled: bool = True):
         self.label = label
@@ -172,17 +173,22 @@ class LazyProgress:
             if not console.is_terminal:
                 self.enabled = False
                 return
+            # the columns of a sweep's bar (sweep/cli.py): elapsed time, then the ETA
             self.bar = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
                 TextColumn("{task.percentage:>5.1f}%"),
                 TimeElapsedColumn(),
+                TextColumn("ETA"),
                 TimeRemainingColumn(),
                 console=console,
                 transient=True,
             )
             self.bar.start()
             self.task = self.bar.add_task(self.label, total=1.0)
+            # elapsed from the start of the run, not from when the bar appeared (same clock)
+            for task in self.bar.tasks:
+                task.start_time = self.t0
         self.bar.update(self.task, completed=fraction)
 
     def close(self) -> None:

@@ -123,8 +123,13 @@ def sweep_html(report: Any) -> str:
         for f in report.failures
     ]
     try:
+        from .sweep.results_view import axis_columns, axis_text
+
         table = report.table()
         rows = table.to_dict("records") if len(table) else []
+        axes = axis_columns(table)
+        for row in rows:  # an AQM table as `red max_p=0.1`, as `aqmlab results` writes it
+            row.update({a: axis_text(row[a]) for a in axes})
         columns = [c for c in table.columns if c not in ("ci95_low", "ci95_high")]
     except Exception as e:  # noqa: BLE001 - a store that cannot be read still shows its counts
         rows, columns = [], []

@@ -262,7 +262,7 @@ def validate_scenario(scenario: ScenarioLike) -> dict[str, Any]:
 def resolved_tcp(scenario: ScenarioLike) -> list[dict[str, Any] | None]:
     """The TCP settings each ``flows`` entry of ``scenario`` runs with, as the engine reads
     them: the shared ``[tcp]`` table under the flow's own, the ``profile`` they name expanded,
-    every default filled in (durations as ``"0.2s"``); None for a UDP flow. Raises
+    every default filled in (durations as ``"200ms"``); None for a UDP flow. Raises
     ScenarioError naming the field for an invalid scenario."""
     return _core.resolved_tcp(to_json(load_scenario(scenario)))
 

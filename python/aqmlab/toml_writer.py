@@ -44,7 +44,18 @@ def _is_table_list(v: Any) -> bool:
     return isinstance(v, list) and bool(v) and all(isinstance(x, Mapping) for x in v)
 
 
+#: Keys written first in any table, in this order, as a scenario is written by hand (the
+#: engine's documents come with their keys sorted).
+FIRST_KEYS = ("name", "kind", "duration", "warmup", "seed", "sample_interval", "from", "to", "count")
+
+
+def _ordered(doc: Mapping[str, Any]) -> dict[str, Any]:
+    first = {k: doc[k] for k in FIRST_KEYS if k in doc}
+    return {**first, **{k: v for k, v in doc.items() if k not in first}}
+
+
 def _table(doc: Mapping[str, Any], prefix: str, out: list[str]) -> None:
+    doc = _ordered(doc)
     for k, v in doc.items():
         if not isinstance(v, Mapping) and not _is_table_list(v):
             out.append(f"{_key(k)} = {_value(v)}")

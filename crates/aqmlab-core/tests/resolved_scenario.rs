@@ -64,7 +64,8 @@ fn every_bundled_scenario_round_trips() {
         if doc.get("base").is_some() {
             continue; // a sweep's definition, not a scenario
         }
-        check_round_trip(&shortened(&text, 0.5), &path.display().to_string());
+        // 2 s: past every bundled scenario's flow starts
+        check_round_trip(&shortened(&text, 2.0), &path.display().to_string());
         checked += 1;
     }
     assert!(checked >= 9, "only {checked} bundled scenarios found");
@@ -86,7 +87,7 @@ fn every_aqm_and_every_flow_kind_round_trips() {
             kind = "dumbbell"
             senders = 4
             receivers = 2
-            bottleneck = {{ rate = "7.5Mbps", delay = "3.3ms", loss = 0.001, loss_direction = "both",
+            bottleneck = {{ rate = "7.5Mbps", delay = "3.3ms", loss = 0.02, loss_direction = "both",
                            queue = {{ limit = "30KB", aqm = "{name}" }},
                            reverse_queue = {{ limit = 20, aqm = "red" }} }}
             access = {{ rate = ["100Mbps", "50Mbps"], delay = ["1ms", "2.5ms", "0.1234567s"] }}
@@ -96,7 +97,7 @@ fn every_aqm_and_every_flow_kind_round_trips() {
             window = 64
             [[flows]]
             kind = "tcp"
-            from = "senders"
+            from = ["s0", "s1"]
             to = "receivers"
             count = 2
             start = {{ uniform = ["0s", "0.2s"] }}

@@ -41,7 +41,7 @@ def axis_text(value: Any) -> str:
     """An axis value as a person writes it: a table as ``kind k=v ...``, a list comma-separated."""
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "-"
-    if isinstance(value, str) and value.startswith(("{", "[")):
+    if isinstance(value, str) and value.startswith(("{", "[", "\"")):  # JSON text of a mixed axis
         text: str = value
         try:
             value = json.loads(text)
@@ -75,7 +75,8 @@ def results_table(table: pd.DataFrame, title: str, max_rows: int) -> tuple[list[
     axes = axis_columns(table)
     names = short_names([a.removeprefix("axis:") for a in axes])
     notes = [f"{names[a.removeprefix('axis:')]} = {a.removeprefix('axis:')}" for a in axes]
-    t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
+    # one space between columns (the box's divider; rich pads two): a metric name then fits 80 columns
+    t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, padding=0, show_edge=False)
     for a in axes:
         t.add_column(names[a.removeprefix("axis:")], overflow="fold")
     t.add_column("metric", overflow="fold")
