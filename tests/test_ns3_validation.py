@@ -95,7 +95,7 @@ def test_the_ns3_variant_keeps_the_scenarios_settings_under_the_profile():
     tcp = resolved_tcp(compare.aqmlab_variant(_identical(2), "ns3"))[0]
     assert tcp["ssthresh_base"] == "pipe" and tcp["rtt_sampling"] == "oldest_unacked"
     assert tcp["window_init"] == 2 and tcp["timestamps"] is False
-    assert tcp["delayed_ack_timeout"] == "0.1s" and tcp["min_rto"] == "1s"
+    assert tcp["delayed_ack_timeout"] == "100ms" and tcp["min_rto"] == "1s"
 
 
 def test_a_tiny_run_in_ns3_parses_and_obeys_physical_bounds():

@@ -234,6 +234,10 @@ def resolved_tcp(scenario_json: str) -> list[dict[str, Any] | None]:
     """The TCP settings of each ``flows`` entry as the engine reads them (profile expanded,
     defaults filled in); None for a UDP flow. See aqmlab.scenario.resolved_tcp."""
 
+def resolve_scenario(scenario_json: str) -> dict[str, Any]:
+    """The scenario as the engine reads it, every default filled in; run as a scenario it runs
+    bit-identically. See aqmlab.scenario.resolve_scenario."""
+
 def interrupt_runs() -> None:
     """Stops every run in progress in this process, on any thread, with KeyboardInterrupt."""
 

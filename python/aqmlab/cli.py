@@ -64,6 +64,17 @@ MaxMemoryOption = Annotated[
 ]
 
 
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help="Override a scenario field before it is checked: PATH=VALUE, PATH dotted with [i] "
+        "indices (topology.bottleneck.queue.aqm.max_p=0.2, flows[0].count=50), VALUE a TOML value "
+        "(5Mbps needs no quotes). Repeatable.",
+    ),
+]
+
+
 # ---------------------------------------------------------------------------------------------
 # run (its table is in run_report.py, which the fast path of `aqmlab run` imports without typer)
 
@@ -79,9 +90,16 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     max_memory: MaxMemoryOption = None,
+    set_: SetOption = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Print the scenario with every default filled in (TOML; JSON with --json); do not run."
+        ),
+    ] = False,
 ) -> None:
     """Run one scenario and print a summary."""
-    run_command(scenario, seed, out_dir, as_json, quiet, max_memory)
+    run_command(scenario, seed, out_dir, as_json, quiet, max_memory, set_ or [], dry_run)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,15 +228,16 @@ def compare(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     tcp: TcpProfileOption = None,
     max_memory: MaxMemoryOption = None,
+    set_: SetOption = None,
 ) -> None:
     """Run one scenario under every AQM (its bottleneck queue replaced) and compare them."""
     from . import _core
-    from .scenario import default_scenario_path, load_scenario, with_duration, with_tcp_profile
+    from .scenario import apply_overrides, default_scenario_path, with_duration, with_tcp_profile
 
     _apply_max_memory(max_memory)
     with _user_errors():
         path = scenario if scenario is not None else str(default_scenario_path())
-        base = load_scenario(path)
+        base = apply_overrides(path, set_ or [])
         if tcp is not None:
             base = with_tcp_profile(base, tcp)
         if duration is not None or warmup is not None:
@@ -352,12 +371,15 @@ def sweep(
         ),
     ] = False,
     max_memory: MaxMemoryOption = None,
+    set_: SetOption = None,
 ) -> None:
-    """Run a parameter sweep into a results store."""
+    """Run a parameter sweep into a results store (--set overrides its base scenario)."""
     mod = _sweep_cli()
     _apply_max_memory(max_memory)
     with _user_errors():
-        code = mod.sweep_command(sweepfile, workers, scheduler, out_dir, backend, retry_failed, reuse_stale)
+        code = mod.sweep_command(
+            sweepfile, workers, scheduler, out_dir, backend, retry_failed, reuse_stale, overrides=set_ or []
+        )
     raise typer.Exit(int(code or 0))
 
 
@@ -366,11 +388,14 @@ def results(
     directory: Annotated[Path, typer.Argument(help="Results store directory.")],
     export: Annotated[Path | None, typer.Option(help="Export the aggregate table to this file.")] = None,
     fmt: Annotated[str | None, typer.Option("--format", help="Export format (parquet, csv, ...).")] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the store's counts, runs and aggregate as JSON on stdout.")
+    ] = False,
 ) -> None:
     """Summarise a results store."""
     mod = _sweep_cli()
     with _user_errors():
-        code = mod.results_command(directory, export, fmt)
+        code = mod.results_command(directory, export, fmt, as_json=as_json)
     raise typer.Exit(int(code or 0))
 
 

@@ -19,7 +19,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -148,8 +148,9 @@ def jsonable(d: dict[str, Any]) -> dict[str, Any]:
 
 
 class LazyProgress:
-    """A progress callback that shows a rich bar on stderr once a run lasts > ``delay`` s (and
-    stderr is a terminal); rich is imported then, not before."""
+    """A progress callback that shows a rich bar on stderr, with the elapsed time and an ETA,
+    once a run lasts > ``delay`` s (and stderr is a terminal); rich is imported then, not
+    before."""
 
     def __init__(self, label: str, delay: float = 0.5, enabled: bool = True):
         self.label = label
@@ -172,17 +173,22 @@ class LazyProgress:
             if not console.is_terminal:
                 self.enabled = False
                 return
+            # the columns of a sweep's bar (sweep/cli.py): elapsed time, then the ETA
             self.bar = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
                 TextColumn("{task.percentage:>5.1f}%"),
                 TimeElapsedColumn(),
+                TextColumn("ETA"),
                 TimeRemainingColumn(),
                 console=console,
                 transient=True,
             )
             self.bar.start()
             self.task = self.bar.add_task(self.label, total=1.0)
+            # elapsed from the start of the run, not from when the bar appeared (same clock)
+            for task in self.bar.tasks:
+                task.start_time = self.t0
         self.bar.update(self.task, completed=fraction)
 
     def close(self) -> None:
@@ -191,21 +197,63 @@ class LazyProgress:
             self.bar = None
 
 
+#: A single run shows its progress bar (with an ETA) once it has lasted this long, seconds:
+#: a shorter run is over before a bar would be read.
+RUN_PROGRESS_DELAY_S = 2.0
+
+
 def run_command(
-    scenario: str, seed: int | None, out_dir: Path | None, as_json: bool, quiet: bool, max_memory: str | None
+    scenario: str,
+    seed: int | None,
+    out_dir: Path | None,
+    as_json: bool,
+    quiet: bool,
+    max_memory: str | None,
+    overrides: Sequence[str] = (),
+    dry_run: bool = False,
 ) -> None:
-    """``aqmlab run``: runs ``scenario``, writes its tables to ``out_dir`` if given, prints the
-    summary as JSON (``as_json``) or as tables (run_report.py)."""
+    """``aqmlab run``: runs ``scenario`` with ``overrides`` (``--set PATH=VALUE``) applied,
+    writes its tables to ``out_dir`` if given, prints the summary as JSON (``as_json``) or as
+    tables (run_report.py); with ``dry_run``, prints the resolved scenario instead (TOML, or
+    JSON with ``as_json``) without running it. The progress bar is on stderr, for a run that
+    lasts more than :data:`RUN_PROGRESS_DELAY_S` on a terminal, never with ``as_json`` or
+    ``quiet``."""
     from . import api
 
     apply_max_memory(max_memory)
     with user_errors():
-        progress = LazyProgress("simulating", enabled=not quiet)
+        target: Any = scenario
+        if overrides:
+            from .scenario import apply_overrides
+
+            target = apply_overrides(scenario, overrides)
+        if dry_run:
+            print_resolved(target, seed, as_json)
+            return
+        progress = LazyProgress("simulating", delay=RUN_PROGRESS_DELAY_S, enabled=not (quiet or as_json))
         try:
-            r = api.run(scenario, seed=seed, progress=progress)
+            r = api.run(target, seed=seed, progress=progress)
         finally:
             progress.close()
         report_result(r, out_dir, as_json)
+
+
+def print_resolved(scenario: Any, seed: int | None, as_json: bool) -> None:
+    """``--dry-run``: the scenario checked (its warnings on stderr) and printed with every
+    default filled in; with ``seed`` (``--seed``) it is the scenario's seed, so that the
+    printed scenario runs as ``aqmlab run --seed`` would."""
+    from .scenario import resolve_scenario, validate_scenario
+
+    checked = validate_scenario(scenario)
+    resolved = resolve_scenario(checked)
+    if seed is not None:
+        resolved["seed"] = seed
+    if as_json:
+        sys.stdout.write(json.dumps(resolved, allow_nan=False) + "\n")
+    else:
+        from .toml_writer import dumps
+
+        sys.stdout.write(dumps(resolved))
 
 
 def report_result(r: Any, out_dir: Path | None, as_json: bool) -> None:

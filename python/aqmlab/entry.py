@@ -1,7 +1,7 @@
 """The ``aqmlab`` script's entry point: ``aqmlab run`` without typer, everything else with it.
 
 :func:`main` reads ``aqmlab run SCENARIO [--json] [--seed N] [--out DIR] [--quiet]
-[--max-memory SIZE]`` itself and runs it through :func:`aqmlab.cli_run.run_command` without
+[--max-memory SIZE] [--set PATH=VALUE ...] [--dry-run]`` itself and runs it through :func:`aqmlab.cli_run.run_command` without
 importing typer (issue 24, item 12: typer and pydantic under it were a third of a small run's
 process). Any other command line (every other command, ``--help``, an option it does not know,
 a value it cannot read) goes to the typer app in :mod:`aqmlab.cli`, which says what is wrong
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cli_run import EXIT_OK, interrupted_anywhere, run_command
@@ -28,10 +28,12 @@ class FastRun:
     out_dir: Path | None = None
     quiet: bool = False
     max_memory: str | None = None
+    overrides: list[str] = field(default_factory=list)
+    dry_run: bool = False
 
 
 _VALUED = ("--seed", "--out", "--max-memory")
-_FLAGS = ("--json", "--quiet", "-q")
+_FLAGS = ("--json", "--quiet", "-q", "--dry-run")
 
 
 def parse_fast_run(argv: Sequence[str]) -> FastRun | None:
@@ -43,6 +45,7 @@ def parse_fast_run(argv: Sequence[str]) -> FastRun | None:
     positional: list[str] = []
     values: dict[str, str] = {}
     flags: set[str] = set()
+    overrides: list[str] = []
     args = list(argv[1:])
     while args:
         a = args.pop(0)
@@ -50,7 +53,13 @@ def parse_fast_run(argv: Sequence[str]) -> FastRun | None:
             positional.extend(args)
             break
         name, eq, value = a.partition("=")
-        if name in _VALUED:
+        if name == "--set":  # repeatable; its value has a `=` of its own
+            if not eq:
+                if not args:
+                    return None
+                value = args.pop(0)
+            overrides.append(value)
+        elif name in _VALUED:
             if not eq:
                 if not args:
                     return None
@@ -80,6 +89,8 @@ def parse_fast_run(argv: Sequence[str]) -> FastRun | None:
         out_dir=Path(out) if out is not None else None,
         quiet=bool(flags & {"--quiet", "-q"}),
         max_memory=values.get("--max-memory"),
+        overrides=overrides,
+        dry_run="--dry-run" in flags,
     )
 
 
@@ -92,5 +103,14 @@ def main() -> None:
         full()
         return
     with interrupted_anywhere():
-        run_command(fast.scenario, fast.seed, fast.out_dir, fast.as_json, fast.quiet, fast.max_memory)
+        run_command(
+            fast.scenario,
+            fast.seed,
+            fast.out_dir,
+            fast.as_json,
+            fast.quiet,
+            fast.max_memory,
+            fast.overrides,
+            fast.dry_run,
+        )
     raise SystemExit(EXIT_OK)

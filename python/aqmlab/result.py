@@ -447,6 +447,22 @@ class Result:
         self._write_summary(d)
         return d
 
+    @property
+    def scenario(self) -> dict[str, Any]:
+        """The scenario as the engine ran it, every default filled in (a TOML-serializable
+        dict; see :func:`aqmlab.scenario.resolve_scenario`): run as a scenario with the same
+        seed, it gives this result again. Empty for a result the engine did not simulate (an
+        emulation's)."""
+        scenario: dict[str, Any] = self.raw.get("scenario") or {}
+        return scenario
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: name, seed, duration, key figures, the queue and flow tables (first
+        rows), warnings."""
+        from .html_summary import result_html
+
+        return result_html(self)
+
     def __repr__(self) -> str:
         return (
             f"Result(name={self.name!r}, seed={self.seed}, queues={len(self._queue_rows)}, "

@@ -8,7 +8,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, Union
@@ -262,9 +262,31 @@ def validate_scenario(scenario: ScenarioLike) -> dict[str, Any]:
 def resolved_tcp(scenario: ScenarioLike) -> list[dict[str, Any] | None]:
     """The TCP settings each ``flows`` entry of ``scenario`` runs with, as the engine reads
     them: the shared ``[tcp]`` table under the flow's own, the ``profile`` they name expanded,
-    every default filled in (durations as ``"0.2s"``); None for a UDP flow. Raises
+    every default filled in (durations as ``"200ms"``); None for a UDP flow. Raises
     ScenarioError naming the field for an invalid scenario."""
     return _core.resolved_tcp(to_json(load_scenario(scenario)))
+
+
+def resolve_scenario(scenario: ScenarioLike) -> dict[str, Any]:
+    """``scenario`` as the engine reads it, every default filled in (what
+    :attr:`aqmlab.Result.scenario` holds and ``aqmlab run --dry-run`` prints): quantities in
+    exact units (``"5ms"``, ``"10Mbps"``), each TCP flow's settings in full (its profile
+    expanded), each built-in AQM's parameters in full. Run as a scenario, it runs
+    bit-identically to ``scenario``. Raises ScenarioError naming the field, AQM parameters
+    included."""
+    resolved: dict[str, Any] = _core.resolve_scenario(to_json(load_scenario(scenario)))
+    return resolved
+
+
+def apply_overrides(scenario: ScenarioLike, overrides: Iterable[str]) -> dict[str, Any]:
+    """A copy of ``scenario`` with each ``"PATH=VALUE"`` of ``overrides`` applied in order
+    (``"topology.bottleneck.queue.aqm.max_p=0.2"``, ``"flows[0].count=50"``): what ``--set``
+    does on the command line; paths and values in :mod:`aqmlab.overrides`. Raises
+    ScenarioError naming the path when the document's shape refuses one; the schema checks
+    the result as it checks a file."""
+    from .overrides import apply_overrides as apply
+
+    return apply(load_scenario(scenario), overrides)
 
 
 def resolve_seed(scenario: Mapping[str, Any], seed: int | None) -> int:

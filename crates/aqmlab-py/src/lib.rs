@@ -34,6 +34,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::interrupt_runs, m)?)?;
     m.add_function(wrap_pyfunction!(run::estimate_memory, m)?)?;
     m.add_function(wrap_pyfunction!(run::resolved_tcp, m)?)?;
+    m.add_function(wrap_pyfunction!(run::resolve_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run::validate, m)?)?;
     m.add_function(wrap_pyfunction!(run::load_toml, m)?)?;
     m.add_function(wrap_pyfunction!(run::aqms, m)?)?;

@@ -1,6 +1,6 @@
 //! The module's functions: run (GIL released, Ctrl-C and progress through a callback, the
-//! scenario's warnings through another), interrupt, validate, estimate_memory, load_toml, the
-//! AQM registry and the version.
+//! scenario's warnings through another), interrupt, validate, resolve_scenario,
+//! estimate_memory, load_toml, the AQM registry and the version.
 
 use crate::conversion::{json_to_py, result_to_py};
 use crate::errors::{panic_message, scenario_error, Failure, SimulationError};
@@ -103,6 +103,8 @@ pub(crate) fn run(
             .map_err(|e| scenario_error(py, &e))?;
     }
     report_warnings(py, &scenario, warn.as_ref())?;
+    // The scenario as the run reads it, every default filled in: `Result.scenario`.
+    let resolved = scenario.resolved().map_err(|e| scenario_error(py, &e))?;
     let failure = Arc::new(Failure::default());
     let factory = custom_factory(custom_aqms, &failure)?;
     let progress = progress.filter(|p| !p.is_none(py));
@@ -147,7 +149,11 @@ pub(crate) fn run(
         return Err(e);
     }
     match outcome? {
-        Ok(r) => result_to_py(py, r),
+        Ok(r) => {
+            let out = result_to_py(py, r)?;
+            out.bind(py).set_item("scenario", json_to_py(py, &resolved)?)?;
+            Ok(out)
+        }
         Err(Error::Scenario(e)) => Err(scenario_error(py, &e)),
         Err(Error::Run(RunError::Interrupted)) => {
             Err(PyKeyboardInterrupt::new_err("run interrupted"))
@@ -214,6 +220,16 @@ pub(crate) fn resolved_tcp(py: Python<'_>, scenario_json: &str) -> PyResult<Py<P
         }
     }
     Ok(out.unbind())
+}
+
+/// The scenario (JSON text) as the engine reads it, every default filled in
+/// (`Scenario::resolved`): a dict that, run as a scenario, runs as the original does.
+/// Raises ScenarioError naming the field, AQM parameters included.
+#[pyfunction]
+pub(crate) fn resolve_scenario(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyAny>> {
+    let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+    let value = scenario.resolved().map_err(|e| scenario_error(py, &e))?;
+    Ok(json_to_py(py, &value)?.unbind())
 }
 
 /// The memory a scenario (JSON text) would need: `{"total": bytes, "parts": [{"what", "field",

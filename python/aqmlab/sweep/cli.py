@@ -15,13 +15,13 @@ stopped early (or the disk filled); 2 invalid input; 130 interrupted (Ctrl-C or 
 from __future__ import annotations
 
 import contextlib
-import math
+import json
 import signal
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-import pandas as pd
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -39,6 +39,7 @@ from ..interrupt import interrupt
 from .atomic_file import DiskFullError
 from .definition import Sweep, SweepDefinitionError
 from .execute import SweepInterrupted, SweepProgress, SweepReport, run_sweep
+from .results_view import results_json, results_table
 from .store import ResultStore
 from .store_index import StoreIndexError, StoreReadOnlyError
 
@@ -46,25 +47,6 @@ from .store_index import StoreIndexError, StoreReadOnlyError
 def default_store_dir(sweep: Sweep) -> Path:
     """``store`` from the sweep file, else ``results/<sweep name>``."""
     return sweep.store if sweep.store is not None else Path("results") / sweep.name
-
-
-def _fmt(value: Any) -> str:
-    if value is None or value is pd.NA:
-        return ""
-    if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.6g}"
-    return str(value)
-
-
-def _df_table(df: pd.DataFrame, title: str, max_rows: int) -> Table:
-    table = Table(title=title, show_lines=False)
-    for c in df.columns:
-        table.add_column(str(c), justify="right" if pd.api.types.is_numeric_dtype(df[c]) else "left")
-    for row in df.head(max_rows).itertuples(index=False):
-        table.add_row(*(_fmt(v) for v in row))
-    if len(df) > max_rows:
-        table.caption = f"{max_rows} of {len(df)} rows shown"
-    return table
 
 
 def _print_failures(
@@ -134,9 +116,11 @@ def sweep_command(
     retry_failed: bool = False,
     reuse_stale: bool = False,
     *,
+    overrides: Sequence[str] = (),
     console: Console | None = None,
 ) -> int:
-    """Run a sweep file into a results store with a live progress bar.
+    """Run a sweep file into a results store with a live progress bar; ``overrides``
+    (``--set PATH=VALUE``) change its base scenario (:meth:`Sweep.override_base`).
 
     After the sweep the aggregate table is written to ``STORE/aggregate.parquet``
     and ``STORE/aggregate.csv``.
@@ -144,6 +128,8 @@ def sweep_command(
     console = console or Console()
     try:
         sweep = Sweep.from_toml(sweepfile)
+        if overrides:
+            sweep.override_base(overrides)
     except FileNotFoundError as exc:
         console.print(f"[red]error:[/] {exc}")
         return EXIT_USAGE
@@ -227,13 +213,19 @@ def results_command(
     metrics: Sequence[str] | None = None,
     max_rows: int = 40,
     console: Console | None = None,
+    as_json: bool = False,
 ) -> int:
     """Summarise a results store; optionally export the aggregate table.
 
     ``format`` is ``"parquet"`` or ``"csv"`` (default: from the export path's
-    suffix, else Parquet); ``wide=True`` exports one row per point.
+    suffix, else Parquet); ``wide=True`` exports one row per point. ``as_json``
+    prints the counts, runs and aggregate as one JSON object on stdout
+    (:func:`.results_view.results_json`) instead of the tables.
     """
     console = console or Console()
+    if as_json:
+        # the messages that are not the JSON go to stderr, so that stdout parses
+        console = Console(stderr=True, highlight=False)
     try:
         store = ResultStore(dir, create=False)
     except (FileNotFoundError, NotADirectoryError) as exc:
@@ -243,6 +235,8 @@ def results_command(
     # tables (issue 24): not a warning's two lines, nor a traceback.
     store.warn_corrupt = False
     try:
+        if as_json:
+            return _summarise_json(store, dir, export, format, wide, metrics, console)
         return _summarise(store, dir, export, format, wide, metrics, max_rows, console)
     except StoreIndexError as exc:
         console.print(
@@ -285,9 +279,11 @@ def _summarise(
         rows = [(r.point, r.replication, r.error) for r in failed.itertuples()]
         _print_failures(console, cast("list[tuple[Mapping[str, Any], int, str | None]]", rows))
     if len(table):
-        view = table.drop(columns=["ci95_low", "ci95_high"]).rename(columns={"ci95_half_width": "±ci95"})
-        title = "Aggregate over replications (mean, sample std, n, 95% t-interval half-width)"
-        console.print(_df_table(view, title, max_rows))
+        title = "Aggregate over replications (mean, 95% t-interval half-width, n)"
+        notes, view = results_table(table, title, max_rows)
+        for note in notes:
+            console.print(note, highlight=False, markup=False)
+        console.print(view)
     else:
         console.print("no successful runs to aggregate")
     if export is not None:
@@ -300,6 +296,33 @@ def _summarise(
     if store.corrupt_found:
         _print_corrupt(console, store)
         return EXIT_FAILED  # the tables above are without these runs
+    return EXIT_OK
+
+
+def _summarise_json(
+    store: ResultStore,
+    dir: Path,  # noqa: A002
+    export: Path | None,
+    format: str | None,  # noqa: A002
+    wide: bool,
+    metrics: Sequence[str] | None,
+    console: Console,
+) -> int:
+    """``--json``: :func:`.results_view.results_json` on stdout; an export and damaged run
+    files reported on stderr (``console``)."""
+    table = store.aggregate(metrics, skip_corrupt=True)
+    payload = results_json(str(dir), store.manifest(), table, store.load_sweep_meta() or {})
+    sys.stdout.write(json.dumps(payload, allow_nan=False, default=str) + "\n")
+    if export is not None:
+        try:
+            path = store.export(export, format, wide=wide, metrics=metrics, skip_corrupt=True)
+        except ValueError as exc:
+            console.print(f"[red]error:[/] {exc}")
+            return EXIT_USAGE
+        console.print(f"exported {path}")
+    if store.corrupt_found:
+        _print_corrupt(console, store)
+        return EXIT_FAILED
     return EXIT_OK
 
 

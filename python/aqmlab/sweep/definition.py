@@ -243,6 +243,28 @@ class Sweep:
                 set_path(scenario, path, copy.deepcopy(value), create=not self.strict_paths)
         return scenario
 
+    def override_base(self, overrides: Sequence[str]) -> None:
+        """Applies ``--set PATH=VALUE`` overrides (:mod:`aqmlab.overrides`) to the base
+        scenario, then checks the axes again against it. A path that an axis varies (or one
+        inside or around it) is refused with a ScenarioError naming it: the axis would set
+        it in every run, so the override would be silently lost."""
+        from ..errors import scenario_error
+        from ..overrides import apply_overrides, engine_path, overlaps, parse_override, resolve_path
+
+        for text in overrides:
+            path, _ = parse_override(text)
+            mine = engine_path(resolve_path(self.base, path))
+            for axis in self.axes:
+                if overlaps(mine, engine_path(resolve_path(self.base, axis))):
+                    raise scenario_error(
+                        mine, f"is varied by the sweep's axis {axis!r}: change the axis in the sweep file, not the base"
+                    )
+        self.base = apply_overrides(self.base, overrides)
+        self.default_paths = set()
+        self.axes = self._check_axes()
+        self.cost = self._check_cost(self.cost)
+        self._points = self._expand()
+
     def jobs(self) -> list[Job]:
         """Every (point, replication, seed, scenario), point-major."""
         out: list[Job] = []

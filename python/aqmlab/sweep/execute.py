@@ -251,6 +251,12 @@ class SweepReport:
         """Stored runs of this sweep (all statuses by default)."""
         return self.store.runs(status=status, keys=self.keys)
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: counts, axes, failures and the aggregate table (first rows)."""
+        from ..html_summary import sweep_html
+
+        return sweep_html(self)
+
     def summary_line(self) -> str:
         """One line: what this invocation did and what is left."""
         r = self

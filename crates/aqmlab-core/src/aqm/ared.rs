@@ -42,13 +42,15 @@
 //! - `bounds` ("strict" | "inclusive", "strict"): how top and bottom are compared (above)
 
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
-use super::red::{joined_docs, parse_variant, Red, RedConfig, RED_DOCS_REST, RED_DOCS_THRESHOLDS};
+use super::red::{
+    joined_docs, parse_variant, Red, RedConfig, RedParams, RED_DOCS_REST, RED_DOCS_THRESHOLDS,
+};
 use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use crate::sim::{RngStream, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The adaptation's parameters (QVARED lists them too).
 pub const ADAPT_DOCS: &[ParamDoc] = &[
@@ -121,7 +123,7 @@ pub const ADAPT_KEYS: &[&str] = &[
 ];
 
 /// How max_p is compared with top and bottom (module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MaxPBounds {
     /// ns-2 `updateMaxP`: max_p < top to increase, max_p > bottom to decrease.
@@ -130,7 +132,7 @@ pub enum MaxPBounds {
     Inclusive,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AdaptParams {
     pub interval: Duration,
@@ -283,9 +285,14 @@ impl Aqm for Ared {
     }
 }
 
+/// The table split into Adaptive RED's keys and RED's, with ARED's own default for `w_q`
+/// ("auto"); what `build` and the resolved scenario (`resolved.rs`) read.
+pub(crate) fn parse_params(p: &AqmParams) -> Result<(AdaptParams, RedParams), ScenarioError> {
+    parse_variant(p, ADAPT_KEYS, &[("w_q", serde_json::json!("auto"))])
+}
+
 pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
-    let (adapt, red): (AdaptParams, _) =
-        parse_variant(p, ADAPT_KEYS, &[("w_q", serde_json::json!("auto"))])?;
+    let (adapt, red) = parse_params(p)?;
     let adapt = adapt.resolve(p)?;
     Ok(Box::new(Ared::new(red.resolve(env, p)?, adapt)))
 }

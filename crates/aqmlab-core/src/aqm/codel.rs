@@ -35,7 +35,7 @@ use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
@@ -70,7 +70,7 @@ pub const PARAMS: &[ParamDoc] = &[
     },
 ];
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CodelParams {
     pub target: Duration,

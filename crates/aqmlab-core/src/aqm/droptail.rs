@@ -8,9 +8,9 @@
 use super::{Aqm, ArrivalVerdict, DropKind, QueueView};
 use crate::net::Packet;
 use crate::sim::RngStream;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DropTailParams {}
 

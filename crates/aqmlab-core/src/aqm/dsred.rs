@@ -38,7 +38,7 @@ use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::ScenarioError;
 use crate::sim::{RngStream, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub const PARAMS: &[ParamDoc] = &[
     doc(
@@ -92,7 +92,7 @@ pub const PARAMS: &[ParamDoc] = &[
     ),
 ];
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DsredParams {
     #[serde(alias = "K_l")]

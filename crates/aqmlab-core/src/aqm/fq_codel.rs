@@ -43,7 +43,7 @@ use crate::net::PacketId;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use crate::sim::Time;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// Linux's default and largest number of flow queues (net/sched/sch_fq_codel.c).
@@ -120,7 +120,7 @@ pub const PARAMS: &[ParamDoc] = &[
     },
 ];
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FqCodelParams {
     pub flows: u32,

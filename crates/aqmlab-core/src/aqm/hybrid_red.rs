@@ -61,7 +61,7 @@ use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::ScenarioError;
 use crate::sim::{RngStream, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 const OWN_DOCS: &[ParamDoc] = &[
     doc(
@@ -98,10 +98,10 @@ const OWN_DOCS: &[ParamDoc] = &[
 
 pub const PARAMS: &[ParamDoc] = joined_docs!(OWN_DOCS, RED_PARAM_DOCS);
 
-const OWN_KEYS: &[&str] = &["theta", "xi", "reduction", "enqueue_rule", "region7"];
+pub(crate) const OWN_KEYS: &[&str] = &["theta", "xi", "reduction", "enqueue_rule", "region7"];
 
 /// How often a run of low arrivals (q <= min_th) reduces avg (eq. 10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reduction {
     /// Once, at the theta-th consecutive low arrival; re-armed by an arrival with q > min_th.
@@ -112,7 +112,7 @@ pub enum Reduction {
     WhileAboveMinTh,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HybridParams {
     pub theta: f64,

@@ -32,7 +32,7 @@ use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::red::{joined_docs, parse_variant, RED_PARAM_DOCS};
 use super::Aqm;
 use crate::scenario::ScenarioError;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 const OWN_DOCS: &[ParamDoc] = &[doc(
     "reduction",
@@ -52,10 +52,10 @@ pub const OPTIONS: HybridOptions = HybridOptions {
     region7: false,
 };
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
-struct LpfOdaParams {
-    reduction: Reduction,
+pub(crate) struct LpfOdaParams {
+    pub(crate) reduction: Reduction,
 }
 
 impl Default for LpfOdaParams {

@@ -19,6 +19,7 @@ pub mod fifo_queue;
 pub mod link_queue;
 pub mod params;
 pub mod registry;
+pub mod resolved;
 pub mod state_docs;
 #[cfg(test)]
 pub(crate) mod test_rig;

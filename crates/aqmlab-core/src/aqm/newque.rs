@@ -47,7 +47,7 @@ use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
@@ -97,7 +97,7 @@ pub const PARAMS: &[ParamDoc] = &[
 ];
 
 /// Which of alpha and beta is the increment of P.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StepReading {
     /// Steps 4-5 as printed: P += alpha on congestion, P -= beta otherwise.
@@ -106,7 +106,7 @@ pub enum StepReading {
     Swapped,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NewqueParams {
     pub alpha: f64,

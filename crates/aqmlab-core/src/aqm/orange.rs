@@ -28,7 +28,7 @@ use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub const PARAMS: &[ParamDoc] = &[
     doc(
@@ -53,7 +53,7 @@ pub const PARAMS: &[ParamDoc] = &[
     ),
 ];
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OrangeParams {
     pub threshold: f64,

@@ -21,7 +21,7 @@ use super::{Aqm, ArrivalVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
@@ -61,7 +61,7 @@ pub const PARAMS: &[ParamDoc] = &[
     },
 ];
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PiParams {
     pub a: f64,

@@ -91,7 +91,7 @@ use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
@@ -183,7 +183,7 @@ pub const PARAMS: &[ParamDoc] = &[
     },
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DelayEstimator {
     Timestamp,
@@ -191,7 +191,7 @@ pub enum DelayEstimator {
 }
 
 /// How the burst allowance is spent and re-armed (module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BurstReset {
     Linux,
@@ -201,7 +201,7 @@ pub enum BurstReset {
 }
 
 /// How p decays while the queue stays empty (module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decay {
     Rfc8033,
@@ -222,7 +222,7 @@ pub enum Ns2BurstState {
 /// ns-2 `pie.h` `BURST_RESET_TIMEOUT`: calm time before the "ns2" allowance can be re-armed.
 pub const NS2_BURST_RESET_TIMEOUT: Time = 1_500_000_000;
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PieParams {
     pub target: Duration,

@@ -63,7 +63,7 @@ use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
 use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 const OWN_DOCS: &[ParamDoc] = &[
     doc("min_th", "20", "packets", "avg below it: no early drop"),
@@ -115,7 +115,7 @@ const OWN_DOCS: &[ParamDoc] = &[
 pub const PARAMS: &[ParamDoc] = joined_docs!(OWN_DOCS, ADAPT_DOCS);
 
 /// The drop curve between med_th and max_th (below med_th it rises from 0 to max_p).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Curve {
     /// max_p at med_th rising to 2 max_p at max_th (the default; reproduces Fig. 8).
@@ -126,7 +126,7 @@ pub enum Curve {
     RisingToOne,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct QvaredParams {
     pub min_th: f64,
@@ -287,7 +287,7 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 }
 
 /// Splits the table into Adaptive RED's keys and QVARED's own.
-fn parse_variant_own(p: &AqmParams) -> Result<(AdaptParams, QvaredParams), ScenarioError> {
+pub(crate) fn parse_variant_own(p: &AqmParams) -> Result<(AdaptParams, QvaredParams), ScenarioError> {
     // Like red::parse_variant, but the remainder is QVARED's own struct, not RedParams.
     let mut adapt = serde_json::Map::new();
     let mut rest = p.values.as_object().cloned().unwrap_or_default();

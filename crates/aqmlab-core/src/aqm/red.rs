@@ -28,7 +28,7 @@ use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// How w_q is chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -61,7 +61,18 @@ impl<'de> Deserialize<'de> for WeightSetting {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// Written as read: a number, or "auto" / "auto_rtt" (the resolved scenario, `Result.scenario`).
+impl Serialize for WeightSetting {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            WeightSetting::Fixed(w) => s.serialize_f64(*w),
+            WeightSetting::Auto => s.serialize_str("auto"),
+            WeightSetting::AutoRtt => s.serialize_str("auto_rtt"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RedParams {
     pub min_th: Option<f64>,

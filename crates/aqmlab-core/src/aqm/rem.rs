@@ -36,7 +36,7 @@ use crate::net::Packet;
 use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use crate::sim::{RngStream, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
@@ -98,7 +98,7 @@ pub const PARAMS: &[ParamDoc] = &[
     },
 ];
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RemParams {
     pub gamma: f64,

@@ -9,6 +9,7 @@ pub mod limits;
 pub mod load;
 pub mod memory;
 pub mod probe;
+pub mod resolved;
 pub mod schema;
 pub mod suggest;
 mod tcp_warnings;

@@ -99,7 +99,8 @@ pub struct Scenario {
 
 // A scenario holds one topology, read once; boxing the larger variant would save nothing.
 #[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Topology {
     Dumbbell(DumbbellSpec),
     Graph(GraphSpec),
@@ -111,6 +112,16 @@ pub enum Topology {
 pub enum LimitSpec {
     Packets(u32),
     Bytes(u64),
+}
+
+/// A number of packets, or bytes with their unit ("64KB"), as written.
+impl Serialize for LimitSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            LimitSpec::Packets(n) => s.serialize_u32(*n),
+            LimitSpec::Bytes(b) => Bytes(*b).serialize(s),
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for LimitSpec {
@@ -155,7 +166,7 @@ impl<'de> Deserialize<'de> for LimitSpec {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
     /// Waiting packets (or bytes) the buffer holds, excluding the packet in service.
@@ -183,7 +194,7 @@ impl Default for QueueSpec {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
     pub rate: Rate,
@@ -198,6 +209,7 @@ pub struct LinkSpec {
     #[serde(default)]
     pub queue: QueueSpec,
     /// Queue of the opposite direction (default: DropTail with `queue`'s limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse_queue: Option<QueueSpec>,
 }
 
@@ -205,7 +217,7 @@ pub struct LinkSpec {
 /// link's from -> to direction (the dumbbell's bottleneck: senders to receivers, where the
 /// data goes); reverse carries the ACKs. Before issue 10 the loss applied to both, so a
 /// "1 % loss" bottleneck also lost 1 % of the ACKs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LossDirection {
     #[default]
@@ -226,7 +238,8 @@ impl LossDirection {
 }
 
 /// One value for all, or one per item (cycled if shorter).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
 pub enum OneOrMany<T> {
     One(T),
     Many(Vec<T>),
@@ -283,7 +296,7 @@ impl<T: Clone> OneOrMany<T> {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AccessSpec {
     /// Rate of each access link (one for all, or a list per host).
@@ -310,19 +323,21 @@ fn access_queue() -> QueueSpec {
 
 /// Senders s0..s(N-1) attached to router r0, receivers d0..d(M-1) attached to router r1,
 /// and the bottleneck r0 -> r1 (link name "bottleneck"; the reverse is "bottleneck_reverse").
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DumbbellSpec {
     pub senders: u32,
     /// Number of receivers (default: one per sender).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub receivers: Option<u32>,
     pub bottleneck: LinkSpec,
     pub access: AccessSpec,
     /// Links between r1 and the receivers (default: the same as `access`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub receiver_access: Option<AccessSpec>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GraphLinkSpec {
     pub from: String,
@@ -337,18 +352,20 @@ pub struct GraphLinkSpec {
     pub loss_direction: LossDirection,
     #[serde(default)]
     pub queue: QueueSpec,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse_queue: Option<QueueSpec>,
     /// Create the opposite direction too (default true, as ns-2's duplex-link).
     #[serde(default = "yes")]
     pub duplex: bool,
     /// Name of the forward direction (default "from->to").
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Record this link's queue in the time series.
     #[serde(default)]
     pub monitor: bool,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GraphSpec {
     pub nodes: Vec<String>,
@@ -416,7 +433,7 @@ impl<'de> Deserialize<'de> for Endpoints {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowCommon {
     pub from: Endpoints,
@@ -426,8 +443,10 @@ pub struct FlowCommon {
     pub count: u32,
     #[serde(default)]
     pub start: StartSpec,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<Duration>,
     /// Label in the flow table (default "flows[i]").
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
 }
 
@@ -435,25 +454,33 @@ fn one() -> u32 {
     1
 }
 
-#[derive(Debug, Clone)]
+/// Written back (`Serialize`) as the flow table it was read from, `kind` first.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
 pub enum FlowSpec {
     Tcp {
+        #[serde(flatten)]
         common: FlowCommon,
         tcp: crate::transport::tcp::TcpConfig,
+        #[serde(skip_serializing_if = "Option::is_none")]
         size: Option<Bytes>,
     },
     Cbr {
+        #[serde(flatten)]
         common: FlowCommon,
         rate: Rate,
         packet_size: Bytes,
     },
     Poisson {
+        #[serde(flatten)]
         common: FlowCommon,
         packets_per_second: f64,
         packet_size: Bytes,
+        #[serde(rename = "sizes", serialize_with = "packet_sizes")]
         exponential_sizes: bool,
     },
     OnOff {
+        #[serde(flatten)]
         common: FlowCommon,
         rate: Rate,
         packet_size: Bytes,
@@ -472,6 +499,11 @@ pub enum FlowSpec {
         common: FlowCommon,
         probe: super::probe::ProbeSpec,
     },
+}
+
+/// A Poisson flow's `sizes`, as written.
+fn packet_sizes<S: serde::Serializer>(exponential: &bool, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(if *exponential { "exponential" } else { "constant" })
 }
 
 impl FlowSpec {

@@ -260,6 +260,45 @@ fn parse_bytes_with_unit(s: &str) -> Result<u64, String> {
     Ok(b as u64)
 }
 
+/// A quantity as a user writes it: a whole number of the largest unit it is an exact multiple
+/// of ("5ms", "10Mbps", "2MB"), read back to the same value (the resolved scenario,
+/// `Result.scenario`, must run as the original did). `units` run from the largest down, each
+/// with its multiple of the base unit; the last is the base unit itself.
+fn format_exact(v: u64, units: &[(u64, &str)], parse: fn(&str) -> Result<u64, String>) -> String {
+    for &(scale, unit) in units {
+        if v % scale == 0 {
+            let text = format!("{}{unit}", v / scale);
+            if parse(&text) == Ok(v) {
+                return text;
+            }
+        }
+    }
+    let (_, base) = units[units.len() - 1];
+    format!("{v}{base}")
+}
+
+fn format_duration(t: Time) -> String {
+    let units = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"), (1, "ns")];
+    format_exact(t, &units, parse_duration)
+}
+
+fn format_rate_exact(bps: u64) -> String {
+    let units = [
+        (1_000_000_000_000, "Tbps"),
+        (1_000_000_000, "Gbps"),
+        (1_000_000, "Mbps"),
+        (1_000, "kbps"),
+        (1, "bps"),
+    ];
+    format_exact(bps, &units, parse_rate)
+}
+
+/// Sizes below a megabyte stay in bytes: a packet of "1000B" reads better than "1KB".
+fn format_bytes_exact(b: u64) -> String {
+    let units = [(1_000_000_000, "GB"), (1_000_000, "MB"), (1, "B")];
+    format_exact(b, &units, parse_bytes)
+}
+
 macro_rules! unit_type {
     ($name:ident, $inner:ty, $parse:ident, $expect:literal, $base:literal, $from_num:expr, $fmt:expr) => {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -313,7 +352,7 @@ unit_type!(
     "a duration such as \"5ms\" or a number of seconds",
     "seconds",
     |v| parse_duration(&v.to_string()),
-    |t| format!("{}s", time::to_secs_f64(t))
+    format_duration
 );
 unit_type!(
     Rate,
@@ -330,7 +369,7 @@ unit_type!(
     } else {
         Ok(v)
     },
-    |r| format!("{r}bps")
+    format_rate_exact
 );
 unit_type!(
     Bytes,
@@ -339,7 +378,7 @@ unit_type!(
     "a size such as \"1040B\" or a number of bytes",
     "bytes",
     Ok,
-    |b| format!("{b}B")
+    format_bytes_exact
 );
 
 impl Duration {
@@ -474,6 +513,52 @@ mod tests {
         assert_eq!(format_rate(1_500), "1.5 kbps");
         assert_eq!(format_rate(800), "800 bps");
         assert_eq!(format_rate(1_000_000_000_000), "1 Tbps");
+    }
+
+    /// Issue 27: quantities are written in the units a user writes, and read back exactly.
+    #[test]
+    fn quantities_are_written_in_user_units_and_read_back_exactly() {
+        let text = |v: &dyn erased::Ser| v.text();
+        assert_eq!(text(&Duration(5_000_000)), "5ms");
+        assert_eq!(text(&Duration(0)), "0s");
+        assert_eq!(text(&Duration(100_000_000_000)), "100s");
+        assert_eq!(text(&Duration(1_500_000_000)), "1500ms");
+        assert_eq!(text(&Duration(1_234)), "1234ns");
+        assert_eq!(text(&Rate(10_000_000)), "10Mbps");
+        assert_eq!(text(&Rate(1_500_000)), "1500kbps");
+        assert_eq!(text(&Rate(1_000_000_000_000)), "1Tbps");
+        assert_eq!(text(&Rate(999)), "999bps");
+        assert_eq!(text(&Bytes(1000)), "1000B");
+        assert_eq!(text(&Bytes(5_000_000)), "5MB");
+    }
+
+    mod erased {
+        pub trait Ser {
+            fn text(&self) -> String;
+        }
+        impl<T: serde::Serialize> Ser for T {
+            fn text(&self) -> String {
+                serde_json::to_value(self).unwrap().as_str().unwrap().to_string()
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn durations_round_trip(t in 0u64..(1u64 << 50), coarse in 0u64..1_000_000_000) {
+            for v in [t, coarse * 1_000_000, coarse * 1_000_000_000] {
+                let back: Duration = serde_json::from_value(serde_json::to_value(Duration(v)).unwrap()).unwrap();
+                proptest::prop_assert_eq!(back.0, v);
+            }
+        }
+
+        #[test]
+        fn rates_and_sizes_round_trip(r in 1u64..=1_000_000_000_000, b in 0u64..(1u64 << 52)) {
+            let back: Rate = serde_json::from_value(serde_json::to_value(Rate(r)).unwrap()).unwrap();
+            proptest::prop_assert_eq!(back.0, r);
+            let back: Bytes = serde_json::from_value(serde_json::to_value(Bytes(b)).unwrap()).unwrap();
+            proptest::prop_assert_eq!(back.0, b);
+        }
     }
 
     #[test]

@@ -1,0 +1,141 @@
+//! The resolved scenario: a scenario as the engine reads it, written back as a document with
+//! every default filled in (issue 27, item 5; `Result.scenario`, `aqmlab run --dry-run`).
+//! Fed back as a scenario it runs bit-identically to the original (the test
+//! `tests/resolved_scenario.rs`): quantities are written in exact units ("5ms", "10Mbps"),
+//! the TCP profile a flow names is expanded into its `tcp` table, and each queue's AQM
+//! table carries all of its parameters (`aqm::resolved`).
+//!
+//! What stays out: the shared `[tcp]` table (merged into every TCP flow's own), and a field
+//! whose default is computed from other fields or from the link (RED's thresholds, a TCP's
+//! `ssthresh_init` and `partial_ack_timer`, a flow's `group` label), so that it is still
+//! computed the same way by a run.
+
+use super::error::{join_path, ScenarioError};
+use super::schema::{FlowSpec, Scenario, Topology};
+use super::units::Duration;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+#[derive(Serialize)]
+struct Document<'a> {
+    name: &'a str,
+    duration: Duration,
+    warmup: Duration,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sample_interval: Option<Duration>,
+    sample_flows: bool,
+    topology: &'a Topology,
+    flows: &'a [FlowSpec],
+}
+
+impl Scenario {
+    /// This scenario as a document (a JSON object, TOML-serializable: no nulls) with every
+    /// default filled in. Errors in an AQM's parameters name them, as a run's would.
+    pub fn resolved(&self) -> Result<Value, ScenarioError> {
+        let doc = Document {
+            name: &self.name,
+            duration: self.duration,
+            warmup: self.warmup,
+            seed: self.seed,
+            sample_interval: self.sample_interval,
+            sample_flows: self.sample_flows,
+            topology: &self.topology,
+            flows: &self.flows,
+        };
+        let mut value = without_nulls(serde_json::to_value(doc).expect("a scenario serializes"));
+        if let Some(topology) = value.get_mut("topology").and_then(Value::as_object_mut) {
+            fill_topology(topology)?;
+        }
+        Ok(value)
+    }
+}
+
+/// The defaults of the topology that the build fills in from other fields, written out, and
+/// every queue's AQM resolved.
+fn fill_topology(t: &mut Map<String, Value>) -> Result<(), ScenarioError> {
+    match t.get("kind").and_then(Value::as_str) {
+        Some("dumbbell") => {
+            if !t.contains_key("receivers") {
+                let senders = t["senders"].clone();
+                t.insert("receivers".into(), senders);
+            }
+            if !t.contains_key("receiver_access") {
+                let access = t["access"].clone();
+                t.insert("receiver_access".into(), access);
+            }
+            if let Some(link) = t.get_mut("bottleneck").and_then(Value::as_object_mut) {
+                fill_link(link, "topology.bottleneck")?;
+            }
+            for name in ["access", "receiver_access"] {
+                if let Some(queue) = t.get_mut(name).and_then(|a| a.get_mut("queue")) {
+                    resolve_queue(queue, &format!("topology.{name}.queue"))?;
+                }
+            }
+        }
+        Some("graph") => {
+            if let Some(links) = t.get_mut("links").and_then(Value::as_array_mut) {
+                for (i, link) in links.iter_mut().enumerate() {
+                    let Some(link) = link.as_object_mut() else {
+                        continue;
+                    };
+                    if !link.contains_key("name") {
+                        let name = format!(
+                            "{}->{}",
+                            link["from"].as_str().unwrap_or_default(),
+                            link["to"].as_str().unwrap_or_default()
+                        );
+                        link.insert("name".into(), Value::String(name));
+                    }
+                    let duplex = link.get("duplex").and_then(Value::as_bool) != Some(false);
+                    if duplex {
+                        fill_link(link, &format!("topology.links[{i}]"))?;
+                    } else if let Some(queue) = link.get_mut("queue") {
+                        resolve_queue(queue, &format!("topology.links[{i}].queue"))?;
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A duplex link's queues: the reverse one written out (DropTail with the forward queue's
+/// limit when unset, as `build.rs` makes it), both AQMs resolved.
+fn fill_link(link: &mut Map<String, Value>, path: &str) -> Result<(), ScenarioError> {
+    if !link.contains_key("reverse_queue") {
+        let mut reverse = Map::new();
+        reverse.insert("limit".into(), link["queue"]["limit"].clone());
+        reverse.insert("aqm".into(), Value::String("droptail".into()));
+        link.insert("reverse_queue".into(), Value::Object(reverse));
+    }
+    for name in ["queue", "reverse_queue"] {
+        if let Some(queue) = link.get_mut(name) {
+            resolve_queue(queue, &join_path(path, name))?;
+        }
+    }
+    Ok(())
+}
+
+fn resolve_queue(queue: &mut Value, path: &str) -> Result<(), ScenarioError> {
+    if let Some(aqm) = queue.get_mut("aqm") {
+        *aqm = crate::aqm::resolved::resolve(aqm, &join_path(path, "aqm"))?;
+    }
+    Ok(())
+}
+
+/// Unset options (null) removed: TOML has no null, and an absent field reads as unset.
+fn without_nulls(v: Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k, without_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_nulls).collect()),
+        other => other,
+    }
+}

@@ -1,0 +1,258 @@
+//! Issue 27, item 5: the resolved scenario (every default filled in, `Scenario::resolved`),
+//! fed back as a scenario, runs bit-identically to the original; and resolving it again
+//! changes nothing. Over every scenario bundled with aqmlab, one scenario per built-in AQM
+//! with every kind of flow, a graph, and a proptest sample of odd values.
+
+use aqmlab_core::aqm::registry::REGISTRY;
+use aqmlab_core::{run, Scenario};
+use proptest::prelude::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The run's result without what depends on the machine (wall-clock times, memory).
+fn measured(s: &Scenario, seed: u64) -> Value {
+    let mut v = serde_json::to_value(run(s, seed).unwrap()).unwrap();
+    let m = v.as_object_mut().unwrap();
+    for key in ["wall_time_s", "events_per_second", "timings", "peak_rss_bytes"] {
+        m.remove(key);
+    }
+    v
+}
+
+/// The scenario's run equals its resolved scenario's run, and the resolved scenario is a
+/// fixed point of resolution.
+fn check_round_trip(s: &Scenario, what: &str) {
+    let resolved = s.resolved().unwrap_or_else(|e| panic!("{what}: {e}"));
+    let again = Scenario::from_value(&resolved).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(again.resolved().unwrap(), resolved, "{what}: not a fixed point");
+    // And it is TOML: what `aqmlab run --dry-run` prints must read back.
+    let text = toml::to_string(&resolved).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let from_toml = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{what}: {e}\n{text}"));
+    assert_eq!(from_toml.resolved().unwrap(), resolved, "{what}: TOML changed it");
+    assert_eq!(measured(s, 3), measured(&again, 3), "{what}: the runs differ");
+}
+
+/// A scenario shortened to `secs` (a tenth of it warm-up), so that each run takes a moment.
+fn shortened(text: &str, secs: f64) -> Scenario {
+    let mut v = aqmlab_core::scenario::toml_text::parse_toml(text).unwrap();
+    v["duration"] = secs.into();
+    v["warmup"] = (secs / 10.0).into();
+    Scenario::from_value(&v).unwrap()
+}
+
+fn bundled() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut out = vec![];
+    for dir in ["scenarios/examples", "scenarios/bench", "python/aqmlab/scenarios"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = entry.unwrap().path();
+            if p.extension().is_some_and(|e| e == "toml") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_bundled_scenario_round_trips() {
+    let mut checked = 0;
+    for path in bundled() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let doc = aqmlab_core::scenario::toml_text::parse_toml(&text).unwrap();
+        if doc.get("base").is_some() {
+            continue; // a sweep's definition, not a scenario
+        }
+        // 2 s: past every bundled scenario's flow starts
+        check_round_trip(&shortened(&text, 2.0), &path.display().to_string());
+        checked += 1;
+    }
+    assert!(checked >= 9, "only {checked} bundled scenarios found");
+}
+
+/// Every built-in AQM at the bottleneck, a reverse queue and access queues of their own, and
+/// every kind of flow (a TCP profile, a finite transfer, UDP flows with their options).
+#[test]
+fn every_aqm_and_every_flow_kind_round_trips() {
+    for info in REGISTRY {
+        let text = format!(
+            r#"
+            name = "every-{name}"
+            duration = "3s"
+            warmup = "0.5s"
+            sample_interval = "100ms"
+            seed = 9
+            [topology]
+            kind = "dumbbell"
+            senders = 4
+            receivers = 2
+            bottleneck = {{ rate = "7.5Mbps", delay = "3.3ms", loss = 0.02, loss_direction = "both",
+                           queue = {{ limit = "30KB", aqm = "{name}" }},
+                           reverse_queue = {{ limit = 20, aqm = "red" }} }}
+            access = {{ rate = ["100Mbps", "50Mbps"], delay = ["1ms", "2.5ms", "0.1234567s"] }}
+            receiver_access = {{ rate = "1Gbps", queue = {{ limit = "64p" }} }}
+            [tcp]
+            profile = "linux"
+            window = 64
+            [[flows]]
+            kind = "tcp"
+            from = ["s0", "s1"]
+            to = "receivers"
+            count = 2
+            start = {{ uniform = ["0s", "0.2s"] }}
+            [[flows]]
+            kind = "tcp"
+            from = "s0"
+            to = ["d0", "d1"]
+            size = "200KB"
+            start = ["0.1s", "0.3s"]
+            group = "short"
+            tcp = {{ profile = "ns2", variant = "sack", delayed_ack = true }}
+            [[flows]]
+            kind = "cbr"
+            from = "s1"
+            to = "d1"
+            rate = "1Mbps"
+            packet_size = 500
+            stop = "2s"
+            [[flows]]
+            kind = "poisson"
+            from = "s2"
+            to = "d0"
+            packets_per_second = 123.5
+            sizes = "exponential"
+            [[flows]]
+            kind = "onoff"
+            from = "s3"
+            to = "d1"
+            rate = "2Mbps"
+            on_time = "150ms"
+            off_time = 0.35
+            "#,
+            name = info.name
+        );
+        check_round_trip(&Scenario::from_toml(&text).unwrap(), info.name);
+    }
+}
+
+#[test]
+fn a_graph_round_trips_with_its_link_names_and_queues_filled_in() {
+    let s = Scenario::from_toml(
+        r#"
+        duration = "2s"
+        [topology]
+        kind = "graph"
+        nodes = ["a", "b", "c"]
+        links = [
+          { from = "a", to = "b", rate = "10Mbps", delay = "2ms", queue = { aqm = { kind = "pie", target = "15ms" } }, monitor = true },
+          { from = "b", to = "c", rate = "5Mbps", delay = "10ms", name = "bottleneck", queue = { limit = 30, aqm = "codel" } },
+          { from = "c", to = "a", rate = "1Mbps", duplex = false },
+        ]
+        [[flows]]
+        kind = "tcp"
+        from = "a"
+        to = "c"
+        count = 3
+        "#,
+    )
+    .unwrap();
+    let r = s.resolved().unwrap();
+    let links = r["topology"]["links"].as_array().unwrap();
+    assert_eq!(links[0]["name"], "a->b");
+    assert_eq!(links[0]["queue"]["aqm"]["target"], "15ms");
+    assert_eq!(links[0]["queue"]["aqm"]["t_update"], "15ms");
+    assert_eq!(links[0]["reverse_queue"]["aqm"]["kind"], "droptail");
+    assert_eq!(links[1]["reverse_queue"]["limit"], 30);
+    assert!(links[2].get("reverse_queue").is_none(), "a simplex link has none");
+    check_round_trip(&s, "graph");
+}
+
+/// What the resolved scenario says for the packaged default: the defaults a user would
+/// otherwise look up (the TCP's, the AQM's, the receivers').
+#[test]
+fn the_resolved_scenario_names_the_defaults() {
+    let s = Scenario::from_toml(
+        r#"
+        duration = "10s"
+        [topology]
+        kind = "dumbbell"
+        senders = 2
+        bottleneck = { rate = "10Mbps", delay = "5ms", queue = { aqm = { kind = "red", max_p = 0.2 } } }
+        access = { rate = "100Mbps" }
+        [[flows]]
+        kind = "tcp"
+        from = "senders"
+        to = "receivers"
+        "#,
+    )
+    .unwrap();
+    let r = s.resolved().unwrap();
+    assert_eq!(r["duration"], "10s");
+    assert_eq!(r["warmup"], "0s");
+    assert_eq!(r["topology"]["receivers"], 2);
+    assert_eq!(r["topology"]["bottleneck"]["rate"], "10Mbps");
+    assert_eq!(r["topology"]["bottleneck"]["delay"], "5ms");
+    assert_eq!(r["topology"]["bottleneck"]["queue"]["limit"], 50);
+    let aqm = &r["topology"]["bottleneck"]["queue"]["aqm"];
+    assert_eq!((aqm["kind"].as_str(), aqm["max_p"].as_f64()), (Some("red"), Some(0.2)));
+    assert_eq!(aqm["gentle"], true);
+    assert_eq!(r["topology"]["access"]["queue"]["limit"], 1000);
+    let flow = &r["flows"][0];
+    assert_eq!((flow["kind"].as_str(), flow["count"].as_u64()), (Some("tcp"), Some(1)));
+    assert_eq!(flow["tcp"]["window"], 20);
+    assert_eq!(flow["tcp"]["min_rto"], "200ms");
+    assert!(flow["tcp"].get("ssthresh_init").is_none(), "= window: left to the run");
+}
+
+fn arb_duration_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (1u64..50_000_000).prop_map(|ns| format!("{ns}ns")),
+        (1u64..500).prop_map(|ms| format!("{ms}ms")),
+        (0.0001f64..0.05).prop_map(|s| format!("{s}")),
+    ]
+}
+
+proptest! {
+    // Each case runs two short simulations; a handful covers the parameters (and CI's time).
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn sampled_scenarios_round_trip(
+        aqm in proptest::sample::select(REGISTRY.iter().map(|i| i.name).collect::<Vec<_>>()),
+        rate_bps in 100_000u64..50_000_000,
+        delay in arb_duration_text(),
+        limit in prop_oneof![(2u32..200).prop_map(|n| n.to_string()), (3_000u64..200_000).prop_map(|b| format!("\"{b}B\""))],
+        senders in 1u32..6,
+        count in 1u32..4,
+        variant in proptest::sample::select(vec!["reno", "newreno", "sack"]),
+        ecn in any::<bool>(),
+        start_hi in arb_duration_text(),
+        seed in 0u64..1000,
+    ) {
+        let text = format!(
+            r#"
+            duration = "1.5s"
+            warmup = "0.25s"
+            [topology]
+            kind = "dumbbell"
+            senders = {senders}
+            bottleneck = {{ rate = {rate_bps}, delay = "{delay}", queue = {{ limit = {limit}, aqm = "{aqm}" }} }}
+            access = {{ rate = "100Mbps", delay = "{delay}" }}
+            [tcp]
+            variant = "{variant}"
+            ecn = {ecn}
+            [[flows]]
+            kind = "tcp"
+            from = "senders"
+            to = "receivers"
+            count = {count}
+            start = {{ uniform = ["0s", "{start_hi}"] }}
+            "#
+        );
+        let s = Scenario::from_toml(&text).unwrap();
+        let resolved = s.resolved().unwrap();
+        let again = Scenario::from_value(&resolved).unwrap();
+        prop_assert_eq!(measured(&s, seed), measured(&again, seed));
+    }
+}
