@@ -345,6 +345,11 @@ impl ScenarioSize {
                 FlowSpec::Workload { workload, .. } => {
                     workload_flow_bound(workload, s, fastest_link_rate(s))
                 }
+                // A tcp_rr probe is two flows, the requests and the responses.
+                FlowSpec::Probe {
+                    probe: super::probe::ProbeSpec::TcpRr { .. },
+                    ..
+                } => pairs.saturating_mul(c.count as u64).saturating_mul(2),
                 _ => pairs.saturating_mul(c.count as u64),
             };
             size.flows_per_entry.push(flows);
