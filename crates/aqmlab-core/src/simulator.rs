@@ -219,7 +219,11 @@ impl Simulator {
             .all(|l| l.summary(now, &self.packets).is_conserved());
         let flows = self.flow_summaries();
         let fct = self.fct_rows(&flows);
-        let fct_summary = crate::metrics::fct::summarize(&fct, &self.fct_bins);
+        let fct_summary = if fct.is_empty() {
+            vec![]
+        } else {
+            crate::metrics::fct::summarize(&fct, &self.fct_bins)
+        };
         let (latency, lost) = self.latency_samples();
         let latency_summary = crate::metrics::latency::summarize(&latency, &lost);
         let fairness = Fairness::of(&flows);
