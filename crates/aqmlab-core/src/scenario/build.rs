@@ -341,6 +341,8 @@ pub fn build(
                 .flat_map(|&(s, d)| std::iter::repeat_n((s, d, None), c.count as usize))
                 .collect(),
         };
+        // The block keeps the loop body at the depth it had under the two loops (pairs x
+        // count) it replaced, so that concurrent edits to it merge (issue 27).
         {
             for (src, dst, arrival) in instances {
                 budget.spend(1)?;
