@@ -55,7 +55,11 @@ pub fn summarize(samples: &[LatencySample], lost: &[(String, String, u64)]) -> V
             rtt.sort_by(f64::total_cmp);
             LatencySummary {
                 samples: rtt.len() as u64,
-                lost: lost.iter().filter(|(g, _, _)| *g == group).map(|(_, _, n)| n).sum(),
+                lost: lost
+                    .iter()
+                    .filter(|(g, _, _)| *g == group)
+                    .map(|(_, _, n)| n)
+                    .sum(),
                 rtt_p50_ms: quantile(&rtt, 0.5),
                 rtt_mean_ms: mean(&rtt),
                 rtt_p99_ms: quantile(&rtt, 0.99),

@@ -13,8 +13,8 @@ use crate::aqm::QueueLimit;
 use crate::net::{Link, NodeId, RoutingTable};
 use crate::sim::{time, EventKind, RngStream, StreamKind, Time, WorkBudget};
 use crate::simulator::{FlowInfo, Simulator};
-use crate::transport::tcp::{Recovery, Rfc6675Sender, TcpSender, TcpSink};
 use crate::transport::probe::{PingEcho, PingSource, RrProbe};
+use crate::transport::tcp::{Recovery, Rfc6675Sender, TcpSender, TcpSink};
 use crate::transport::udp::{SizeDistribution, UdpPattern, UdpSink, UdpSource};
 use crate::transport::workload::{arrivals, ideal_fct, Arrival};
 use crate::transport::{Agent, Endpoint};
@@ -329,7 +329,9 @@ pub fn build(
                     StartSpec::At(t) => t.0,
                     _ => unreachable!("checked by Workload::parse"),
                 };
-                let end = c.stop.map_or(scenario.duration.0, |s| s.0.min(scenario.duration.0));
+                let end = c
+                    .stop
+                    .map_or(scenario.duration.0, |s| s.0.min(scenario.duration.0));
                 let per_second = workload.arrivals_per_second(link_rate);
                 arrivals(workload, seed, fi, start, end, per_second, pairs.len())
                     .into_iter()
@@ -438,10 +440,11 @@ pub fn build(
                         agents.push(Agent::UdpSink(UdpSink));
                     }
                     FlowSpec::Probe {
-                        probe: ProbeSpec::Ping {
-                            interval,
-                            packet_size,
-                        },
+                        probe:
+                            ProbeSpec::Ping {
+                                interval,
+                                packet_size,
+                            },
                         ..
                     } => {
                         agents.push(Agent::PingSource(PingSource::new(

@@ -44,8 +44,14 @@ fn one() -> u32 {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProbeSpec {
-    Ping { interval: Duration, packet_size: u32 },
-    TcpRr { request_bytes: u64, response_bytes: u64 },
+    Ping {
+        interval: Duration,
+        packet_size: u32,
+    },
+    TcpRr {
+        request_bytes: u64,
+        response_bytes: u64,
+    },
 }
 
 impl ProbeSpec {
@@ -56,7 +62,11 @@ impl ProbeSpec {
         }
     }
 
-    pub fn parse(v: &Value, kind: &str, path: &str) -> Result<(ProbeSpec, ProbeFile), ScenarioError> {
+    pub fn parse(
+        v: &Value,
+        kind: &str,
+        path: &str,
+    ) -> Result<(ProbeSpec, ProbeFile), ScenarioError> {
         let f: ProbeFile = from_value(v, path)?;
         let at = |field: &str| format!("{path}.{field}");
         if f.count == 0 {

@@ -954,7 +954,9 @@ fn parse_flow(
             }
         }
         other => {
-            const KINDS: [&str; 7] = ["tcp", "cbr", "poisson", "onoff", "workload", "ping", "tcp_rr"];
+            const KINDS: [&str; 7] = [
+                "tcp", "cbr", "poisson", "onoff", "workload", "ping", "tcp_rr",
+            ];
             return Err(ScenarioError::new(
                 format!("{path}.kind"),
                 super::suggest::with_suggestion(
@@ -962,7 +964,7 @@ fn parse_flow(
                     other,
                     KINDS,
                 ),
-            ))
+            ));
         }
     };
     if flow.common().count == 0 {

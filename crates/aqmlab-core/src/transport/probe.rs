@@ -145,12 +145,20 @@ impl RrProbe {
 
     /// `agent` (one of the probe's receivers) has read `delivered` packets in order by
     /// `now`; returns the sender that must write more, and how many packets.
-    pub fn on_delivery(&mut self, agent: AgentId, delivered: u64, now: Time) -> Option<(AgentId, u64)> {
-        if agent == self.server_sink && delivered >= (self.requests_read + 1) * self.request_packets {
+    pub fn on_delivery(
+        &mut self,
+        agent: AgentId,
+        delivered: u64,
+        now: Time,
+    ) -> Option<(AgentId, u64)> {
+        if agent == self.server_sink && delivered >= (self.requests_read + 1) * self.request_packets
+        {
             self.requests_read += 1;
             return Some((self.server_sender, self.response_packets));
         }
-        if agent == self.client_sink && delivered >= (self.responses_read + 1) * self.response_packets {
+        if agent == self.client_sink
+            && delivered >= (self.responses_read + 1) * self.response_packets
+        {
             self.responses_read += 1;
             self.samples.push((now, now - self.request_written_at));
             self.request_written_at = now;
