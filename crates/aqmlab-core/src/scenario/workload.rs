@@ -448,10 +448,11 @@ pub fn parse_cdf(text: &str) -> Result<Vec<(f64, f64)>, String> {
         let cols: Vec<&str> = line.split_whitespace().collect();
         let (x, p) = match cols.as_slice() {
             [x, p] | [x, _, p] => (*x, *p),
-            _ => return Err(format!(
-                "line {}: expected \"size_bytes cdf\" (or \"size_bytes index cdf\"), got '{line}'",
-                i + 1
-            )),
+            _ => {
+                let n = i + 1;
+                let want = "\"size_bytes cdf\" (or \"size_bytes index cdf\")";
+                return Err(format!("line {n}: expected {want}, got '{line}'"));
+            }
         };
         let num = |s: &str| -> Result<f64, String> {
             s.parse::<f64>()
