@@ -109,11 +109,17 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub emulation: Option<crate::emulation::EmulationFidelity>,
     pub timeseries: SeriesColumns,
-    /// One row per finite TCP transfer (`metrics::fct`), and their summary by size bin.
+    /// One row per finite TCP transfer (`metrics::fct`), and their summary by size bin
+    /// (empty without transfers). Left out of the JSON when empty, so that a run without
+    /// them reads as before issue 27 (the ns-2 fingerprint hashes that text).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fct: Vec<crate::metrics::fct::FctRow>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fct_summary: Vec<crate::metrics::fct::FctBinSummary>,
     /// The RTT samples of latency probes (`metrics::latency`), and their summary per group.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub latency: Vec<crate::metrics::latency::LatencySample>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub latency_summary: Vec<crate::metrics::latency::LatencySummary>,
     /// The packet trace of the links the scenario traces (`metrics/packet_trace.rs`); not
     /// serialized (a binding hands it over as a table).

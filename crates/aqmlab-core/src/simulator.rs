@@ -11,6 +11,7 @@ use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, PacketKind, Routi
 use crate::result::{RunResult, SeriesColumns, Timings};
 use crate::scenario::Scenario;
 use crate::sim::{advise_huge_pages, time, EventKind, EventQueue, PollPacer, Time};
+use crate::transport::probe::RrProbe;
 use crate::transport::{Agent, AgentCtx};
 
 /// What the flow table says about a flow besides its counters.
@@ -86,6 +87,10 @@ pub struct Simulator {
     pub(crate) timeline: crate::timeline::Timeline,
     /// The FCT summary's size bins: (name, upper bound in bytes), the last unbounded.
     fct_bins: Vec<(String, u64)>,
+    /// tcp_rr probes, and (receiver agent, probe index) sorted by agent: a receiver's
+    /// in-order delivery may make its probe's other side write.
+    rr_probes: Vec<RrProbe>,
+    rr_receivers: Vec<(AgentId, u32)>,
 }
 
 impl Simulator {
@@ -146,6 +151,33 @@ impl Simulator {
             taps: None,
             timeline: Default::default(),
             fct_bins: scenario.fct_bins.clone(),
+            rr_probes: vec![],
+            rr_receivers: vec![],
+        }
+    }
+
+    /// Couples the tcp_rr probes' connections (`transport/probe.rs`).
+    pub(crate) fn set_rr_probes(&mut self, probes: Vec<RrProbe>) {
+        self.rr_receivers = probes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| [(p.server_sink, i as u32), (p.client_sink, i as u32)])
+            .collect();
+        self.rr_receivers.sort_unstable();
+        self.rr_probes = probes;
+    }
+
+    /// A tcp_rr receiver read more: the probe's other side writes its request or response.
+    #[cold]
+    fn rr_delivery(&mut self, agent: AgentId) {
+        let Ok(k) = self.rr_receivers.binary_search_by_key(&agent, |r| r.0) else {
+            return;
+        };
+        let probe = self.rr_receivers[k].1 as usize;
+        let delivered = self.agents[agent as usize].delivered_packets();
+        let now = self.now();
+        if let Some((sender, packets)) = self.rr_probes[probe].on_delivery(agent, delivered, now) {
+            self.with_agent(sender, |ag, cx| ag.write_more(cx, packets));
         }
     }
 
@@ -216,7 +248,11 @@ impl Simulator {
             });
         let flows = self.flow_summaries();
         let fct = self.fct_rows(&flows);
-        let fct_summary = crate::metrics::fct::summarize(&fct, &self.fct_bins);
+        let fct_summary = if fct.is_empty() {
+            vec![]
+        } else {
+            crate::metrics::fct::summarize(&fct, &self.fct_bins)
+        };
         let (latency, lost) = self.latency_samples();
         let latency_summary = crate::metrics::latency::summarize(&latency, &lost);
         let fairness = Fairness::of(&flows);
@@ -317,7 +353,10 @@ impl Simulator {
     /// Every probe's RTT samples, and each probe's requests still unanswered.
     fn latency_samples(
         &self,
-    ) -> (Vec<crate::metrics::latency::LatencySample>, Vec<(String, u64)>) {
+    ) -> (
+        Vec<crate::metrics::latency::LatencySample>,
+        Vec<(String, String, u64)>,
+    ) {
         let mut samples = vec![];
         let mut lost = vec![];
         for (i, f) in self.flows.iter().enumerate() {
@@ -331,8 +370,22 @@ impl Simulator {
                         rtt_ms: rtt as f64 / 1e6,
                     }
                 }));
-                lost.push((f.group.clone(), p.lost()));
+                lost.push((f.group.clone(), f.kind.to_string(), p.lost()));
             }
+        }
+        for p in &self.rr_probes {
+            let flow = (p.client_sender / 2) as usize;
+            let f = &self.flows[flow];
+            samples.extend(p.samples.iter().map(|&(at, rtt)| {
+                crate::metrics::latency::LatencySample {
+                    flow: flow as u32,
+                    group: f.group.clone(),
+                    kind: f.kind.to_string(),
+                    time_s: time::to_secs_f64(at),
+                    rtt_ms: rtt as f64 / 1e6,
+                }
+            }));
+            lost.push((f.group.clone(), f.kind.to_string(), p.unanswered()));
         }
         (samples, lost)
     }
@@ -427,6 +480,9 @@ impl Simulator {
             }
             let agent = p.dst_agent;
             self.with_agent(agent, |ag, cx| ag.receive(cx, pkt));
+            if !self.rr_probes.is_empty() {
+                self.rr_delivery(agent);
+            }
         } else {
             self.forward(node, pkt);
         }

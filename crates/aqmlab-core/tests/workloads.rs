@@ -66,7 +66,11 @@ fn ten_thousand_pareto_transfers_deliver_the_distributions_mean() {
     assert_eq!(r.fct.len(), 10_000);
     assert_eq!(r.flows.len(), 10_000);
     let done: Vec<_> = r.fct.iter().filter(|f| f.completed).collect();
-    assert_eq!(done.len(), 10_000, "every transfer completes in 200 s at 40 % load");
+    assert_eq!(
+        done.len(),
+        10_000,
+        "every transfer completes in 200 s at 40 % load"
+    );
     let mean = done.iter().map(|f| f.size_bytes as f64).sum::<f64>() / done.len() as f64;
     assert!(
         (mean / 20_000.0 - 1.0).abs() < 0.05,
@@ -77,11 +81,19 @@ fn ten_thousand_pareto_transfers_deliver_the_distributions_mean() {
         // Whole packets of 1000 payload bytes carry the transfer.
         assert!(row.packets_received * 1000 >= f.size_bytes);
         assert!((row.completion_time_s - f.fct_s).abs() < 1e-12);
-        assert!(f.slowdown >= 1.0 - 1e-9, "slower than an empty network: {f:?}");
+        assert!(
+            f.slowdown >= 1.0 - 1e-9,
+            "slower than an empty network: {f:?}"
+        );
     }
     let all = r.fct_summary.iter().find(|b| b.bin == "all").unwrap();
     assert_eq!((all.started, all.completed), (10_000, 10_000));
-    let binned: u64 = r.fct_summary.iter().filter(|b| b.bin != "all").map(|b| b.started).sum();
+    let binned: u64 = r
+        .fct_summary
+        .iter()
+        .filter(|b| b.bin != "all")
+        .map(|b| b.started)
+        .sum();
     assert_eq!(binned, 10_000);
     // Same seed, same arrivals and sizes.
     let again = run(&s, 1).unwrap();
@@ -150,7 +162,11 @@ fn ping_rtt_rises_by_the_queueing_delay_under_load() {
     );
     let loaded = run(&dumbbell("20s", "10Mbps", 100, "droptail", &bulk), 1).unwrap();
     let p50 = |r: &RunResult| {
-        let s = r.latency_summary.iter().find(|s| s.group == "ping").unwrap();
+        let s = r
+            .latency_summary
+            .iter()
+            .find(|s| s.group == "ping")
+            .unwrap();
         (s.rtt_p50_ms, s.samples)
     };
     let (idle_ms, n) = p50(&idle);
@@ -165,5 +181,69 @@ fn ping_rtt_rises_by_the_queueing_delay_under_load() {
     eprintln!("ping p50: idle {idle_ms:.2} ms, loaded {loaded_ms:.2} ms, rise {rise:.2} ms, full buffer {queue_ms:.2} ms");
     // The median queue of two Reno-style flows sawing in a full buffer: between half and
     // all of it.
-    assert!(rise > 0.5 * queue_ms && rise < 1.05 * queue_ms, "{rise} vs {queue_ms}");
+    assert!(
+        rise > 0.5 * queue_ms && rise < 1.05 * queue_ms,
+        "{rise} vs {queue_ms}"
+    );
+}
+
+/// A tcp_rr probe: idle, a transaction takes the path's round trip plus one request and one
+/// response packet's transmission on each hop (whole packets of `tcp.packet_size`, ns-2's
+/// fixed-size segments), plus at most the few tens of microseconds the request's ACK, sent
+/// just before the response on the same links, holds it up. Behind two bulk flows in a
+/// full DropTail buffer it rises by about the queueing delay, like the ping.
+#[test]
+fn tcp_rr_transactions_time_the_round_trip_and_queue() {
+    let rr = r#"
+        [[flows]]
+        kind = "tcp_rr"
+        group = "rr"
+        from = "s9"
+        to = "d9"
+        "#;
+    let idle = run(&dumbbell("20s", "10Mbps", 100, "droptail", rr), 1).unwrap();
+    let s = idle
+        .latency_summary
+        .iter()
+        .find(|s| s.group == "rr")
+        .unwrap();
+    let tx_ms = 2.0 * 1040.0 * 8.0 * (2.0 / 1e9 + 1.0 / 1e7) * 1e3;
+    let expected_ms = 24.0 + tx_ms;
+    assert!(
+        s.rtt_p50_ms >= expected_ms - 1e-6 && s.rtt_p50_ms < expected_ms + 0.1,
+        "{} vs {expected_ms}",
+        s.rtt_p50_ms
+    );
+    // Back to back: 20 s of transactions of about 25.7 ms each.
+    assert!(
+        (s.samples as f64 - 20_000.0 / s.rtt_mean_ms).abs() <= 1.0,
+        "{}",
+        s.samples
+    );
+    // Two flows per probe, requests and responses, in the flow table.
+    assert_eq!(idle.flows.len(), 2);
+    let bulk = format!(
+        r#"{rr}
+        [[flows]]
+        kind = "tcp"
+        from = ["s0", "s1"]
+        to = ["d0", "d1"]
+        "#
+    );
+    let loaded = run(&dumbbell("20s", "10Mbps", 100, "droptail", &bulk), 1).unwrap();
+    let l = loaded
+        .latency_summary
+        .iter()
+        .find(|s| s.group == "rr")
+        .unwrap();
+    let rise = l.rtt_p50_ms - s.rtt_p50_ms;
+    let queue_ms = 100.0 * 1040.0 * 8.0 / 1e7 * 1e3;
+    eprintln!(
+        "tcp_rr p50: idle {:.3} ms, loaded {:.3} ms ({} samples)",
+        s.rtt_p50_ms, l.rtt_p50_ms, l.samples
+    );
+    assert!(
+        rise > 0.5 * queue_ms && rise < 1.05 * queue_ms,
+        "{rise} vs {queue_ms}"
+    );
 }

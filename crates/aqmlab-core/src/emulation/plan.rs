@@ -148,9 +148,11 @@ pub(crate) fn plan(
                     p.off_time_s = Some(off_time.secs());
                 }
                 // The hosts have no ping agent: they refuse the kind (host_agent.py KINDS).
-                FlowSpec::Probe { probe, .. } => match probe {
-                    ProbeSpec::Ping { packet_size, .. } => p.packet_size = Some(*packet_size as u64),
-                },
+                FlowSpec::Probe { probe, .. } => {
+                    if let ProbeSpec::Ping { packet_size, .. } = probe {
+                        p.packet_size = Some(*packet_size as u64);
+                    }
+                }
             }
             p
         })

@@ -73,8 +73,13 @@ pub fn summarize(rows: &[FctRow], bins: &[(String, u64)]) -> Vec<FctBinSummary> 
         out.push(summary_of(
             name,
             lo_now as f64,
-            if hi_now == u64::MAX { f64::INFINITY } else { hi_now as f64 },
-            rows.iter().filter(|r| r.size_bytes > lo_now && r.size_bytes <= hi_now),
+            if hi_now == u64::MAX {
+                f64::INFINITY
+            } else {
+                hi_now as f64
+            },
+            rows.iter()
+                .filter(|r| r.size_bytes > lo_now && r.size_bytes <= hi_now),
         ));
         lo = *hi;
     }

@@ -30,17 +30,18 @@ pub struct LatencySummary {
     pub rtt_p99_ms: f64,
 }
 
-/// One row per group, in order of first appearance; `lost` gives each flow's losses.
-pub fn summarize(samples: &[LatencySample], lost: &[(String, u64)]) -> Vec<LatencySummary> {
+/// One row per group, in order of first appearance; `lost` gives each probe's (group, kind,
+/// unanswered requests).
+pub fn summarize(samples: &[LatencySample], lost: &[(String, String, u64)]) -> Vec<LatencySummary> {
     let mut groups: Vec<(String, String)> = vec![];
     for s in samples {
         if !groups.iter().any(|(g, _)| *g == s.group) {
             groups.push((s.group.clone(), s.kind.clone()));
         }
     }
-    for (g, _) in lost {
+    for (g, kind, _) in lost {
         if !groups.iter().any(|(h, _)| h == g) {
-            groups.push((g.clone(), "ping".into()));
+            groups.push((g.clone(), kind.clone()));
         }
     }
     groups
@@ -54,7 +55,11 @@ pub fn summarize(samples: &[LatencySample], lost: &[(String, u64)]) -> Vec<Laten
             rtt.sort_by(f64::total_cmp);
             LatencySummary {
                 samples: rtt.len() as u64,
-                lost: lost.iter().filter(|(g, _)| *g == group).map(|(_, n)| n).sum(),
+                lost: lost
+                    .iter()
+                    .filter(|(g, _, _)| *g == group)
+                    .map(|(_, _, n)| n)
+                    .sum(),
                 rtt_p50_ms: quantile(&rtt, 0.5),
                 rtt_mean_ms: mean(&rtt),
                 rtt_p99_ms: quantile(&rtt, 0.99),

@@ -15,8 +15,8 @@ use crate::aqm::QueueLimit;
 use crate::net::{Link, NodeId, RoutingTable};
 use crate::sim::{time, EventKind, RngStream, StreamKind, Time, WorkBudget};
 use crate::simulator::{FlowInfo, Simulator};
+use crate::transport::probe::{PingEcho, PingSource, RrProbe};
 use crate::transport::tcp::{Recovery, Rfc6675Sender, TcpSender, TcpSink};
-use crate::transport::probe::{PingEcho, PingSource};
 use crate::transport::udp::{SizeDistribution, UdpPattern, UdpSink, UdpSource};
 use crate::transport::workload::{arrivals, ideal_fct, Arrival};
 use crate::transport::{Agent, Endpoint};
@@ -290,6 +290,7 @@ pub fn build(
     let mut flows: Vec<FlowInfo> = vec![];
     let mut starts: Vec<(Time, EventKind)> = vec![];
     let mut wires = vec![];
+    let mut rr_probes: Vec<RrProbe> = vec![];
     for (fi, spec) in scenario.flows.iter().enumerate() {
         let path = format!("flows[{fi}]");
         let c = spec.common();
@@ -340,7 +341,9 @@ pub fn build(
                     StartSpec::At(t) => t.0,
                     _ => unreachable!("checked by Workload::parse"),
                 };
-                let end = c.stop.map_or(scenario.duration.0, |s| s.0.min(scenario.duration.0));
+                let end = c
+                    .stop
+                    .map_or(scenario.duration.0, |s| s.0.min(scenario.duration.0));
                 let per_second = workload.arrivals_per_second(link_rate);
                 arrivals(workload, seed, fi, start, end, per_second, pairs.len())
                     .into_iter()
@@ -352,6 +355,8 @@ pub fn build(
                 .flat_map(|&(s, d)| std::iter::repeat_n((s, d, None), c.count as usize))
                 .collect(),
         };
+        // The block keeps the loop body at the depth it had under the two loops (pairs x
+        // count) it replaced, so that concurrent edits to it merge (issue 27).
         {
             for (src, dst, arrival) in instances {
                 budget.spend(1)?;
@@ -381,17 +386,16 @@ pub fn build(
                         };
                         transfer = size.map(|s| (s, 0));
                         let limit = size.map(|s| s.div_ceil(tcp.packet_size as u64));
-                        agents.push(match tcp.recovery {
-                            Recovery::Ns2 => {
-                                Agent::TcpSender(TcpSender::new(tcp.clone(), send_ep, limit, rng))
-                            }
-                            Recovery::Rfc6675 => Agent::Rfc6675Sender(Rfc6675Sender::new(
-                                tcp.clone(),
-                                send_ep,
-                                limit,
-                                rng,
-                            )),
-                        });
+                        agents.push(tcp_sender(tcp, send_ep, limit, rng));
+                        agents.push(Agent::TcpSink(TcpSink::new(tcp, recv_ep)));
+                    }
+                    FlowSpec::Probe {
+                        probe: ProbeSpec::TcpRr { request_bytes, .. },
+                        tcp,
+                        ..
+                    } => {
+                        let limit = request_bytes.div_ceil(tcp.packet_size as u64);
+                        agents.push(tcp_sender(tcp, send_ep, Some(limit), rng));
                         agents.push(Agent::TcpSink(TcpSink::new(tcp, recv_ep)));
                     }
                     FlowSpec::Cbr {
@@ -448,10 +452,11 @@ pub fn build(
                         agents.push(Agent::UdpSink(UdpSink));
                     }
                     FlowSpec::Probe {
-                        probe: ProbeSpec::Ping {
-                            interval,
-                            packet_size,
-                        },
+                        probe:
+                            ProbeSpec::Ping {
+                                interval,
+                                packet_size,
+                            },
                         ..
                     } => {
                         agents.push(Agent::PingSource(PingSource::new(
@@ -518,6 +523,63 @@ pub fn build(
                     spec: fi,
                     transfer,
                 });
+                // A tcp_rr probe's second flow: the responses, server to client, its sender
+                // written to by the probe when a request has been read.
+                if let FlowSpec::Probe {
+                    probe:
+                        ProbeSpec::TcpRr {
+                            request_bytes,
+                            response_bytes,
+                        },
+                    tcp,
+                    ..
+                } = spec
+                {
+                    let flow = flows.len() as u32;
+                    let (sb, rb) = (agents.len() as u32, agents.len() as u32 + 1);
+                    let send_ep = Endpoint {
+                        flow,
+                        agent: sb,
+                        node: dst,
+                        peer_node: src,
+                        peer_agent: rb,
+                    };
+                    let recv_ep = Endpoint {
+                        flow,
+                        agent: rb,
+                        node: src,
+                        peer_node: dst,
+                        peer_agent: sb,
+                    };
+                    let rng = RngStream::new(seed, StreamKind::Agent, sb as u64);
+                    agents.push(tcp_sender(tcp, send_ep, Some(0), rng));
+                    agents.push(Agent::TcpSink(TcpSink::new(tcp, recv_ep)));
+                    agent_node.push(dst);
+                    agent_node.push(src);
+                    starts.push((start, EventKind::AgentStart(sb)));
+                    if let Some(stop) = c.stop {
+                        starts.push((stop.0, EventKind::AgentStop(sb)));
+                    }
+                    flows.push(FlowInfo {
+                        group: group.clone(),
+                        kind: spec.kind_name(),
+                        src: b.nodes[dst as usize].clone(),
+                        dst: b.nodes[src as usize].clone(),
+                        sender: sb,
+                        start,
+                        stop: c.stop.map(|d| d.0),
+                        spec: fi,
+                        transfer: None,
+                    });
+                    let packets = |bytes: u64| bytes.div_ceil(tcp.packet_size as u64);
+                    rr_probes.push(RrProbe::new(
+                        sa,
+                        sb,
+                        packets(*request_bytes),
+                        packets(*response_bytes),
+                        start,
+                    ));
+                }
                 k += 1;
             }
         }
@@ -595,5 +657,19 @@ pub fn build(
     );
     sim.timeline = timeline;
     sim.tap_plan = taps;
+    sim.set_rr_probes(rr_probes);
     Ok(sim)
+}
+
+/// A TCP sender of `tcp`'s recovery, `limit` packets to send (None: an infinite source).
+fn tcp_sender(
+    tcp: &crate::transport::tcp::TcpConfig,
+    ep: Endpoint,
+    limit: Option<u64>,
+    rng: RngStream,
+) -> Agent {
+    match tcp.recovery {
+        Recovery::Ns2 => Agent::TcpSender(TcpSender::new(tcp.clone(), ep, limit, rng)),
+        Recovery::Rfc6675 => Agent::Rfc6675Sender(Rfc6675Sender::new(tcp.clone(), ep, limit, rng)),
+    }
 }

@@ -347,6 +347,11 @@ impl ScenarioSize {
                 FlowSpec::Workload { workload, .. } => {
                     workload_flow_bound(workload, s, fastest_link_rate(s))
                 }
+                // A tcp_rr probe is two flows, the requests and the responses.
+                FlowSpec::Probe {
+                    probe: super::probe::ProbeSpec::TcpRr { .. },
+                    ..
+                } => pairs.saturating_mul(c.count as u64).saturating_mul(2),
                 _ => pairs.saturating_mul(c.count as u64),
             };
             size.flows_per_entry.push(flows);
@@ -396,7 +401,9 @@ fn workload_flow_bound(w: &super::workload::Workload, s: &Scenario, fastest: u64
                 Topology::Graph(g) => g
                     .links
                     .iter()
-                    .find(|l| l.name.as_deref() == Some(link) || format!("{}->{}", l.from, l.to) == *link)
+                    .find(|l| {
+                        l.name.as_deref() == Some(link) || format!("{}->{}", l.from, l.to) == *link
+                    })
                     .map(|l| l.rate.0),
                 _ => None,
             };
@@ -409,7 +416,8 @@ fn workload_flow_bound(w: &super::workload::Workload, s: &Scenario, fastest: u64
         _ => 0,
     };
     let end = w.file.stop.map_or(s.duration.0, |t| t.0.min(s.duration.0));
-    let expected = w.arrivals_per_second(rate) * crate::sim::time::to_secs_f64(end.saturating_sub(start));
+    let expected =
+        w.arrivals_per_second(rate) * crate::sim::time::to_secs_f64(end.saturating_sub(start));
     let bound = (expected + 6.0 * expected.sqrt() + 1.0).min(u64::MAX as f64) as u64;
     bound.min(w.max_flows.unwrap_or(u64::MAX))
 }

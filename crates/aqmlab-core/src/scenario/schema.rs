@@ -494,10 +494,12 @@ pub enum FlowSpec {
         tcp: crate::transport::tcp::TcpConfig,
         workload: Box<super::workload::Workload>,
     },
-    /// A latency probe under load (`probe.rs`): a ping-like UDP echo.
+    /// A latency probe under load (`probe.rs`): a ping-like UDP echo or TCP
+    /// request/response transactions (`tcp` is used by tcp_rr only).
     Probe {
         common: FlowCommon,
         probe: super::probe::ProbeSpec,
+        tcp: crate::transport::tcp::TcpConfig,
     },
 }
 
@@ -1000,8 +1002,9 @@ fn parse_flow(
                 workload: Box::new(workload),
             }
         }
-        "ping" => {
-            let (probe, f) = super::probe::ProbeSpec::parse(v, path)?;
+        "ping" | "tcp_rr" => {
+            let (probe, f) = super::probe::ProbeSpec::parse(v, kind, path)?;
+            let tcp = merged_tcp(tcp_defaults, &f.tcp, path)?;
             FlowSpec::Probe {
                 common: FlowCommon {
                     from: f.from,
@@ -1012,10 +1015,13 @@ fn parse_flow(
                     group: f.group,
                 },
                 probe,
+                tcp,
             }
         }
         other => {
-            const KINDS: [&str; 6] = ["tcp", "cbr", "poisson", "onoff", "workload", "ping"];
+            const KINDS: [&str; 7] = [
+                "tcp", "cbr", "poisson", "onoff", "workload", "ping", "tcp_rr",
+            ];
             return Err(ScenarioError::new(
                 format!("{path}.kind"),
                 super::suggest::with_suggestion(
@@ -1023,7 +1029,7 @@ fn parse_flow(
                     other,
                     KINDS,
                 ),
-            ))
+            ));
         }
     };
     if flow.common().count == 0 {

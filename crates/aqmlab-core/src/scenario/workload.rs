@@ -70,7 +70,10 @@ pub enum PairChoice {
 pub enum ArrivalRate {
     PerSecond(f64),
     /// A fraction of the named link's rate.
-    Load { load: f64, link: String },
+    Load {
+        load: f64,
+        link: String,
+    },
 }
 
 /// A flow size distribution, payload bytes, ready to sample.
@@ -78,9 +81,15 @@ pub enum ArrivalRate {
 pub enum SizeDistribution {
     Constant(f64),
     /// P(X > x) = (scale / x)^shape for x >= scale.
-    Pareto { shape: f64, scale: f64 },
+    Pareto {
+        shape: f64,
+        scale: f64,
+    },
     /// ln X is normal with mean `mu` and standard deviation `sigma`.
-    Lognormal { mu: f64, sigma: f64 },
+    Lognormal {
+        mu: f64,
+        sigma: f64,
+    },
     /// Points (size, cumulative probability), strictly increasing in size, non-decreasing in
     /// probability, the last at 1; sampled by inverting the piecewise-linear CDF.
     Empirical(Vec<(f64, f64)>),
@@ -128,7 +137,11 @@ pub fn fct_bins(spec: Option<&FctBinsSpec>) -> Result<Vec<(String, u64)>, Scenar
         Some(v) if v.len() != n => {
             return Err(ScenarioError::new(
                 "fct_bins.names",
-                format!("{n} names for {} edges (one more than the edges), got {}", n - 1, v.len()),
+                format!(
+                    "{n} names for {} edges (one more than the edges), got {}",
+                    n - 1,
+                    v.len()
+                ),
             ))
         }
         Some(v) => v.clone(),
@@ -209,12 +222,10 @@ impl Workload {
                     "give either `rate` (flows per second) or `load`, not both",
                 ))
             }
-            (None, None) => {
-                return Err(ScenarioError::new(
-                    at("rate"),
-                    "required: `rate` (flows per second) or `load` (a fraction of load_link's rate)",
-                ))
-            }
+            (None, None) => return Err(ScenarioError::new(
+                at("rate"),
+                "required: `rate` (flows per second) or `load` (a fraction of load_link's rate)",
+            )),
         };
         if !matches!(f.start, StartSpec::At(_)) {
             return Err(ScenarioError::new(
@@ -283,10 +294,7 @@ fn parse_sizes(v: &Value, path: &str) -> Result<SizeDistribution, ScenarioError>
         ("file", s.file.is_some()),
     ];
     let only = |allowed: &[&str]| -> Result<(), ScenarioError> {
-        match given
-            .iter()
-            .find(|(n, g)| *g && !allowed.contains(n))
-        {
+        match given.iter().find(|(n, g)| *g && !allowed.contains(n)) {
             Some((n, _)) => Err(ScenarioError::new(
                 at(n),
                 format!("not a parameter of dist = \"{}\"", s.dist),
@@ -298,7 +306,10 @@ fn parse_sizes(v: &Value, path: &str) -> Result<SizeDistribution, ScenarioError>
         if x.is_finite() && x > 0.0 {
             Ok(x)
         } else {
-            Err(ScenarioError::new(at(field), format!("must be > 0, got {x}")))
+            Err(ScenarioError::new(
+                at(field),
+                format!("must be > 0, got {x}"),
+            ))
         }
     };
     let bytes = |field: &str, b: Option<Bytes>| -> Result<Option<f64>, ScenarioError> {
@@ -356,7 +367,10 @@ fn parse_sizes(v: &Value, path: &str) -> Result<SizeDistribution, ScenarioError>
             let mu = match (s.mu, bytes("median", s.median)?, bytes("mean", s.mean)?) {
                 (Some(mu), None, None) if mu.is_finite() => mu,
                 (Some(mu), None, None) => {
-                    return Err(ScenarioError::new(at("mu"), format!("must be finite, got {mu}")))
+                    return Err(ScenarioError::new(
+                        at("mu"),
+                        format!("must be finite, got {mu}"),
+                    ))
                 }
                 (None, Some(median), None) => median.ln(),
                 (None, None, Some(mean)) => mean.ln() - sigma * sigma / 2.0,
@@ -435,10 +449,9 @@ pub fn parse_cdf(text: &str) -> Result<Vec<(f64, f64)>, String> {
         let (x, p) = match cols.as_slice() {
             [x, p] | [x, _, p] => (*x, *p),
             _ => {
-                return Err(format!(
-                    "line {}: expected \"size_bytes cdf\" (or \"size_bytes index cdf\"), got '{line}'",
-                    i + 1
-                ))
+                let n = i + 1;
+                let want = "\"size_bytes cdf\" (or \"size_bytes index cdf\")";
+                return Err(format!("line {n}: expected {want}, got '{line}'"));
             }
         };
         let num = |s: &str| -> Result<f64, String> {
@@ -659,10 +672,15 @@ mod tests {
 
     #[test]
     fn cdf_errors_say_what_is_wrong() {
-        assert!(parse_cdf("10 0\n20 0.5\n").unwrap_err().contains("must be 1"));
+        assert!(parse_cdf("10 0\n20 0.5\n")
+            .unwrap_err()
+            .contains("must be 1"));
         assert!(parse_cdf("10 0\n5 1\n").unwrap_err().contains("must rise"));
         assert!(parse_cdf("10 x\n").unwrap_err().contains("line 1"));
-        assert_eq!(parse_cdf("# c\n0 0\n100 100\n").unwrap(), vec![(0.0, 0.0), (100.0, 1.0)]);
+        assert_eq!(
+            parse_cdf("# c\n0 0\n100 100\n").unwrap(),
+            vec![(0.0, 0.0), (100.0, 1.0)]
+        );
     }
 
     #[test]
@@ -670,9 +688,18 @@ mod tests {
         // E[min(X, M)] = integral of the survival function; checked with the quantile
         // function: E[g(X)] = integral over u of g(Q(u)).
         let cases = [
-            SizeDistribution::Pareto { shape: 1.5, scale: 1000.0 },
-            SizeDistribution::Pareto { shape: 1.0, scale: 1000.0 },
-            SizeDistribution::Lognormal { mu: 9.0, sigma: 1.5 },
+            SizeDistribution::Pareto {
+                shape: 1.5,
+                scale: 1000.0,
+            },
+            SizeDistribution::Pareto {
+                shape: 1.0,
+                scale: 1000.0,
+            },
+            SizeDistribution::Lognormal {
+                mu: 9.0,
+                sigma: 1.5,
+            },
             SizeDistribution::Empirical(parse_cdf("0 0\n10 0.5\n1000 1\n").unwrap()),
         ];
         let cap = 30_000.0;
@@ -683,7 +710,10 @@ mod tests {
                 .sum::<f64>()
                 / n as f64;
             let exact = d.mean_clipped(Some(cap));
-            assert!((numeric / exact - 1.0).abs() < 2e-3, "{d:?}: {numeric} vs {exact}");
+            assert!(
+                (numeric / exact - 1.0).abs() < 2e-3,
+                "{d:?}: {numeric} vs {exact}"
+            );
         }
     }
 

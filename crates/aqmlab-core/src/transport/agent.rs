@@ -76,6 +76,23 @@ impl Agent {
         }
     }
 
+    /// A TCP sender's application writes `packets` more; nothing for other agents.
+    pub fn write_more(&mut self, cx: &mut AgentCtx, packets: u64) {
+        match self {
+            Agent::TcpSender(a) => a.write_more(cx, packets),
+            Agent::Rfc6675Sender(a) => a.write_more(cx, packets),
+            _ => {}
+        }
+    }
+
+    /// A TCP receiver's packets received in order; 0 for other agents.
+    pub fn delivered_packets(&self) -> u64 {
+        match self {
+            Agent::TcpSink(a) => a.delivered_packets(),
+            _ => 0,
+        }
+    }
+
     /// Reports the agent's state (cwnd, ssthresh, srtt ...) for the time series.
     pub fn state(&self, out: &mut StateSink) {
         match self {

@@ -2,8 +2,8 @@
 //! through which every agent acts on the simulation (send a packet, arm a timer, count).
 
 pub mod agent;
-pub mod tcp;
 pub mod probe;
+pub mod tcp;
 pub mod udp;
 pub mod workload;
 

@@ -6,7 +6,7 @@
 //! reports it.
 
 use super::{AgentCtx, Endpoint};
-use crate::net::{PacketId, PacketKind};
+use crate::net::{AgentId, PacketId, PacketKind};
 use crate::sim::{LazyTimer, Time};
 
 const NEXT_REQUEST: u8 = 0;
@@ -93,5 +93,83 @@ impl PingEcho {
         reply.seq = seq;
         reply.echo_sent_at = sent_at;
         cx.send(reply);
+    }
+}
+
+/// A tcp_rr probe (`kind = "tcp_rr"`): netperf's TCP_RR over two one-way TCP connections of
+/// this simulator, a request flow (client to server) and a response flow (server to client).
+/// The client writes a request; when the server's receiver has read all of it, the server
+/// writes a response; when the client's receiver has read all of that, the transaction is
+/// one RTT sample (from the request's write to the response's last packet read) and the
+/// client writes the next request at once. A real TCP_RR runs both directions on one
+/// connection, whose ACKs ride on the data; here each direction has its own ACKs, which
+/// travel separately (the same count of packets on the path for 1-packet transactions with
+/// delayed ACKs off: request, its ACK, response, its ACK).
+#[derive(Debug, Clone)]
+pub struct RrProbe {
+    pub client_sender: AgentId,
+    pub server_sink: AgentId,
+    pub server_sender: AgentId,
+    pub client_sink: AgentId,
+    request_packets: u64,
+    response_packets: u64,
+    requests_read: u64,
+    responses_read: u64,
+    request_written_at: Time,
+    /// (time the response was read, RTT).
+    pub samples: Vec<(Time, Time)>,
+}
+
+impl RrProbe {
+    /// The client writes its first request at `start`.
+    pub fn new(
+        request_flow_sender: AgentId,
+        response_flow_sender: AgentId,
+        request_packets: u64,
+        response_packets: u64,
+        start: Time,
+    ) -> Self {
+        RrProbe {
+            client_sender: request_flow_sender,
+            server_sink: request_flow_sender + 1,
+            server_sender: response_flow_sender,
+            client_sink: response_flow_sender + 1,
+            request_packets,
+            response_packets,
+            requests_read: 0,
+            responses_read: 0,
+            request_written_at: start,
+            samples: vec![],
+        }
+    }
+
+    /// `agent` (one of the probe's receivers) has read `delivered` packets in order by
+    /// `now`; returns the sender that must write more, and how many packets.
+    pub fn on_delivery(
+        &mut self,
+        agent: AgentId,
+        delivered: u64,
+        now: Time,
+    ) -> Option<(AgentId, u64)> {
+        if agent == self.server_sink && delivered >= (self.requests_read + 1) * self.request_packets
+        {
+            self.requests_read += 1;
+            return Some((self.server_sender, self.response_packets));
+        }
+        if agent == self.client_sink
+            && delivered >= (self.responses_read + 1) * self.response_packets
+        {
+            self.responses_read += 1;
+            self.samples.push((now, now - self.request_written_at));
+            self.request_written_at = now;
+            return Some((self.client_sender, self.request_packets));
+        }
+        None
+    }
+
+    /// Transactions begun whose response had not been read by the end: the client always
+    /// has one outstanding (it writes the next request as it reads a response).
+    pub fn unanswered(&self) -> u64 {
+        1
     }
 }

@@ -77,8 +77,8 @@ pub fn ideal_fct(
 ) -> Time {
     let tx = |bytes: u32, rate: u64| -> f64 { bytes as f64 * 8.0 / rate as f64 };
     let slowest = forward.iter().map(|h| h.0).min().unwrap_or(u64::MAX);
-    let others: f64 = forward.iter().map(|h| tx(data_bytes, h.0)).sum::<f64>()
-        - tx(data_bytes, slowest);
+    let others: f64 =
+        forward.iter().map(|h| tx(data_bytes, h.0)).sum::<f64>() - tx(data_bytes, slowest);
     let acks: f64 = reverse.iter().map(|h| tx(ack_bytes, h.0)).sum();
     let propagation: Time = forward.iter().chain(reverse).map(|h| h.1).sum();
     let train = packets as f64 * tx(data_bytes, slowest) + others;
@@ -111,7 +111,11 @@ mod tests {
         let w = workload(json!({"dist": "constant", "size": "10KB"}), json!({}));
         let a = arrivals(&w, 7, 0, 0, time::from_secs_f64(20.0), 1000.0, 3);
         // 20,000 expected; a Poisson count's sd is sqrt(20000) = 141.
-        assert!((a.len() as f64 - 20_000.0).abs() < 5.0 * 141.0, "{}", a.len());
+        assert!(
+            (a.len() as f64 - 20_000.0).abs() < 5.0 * 141.0,
+            "{}",
+            a.len()
+        );
         let gaps: Vec<f64> = a
             .windows(2)
             .map(|w| time::to_secs_f64(w[1].at - w[0].at))
@@ -122,8 +126,14 @@ mod tests {
         assert!((mean / 1e-3 - 1.0).abs() < 0.03, "{mean}");
         assert!((var.sqrt() / mean - 1.0).abs() < 0.03);
         assert_eq!(a[..3].iter().map(|x| x.pair).collect::<Vec<_>>(), [0, 1, 2]);
-        assert_eq!(a, arrivals(&w, 7, 0, 0, time::from_secs_f64(20.0), 1000.0, 3));
-        assert_ne!(a, arrivals(&w, 8, 0, 0, time::from_secs_f64(20.0), 1000.0, 3));
+        assert_eq!(
+            a,
+            arrivals(&w, 7, 0, 0, time::from_secs_f64(20.0), 1000.0, 3)
+        );
+        assert_ne!(
+            a,
+            arrivals(&w, 8, 0, 0, time::from_secs_f64(20.0), 1000.0, 3)
+        );
     }
 
     #[test]
@@ -140,7 +150,9 @@ mod tests {
         assert!((mean / 100_000.0 - 1.0).abs() < 0.01, "{mean}");
         assert!(a.iter().all(|x| x.size_bytes >= 60_000));
         let per_pair = (0..4).map(|p| a.iter().filter(|x| x.pair == p).count());
-        assert!(per_pair.into_iter().all(|n| (n as f64 / 50_000.0 - 1.0).abs() < 0.02));
+        assert!(per_pair
+            .into_iter()
+            .all(|n| (n as f64 / 50_000.0 - 1.0).abs() < 0.02));
 
         let capped = workload(
             json!({"dist": "pareto", "shape": 1.2, "scale": "1KB"}),
@@ -156,7 +168,14 @@ mod tests {
     #[test]
     fn ideal_fct_of_one_hop_is_rtt_plus_transmission() {
         // 10 packets of 1040 B at 10 Mb/s (832 us each), 20 ms of propagation, a 40 B ACK.
-        let t = ideal_fct(&[(10_000_000, 10_000_000)], &[(10_000_000, 10_000_000)], 10, 1040, 40, false);
+        let t = ideal_fct(
+            &[(10_000_000, 10_000_000)],
+            &[(10_000_000, 10_000_000)],
+            10,
+            1040,
+            40,
+            false,
+        );
         let expected = 0.020 + 10.0 * 1040.0 * 8.0 / 1e7 + 40.0 * 8.0 / 1e7;
         assert!((time::to_secs_f64(t) - expected).abs() < 1e-9);
         // A fast access hop adds one packet's time there, not n.

@@ -251,6 +251,18 @@ impl Rfc6675Sender {
         }
     }
 
+    /// The application writes `packets` more: a tcp_rr probe's next request or response
+    /// (`transport/probe.rs`); sent as the window allows, as at the start.
+    pub fn write_more(&mut self, cx: &mut AgentCtx, packets: u64) {
+        self.curseq = self
+            .curseq
+            .saturating_add(packets.min(i64::MAX as u64) as i64);
+        self.completed = false;
+        if self.running && !self.awaiting_syn_ack() && self.send_window_or_delay(cx) {
+            self.schedule_probe(cx, false);
+        }
+    }
+
     pub fn stop(&mut self, _cx: &mut AgentCtx) {
         self.running = false;
         self.rtx.cancel();

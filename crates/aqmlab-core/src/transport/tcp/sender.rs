@@ -185,6 +185,16 @@ impl TcpSender {
         self.send_much(cx, self.cfg.max_burst, false);
     }
 
+    /// The application writes `packets` more (ns-2's `advanceby`, tcp.cc: curseq_ += n, then
+    /// send_much): a tcp_rr probe's next request or response (`transport/probe.rs`).
+    pub fn write_more(&mut self, cx: &mut AgentCtx, packets: u64) {
+        self.curseq = self
+            .curseq
+            .saturating_add(packets.min(i64::MAX as u64) as i64);
+        self.completed = false;
+        self.send_much(cx, self.cfg.max_burst, false);
+    }
+
     /// The application stops: nothing more is sent, ACKs are ignored.
     pub fn stop(&mut self, _cx: &mut AgentCtx) {
         self.running = false;

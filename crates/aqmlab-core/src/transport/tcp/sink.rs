@@ -94,6 +94,12 @@ impl TcpSink {
         }
     }
 
+    /// Packets received in order so far (the next one expected): what the application has
+    /// read (a tcp_rr probe's end of a request or response).
+    pub fn delivered_packets(&self) -> u64 {
+        self.next.max(0) as u64
+    }
+
     pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
         let p = cx.packets.get(pkt);
         let (kind, seq, size, sent_at, ecn) = (p.kind, p.seq, p.size, p.sent_at, p.ecn);
