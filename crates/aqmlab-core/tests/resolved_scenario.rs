@@ -13,7 +13,12 @@ use std::path::{Path, PathBuf};
 fn measured(s: &Scenario, seed: u64) -> Value {
     let mut v = serde_json::to_value(run(s, seed).unwrap()).unwrap();
     let m = v.as_object_mut().unwrap();
-    for key in ["wall_time_s", "events_per_second", "timings", "peak_rss_bytes"] {
+    for key in [
+        "wall_time_s",
+        "events_per_second",
+        "timings",
+        "peak_rss_bytes",
+    ] {
         m.remove(key);
     }
     v
@@ -24,12 +29,24 @@ fn measured(s: &Scenario, seed: u64) -> Value {
 fn check_round_trip(s: &Scenario, what: &str) {
     let resolved = s.resolved().unwrap_or_else(|e| panic!("{what}: {e}"));
     let again = Scenario::from_value(&resolved).unwrap_or_else(|e| panic!("{what}: {e}"));
-    assert_eq!(again.resolved().unwrap(), resolved, "{what}: not a fixed point");
+    assert_eq!(
+        again.resolved().unwrap(),
+        resolved,
+        "{what}: not a fixed point"
+    );
     // And it is TOML: what `aqmlab run --dry-run` prints must read back.
     let text = toml::to_string(&resolved).unwrap_or_else(|e| panic!("{what}: {e}"));
     let from_toml = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{what}: {e}\n{text}"));
-    assert_eq!(from_toml.resolved().unwrap(), resolved, "{what}: TOML changed it");
-    assert_eq!(measured(s, 3), measured(&again, 3), "{what}: the runs differ");
+    assert_eq!(
+        from_toml.resolved().unwrap(),
+        resolved,
+        "{what}: TOML changed it"
+    );
+    assert_eq!(
+        measured(s, 3),
+        measured(&again, 3),
+        "{what}: the runs differ"
+    );
 }
 
 /// A scenario shortened to `secs` (a tenth of it warm-up), so that each run takes a moment.
@@ -43,7 +60,11 @@ fn shortened(text: &str, secs: f64) -> Scenario {
 fn bundled() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut out = vec![];
-    for dir in ["scenarios/examples", "scenarios/bench", "python/aqmlab/scenarios"] {
+    for dir in [
+        "scenarios/examples",
+        "scenarios/bench",
+        "python/aqmlab/scenarios",
+    ] {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             let p = entry.unwrap().path();
             if p.extension().is_some_and(|e| e == "toml") {
@@ -164,7 +185,10 @@ fn a_graph_round_trips_with_its_link_names_and_queues_filled_in() {
     assert_eq!(links[0]["queue"]["aqm"]["t_update"], "15ms");
     assert_eq!(links[0]["reverse_queue"]["aqm"]["kind"], "droptail");
     assert_eq!(links[1]["reverse_queue"]["limit"], 30);
-    assert!(links[2].get("reverse_queue").is_none(), "a simplex link has none");
+    assert!(
+        links[2].get("reverse_queue").is_none(),
+        "a simplex link has none"
+    );
     check_round_trip(&s, "graph");
 }
 
@@ -195,14 +219,23 @@ fn the_resolved_scenario_names_the_defaults() {
     assert_eq!(r["topology"]["bottleneck"]["delay"], "5ms");
     assert_eq!(r["topology"]["bottleneck"]["queue"]["limit"], 50);
     let aqm = &r["topology"]["bottleneck"]["queue"]["aqm"];
-    assert_eq!((aqm["kind"].as_str(), aqm["max_p"].as_f64()), (Some("red"), Some(0.2)));
+    assert_eq!(
+        (aqm["kind"].as_str(), aqm["max_p"].as_f64()),
+        (Some("red"), Some(0.2))
+    );
     assert_eq!(aqm["gentle"], true);
     assert_eq!(r["topology"]["access"]["queue"]["limit"], 1000);
     let flow = &r["flows"][0];
-    assert_eq!((flow["kind"].as_str(), flow["count"].as_u64()), (Some("tcp"), Some(1)));
+    assert_eq!(
+        (flow["kind"].as_str(), flow["count"].as_u64()),
+        (Some("tcp"), Some(1))
+    );
     assert_eq!(flow["tcp"]["window"], 20);
     assert_eq!(flow["tcp"]["min_rto"], "200ms");
-    assert!(flow["tcp"].get("ssthresh_init").is_none(), "= window: left to the run");
+    assert!(
+        flow["tcp"].get("ssthresh_init").is_none(),
+        "= window: left to the run"
+    );
 }
 
 fn arb_duration_text() -> impl Strategy<Value = String> {

@@ -278,7 +278,12 @@ fn format_exact(v: u64, units: &[(u64, &str)], parse: fn(&str) -> Result<u64, St
 }
 
 fn format_duration(t: Time) -> String {
-    let units = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"), (1, "ns")];
+    let units = [
+        (1_000_000_000, "s"),
+        (1_000_000, "ms"),
+        (1_000, "us"),
+        (1, "ns"),
+    ];
     format_exact(t, &units, parse_duration)
 }
 
@@ -538,7 +543,11 @@ mod tests {
         }
         impl<T: serde::Serialize> Ser for T {
             fn text(&self) -> String {
-                serde_json::to_value(self).unwrap().as_str().unwrap().to_string()
+                serde_json::to_value(self)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string()
             }
         }
     }
