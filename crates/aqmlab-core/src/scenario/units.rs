@@ -266,7 +266,7 @@ fn parse_bytes_with_unit(s: &str) -> Result<u64, String> {
 /// with its multiple of the base unit; the last is the base unit itself.
 fn format_exact(v: u64, units: &[(u64, &str)], parse: fn(&str) -> Result<u64, String>) -> String {
     for &(scale, unit) in units {
-        if v % scale == 0 {
+        if v.is_multiple_of(scale) {
             let text = format!("{}{unit}", v / scale);
             if parse(&text) == Ok(v) {
                 return text;
