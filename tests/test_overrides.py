@@ -234,3 +234,62 @@ def test_compare_applies_set_to_its_base(udp_file: Path) -> None:
     assert row["utilization %"] == pytest.approx(100.0 * float(q["utilization"]))
     bad = runner.invoke(app, ["compare", str(udp_file), "--aqm", "droptail", "--set", "flows[1].count=1"])
     assert bad.exit_code == 2 and bad.stderr.startswith("error: flows[1]: index 1 out of range")
+
+
+# -- sweeps --------------------------------------------------------------------------------------
+
+SWEEP_FILE = """
+name = "set-sweep"
+base = "base.toml"
+replications = 1
+metrics = ["queue.bottleneck.arrivals"]
+
+[grid]
+"topology.bottleneck.queue.aqm.max_p" = [0.05, 0.2]
+"""
+
+
+@pytest.fixture
+def sweep_file(tmp_path: Path) -> Path:
+    (tmp_path / "base.toml").write_text(UDP_TOML.replace('duration = "10s"', 'duration = "2s"'))
+    p = tmp_path / "sweep.toml"
+    p.write_text(SWEEP_FILE)
+    return p
+
+
+def test_a_sweeps_set_changes_its_base(sweep_file: Path, tmp_path: Path) -> None:
+    from aqmlab.sweep import Sweep
+
+    sweep = Sweep.from_toml(sweep_file)
+    sweep.override_base(["flows[0].packets_per_second=10", "topology.senders=3"])
+    assert sweep.base["flows"][0]["packets_per_second"] == 10 and sweep.base["topology"]["senders"] == 3
+    assert all(job.scenario["topology"]["senders"] == 3 for job in sweep.jobs())
+    assert [job.scenario["topology"]["bottleneck"]["queue"]["aqm"]["max_p"] for job in sweep.jobs()] == [0.05, 0.2]
+    out = tmp_path / "store"
+    r = runner.invoke(
+        app,
+        ["sweep", str(sweep_file), "--out", str(out), "--backend", "thread", "--set", "flows[0].packets_per_second=10"],
+    )
+    assert r.exit_code == 0, r.output
+    doc = json.loads(runner.invoke(app, ["results", str(out), "--json"]).stdout)
+    edited = apply_overrides(tmp_path / "base.toml", ["flows[0].packets_per_second=10"])
+    edited["topology"]["bottleneck"]["queue"]["aqm"] = {"kind": "red", "max_p": 0.05}
+    seed = next(run["seed"] for run in doc["runs"] if run["point"]["topology.bottleneck.queue.aqm.max_p"] == 0.05)
+    arrivals = next(a["mean"] for a in doc["aggregate"] if a["topology.bottleneck.queue.aqm.max_p"] == 0.05)
+    assert arrivals == aqmlab.run(edited, seed=seed).summary["queue.bottleneck.arrivals"]
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "topology.bottleneck.queue.aqm.max_p=0.3",
+        "topology.bottleneck.queue.aqm=codel",
+        "topology.bottleneck=1",
+        "queues.bottleneck.aqm.max_p=0.3",
+    ],
+)
+def test_a_sweep_refuses_a_set_of_what_an_axis_varies(sweep_file: Path, override: str) -> None:
+    r = runner.invoke(app, ["sweep", str(sweep_file), "--set", override])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.startswith("error: topology.bottleneck") and "is varied by the sweep's axis" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -16,6 +16,7 @@ __all__ = [
     "interrupt_runs",
     "estimate_memory",
     "resolved_tcp",
+    "resolve_scenario",
     "validate",
     "load_toml",
     "aqms",
@@ -160,6 +161,8 @@ class RawResult(TypedDict):
     emulation: NotRequired[EmulationFidelity]
     timeseries: ArrowRecordBatch
     queue_delays: ArrowRecordBatch
+    # the scenario as run, every default filled in (resolve_scenario); only in a simulation's
+    scenario: NotRequired[dict[str, Any]]
 
 @type_check_only
 class EmulationFidelity(TypedDict):

@@ -28,7 +28,7 @@ from typing import Any
 
 from .errors import scenario_error
 
-__all__ = ["apply_overrides", "engine_path", "overlaps", "parse_override", "resolve_path", "split_override_path"]
+__all__ = ["apply_in_place", "engine_path", "overlaps", "parse_override", "resolve_path", "split_override_path"]
 
 #: One segment: a key, then any number of ``[i]`` indices.
 _SEGMENT = re.compile(r"^(?P<key>[^.\[\]]+)(?P<indices>(\[[0-9]+\])*)$")
@@ -175,18 +175,14 @@ def set_override(doc: dict[str, Any], path: str, value: Any) -> None:
         node = child
 
 
-def apply_overrides(doc: Mapping[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
-    """A copy of the scenario ``doc`` with each ``"PATH=VALUE"`` of ``overrides`` applied in
-    order (see the module's docs for paths and values). Raises :class:`aqmlab.ScenarioError`
-    naming the path for an override the document's shape refuses; the schema's own checks
-    (unknown fields, bad values) are the run's or :func:`aqmlab.validate_scenario`'s, under
-    the same path."""
-    from .scenario import load_scenario
-
-    out = load_scenario(doc)
+def apply_in_place(doc: dict[str, Any], overrides: Iterable[str]) -> None:
+    """Applies each ``"PATH=VALUE"`` of ``overrides`` to the scenario document ``doc`` (plain
+    data, as :func:`aqmlab.load_scenario` returns it), in order and in place. Raises
+    :class:`aqmlab.ScenarioError` naming the path for an override the document's shape
+    refuses; the schema's own checks (unknown fields, bad values) are the run's, under the
+    same path. :func:`aqmlab.scenario.apply_overrides` is the copying form."""
     for text in overrides:
         if not isinstance(text, str):
             raise TypeError(f"an override is a 'PATH=VALUE' string, not {type(text).__name__}")
         path, value = parse_override(text)
-        set_override(out, path, value)
-    return out
+        set_override(doc, path, value)

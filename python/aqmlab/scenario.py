@@ -284,9 +284,11 @@ def apply_overrides(scenario: ScenarioLike, overrides: Iterable[str]) -> dict[st
     does on the command line; paths and values in :mod:`aqmlab.overrides`. Raises
     ScenarioError naming the path when the document's shape refuses one; the schema checks
     the result as it checks a file."""
-    from .overrides import apply_overrides as apply
+    from .overrides import apply_in_place
 
-    return apply(load_scenario(scenario), overrides)
+    s = load_scenario(scenario)
+    apply_in_place(s, overrides)
+    return s
 
 
 def resolve_seed(scenario: Mapping[str, Any], seed: int | None) -> int:

@@ -151,7 +151,8 @@ pub(crate) fn run(
     match outcome? {
         Ok(r) => {
             let out = result_to_py(py, r)?;
-            out.bind(py).set_item("scenario", json_to_py(py, &resolved)?)?;
+            out.bind(py)
+                .set_item("scenario", json_to_py(py, &resolved)?)?;
             Ok(out)
         }
         Err(Error::Scenario(e)) => Err(scenario_error(py, &e)),

@@ -249,7 +249,8 @@ class Sweep:
         inside or around it) is refused with a ScenarioError naming it: the axis would set
         it in every run, so the override would be silently lost."""
         from ..errors import scenario_error
-        from ..overrides import apply_overrides, engine_path, overlaps, parse_override, resolve_path
+        from ..overrides import engine_path, overlaps, parse_override, resolve_path
+        from ..scenario import apply_overrides
 
         for text in overrides:
             path, _ = parse_override(text)

@@ -41,7 +41,7 @@ def axis_text(value: Any) -> str:
     """An axis value as a person writes it: a table as ``kind k=v ...``, a list comma-separated."""
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "-"
-    if isinstance(value, str) and value.startswith(("{", "[", "\"")):  # JSON text of a mixed axis
+    if isinstance(value, str) and value.startswith(("{", "[", '"')):  # JSON text of a mixed axis
         text: str = value
         try:
             value = json.loads(text)

@@ -287,7 +287,9 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
 }
 
 /// Splits the table into Adaptive RED's keys and QVARED's own.
-pub(crate) fn parse_variant_own(p: &AqmParams) -> Result<(AdaptParams, QvaredParams), ScenarioError> {
+pub(crate) fn parse_variant_own(
+    p: &AqmParams,
+) -> Result<(AdaptParams, QvaredParams), ScenarioError> {
     // Like red::parse_variant, but the remainder is QVARED's own struct, not RedParams.
     let mut adapt = serde_json::Map::new();
     let mut rest = p.values.as_object().cloned().unwrap_or_default();

@@ -73,7 +73,9 @@ pub fn resolve(aqm: &Value, path: &str) -> Result<Value, ScenarioError> {
     Ok(Value::Object(out))
 }
 
-fn plain<T: DeserializeOwned + Serialize>(p: &AqmParams) -> Result<Map<String, Value>, ScenarioError> {
+fn plain<T: DeserializeOwned + Serialize>(
+    p: &AqmParams,
+) -> Result<Map<String, Value>, ScenarioError> {
     Ok(to_map(&p.parse::<T>()?))
 }
 
@@ -113,7 +115,10 @@ mod tests {
         assert_eq!(r["max_p"], 0.2);
         assert_eq!(r["w_q"], 0.002);
         assert_eq!(r["target_delay"], "5ms");
-        assert!(r.get("min_th").is_none(), "computed from the link: left out");
+        assert!(
+            r.get("min_th").is_none(),
+            "computed from the link: left out"
+        );
         let a = resolve(&json!("ared"), "q.aqm").unwrap();
         assert_eq!(a["w_q"], "auto", "ARED's own default for RED's w_q");
         assert_eq!(a["interval"], "500ms");
@@ -121,8 +126,11 @@ mod tests {
 
     #[test]
     fn errors_name_the_parameter_and_custom_algorithms_pass_through() {
-        let e = resolve(&json!({"kind": "pie", "targett": "5ms"}), "topology.bottleneck.queue.aqm")
-            .unwrap_err();
+        let e = resolve(
+            &json!({"kind": "pie", "targett": "5ms"}),
+            "topology.bottleneck.queue.aqm",
+        )
+        .unwrap_err();
         assert_eq!(e.path, "topology.bottleneck.queue.aqm.targett");
         assert!(e.message.contains("did you mean `target`"), "{e}");
         let custom = json!({"kind": "my_aqm", "x": 1});

@@ -505,7 +505,11 @@ pub enum FlowSpec {
 
 /// A Poisson flow's `sizes`, as written.
 fn packet_sizes<S: serde::Serializer>(exponential: &bool, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(if *exponential { "exponential" } else { "constant" })
+    s.serialize_str(if *exponential {
+        "exponential"
+    } else {
+        "constant"
+    })
 }
 
 impl FlowSpec {

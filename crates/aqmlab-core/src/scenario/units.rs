@@ -266,7 +266,7 @@ fn parse_bytes_with_unit(s: &str) -> Result<u64, String> {
 /// with its multiple of the base unit; the last is the base unit itself.
 fn format_exact(v: u64, units: &[(u64, &str)], parse: fn(&str) -> Result<u64, String>) -> String {
     for &(scale, unit) in units {
-        if v % scale == 0 {
+        if v.is_multiple_of(scale) {
             let text = format!("{}{unit}", v / scale);
             if parse(&text) == Ok(v) {
                 return text;
@@ -278,7 +278,12 @@ fn format_exact(v: u64, units: &[(u64, &str)], parse: fn(&str) -> Result<u64, St
 }
 
 fn format_duration(t: Time) -> String {
-    let units = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"), (1, "ns")];
+    let units = [
+        (1_000_000_000, "s"),
+        (1_000_000, "ms"),
+        (1_000, "us"),
+        (1, "ns"),
+    ];
     format_exact(t, &units, parse_duration)
 }
 
@@ -538,7 +543,11 @@ mod tests {
         }
         impl<T: serde::Serialize> Ser for T {
             fn text(&self) -> String {
-                serde_json::to_value(self).unwrap().as_str().unwrap().to_string()
+                serde_json::to_value(self)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string()
             }
         }
     }
