@@ -185,7 +185,8 @@ impl Simulator {
     pub fn open_taps(&mut self, dir: &std::path::Path) -> Result<(), RunError> {
         if let Some(plan) = self.tap_plan.take() {
             let names: Vec<&str> = self.links.iter().map(|l| l.name.as_str()).collect();
-            let taps = Taps::open(plan, &names, dir).map_err(|e| RunError::Output(e.to_string()))?;
+            let taps =
+                Taps::open(plan, &names, dir).map_err(|e| RunError::Output(e.to_string()))?;
             self.taps = Some(Box::new(taps));
         }
         Ok(())
@@ -239,13 +240,10 @@ impl Simulator {
             .filter(|l| l.monitor || l.stats.arrivals > 0 || l.stats.backlog_at_start > 0)
             .map(|l| l.summary(now, &self.packets, self.timeline.link_changes()))
             .collect();
-        let conserved = self
-            .links
-            .iter()
-            .all(|l| {
-                l.summary(now, &self.packets, self.timeline.link_changes())
-                    .is_conserved()
-            });
+        let conserved = self.links.iter().all(|l| {
+            l.summary(now, &self.packets, self.timeline.link_changes())
+                .is_conserved()
+        });
         let flows = self.flow_summaries();
         let fct = self.fct_rows(&flows);
         let fct_summary = if fct.is_empty() {

@@ -59,6 +59,20 @@ fn check_resolution(s: &Scenario, what: &str) {
 /// its first half), so that each run takes a moment, also in a debug build.
 fn shortened(text: &str, secs: f64) -> Scenario {
     let mut v = aqmlab_core::scenario::toml_text::parse_toml(text).unwrap();
+    let original = v["duration"].clone();
+    let seconds = |d: &serde_json::Value| {
+        serde_json::from_value::<aqmlab_core::scenario::units::Duration>(d.clone())
+            .unwrap()
+            .0 as f64
+            / 1e9
+    };
+    if let Some(events) = v.get_mut("events").and_then(|e| e.as_array_mut()) {
+        // The events keep their place in the run.
+        let scale = secs / seconds(&original);
+        for e in events {
+            e["at"] = (seconds(&e["at"]) * scale).into();
+        }
+    }
     v["duration"] = secs.into();
     v["warmup"] = (secs / 10.0).into();
     for flow in v["flows"].as_array_mut().unwrap() {
@@ -69,10 +83,36 @@ fn shortened(text: &str, secs: f64) -> Scenario {
     Scenario::from_value(&v).unwrap()
 }
 
+/// The scenario's text with the files it names by a relative path (a mahimahi trace, a
+/// CDF) named from its own directory, as the Python loader reads a scenario file (the engine
+/// takes a path as given).
+fn with_files_beside(text: &str, path: &Path) -> String {
+    let dir = path.parent().unwrap().canonicalize().unwrap();
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut line = line.to_string();
+        for key in ["trace = \"", "file = \""] {
+            if let Some(at) = line.find(key) {
+                let start = at + key.len();
+                let whole_key = at == 0
+                    || !line.as_bytes()[at - 1].is_ascii_alphanumeric()
+                        && line.as_bytes()[at - 1] != b'_';
+                if whole_key && !line[start..].starts_with('/') {
+                    line.insert_str(start, &format!("{}/", dir.display()));
+                }
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 fn bundled() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut out = vec![];
     for dir in [
+        "scenarios",
         "scenarios/examples",
         "scenarios/bench",
         "python/aqmlab/scenarios",
@@ -102,7 +142,7 @@ fn bundled_round_trips(run_large: bool) {
         if doc.get("base").is_some() {
             continue; // a sweep's definition, not a scenario
         }
-        let s = shortened(&text, 0.6);
+        let s = shortened(&with_files_beside(&text, &path), 0.6);
         let what = path.display().to_string();
         if run_large || aqmlab_core::scenario::memory::estimate(&s).total() < RUN_BELOW_BYTES {
             check_round_trip(&s, &what);
@@ -269,6 +309,72 @@ fn the_resolved_scenario_names_the_defaults() {
         flow["tcp"].get("ssthresh_init").is_none(),
         "= window: left to the run"
     );
+}
+
+/// Issue 27's other parts: a workload of transfers, both latency probes, events over time,
+/// a traced queue and the FCT bins, written back with their defaults and run again.
+#[test]
+fn workloads_probes_events_and_traces_round_trip() {
+    let s = Scenario::from_toml(
+        r#"
+        duration = "4s"
+        warmup = "0.5s"
+        trace = ["bottleneck"]
+        fct_bins = { edges = ["20KB"], names = ["short", "long"] }
+        [topology]
+        kind = "dumbbell"
+        senders = 3
+        bottleneck = { rate = "10Mbps", delay = "5ms", queue = { limit = 40, aqm = "red" } }
+        access = { rate = "100Mbps", delay = "1ms" }
+        [[flows]]
+        kind = "tcp"
+        from = "s0"
+        to = "d0"
+        count = 2
+        group = "bulk"
+        [[flows]]
+        kind = "workload"
+        from = "s1"
+        to = "d1"
+        rate = 40
+        sizes = { dist = "pareto", shape = 2.5, mean = "15KB" }
+        [[flows]]
+        kind = "ping"
+        from = "s2"
+        to = "d2"
+        [[flows]]
+        kind = "tcp_rr"
+        from = "s2"
+        to = "d2"
+        start = "1s"
+        [[events]]
+        at = "2s"
+        link = "bottleneck"
+        rate = "5Mbps"
+        [[events]]
+        at = "2.5s"
+        queue = "bottleneck"
+        set = { max_p = 0.3 }
+        [[events]]
+        at = "3s"
+        stop_flows = "bulk"
+        "#,
+    )
+    .unwrap();
+    let r = s.resolved().unwrap();
+    let flows = r["flows"].as_array().unwrap();
+    assert_eq!(flows[1]["kind"], "workload");
+    assert!(
+        flows[1].get("count").is_none(),
+        "a workload draws its count"
+    );
+    assert_eq!(flows[2]["kind"], "ping");
+    assert_eq!(flows[2]["interval"], "200ms");
+    assert_eq!(flows[3]["kind"], "tcp_rr");
+    assert_eq!(r["events"].as_array().unwrap().len(), 3);
+    assert_eq!(r["trace"][0], "bottleneck");
+    assert_eq!(r["fct_bins"]["names"][1], "long");
+    check_round_trip(&s, "issue 27's parts");
 }
 
 fn arb_duration_text() -> impl Strategy<Value = String> {

@@ -233,7 +233,12 @@ impl QueueCtx<'_> {
         p.ecn.ce = true;
         self.stats.on_mark();
         if let Some(t) = &mut self.trace {
-            t.event(self.now, TraceEvent::Mark, DropReason::None, self.packets.get(id));
+            t.event(
+                self.now,
+                TraceEvent::Mark,
+                DropReason::None,
+                self.packets.get(id),
+            );
         }
     }
 }

@@ -9,12 +9,12 @@
 //! slower either (issue 24: rounding each packet up to a nanosecond carried 4 Gb/s on a
 //! 6 Gb/s link of 1-byte packets).
 
-use super::tap::TapCtx;
 use super::delivery_trace::TraceClock;
+use super::tap::TapCtx;
 use super::{NodeId, PacketArena, PacketId};
 use crate::aqm::{LinkQueue, QueueCtx, QueueDiscipline};
-use crate::metrics::queue_stats::QueueSummary;
 use crate::metrics::packet_trace::{DropReason, TraceEvent};
+use crate::metrics::queue_stats::QueueSummary;
 use crate::metrics::queue_stats::Transmission;
 use crate::metrics::QueueStats;
 use crate::sim::{time::RateClock, EventKind, EventQueue, RngStream, Time};
@@ -154,13 +154,23 @@ impl Link {
         if self.changes != UNCHANGED && cx.changes[self.changes as usize].down {
             cx.changes[self.changes as usize].down_drops += 1;
             if let Some(t) = &mut cx.tap {
-                t.trace(now, TraceEvent::Drop, DropReason::LinkDown, cx.packets.get(pkt));
+                t.trace(
+                    now,
+                    TraceEvent::Drop,
+                    DropReason::LinkDown,
+                    cx.packets.get(pkt),
+                );
             }
             cx.dropped.push(pkt);
             return;
         }
         if let Some(t) = &mut cx.tap {
-            t.trace(now, TraceEvent::Enqueue, DropReason::None, cx.packets.get(pkt));
+            t.trace(
+                now,
+                TraceEvent::Enqueue,
+                DropReason::None,
+                cx.packets.get(pkt),
+            );
         }
         self.with_queue(cx, |queue, qcx, idle_since| {
             queue.enqueue(pkt, qcx, idle_since)

@@ -212,7 +212,10 @@ mod tests {
 
     #[test]
     fn file_names_are_safe() {
-        assert_eq!(file_name("bottleneck", CaptureFormat::Pcap), "bottleneck.pcap");
+        assert_eq!(
+            file_name("bottleneck", CaptureFormat::Pcap),
+            "bottleneck.pcap"
+        );
         assert_eq!(file_name("s0->r0", CaptureFormat::Pcapng), "s0-r0.pcapng");
         assert_eq!(file_name("a/b c", CaptureFormat::Pcap), "a_b_c.pcap");
     }

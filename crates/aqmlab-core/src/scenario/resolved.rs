@@ -10,9 +10,14 @@
 //! `ssthresh_init` and `partial_ack_timer`, a flow's `group` label), so that it is still
 //! computed the same way by a run.
 
+use super::capture::CaptureSpec;
 use super::error::{join_path, ScenarioError};
-use super::schema::{FlowSpec, Scenario, Topology};
-use super::units::Duration;
+use super::events::EventSpec;
+use super::probe::ProbeSpec;
+use super::schema::{FlowCommon, FlowSpec, Scenario, Topology};
+use super::units::{Bytes, Duration};
+use super::workload::Workload;
+use crate::transport::tcp::TcpConfig;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -27,7 +32,12 @@ struct Document<'a> {
     sample_interval: Option<Duration>,
     sample_flows: bool,
     topology: &'a Topology,
-    flows: &'a [FlowSpec],
+    flows: Vec<Value>,
+    #[serde(flatten)]
+    capture: &'a CaptureSpec,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    events: &'a [EventSpec],
+    fct_bins: Value,
 }
 
 impl Scenario {
@@ -42,7 +52,10 @@ impl Scenario {
             sample_interval: self.sample_interval,
             sample_flows: self.sample_flows,
             topology: &self.topology,
-            flows: &self.flows,
+            flows: self.flows.iter().map(flow_document).collect(),
+            capture: &self.capture,
+            events: &self.events,
+            fct_bins: fct_bins_document(&self.fct_bins),
         };
         let mut value = without_nulls(serde_json::to_value(doc).expect("a scenario serializes"));
         if let Some(topology) = value.get_mut("topology").and_then(Value::as_object_mut) {
@@ -50,6 +63,85 @@ impl Scenario {
         }
         Ok(value)
     }
+}
+
+/// A `flows` entry as written: serde's form of the plain kinds; a workload's and a probe's
+/// own tables, since their parsed forms are not what a user writes.
+fn flow_document(flow: &FlowSpec) -> Value {
+    match flow {
+        FlowSpec::Workload {
+            common,
+            tcp,
+            workload,
+        } => workload_document(common, tcp, workload),
+        FlowSpec::Probe { common, probe, tcp } => probe_document(common, probe, tcp),
+        plain => serde_json::to_value(plain).expect("a flow serializes"),
+    }
+}
+
+/// A workload's table: as written (`WorkloadFile`; its sizes as given, the distribution's
+/// defaults being the parser's), with the `tcp` table resolved as a TCP flow's. `count` is
+/// not one of its fields (the arrivals are drawn), so `common` is written without it.
+fn workload_document(common: &FlowCommon, tcp: &TcpConfig, w: &Workload) -> Value {
+    let mut doc = serde_json::to_value(&w.file).expect("a workload serializes");
+    let m = doc.as_object_mut().expect("a workload is a table");
+    let common = serde_json::to_value(common).expect("a flow serializes");
+    for (k, v) in common.as_object().expect("a table") {
+        if k != "count" {
+            m.insert(k.clone(), v.clone());
+        }
+    }
+    m.insert(
+        "tcp".into(),
+        serde_json::to_value(tcp).expect("tcp serializes"),
+    );
+    doc
+}
+
+/// A probe's table, `kind` "ping" or "tcp_rr", its defaults filled in.
+fn probe_document(common: &FlowCommon, probe: &ProbeSpec, tcp: &TcpConfig) -> Value {
+    let mut doc = serde_json::to_value(common).expect("a flow serializes");
+    let m = doc.as_object_mut().expect("a flow is a table");
+    m.insert("kind".into(), Value::from(probe.kind_name()));
+    let mut put = |k: &str, v: Value| {
+        m.insert(k.into(), v);
+    };
+    match probe {
+        ProbeSpec::Ping {
+            interval,
+            packet_size,
+        } => {
+            put(
+                "interval",
+                serde_json::to_value(interval).expect("serializes"),
+            );
+            put("packet_size", bytes(*packet_size as u64));
+        }
+        ProbeSpec::TcpRr {
+            request_bytes,
+            response_bytes,
+        } => {
+            put("request_size", bytes(*request_bytes));
+            put("response_size", bytes(*response_bytes));
+            put("tcp", serde_json::to_value(tcp).expect("tcp serializes"));
+        }
+    }
+    doc
+}
+
+/// The FCT summary's bins as `fct_bins = { edges, names }` (the last bin is unbounded).
+fn fct_bins_document(bins: &[(String, u64)]) -> Value {
+    let edges: Vec<Value> = bins
+        .iter()
+        .filter(|(_, upper)| *upper != u64::MAX)
+        .map(|(_, upper)| bytes(*upper))
+        .collect();
+    let names: Vec<&str> = bins.iter().map(|(n, _)| n.as_str()).collect();
+    serde_json::json!({ "edges": edges, "names": names })
+}
+
+fn bytes(b: u64) -> Value {
+    serde_json::to_value(Bytes(b)).expect("bytes serialize")
 }
 
 /// The defaults of the topology that the build fills in from other fields, written out, and

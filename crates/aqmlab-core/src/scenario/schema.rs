@@ -489,6 +489,8 @@ pub enum FlowSpec {
     },
     /// Finite TCP transfers arriving as a Poisson process (`workload.rs`); `common.count`
     /// is 1, the number of arrivals is drawn at build time.
+    /// Written by `resolved.rs` (`workload_document`): its table is not the parsed form.
+    #[serde(skip_serializing)]
     Workload {
         common: FlowCommon,
         tcp: crate::transport::tcp::TcpConfig,
@@ -496,6 +498,8 @@ pub enum FlowSpec {
     },
     /// A latency probe under load (`probe.rs`): a ping-like UDP echo or TCP
     /// request/response transactions (`tcp` is used by tcp_rr only).
+    /// Written by `resolved.rs` (`probe_document`): its `kind` is the probe's, not "probe".
+    #[serde(skip_serializing)]
     Probe {
         common: FlowCommon,
         probe: super::probe::ProbeSpec,
