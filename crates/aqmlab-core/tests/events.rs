@@ -202,6 +202,21 @@ fn raising_red_max_p_shortens_its_queue() {
     // RED reports the max_p it uses: the event's from 30 s on.
     assert_eq!(at(&stepped, "bottleneck", "max_p", 29.0), 0.02);
     assert_eq!(at(&stepped, "bottleneck", "max_p", 31.0), 0.5);
+    // As Linux's red_change, the average starts again from 0 (the sample at 30 s follows the
+    // event at 30 s); with aqm_state = "keep" it carries on.
+    assert!(at(&stepped, "bottleneck", "avg", 29.0) > 1.0);
+    assert_eq!(at(&stepped, "bottleneck", "avg", 30.0), 0.0);
+    let kept = red(
+        r#"
+        [[events]]
+        at = "30s"
+        queue = "bottleneck"
+        set = { max_p = 0.5 }
+        aqm_state = "keep"
+        "#,
+    );
+    assert!(at(&kept, "bottleneck", "avg", 30.0) > 1.0);
+    assert_eq!(at(&kept, "bottleneck", "max_p", 31.0), 0.5);
     assert_conserved(&stepped);
 }
 
