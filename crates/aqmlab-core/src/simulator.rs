@@ -178,13 +178,10 @@ impl Simulator {
             .filter(|l| l.monitor || l.stats.arrivals > 0 || l.stats.backlog_at_start > 0)
             .map(|l| l.summary(now, &self.packets, self.timeline.link_changes()))
             .collect();
-        let conserved = self
-            .links
-            .iter()
-            .all(|l| {
-                l.summary(now, &self.packets, self.timeline.link_changes())
-                    .is_conserved()
-            });
+        let conserved = self.links.iter().all(|l| {
+            l.summary(now, &self.packets, self.timeline.link_changes())
+                .is_conserved()
+        });
         let flows = self.flow_summaries();
         let fairness = Fairness::of(&flows);
         let s = std::mem::take(&mut self.series);

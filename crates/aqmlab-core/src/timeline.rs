@@ -227,7 +227,12 @@ fn changed_aqm(
         ));
     }
     table.extend(set.clone());
-    let built = build_queue(&serde_json::Value::Object(table), env, custom, &format!("{path}.set"))?;
+    let built = build_queue(
+        &serde_json::Value::Object(table),
+        env,
+        custom,
+        &format!("{path}.set"),
+    )?;
     Ok((built.into_aqm().expect("a FIFO algorithm"), kind))
 }
 

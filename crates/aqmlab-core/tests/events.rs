@@ -6,7 +6,8 @@
 use aqmlab_core::{run, RunResult, Scenario};
 use proptest::prelude::*;
 
-const DEFAULT_DUMBBELL: &str = include_str!("../../../python/aqmlab/scenarios/default_dumbbell.toml");
+const DEFAULT_DUMBBELL: &str =
+    include_str!("../../../python/aqmlab/scenarios/default_dumbbell.toml");
 
 /// The packaged default dumbbell (20 NewReno flows, 10 Mb/s bottleneck, 100-packet
 /// DropTail) run for `duration`, sampled every second, with `extra` appended.
@@ -72,7 +73,11 @@ fn a_rate_step_from_10_to_5_mbps_halves_the_delivered_rate() {
     // The bottleneck's utilization over the window stays a fraction of its busy time
     // across the step (the carried bits are rescaled with the rate).
     let q = r.queue("bottleneck").unwrap();
-    assert!(q.utilization > 0.95 && q.utilization <= 1.0, "{}", q.utilization);
+    assert!(
+        q.utilization > 0.95 && q.utilization <= 1.0,
+        "{}",
+        q.utilization
+    );
 }
 
 #[test]
@@ -114,7 +119,8 @@ fn flows_start_and_stop_when_events_say() {
         count = 10
         start = "59s"
         "#;
-    let with = |events: &str| run(&default_dumbbell("60s", &format!("{base}\n{events}")), 1).unwrap();
+    let with =
+        |events: &str| run(&default_dumbbell("60s", &format!("{base}\n{events}")), 1).unwrap();
     let sent = |r: &RunResult, group: &str| -> u64 {
         r.flows
             .iter()
@@ -182,14 +188,12 @@ fn raising_red_max_p_shortens_its_queue() {
         run(&s, 1).unwrap()
     };
     let plain = red("");
-    let stepped = red(
-        r#"
+    let stepped = red(r#"
         [[events]]
         at = "30s"
         queue = "bottleneck"
         set = { max_p = 0.5 }
-        "#,
-    );
+        "#);
     let (a, b) = (
         plain.queue("bottleneck").unwrap(),
         stepped.queue("bottleneck").unwrap(),
@@ -206,15 +210,13 @@ fn raising_red_max_p_shortens_its_queue() {
     // event at 30 s); with aqm_state = "keep" it carries on.
     assert!(at(&stepped, "bottleneck", "avg", 29.0) > 1.0);
     assert_eq!(at(&stepped, "bottleneck", "avg", 30.0), 0.0);
-    let kept = red(
-        r#"
+    let kept = red(r#"
         [[events]]
         at = "30s"
         queue = "bottleneck"
         set = { max_p = 0.5 }
         aqm_state = "keep"
-        "#,
-    );
+        "#);
     assert!(at(&kept, "bottleneck", "avg", 30.0) > 1.0);
     assert_eq!(at(&kept, "bottleneck", "max_p", 31.0), 0.5);
     assert_conserved(&stepped);
@@ -233,11 +235,17 @@ fn aqm_changes_are_checked_like_the_scenario() {
         run(&s, 1).map(drop).unwrap_err().to_string()
     };
     let e = build("red", "{ max_pp = 0.2 }");
-    assert!(e.contains("events[0].set.max_pp") && e.contains("`max_p`"), "{e}");
+    assert!(
+        e.contains("events[0].set.max_pp") && e.contains("`max_p`"),
+        "{e}"
+    );
     let e = build("red", "{ max_p = 2.0 }");
     assert!(e.starts_with("events[0].set.max_p"), "{e}");
     let e = build("fq_codel", "{ target = \"1ms\" }");
-    assert!(e.starts_with("events[0].queue: the parameters of 'fq_codel' cannot change"), "{e}");
+    assert!(
+        e.starts_with("events[0].queue: the parameters of 'fq_codel' cannot change"),
+        "{e}"
+    );
     let e = run(
         &default_dumbbell(
             "60s",
@@ -248,7 +256,10 @@ fn aqm_changes_are_checked_like_the_scenario() {
     .map(drop)
     .unwrap_err()
     .to_string();
-    assert!(e.contains("events[0].link: unknown link 'botleneck'") && e.contains("`bottleneck`"), "{e}");
+    assert!(
+        e.contains("events[0].link: unknown link 'botleneck'") && e.contains("`bottleneck`"),
+        "{e}"
+    );
 }
 
 /// A constant trace of `n` opportunities per millisecond carries n x 12 Mb/s.
@@ -286,7 +297,11 @@ fn a_mahimahi_trace_of_n_opportunities_per_ms_gives_n_times_12_mbps() {
         let q = r.queue("bottleneck").unwrap();
         let expect = n as f64 * 12e6;
         eprintln!("trace {n}/ms: throughput {} b/s", q.throughput_bps);
-        assert!((q.throughput_bps / expect - 1.0).abs() < 0.001, "{}", q.throughput_bps);
+        assert!(
+            (q.throughput_bps / expect - 1.0).abs() < 0.001,
+            "{}",
+            q.throughput_bps
+        );
         assert_conserved(&r);
     }
 }
@@ -311,7 +326,8 @@ fn events_are_deterministic() {
     );
     let (a, b) = (run(&s, 3).unwrap(), run(&s, 3).unwrap());
     assert_eq!(a.queues, b.queues);
-    let bits = |r: &RunResult| -> Vec<u64> { r.timeseries.value.iter().map(|v| v.to_bits()).collect() };
+    let bits =
+        |r: &RunResult| -> Vec<u64> { r.timeseries.value.iter().map(|v| v.to_bits()).collect() };
     assert_eq!(bits(&a), bits(&b));
 }
 
@@ -399,12 +415,16 @@ fn lowering_pie_target_lowers_the_delay() {
         run(&s, 1).unwrap()
     };
     let plain = pie("");
-    let lowered = pie("[[events]]\nat = \"30s\"\nqueue = \"bottleneck\"\nset = { target = \"5ms\" }\n");
+    let lowered =
+        pie("[[events]]\nat = \"30s\"\nqueue = \"bottleneck\"\nset = { target = \"5ms\" }\n");
     let (a, b) = (
         plain.queue("bottleneck").unwrap(),
         lowered.queue("bottleneck").unwrap(),
     );
-    eprintln!("PIE mean delay {:.1} ms -> {:.1} ms", a.mean_delay_ms, b.mean_delay_ms);
+    eprintln!(
+        "PIE mean delay {:.1} ms -> {:.1} ms",
+        a.mean_delay_ms, b.mean_delay_ms
+    );
     assert!(a.mean_delay_ms > 10.0 && b.mean_delay_ms < 10.0);
     assert_conserved(&lowered);
 }

@@ -77,7 +77,9 @@ impl DeliveryTrace {
             line: None,
             message: message.into(),
         };
-        let period = *at.last().ok_or_else(|| whole("the trace has no timestamps"))?;
+        let period = *at
+            .last()
+            .ok_or_else(|| whole("the trace has no timestamps"))?;
         if period == 0 {
             return Err(whole(
                 "the trace must last longer than 0 ms (its last timestamp is 0)",

@@ -1,19 +1,19 @@
 //! Turns a validated [`Scenario`] into a ready-to-run [`Simulator`]: nodes, links with their
 //! queue disciplines, routes, agents and their start and stop events.
 
+use super::events::flow_window;
 use super::schema::{
     AccessSpec, Endpoints, FlowSpec, LimitSpec, LinkSpec, LossDirection, QueueSpec, Scenario,
     StartSpec, Topology,
 };
-use super::events::flow_window;
 use super::ScenarioError;
-use crate::timeline::{LinkIndex, Timeline};
 use crate::aqm::params::QueueEnv;
 use crate::aqm::registry::{build_queue, CustomAqmFactory};
 use crate::aqm::QueueLimit;
 use crate::net::{Link, NodeId, RoutingTable};
 use crate::sim::{time, EventKind, RngStream, StreamKind, Time, WorkBudget};
 use crate::simulator::{FlowInfo, Simulator};
+use crate::timeline::{LinkIndex, Timeline};
 use crate::transport::tcp::{Recovery, Rfc6675Sender, TcpSender, TcpSink};
 use crate::transport::udp::{SizeDistribution, UdpPattern, UdpSink, UdpSource};
 use crate::transport::{Agent, Endpoint};
@@ -414,13 +414,8 @@ pub fn build(
                         lo.0 + ((hi.0 - lo.0) as f64 * r.uniform()) as Time
                     }
                 };
-                let (start, stop) = flow_window(
-                    &scenario.events,
-                    &group,
-                    fi,
-                    own_start,
-                    c.stop.map(|d| d.0),
-                );
+                let (start, stop) =
+                    flow_window(&scenario.events, &group, fi, own_start, c.stop.map(|d| d.0));
                 if start >= scenario.duration.0 {
                     return Err(ScenarioError::new(
                         format!("{path}.start"),

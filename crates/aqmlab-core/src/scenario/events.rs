@@ -120,9 +120,7 @@ impl Serialize for RateSetting {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             RateSetting::Fixed(r) => r.serialize(s),
-            RateSetting::Trace { path, .. } => {
-                serde_json::json!({ "trace": path }).serialize(s)
-            }
+            RateSetting::Trace { path, .. } => serde_json::json!({ "trace": path }).serialize(s),
         }
     }
 }
@@ -269,12 +267,14 @@ fn parse_event(
         (Some(_), None) => {
             return Err(err(
                 "set",
-                "required with `queue`: the AQM parameters to change, e.g. { max_p = 0.2 }"
-                    .into(),
+                "required with `queue`: the AQM parameters to change, e.g. { max_p = 0.2 }".into(),
             ))
         }
         (None, Some(_)) => {
-            return Err(err("queue", "required with `set`: the queue (by link name)".into()))
+            return Err(err(
+                "queue",
+                "required with `set`: the queue (by link name)".into(),
+            ))
         }
         (None, None) if e.aqm_state.is_some() => {
             return Err(err(
@@ -295,7 +295,10 @@ fn parse_event(
         }
         (None, None) => {}
     }
-    for (field, name) in [("start_flows", &e.start_flows), ("stop_flows", &e.stop_flows)] {
+    for (field, name) in [
+        ("start_flows", &e.start_flows),
+        ("stop_flows", &e.stop_flows),
+    ] {
         let Some(name) = name else { continue };
         let known = groups
             .iter()
@@ -308,10 +311,7 @@ fn parse_event(
             return Err(err(
                 field,
                 super::suggest::with_suggestion(
-                    format!(
-                        "no flows named '{name}'; groups: {}",
-                        groups.join(", ")
-                    ),
+                    format!("no flows named '{name}'; groups: {}", groups.join(", ")),
                     name,
                     names.iter().map(|s| s.as_str()),
                 ),
@@ -362,8 +362,8 @@ mod tests {
 
     #[test]
     fn a_rate_step_reads() {
-        let e = one(serde_json::json!({"at": "50s", "link": "bottleneck", "rate": "5Mbps"}))
-            .unwrap();
+        let e =
+            one(serde_json::json!({"at": "50s", "link": "bottleneck", "rate": "5Mbps"})).unwrap();
         assert!(matches!(e.rate, Some(RateSetting::Fixed(Rate(5_000_000)))));
         assert_eq!(e.direction_of("rate"), EventDirection::Forward);
         assert_eq!(e.direction_of("state"), EventDirection::Both);
@@ -371,8 +371,10 @@ mod tests {
 
     #[test]
     fn bad_events_are_one_line_errors_naming_the_field() {
-        assert!(msg(serde_json::json!({"at": "-1s", "link": "b", "rate": "1Mbps"}))
-            .starts_with("events[0].at"));
+        assert!(
+            msg(serde_json::json!({"at": "-1s", "link": "b", "rate": "1Mbps"}))
+                .starts_with("events[0].at")
+        );
         assert_eq!(
             msg(serde_json::json!({"at": "100s", "link": "b", "rate": "1Mbps"})),
             "events[0].at: 100s is at or after the end of the run (duration 100s)"
@@ -382,17 +384,23 @@ mod tests {
             msg(serde_json::json!({"at": "1s", "rate": "1Mbps"})),
             "events[0].rate: changes a link: give `link` too"
         );
-        assert!(msg(serde_json::json!({"at": "1s", "link": "b", "state": "dwn"}))
-            .starts_with("events[0].state: unknown variant `dwn`"));
-        assert!(msg(serde_json::json!({"at": "1s", "link": "b", "loss": 2.0}))
-            .starts_with("events[0].loss: must be a probability"));
+        assert!(
+            msg(serde_json::json!({"at": "1s", "link": "b", "state": "dwn"}))
+                .starts_with("events[0].state: unknown variant `dwn`")
+        );
+        assert!(
+            msg(serde_json::json!({"at": "1s", "link": "b", "loss": 2.0}))
+                .starts_with("events[0].loss: must be a probability")
+        );
         assert!(msg(serde_json::json!({"at": "1s", "queue": "b"})).starts_with("events[0].set"));
         assert!(
             msg(serde_json::json!({"at": "1s", "queue": "b", "set": {"kind": "pie"}}))
                 .starts_with("events[0].set.kind")
         );
-        assert!(msg(serde_json::json!({"at": "1s", "link": "b", "start_flows": "g"}))
-            .starts_with("events[0].start_flows: one event does one thing"));
+        assert!(
+            msg(serde_json::json!({"at": "1s", "link": "b", "start_flows": "g"}))
+                .starts_with("events[0].start_flows: one event does one thing")
+        );
         assert!(msg(serde_json::json!({"at": "1s"})).starts_with("events[0]: says nothing"));
         assert_eq!(
             msg(serde_json::json!({"at": "1s", "start_flows": "crwd"})),
@@ -401,10 +409,10 @@ mod tests {
         );
         assert!(one(serde_json::json!({"at": "1s", "stop_flows": "flows[0]"})).is_ok());
         assert!(one(serde_json::json!({"at": "1s", "stop_flows": "flows[2]"})).is_err());
-        assert!(
-            msg(serde_json::json!({"at": "1s", "link": "b", "rate": {"trace": "/nonexistent.mm"}}))
-                .starts_with("events[0].rate.trace: /nonexistent.mm: ")
-        );
+        assert!(msg(
+            serde_json::json!({"at": "1s", "link": "b", "rate": {"trace": "/nonexistent.mm"}})
+        )
+        .starts_with("events[0].rate.trace: /nonexistent.mm: "));
     }
 
     #[test]
