@@ -212,7 +212,9 @@ def _resolve_trace_paths(value: dict[str, Any], base: Path) -> dict[str, Any]:
         return value
     for event in events:
         rate = event.get("rate") if isinstance(event, dict) else None
-        trace = rate.get("trace") if isinstance(rate, dict) else None
+        if not isinstance(rate, dict):
+            continue
+        trace = rate.get("trace")
         if isinstance(trace, str) and trace and not Path(trace).is_absolute():
             rate["trace"] = str(base / trace)
     return value
