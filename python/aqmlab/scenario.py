@@ -198,8 +198,26 @@ def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
             raise scenario_error(f"line {e.lineno}", f"invalid JSON: {e.msg}") from None
         if not isinstance(value, dict):
             raise TypeError(f"{path}: a scenario must be a table/dict")
+        return _resolve_trace_paths(value, path.parent)
+    return _resolve_trace_paths(_parse_text(text, str(path)), path.parent)
+
+
+def _resolve_trace_paths(value: dict[str, Any], base: Path) -> dict[str, Any]:
+    """A trace file an event names (``rate = { trace = "..." }``) by a relative path is
+    relative to the scenario file's directory, as a reader of the file expects; the engine,
+    which sees only the scenario's data, reads it from the current directory (as it does for
+    a dict or TOML text). Entries that are not well formed are left for the engine to name."""
+    events = value.get("events")
+    if not isinstance(events, list):
         return value
-    return _parse_text(text, str(path))
+    for event in events:
+        rate = event.get("rate") if isinstance(event, dict) else None
+        if not isinstance(rate, dict):
+            continue
+        trace = rate.get("trace")
+        if isinstance(trace, str) and trace and not Path(trace).is_absolute():
+            rate["trace"] = str(base / trace)
+    return value
 
 
 #: Deepest nesting a scenario may have (the schema needs 6; this only guards against runaway

@@ -9,7 +9,7 @@ use crate::aqm::Aqm;
 use crate::net::delivery_trace::{DeliveryTrace, TraceClock};
 use crate::net::link::{LinkChanges, LinkCtx};
 use crate::net::Link;
-use crate::scenario::events::{EventDirection, EventSpec, LinkState, RateSetting};
+use crate::scenario::events::{AqmState, EventDirection, EventSpec, LinkState, RateSetting};
 use crate::scenario::ScenarioError;
 use crate::sim::{EventKind, Time};
 use crate::simulator::Simulator;
@@ -22,6 +22,15 @@ use std::sync::Arc;
 /// leave inconsistent) are refused when the scenario is built.
 pub const RECONFIGURABLE: &[&str] = &["red", "pi", "pie", "codel", "blue"];
 
+/// Whether a change of `kind`'s parameters resets its state unless the event says
+/// (`aqm_state`): as Linux's `tc qdisc change` does. `red_change` (net/sched/sch_red.c) calls
+/// `red_set_vars`, which zeroes the average and the count; `pie_change` (sch_pie.c) and
+/// `codel_change` (sch_codel.c) replace the parameters and keep the variables. PI and BLUE
+/// have no Linux qdisc; they keep theirs, as PIE, their closest kin, does.
+pub fn resets_by_default(kind: &str) -> bool {
+    kind == "red"
+}
+
 /// One change to one link or queue.
 pub(crate) enum Action {
     Rate(u32, u64),
@@ -29,8 +38,8 @@ pub(crate) enum Action {
     Delay(u32, Time),
     Loss(u32, f64),
     State(u32, LinkState),
-    /// Taken when carried out.
-    Aqm(u32, Option<Box<dyn Aqm>>),
+    /// Taken when carried out; true: the algorithm starts again from the new one's state.
+    Aqm(u32, Option<Box<dyn Aqm>>, bool),
 }
 
 /// The actions of a run's events, by the index their [`EventKind::Timeline`] carries.
@@ -133,8 +142,12 @@ impl Timeline {
             }
             if let (Some(name), Some(set)) = (&e.queue, &e.set) {
                 let l = find_link(ix.links, name, &format!("{path}.queue"))?;
-                let aqm = changed_aqm(&ix.queues[l], set, ix.custom, &path)?;
-                act(Action::Aqm(l as u32, Some(aqm)));
+                let (aqm, kind) = changed_aqm(&ix.queues[l], set, ix.custom, &path)?;
+                let reset = match e.aqm_state {
+                    Some(s) => s == AqmState::Reset,
+                    None => resets_by_default(&kind),
+                };
+                act(Action::Aqm(l as u32, Some(aqm), reset));
             }
         }
         Ok((t, scheduled))
@@ -181,13 +194,14 @@ fn find_link(links: &[Link], name: &str, path: &str) -> Result<usize, ScenarioEr
 }
 
 /// The queue's algorithm built again from its parameters with `set` applied: the same
-/// checks as the scenario's own (names, bounds), with errors at `events[i].set.<name>`.
+/// checks as the scenario's own (names, bounds), with errors at `events[i].set.<name>`; and
+/// its kind.
 fn changed_aqm(
     queue: &(serde_json::Value, QueueEnv),
     set: &serde_json::Map<String, serde_json::Value>,
     custom: Option<&dyn CustomAqmFactory>,
     path: &str,
-) -> Result<Box<dyn Aqm>, ScenarioError> {
+) -> Result<(Box<dyn Aqm>, String), ScenarioError> {
     let (aqm, env) = queue;
     let mut table = match aqm {
         serde_json::Value::String(kind) => {
@@ -219,7 +233,7 @@ fn changed_aqm(
         custom,
         &format!("{path}.set"),
     )?;
-    Ok(built.into_aqm().expect("a FIFO algorithm"))
+    Ok((built.into_aqm().expect("a FIFO algorithm"), kind))
 }
 
 /// What an action does to its link when its time comes.
@@ -229,7 +243,7 @@ enum Change {
     Delay(Time),
     Loss(f64),
     Down(bool),
-    Aqm(Box<dyn Aqm>),
+    Aqm(Box<dyn Aqm>, bool),
 }
 
 impl Change {
@@ -240,7 +254,8 @@ impl Change {
             Change::Delay(d) => link.set_delay(d),
             Change::Loss(p) => link.loss = p,
             Change::Down(down) => link.set_down(down, cx),
-            Change::Aqm(aqm) => {
+            Change::Aqm(aqm, true) => link.queue.replace_aqm(aqm),
+            Change::Aqm(aqm, false) => {
                 let ok = link.queue.reconfigure_aqm(aqm);
                 debug_assert!(ok, "checked when the scenario was built");
             }
@@ -259,7 +274,10 @@ impl Simulator {
             Action::Delay(l, d) => (*l, Change::Delay(*d)),
             Action::Loss(l, p) => (*l, Change::Loss(*p)),
             Action::State(l, s) => (*l, Change::Down(*s == LinkState::Down)),
-            Action::Aqm(l, aqm) => (*l, Change::Aqm(aqm.take().expect("an event runs once"))),
+            Action::Aqm(l, aqm, reset) => (
+                *l,
+                Change::Aqm(aqm.take().expect("an event runs once"), *reset),
+            ),
         };
         self.with_link(l, |link, cx| change.apply(link, cx));
     }

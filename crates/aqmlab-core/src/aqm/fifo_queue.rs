@@ -40,6 +40,10 @@ impl FifoQueue {
         self.aqm
     }
 
+    pub fn replace_aqm(&mut self, next: Box<dyn Aqm>) {
+        self.aqm = next;
+    }
+
     /// See [`Aqm::reconfigure`].
     pub fn reconfigure_aqm(&mut self, next: Box<dyn Aqm>) -> bool {
         self.aqm.reconfigure(next)

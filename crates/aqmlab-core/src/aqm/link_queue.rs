@@ -95,6 +95,14 @@ impl LinkQueue {
         }
     }
 
+    /// The AQM is replaced by `next` (new parameters, initial state); the packets queued
+    /// stay.
+    pub fn replace_aqm(&mut self, next: Box<dyn super::Aqm>) {
+        if let LinkQueue::Fifo(q) = self {
+            q.replace_aqm(next);
+        }
+    }
+
     /// The AQM takes `next`'s parameters, keeping its state; false if it cannot.
     pub fn reconfigure_aqm(&mut self, next: Box<dyn super::Aqm>) -> bool {
         match self {

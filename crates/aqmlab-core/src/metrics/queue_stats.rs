@@ -160,7 +160,7 @@ impl QueueStats {
             drops: self.drops(),
             marks: self.marks,
             link_losses: self.link_losses,
-            down_drops: 0,
+            down_drops: None,
             backlog_at_start: self.backlog_at_start,
             backlog_at_end,
             loss_rate: if offered > 0 {
@@ -262,8 +262,11 @@ pub struct QueueSummary {
     pub drops: u64,
     pub marks: u64,
     pub link_losses: u64,
-    /// Arrivals dropped while the link was down (counted in `drops`).
-    pub down_drops: u64,
+    /// Arrivals dropped while the link was down (counted in `drops`); null (and absent from
+    /// the JSON) for a link no `[[events]]` changed, so that the results of a scenario without
+    /// events are what they were (the ns-2 fingerprints hash this JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub down_drops: Option<u64>,
     pub backlog_at_start: u64,
     pub backlog_at_end: u64,
     /// drops / (arrivals + backlog at start), in [0, 1].
@@ -286,7 +289,7 @@ impl QueueSummary {
     /// Adds `n` arrivals dropped while the link was down (they are counted apart from the
     /// queue's counters, which a link event must not make larger: `Link`'s layout).
     pub fn add_down_drops(&mut self, n: u64) {
-        self.down_drops += n;
+        self.down_drops = Some(self.down_drops.unwrap_or(0) + n);
         self.drops += n;
         let offered = self.arrivals + self.backlog_at_start;
         if offered > 0 {

@@ -72,6 +72,20 @@ pub struct EventSpec {
     /// AQM parameters and their new values, e.g. `{ max_p = 0.2 }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub set: Option<serde_json::Map<String, Value>>,
+    /// What the AQM's running state (RED's average, PIE's p...) does when `set` changes its
+    /// parameters. Unset: as Linux's `tc qdisc change` does for that algorithm (RED resets,
+    /// the others keep theirs; `crate::timeline::resets_by_default`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aqm_state: Option<AqmState>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AqmState {
+    /// The algorithm starts again from its initial state with the new parameters.
+    Reset,
+    /// The algorithm keeps its state and takes the new parameters.
+    Keep,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -260,6 +274,12 @@ fn parse_event(
             return Err(err(
                 "queue",
                 "required with `set`: the queue (by link name)".into(),
+            ))
+        }
+        (None, None) if e.aqm_state.is_some() => {
+            return Err(err(
+                "aqm_state",
+                "goes with `queue` and `set` (what an AQM change does to its state)".into(),
             ))
         }
         (Some(_), Some(set)) => {
