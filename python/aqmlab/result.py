@@ -168,8 +168,10 @@ class Result:
 
     # -- tables ---------------------------------------------------------------------------
     def to_arrow(self, table: str) -> pa.Table:
-        """``table`` (``"queues"``, ``"flows"`` or ``"timeseries"``) as a pyarrow Table; the
-        time series' source and variable columns are dictionary-encoded."""
+        """``table`` (one of :data:`TABLES`) as a pyarrow Table; the time series' source and
+        variable columns are dictionary-encoded. Every numeric column's unit is in its field's
+        metadata, ``{b"unit": ...}`` (``packets``, ``ms``, ``bit/s``, ``fraction``, ...: the
+        same whether or not the name ends in it; docs/python.md, "Units")."""
         import pyarrow as pa
 
         if table not in TABLES:
@@ -236,9 +238,9 @@ class Result:
     @cached_property
     def queue_delays(self) -> pd.DataFrame:
         """Each monitored queue's queue-delay histogram over the measurement window, one row
-        per non-empty bucket in increasing delay: queue, delay_ms_low, delay_ms_high, packets
-        (that many packets enqueued inside the window spent at least delay_ms_low and less than
-        delay_ms_high from arrival to the end of their transmission, the delay of the queue
+        per non-empty bucket in increasing delay: queue, delay_low_ms, delay_high_ms, packets
+        (that many packets enqueued inside the window spent at least delay_low_ms and less than
+        delay_high_ms from arrival to the end of their transmission, the delay of the queue
         table's mean_delay_ms and p99_delay_ms; buckets are within 1/64 of their delay). The
         delay CDF plot reads it."""
         return self.to_arrow("queue_delays").to_pandas()
@@ -360,14 +362,15 @@ class Result:
 
     def to_parquet(self, directory: str | Path) -> Path:
         """Writes queues.parquet, flows.parquet, groups.parquet, timeseries.parquet,
-        queue_delays.parquet and summary.json."""
+        queue_delays.parquet and summary.json; each column's unit is in its Parquet field's
+        metadata (``pyarrow.parquet.read_schema(path).field(c).metadata[b"unit"]``)."""
+        import pyarrow.parquet as pq
+
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
-        self.queues.to_parquet(d / "queues.parquet", index=False)
-        self.flows.to_parquet(d / "flows.parquet", index=False)
-        self.groups.to_parquet(d / "groups.parquet", index=False)
-        self.timeseries.to_parquet(d / "timeseries.parquet", index=False)
-        self.queue_delays.to_parquet(d / "queue_delays.parquet", index=False)
+        # from the Arrow tables, not pandas: their fields' {"unit": ...} metadata is kept
+        for table in TABLES:
+            pq.write_table(self.to_arrow(table), d / f"{table}.parquet")
         self._write_summary(d)
         return d
 

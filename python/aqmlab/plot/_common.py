@@ -40,7 +40,7 @@ class RunTables(Protocol):
 
 def pyplot() -> Any:
     """matplotlib.pyplot, or MissingExtraError naming the ``plot`` extra."""
-    return import_extra("matplotlib.pyplot", "plot", "plotting")
+    return import_extra("matplotlib.pyplot", "plot", "drawing figures")
 
 
 def figure_and_axes(ax: Axes | None, figsize: tuple[float, float] = (7.0, 3.6)) -> tuple[Figure, Axes]:
@@ -48,7 +48,7 @@ def figure_and_axes(ax: Axes | None, figsize: tuple[float, float] = (7.0, 3.6)) 
     a script drawing hundreds of plots does not hold hundreds of figures)."""
     if ax is not None:
         return cast("Figure", ax.figure), ax
-    import_extra("matplotlib", "plot", "plotting")
+    import_extra("matplotlib", "plot", "drawing figures")
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=figsize, layout="constrained")
