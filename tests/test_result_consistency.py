@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import aqmlab
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
-import aqmlab
 from aqmlab.result import TABLES
 
 SCENARIO = """
