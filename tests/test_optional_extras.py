@@ -67,3 +67,19 @@ def test_cli_prints_one_line_naming_the_extra(command, tmp_path):
     assert r.returncode == 2, r.stderr
     assert r.stderr == f"error: {PLOT_MESSAGE}\n"
     assert not out.exists()
+
+
+def test_result_plot_raises_missing_extra_error():
+    r = without_matplotlib(
+        "import aqmlab\n"
+        "from aqmlab.errors import MissingExtraError\n"
+        "s = aqmlab.load_scenario('default-dumbbell')\n"
+        "s.update(duration='1s', warmup='0s', sample_interval='100ms')\n"
+        "r = aqmlab.run(s)\n"
+        "try:\n"
+        "    r.plot('queue')\n"
+        "except MissingExtraError as e:\n"
+        "    print(e)\n"
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == PLOT_MESSAGE

@@ -126,7 +126,7 @@ def test_throughput_per_flow_adds_up_to_the_flows_table(red: aqmlab.Result) -> N
 
 def test_the_delay_cdf_reaches_one_at_the_largest_delay(red: aqmlab.Result) -> None:
     h = red.queue_delays
-    assert set(h.columns) == {"queue", "delay_ms_low", "delay_ms_high", "packets"}
+    assert set(h.columns) == {"queue", "delay_low_ms", "delay_high_ms", "packets"}
     b = h[h["queue"] == "bottleneck"]
     q = red.queue("bottleneck")
     # packets enqueued inside the window, counted when their transmission ends

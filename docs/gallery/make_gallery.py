@@ -1,5 +1,5 @@
 """Draws docs/gallery/*.png, the plots docs/gallery.md shows, from short runs: `make gallery`
-(or `python docs/gallery/make_gallery.py`). About a minute on 2 cores; each PNG < 100 KB."""
+(or `python docs/gallery/make_gallery.py`). Under a minute on 2 cores; each PNG < 100 KB."""
 
 from __future__ import annotations
 

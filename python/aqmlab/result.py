@@ -43,7 +43,20 @@ GROUP_SUMMARY_COLUMNS = ("goodput_bps", "jain_index")
 #: identity (they are facts of the machine, not results).
 TIMING_KEYS = ("setup_s", "loop_s", "collect_s", "peak_rss_bytes")
 #: The engine's tables, each an Arrow record batch.
-TABLES = ("queues", "flows", "groups", "timeseries", "fct", "fct_summary", "latency", "latency_summary", "queue_delays")
+TABLES = (
+    "queues",
+    "flows",
+    "groups",
+    "timeseries",
+    "queue_delays",
+    "fct",
+    "fct_summary",
+    "latency",
+    "latency_summary",
+)
+#: Tables only a run with finite transfers or latency probes fills (docs/workloads.md): a
+#: saved result has their files only when they have rows.
+OPTIONAL_TABLES = ("fct", "fct_summary", "latency", "latency_summary")
 #: Columns of the FCT summary in the run's summary (``fct.<bin>.<column>``, docs/workloads.md).
 FCT_SUMMARY_COLUMNS = (
     "started",
@@ -181,8 +194,10 @@ class Result:
 
     # -- tables ---------------------------------------------------------------------------
     def to_arrow(self, table: str) -> pa.Table:
-        """``table`` (``"queues"``, ``"flows"`` or ``"timeseries"``) as a pyarrow Table; the
-        time series' source and variable columns are dictionary-encoded."""
+        """``table`` (one of :data:`TABLES`) as a pyarrow Table; the time series' source and
+        variable columns are dictionary-encoded. Every numeric column's unit is in its field's
+        metadata, ``{b"unit": ...}`` (``packets``, ``ms``, ``bit/s``, ``fraction``, ...: the
+        same whether or not the name ends in it; docs/python.md, "Units")."""
         import pyarrow as pa
 
         if table not in TABLES:
@@ -249,9 +264,9 @@ class Result:
     @cached_property
     def queue_delays(self) -> pd.DataFrame:
         """Each monitored queue's queue-delay histogram over the measurement window, one row
-        per non-empty bucket in increasing delay: queue, delay_ms_low, delay_ms_high, packets
-        (that many packets enqueued inside the window spent at least delay_ms_low and less than
-        delay_ms_high from arrival to the end of their transmission, the delay of the queue
+        per non-empty bucket in increasing delay: queue, delay_low_ms, delay_high_ms, packets
+        (that many packets enqueued inside the window spent at least delay_low_ms and less than
+        delay_high_ms from arrival to the end of their transmission, the delay of the queue
         table's mean_delay_ms and p99_delay_ms; buckets are within 1/64 of their delay). The
         delay CDF plot reads it."""
         return self.to_arrow("queue_delays").to_pandas()
@@ -415,18 +430,19 @@ class Result:
 
     def to_parquet(self, directory: str | Path) -> Path:
         """Writes queues.parquet, flows.parquet, groups.parquet, timeseries.parquet,
-        queue_delays.parquet and summary.json."""
+        queue_delays.parquet and summary.json; each column's unit is in its Parquet field's
+        metadata (``pyarrow.parquet.read_schema(path).field(c).metadata[b"unit"]``)."""
+        import pyarrow.parquet as pq
+
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
-        self.queues.to_parquet(d / "queues.parquet", index=False)
-        self.flows.to_parquet(d / "flows.parquet", index=False)
-        self.groups.to_parquet(d / "groups.parquet", index=False)
-        self.timeseries.to_parquet(d / "timeseries.parquet", index=False)
-        self.queue_delays.to_parquet(d / "queue_delays.parquet", index=False)
-        for table in ("fct", "latency"):
-            frame = self.to_arrow(table).to_pandas() if table in self.raw else None
-            if frame is not None and len(frame):
-                frame.to_parquet(d / f"{table}.parquet", index=False)
+        # from the Arrow tables, not pandas: their fields' {"unit": ...} metadata is kept; the
+        # workload tables only when the run has workloads or probes
+        for table in TABLES:
+            arrow = self.to_arrow(table)
+            if table in OPTIONAL_TABLES and arrow.num_rows == 0:
+                continue
+            pq.write_table(arrow, d / f"{table}.parquet")
         self._write_summary(d)
         return d
 
@@ -440,9 +456,9 @@ class Result:
         self.groups.to_csv(d / "groups.csv", index=False)
         self.timeseries.to_csv(d / "timeseries.csv", index=False)
         self.queue_delays.to_csv(d / "queue_delays.csv", index=False)
-        for table in ("fct", "latency"):
-            frame = self.to_arrow(table).to_pandas() if table in self.raw else None
-            if frame is not None and len(frame):
+        for table in OPTIONAL_TABLES:
+            frame = self.to_arrow(table).to_pandas()
+            if len(frame):
                 frame.to_csv(d / f"{table}.csv", index=False)
         self._write_summary(d)
         return d

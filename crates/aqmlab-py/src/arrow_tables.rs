@@ -2,6 +2,7 @@
 //! (serde_arrow, columns typed from the struct), the time series from its columns as they are
 //! (the value and time vectors become Arrow buffers without a copy; the names a dictionary).
 
+use aqmlab_core::metrics::column_units;
 use aqmlab_core::result::SeriesColumns;
 use arrow_array::types::{Int16Type, Int32Type, Int8Type};
 use arrow_array::{
@@ -13,6 +14,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::PyResult;
 use serde::{Deserialize, Serialize};
 use serde_arrow::schema::{SchemaLike, TracingOptions};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 fn arrow_error(e: impl std::fmt::Display) -> pyo3::PyErr {
@@ -32,7 +34,29 @@ pub fn rows_batch<T: Serialize + for<'de> Deserialize<'de>>(rows: &[T]) -> PyRes
             _ => f,
         })
         .collect();
-    serde_arrow::to_record_batch(&fields, &rows).map_err(arrow_error)
+    let batch = serde_arrow::to_record_batch(&fields, &rows).map_err(arrow_error)?;
+    with_units(batch)
+}
+
+/// `batch` with each column's unit in its field's metadata, `{"unit": ...}`
+/// (aqmlab_core::metrics::column_units; text columns have none).
+fn with_units(batch: RecordBatch) -> PyResult<RecordBatch> {
+    let fields: Vec<FieldRef> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| match column_units::unit(f.name()) {
+            Some(u) => Arc::new(
+                f.as_ref()
+                    .clone()
+                    .with_metadata(HashMap::from([("unit".to_string(), u.to_string())])),
+            ),
+            None => f.clone(),
+        })
+        .collect();
+    batch
+        .with_schema(Arc::new(Schema::new(fields)))
+        .map_err(arrow_error)
 }
 
 /// The series in long form: time_s, source, variable, value; source and variable are
@@ -53,7 +77,7 @@ pub fn series_batch(s: SeriesColumns) -> PyResult<RecordBatch> {
         variable,
         Arc::new(Float64Array::from(s.value)),
     ];
-    RecordBatch::try_new(Arc::new(schema), columns).map_err(arrow_error)
+    with_units(RecordBatch::try_new(Arc::new(schema), columns).map_err(arrow_error)?)
 }
 
 fn dictionary(codes: Vec<u32>, names: Vec<String>) -> PyResult<ArrayRef> {

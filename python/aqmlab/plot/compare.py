@@ -28,7 +28,7 @@ def compare_figure(rows: Sequence[Mapping[str, Any]], title: str = "") -> Figure
     from matplotlib.figure import Figure
 
     names = [str(r["AQM"]) for r in rows]
-    fig = Figure(figsize=(max(7.0, 0.55 * len(names) * 2), 5.6), layout="constrained")
+    fig = Figure(figsize=(min(14.0, max(7.0, 0.5 * len(names) + 3)), 5.6), layout="constrained")
     axs = fig.subplots(2, 2, sharex=True)
     x = list(range(len(names)))
     for ax, (col, label, second) in zip(axs.flat, PANELS, strict=True):

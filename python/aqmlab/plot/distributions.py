@@ -41,9 +41,9 @@ def delay_cdf(
         names = list(queues)
     fig, ax = figure_and_axes(ax)
     for i, q in enumerate(names):
-        rows = h[h["queue"] == q].sort_values("delay_ms_low")
-        hi = rows["delay_ms_high"].to_numpy(dtype=float)
-        lo = rows["delay_ms_low"].to_numpy(dtype=float)
+        rows = h[h["queue"] == q].sort_values("delay_low_ms")
+        hi = rows["delay_high_ms"].to_numpy(dtype=float)
+        lo = rows["delay_low_ms"].to_numpy(dtype=float)
         n = rows["packets"].to_numpy(dtype=float)
         cdf = np.cumsum(n) / n.sum()
         # each bucket's packets are counted as reached at its upper edge

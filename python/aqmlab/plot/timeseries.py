@@ -17,6 +17,7 @@ from ._common import (
     flow_labels,
     legend_outside,
     mark_warmup,
+    per_source,
     pick_queue,
     series,
     sources_with,
@@ -136,9 +137,10 @@ def cwnd(tables: RunTables, ax: Axes | None = None, *, flows: list[int] | None =
     labels = flow_labels(tables.flows)
     fig, ax = figure_and_axes(ax)
     lw = 1.0 if len(sources) <= 10 else 0.5
+    data = per_source(ts, "cwnd")
     for s in sources:
         fid = flow_id(s)
-        ax.plot(*series(ts, s, "cwnd"), lw=lw, label=labels.get(fid, s) if fid is not None else s)
+        ax.plot(*data[s], lw=lw, label=labels.get(fid, s) if fid is not None else s)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("cwnd (packets)")
     ax.set_ylim(bottom=0)
@@ -167,8 +169,9 @@ def throughput(
     lw = 1.0 if len(sources) <= 10 else 0.5
     per_flow: list[tuple[str, Any, Any]] = []
     rates: dict[float, float] = {}
+    data = per_source(ts, "bytes_received")
     for s in sources:
-        t, b = series(ts, s, "bytes_received")
+        t, b = data[s]
         dt, db = np.diff(t), np.diff(b)
         # The counter restarts at the end of the warm-up, counting only packets sent after
         # it: the interval across the restart and the one starting there (packets in flight

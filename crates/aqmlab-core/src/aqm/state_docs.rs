@@ -295,6 +295,21 @@ pub const TCP: &[StateDoc] = &[
         "CUBIC's K, the time to reach cubic_w_max again (CUBIC only)",
     ),
     doc(
+        "delivery_rate_bps",
+        "bit/s",
+        "the kernel's delivery rate estimate (emulation only: Linux TCP_INFO)",
+    ),
+    doc(
+        "pacing_rate_bps",
+        "bit/s",
+        "the kernel's pacing rate (emulation only: Linux TCP_INFO)",
+    ),
+    doc(
+        "min_rtt_ms",
+        "ms",
+        "the kernel's minimum RTT (emulation only: Linux TCP_INFO)",
+    ),
+    doc(
         "hystart_phase",
         "code",
         "HyStart's phase: 0 slow start, 1 CSS or leaving it (HyStart++), 2 over",

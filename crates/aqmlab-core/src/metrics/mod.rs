@@ -1,6 +1,7 @@
 //! Measurement: per-queue and per-flow counters, time-weighted averages, delay histograms and
 //! sampled time series, fairness. Counters restart at the end of the warm-up period.
 
+pub mod column_units;
 pub mod delay_histogram;
 pub mod fairness;
 pub mod fct;

@@ -6,13 +6,13 @@ use super::DelayHistogram;
 use serde::{Deserialize, Serialize};
 
 /// One bucket of one queue's histogram: `packets` (enqueued inside the window) spent at least
-/// `delay_ms_low` and less than `delay_ms_high` from their arrival to the end of their
+/// `delay_low_ms` and less than `delay_high_ms` from their arrival to the end of their
 /// transmission (the delay of the queue table's mean_delay_ms and p99_delay_ms).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueueDelayBucket {
     pub queue: String,
-    pub delay_ms_low: f64,
-    pub delay_ms_high: f64,
+    pub delay_low_ms: f64,
+    pub delay_high_ms: f64,
     pub packets: u64,
 }
 
@@ -21,8 +21,8 @@ pub fn rows<'a>(queue: &str, h: &'a DelayHistogram) -> impl Iterator<Item = Queu
     let queue = queue.to_string();
     h.buckets().map(move |(lo, hi, n)| QueueDelayBucket {
         queue: queue.clone(),
-        delay_ms_low: lo as f64 / 1e6,
-        delay_ms_high: hi as f64 / 1e6,
+        delay_low_ms: lo as f64 / 1e6,
+        delay_high_ms: hi as f64 / 1e6,
         packets: n,
     })
 }

@@ -43,7 +43,8 @@ pub struct ScenarioFile {
     pub seed: Option<u64>,
     /// Interval of the sampled time series; none are recorded when unset.
     pub sample_interval: Option<Duration>,
-    /// Sample TCP senders' state (cwnd, ssthresh, srtt) too, not just queues.
+    /// Sample the flows too, not just queues: every flow's bytes received, and TCP senders'
+    /// state (cwnd, ssthresh, srtt, ...).
     #[serde(default = "yes")]
     pub sample_flows: bool,
     pub topology: Value,
