@@ -78,9 +78,17 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     max_memory: MaxMemoryOption = None,
+    pcap: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pcap",
+            metavar="LINK",
+            help="Capture the packets leaving LINK (repeatable) into LINK.pcap, in --out or the current directory.",
+        ),
+    ] = None,
 ) -> None:
     """Run one scenario and print a summary."""
-    run_command(scenario, seed, out_dir, as_json, quiet, max_memory)
+    run_command(scenario, seed, out_dir, as_json, quiet, max_memory, pcap)
 
 
 # ---------------------------------------------------------------------------------------------

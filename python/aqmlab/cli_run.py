@@ -192,17 +192,29 @@ class LazyProgress:
 
 
 def run_command(
-    scenario: str, seed: int | None, out_dir: Path | None, as_json: bool, quiet: bool, max_memory: str | None
+    scenario: str,
+    seed: int | None,
+    out_dir: Path | None,
+    as_json: bool,
+    quiet: bool,
+    max_memory: str | None,
+    pcap: list[str] | None = None,
 ) -> None:
     """``aqmlab run``: runs ``scenario``, writes its tables to ``out_dir`` if given, prints the
-    summary as JSON (``as_json``) or as tables (run_report.py)."""
+    summary as JSON (``as_json``) or as tables (run_report.py). ``pcap``: links captured besides
+    the scenario's ``capture``; capture files go to ``out_dir``, else the current directory."""
     from . import api
+    from .scenario import load_scenario
 
     apply_max_memory(max_memory)
     with user_errors():
         progress = LazyProgress("simulating", enabled=not quiet)
+        s: Any = scenario
+        if pcap:
+            s = load_scenario(scenario)
+            s["capture"] = list(dict.fromkeys([*s.get("capture", []), *pcap]))
         try:
-            r = api.run(scenario, seed=seed, progress=progress)
+            r = api.run(s, seed=seed, progress=progress, capture_dir=out_dir)
         finally:
             progress.close()
         report_result(r, out_dir, as_json)

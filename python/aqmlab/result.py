@@ -168,11 +168,12 @@ class Result:
 
     # -- tables ---------------------------------------------------------------------------
     def to_arrow(self, table: str) -> pa.Table:
-        """``table`` (``"queues"``, ``"flows"`` or ``"timeseries"``) as a pyarrow Table; the
-        time series' source and variable columns are dictionary-encoded."""
+        """``table`` (``"queues"``, ``"flows"`` or ``"timeseries"``, and ``"trace"`` when the
+        scenario traces a link) as a pyarrow Table; the time series' source and variable
+        columns are dictionary-encoded."""
         import pyarrow as pa
 
-        if table not in TABLES:
+        if table not in TABLES and not (table == "trace" and "trace" in self.raw):
             raise KeyError(f"no table {table!r}; tables: {', '.join(TABLES)}")
         return pa.Table.from_batches([pa_record_batch(self.raw[table])])
 
@@ -232,6 +233,21 @@ class Result:
             {"time_s": floats(0), "source": categorical(1), "variable": categorical(2), "value": floats(3)},
             copy=False,
         )
+
+    @cached_property
+    def trace(self) -> pd.DataFrame | None:
+        """The packet trace of the links the scenario names in ``trace`` (None without):
+        one row per queue event, time_s, link, event (enqueue, dequeue, drop, mark), reason
+        (a drop's: early, forced, link_loss), flow (the flows table's id), kind, seq (packets),
+        size_bytes, queue_packets and queue_bytes after the event (docs/capture.md)."""
+        if "trace" not in self.raw:
+            return None
+        return self.to_arrow("trace").to_pandas()
+
+    @property
+    def capture_files(self) -> list[str]:
+        """The capture files the run wrote, one per link the scenario names in ``capture``."""
+        return [str(f) for f in self.raw.get("capture_files", [])]
 
     # The summary's rows are read by the engine's own reader, not pyarrow: printing a run's
     # summary then imports neither pyarrow nor numpy (issue 24, item 12); same values.
@@ -333,14 +349,16 @@ class Result:
         )
 
     def to_parquet(self, directory: str | Path) -> Path:
-        """Writes queues.parquet, flows.parquet, groups.parquet, timeseries.parquet and
-        summary.json."""
+        """Writes queues.parquet, flows.parquet, groups.parquet, timeseries.parquet,
+        trace.parquet (when the scenario traces a link) and summary.json."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         self.queues.to_parquet(d / "queues.parquet", index=False)
         self.flows.to_parquet(d / "flows.parquet", index=False)
         self.groups.to_parquet(d / "groups.parquet", index=False)
         self.timeseries.to_parquet(d / "timeseries.parquet", index=False)
+        if self.trace is not None:
+            self.trace.to_parquet(d / "trace.parquet", index=False)
         self._write_summary(d)
         return d
 

@@ -204,10 +204,22 @@ impl Simulator {
             .all(|l| l.summary(now, &self.packets).is_conserved());
         let flows = self.flow_summaries();
         let fairness = Fairness::of(&flows);
+        let mut warnings = crate::run_warnings::of(&self.flow_stats, now - self.warmup.min(now));
         let (trace, capture_files) = match self.taps.take() {
             Some(t) => {
                 let links = self.links.iter().map(|l| l.name.clone()).collect();
                 let files = t.files.iter().map(|p| p.display().to_string()).collect();
+                if t.trace.rows_dropped > 0 {
+                    warnings.push(crate::scenario::warnings::ScenarioWarning {
+                        path: "trace_max_rows".into(),
+                        message: format!(
+                            "the packet trace is cut: it holds its first {} events, {} more \
+                             were not recorded; raise trace_max_rows or trace fewer links",
+                            t.trace.len(),
+                            t.trace.rows_dropped
+                        ),
+                    });
+                }
                 let traced = t.traced_any().then(|| crate::result::TraceTable {
                     rows: t.trace,
                     link_names: links,
@@ -253,7 +265,7 @@ impl Simulator {
             jain_index_tcp: fairness.jain_index_tcp,
             jain_index_all_flows: fairness.jain_index_all_flows,
             conserved,
-            warnings: crate::run_warnings::of(&self.flow_stats, now - self.warmup.min(now)),
+            warnings,
             emulation: None,
             timeseries,
             trace,

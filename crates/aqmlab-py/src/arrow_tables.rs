@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_arrow::schema::{SchemaLike, TracingOptions};
 use std::sync::Arc;
 
-fn arrow_error(e: impl std::fmt::Display) -> pyo3::PyErr {
+pub(crate) fn arrow_error(e: impl std::fmt::Display) -> pyo3::PyErr {
     PyRuntimeError::new_err(format!("building a result table: {e}"))
 }
 
@@ -56,7 +56,7 @@ pub fn series_batch(s: SeriesColumns) -> PyResult<RecordBatch> {
     RecordBatch::try_new(Arc::new(schema), columns).map_err(arrow_error)
 }
 
-fn dictionary(codes: Vec<u32>, names: Vec<String>) -> PyResult<ArrayRef> {
+pub(crate) fn dictionary(codes: Vec<u32>, names: Vec<String>) -> PyResult<ArrayRef> {
     let values: ArrayRef = Arc::new(StringArray::from(names));
     let n = values.len();
     // Codes index `names`, so each is below n and fits the narrowest type that holds n - 1.

@@ -32,12 +32,16 @@ pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAn
     let flows = arrow_tables::rows_batch(&std::mem::take(&mut r.flows))?;
     let groups = arrow_tables::rows_batch(&std::mem::take(&mut r.groups))?;
     let series = arrow_tables::series_batch(std::mem::take(&mut r.timeseries))?;
+    let trace = r.trace.take().map(crate::trace_table::trace_batch).transpose()?;
     let text = serde_json::to_string(&r).map_err(|e| SimulationError::new_err(e.to_string()))?;
     let out = json_text_to_py(py, &text)?;
     out.set_item("queues", PyRecordBatch::new(queues).into_pyobject(py)?)?;
     out.set_item("flows", PyRecordBatch::new(flows).into_pyobject(py)?)?;
     out.set_item("groups", PyRecordBatch::new(groups).into_pyobject(py)?)?;
     out.set_item("timeseries", PyRecordBatch::new(series).into_pyobject(py)?)?;
+    if let Some(trace) = trace {
+        out.set_item("trace", PyRecordBatch::new(trace).into_pyobject(py)?)?;
+    }
     let timings = out.get_item("timings")?;
     let collect_s: f64 = timings.get_item("collect_s")?.extract()?;
     timings.set_item("collect_s", collect_s + converting.elapsed().as_secs_f64())?;

@@ -14,6 +14,7 @@ mod errors;
 mod python_aqm;
 mod run;
 mod table_values;
+mod trace_table;
 
 use errors::{ScenarioError, SimulationError};
 use pyo3::prelude::*;
