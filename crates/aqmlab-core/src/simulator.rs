@@ -313,10 +313,7 @@ impl Simulator {
             events: &mut self.events,
             packets: &mut self.packets,
             dropped: &mut self.dropped,
-            tap: match &mut self.taps {
-                None => None,
-                Some(t) => t.tap(l),
-            },
+            tap: self.taps.as_deref_mut(),
         };
         f(&mut self.links[l as usize], &mut cx);
         self.settle_drops();

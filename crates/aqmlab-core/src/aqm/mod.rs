@@ -44,7 +44,7 @@ pub use link_queue::LinkQueue;
 
 use crate::metrics::packet_trace::{DropReason, TraceEvent};
 use crate::metrics::QueueStats;
-use crate::net::tap::LinkTrace;
+use crate::net::tap::QueueLog;
 use crate::net::{Packet, PacketArena, PacketId};
 use crate::sim::{RngStream, Time};
 
@@ -185,8 +185,8 @@ pub struct QueueCtx<'a> {
     /// Packets this discipline dropped; the simulator charges them to their flows and frees
     /// them.
     pub dropped: &'a mut Vec<PacketId>,
-    /// The link's packet trace, if the scenario traces it (`metrics/packet_trace.rs`).
-    pub trace: Option<LinkTrace<'a>>,
+    /// Where the drops and marks go when the link is traced (`net/tap.rs`).
+    pub trace_log: Option<&'a mut QueueLog>,
 }
 
 impl QueueCtx<'_> {
@@ -202,8 +202,8 @@ impl QueueCtx<'_> {
                 DropReason::Forced
             }
         };
-        if let Some(t) = &mut self.trace {
-            t.event(self.now, TraceEvent::Drop, why, self.packets.get(id));
+        if let Some(log) = self.trace_log.as_deref_mut() {
+            log.push((TraceEvent::Drop, why, id));
         }
         self.dropped.push(id);
     }
@@ -214,8 +214,8 @@ impl QueueCtx<'_> {
         debug_assert!(p.ecn.ect, "marking a packet that is not ECN-capable");
         p.ecn.ce = true;
         self.stats.on_mark();
-        if let Some(t) = &mut self.trace {
-            t.event(self.now, TraceEvent::Mark, DropReason::None, self.packets.get(id));
+        if let Some(log) = self.trace_log.as_deref_mut() {
+            log.push((TraceEvent::Mark, DropReason::None, id));
         }
     }
 }

@@ -9,7 +9,7 @@
 //! slower either (issue 24: rounding each packet up to a nanosecond carried 4 Gb/s on a
 //! 6 Gb/s link of 1-byte packets).
 
-use super::tap::TapCtx;
+use super::tap::Taps;
 use super::{NodeId, PacketArena, PacketId};
 use crate::aqm::{LinkQueue, QueueCtx, QueueDiscipline};
 use crate::metrics::queue_stats::QueueSummary;
@@ -59,7 +59,7 @@ pub struct LinkCtx<'a> {
     pub packets: &'a mut PacketArena,
     pub dropped: &'a mut Vec<PacketId>,
     /// The link's capture and trace, if it is captured or traced (`tap.rs`).
-    pub tap: Option<TapCtx<'a>>,
+    pub tap: Option<&'a mut Taps>,
 }
 
 impl Link {
@@ -109,10 +109,10 @@ impl Link {
             rng: &mut self.queue_rng,
             stats: &mut self.stats,
             dropped: cx.dropped,
-            trace: cx
-                .tap
-                .as_mut()
-                .and_then(|t| t.trace.as_mut().map(|t| t.reborrow())),
+            trace_log: match cx.tap.as_deref_mut() {
+                Some(t) => t.log_of(cx.id),
+                None => None,
+            },
         };
         let idle_since = (self.idle_since != BUSY).then_some(self.idle_since);
         f(&mut self.queue, &mut qcx, idle_since)
@@ -123,14 +123,13 @@ impl Link {
     pub fn arrive(&mut self, pkt: PacketId, cx: &mut LinkCtx) {
         let now = cx.events.now();
         self.stats.on_arrival(cx.packets.get(pkt));
-        if let Some(t) = &mut cx.tap {
-            t.trace(now, TraceEvent::Enqueue, DropReason::None, cx.packets.get(pkt));
-        }
         self.with_queue(cx, |queue, qcx, idle_since| {
             queue.enqueue(pkt, qcx, idle_since)
         });
-        if let Some(t) = &mut cx.tap {
-            t.settle(self.queue.len_packets(), self.queue.len_bytes());
+        if let Some(t) = cx.tap.as_deref_mut() {
+            // A dropped arrival is still in the arena: the simulator frees drops afterwards.
+            let len = (self.queue.len_packets(), self.queue.len_bytes());
+            t.after_arrival(cx.id, now, pkt, cx.packets, len);
         }
         if self.in_service.is_none() {
             self.start_next(cx, false);
@@ -151,9 +150,6 @@ impl Link {
                 let p = cx.packets.get(pkt);
                 let tx = self.clock.next_end(now, p.size, self.rate_bps, chained) - now;
                 self.stats.on_departure(now, p);
-                if let Some(t) = &mut cx.tap {
-                    t.on_departure(now, p);
-                }
                 self.in_service = Some((pkt, tx));
                 self.tx_started = now;
                 self.idle_since = BUSY;
@@ -168,8 +164,9 @@ impl Link {
         }
         self.stats
             .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
-        if let Some(t) = &mut cx.tap {
-            t.settle(self.queue.len_packets(), self.queue.len_bytes());
+        if let Some(t) = cx.tap.as_deref_mut() {
+            let len = (self.queue.len_packets(), self.queue.len_bytes());
+            t.after_dequeue(cx.id, now, next, cx.packets, len);
         }
     }
 
@@ -186,8 +183,8 @@ impl Link {
         self.stats.on_transmitted(now, p, done);
         if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
             self.stats.link_losses += 1;
-            if let Some(t) = &mut cx.tap {
-                t.trace(now, TraceEvent::Drop, DropReason::LinkLoss, p);
+            if let Some(t) = cx.tap.as_deref_mut() {
+                t.trace_event(cx.id, now, TraceEvent::Drop, DropReason::LinkLoss, p);
             }
             cx.dropped.push(pkt);
         } else {
@@ -219,8 +216,9 @@ impl Link {
         self.with_queue(cx, |queue, qcx, idle_since| queue.on_timer(qcx, idle_since));
         self.stats
             .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
-        if let Some(t) = &mut cx.tap {
-            t.settle(self.queue.len_packets(), self.queue.len_bytes());
+        if let Some(t) = cx.tap.as_deref_mut() {
+            let len = (self.queue.len_packets(), self.queue.len_bytes());
+            t.after_timer(cx.id, now, cx.packets, len);
         }
         if let Some(iv) = self.queue.timer_interval() {
             cx.events
