@@ -144,7 +144,8 @@ impl Simulator {
     pub fn open_taps(&mut self, dir: &std::path::Path) -> Result<(), RunError> {
         if let Some(plan) = self.tap_plan.take() {
             let names: Vec<&str> = self.links.iter().map(|l| l.name.as_str()).collect();
-            let taps = Taps::open(plan, &names, dir).map_err(|e| RunError::Output(e.to_string()))?;
+            let taps =
+                Taps::open(plan, &names, dir).map_err(|e| RunError::Output(e.to_string()))?;
             self.taps = Some(Box::new(taps));
         }
         Ok(())

@@ -103,7 +103,10 @@ fn one_record_per_departure_and_the_run_unchanged() {
         let q = b.queue(link).unwrap();
         assert!(q.departures > 100, "{link}: {} departures", q.departures);
         assert_eq!(recs.len() as u64, q.departures, "{link}");
-        assert!(recs.windows(2).all(|w| w[0].0 <= w[1].0), "{link}: time order");
+        assert!(
+            recs.windows(2).all(|w| w[0].0 <= w[1].0),
+            "{link}: time order"
+        );
         for (_, bytes, orig) in &recs {
             let total = u16::from_be_bytes([bytes[2], bytes[3]]) as u32;
             assert_eq!(total, *orig, "{link}: IP total length = orig_len");
@@ -126,8 +129,12 @@ fn one_record_per_departure_and_the_run_unchanged() {
 #[test]
 fn ce_marks_reach_the_capture_and_the_trace_adds_up() {
     let red = r#"{ kind = "red", min_th = 5, max_th = 15, max_p = 0.1, ecn = true }"#;
-    let s = dumbbell(red, true, r#"capture = ["bottleneck"]
-        trace = ["bottleneck"]"#);
+    let s = dumbbell(
+        red,
+        true,
+        r#"capture = ["bottleneck"]
+        trace = ["bottleneck"]"#,
+    );
     let dir = scratch("ce");
     let r = run_into(&s, &dir);
     let q = r.queue("bottleneck").unwrap();
@@ -150,7 +157,12 @@ fn ce_marks_reach_the_capture_and_the_trace_adds_up() {
             .filter(|&i| t.event[i] == ev && why.is_none_or(|w| t.reason[i] == w))
             .count() as u64
     };
-    let (enq, deq, drops, marks) = (count(0, None), count(1, None), count(2, None), count(3, None));
+    let (enq, deq, drops, marks) = (
+        count(0, None),
+        count(1, None),
+        count(2, None),
+        count(3, None),
+    );
     assert_eq!(enq, q.arrivals);
     assert_eq!(deq, q.departures);
     assert_eq!(marks, q.marks);
@@ -184,9 +196,16 @@ fn unknown_capture_link_is_named_with_a_suggestion() {
     let s = dumbbell("\"droptail\"", false, r#"capture = ["botleneck"]"#);
     let e = match run_writing(&s, 1, None, &mut |_| true, &scratch("unknown")) {
         Err(aqmlab_core::Error::Scenario(e)) => e,
-        other => panic!("expected a scenario error, got {:?}", other.map(|r| r.events)),
+        other => panic!(
+            "expected a scenario error, got {:?}",
+            other.map(|r| r.events)
+        ),
     };
     assert_eq!(e.path, "capture[0]");
-    assert!(e.message.contains("did you mean `bottleneck`?"), "{}", e.message);
+    assert!(
+        e.message.contains("did you mean `bottleneck`?"),
+        "{}",
+        e.message
+    );
     assert!(e.message.contains("bottleneck_reverse"), "{}", e.message);
 }

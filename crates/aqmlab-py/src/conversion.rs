@@ -32,7 +32,11 @@ pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAn
     let flows = arrow_tables::rows_batch(&std::mem::take(&mut r.flows))?;
     let groups = arrow_tables::rows_batch(&std::mem::take(&mut r.groups))?;
     let series = arrow_tables::series_batch(std::mem::take(&mut r.timeseries))?;
-    let trace = r.trace.take().map(crate::trace_table::trace_batch).transpose()?;
+    let trace = r
+        .trace
+        .take()
+        .map(crate::trace_table::trace_batch)
+        .transpose()?;
     let text = serde_json::to_string(&r).map_err(|e| SimulationError::new_err(e.to_string()))?;
     let out = json_text_to_py(py, &text)?;
     out.set_item("queues", PyRecordBatch::new(queues).into_pyobject(py)?)?;

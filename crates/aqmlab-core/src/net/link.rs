@@ -12,8 +12,8 @@
 use super::tap::Taps;
 use super::{NodeId, PacketArena, PacketId};
 use crate::aqm::{LinkQueue, QueueCtx, QueueDiscipline};
-use crate::metrics::queue_stats::QueueSummary;
 use crate::metrics::packet_trace::{DropReason, TraceEvent};
+use crate::metrics::queue_stats::QueueSummary;
 use crate::metrics::queue_stats::Transmission;
 use crate::metrics::QueueStats;
 use crate::sim::{time::RateClock, EventKind, EventQueue, RngStream, Time};

@@ -64,7 +64,12 @@ impl PcapWriter<BufWriter<File>> {
         interface: &str,
     ) -> std::io::Result<Self> {
         let f = File::create(path)?;
-        PcapWriter::new(BufWriter::with_capacity(1 << 16, f), format, snaplen, interface)
+        PcapWriter::new(
+            BufWriter::with_capacity(1 << 16, f),
+            format,
+            snaplen,
+            interface,
+        )
     }
 }
 
@@ -191,7 +196,11 @@ mod tests {
         let data = [7u8; 80];
         w.record(3_000_000_123, &data, 1040).unwrap();
         let b = w.into_inner();
-        assert_eq!(&b[0..4], &[0x4d, 0x3c, 0xb2, 0xa1], "nanosecond magic, little-endian");
+        assert_eq!(
+            &b[0..4],
+            &[0x4d, 0x3c, 0xb2, 0xa1],
+            "nanosecond magic, little-endian"
+        );
         assert_eq!(&b[4..8], &[2, 0, 4, 0]);
         assert_eq!(le32(&b, 16), 64, "snaplen");
         assert_eq!(le32(&b, 20), 101, "LINKTYPE_RAW");

@@ -187,13 +187,7 @@ impl Taps {
     /// Link `link`'s discipline ran its timer at `now`.
     #[cold]
     #[inline(never)]
-    pub fn after_timer(
-        &mut self,
-        link: LinkId,
-        now: Time,
-        packets: &PacketArena,
-        len: (u32, u64),
-    ) {
+    pub fn after_timer(&mut self, link: LinkId, now: Time, packets: &PacketArena, len: (u32, u64)) {
         if self.traced[link as usize] {
             self.end_step(link, now, None, packets, len);
         }
@@ -215,8 +209,13 @@ impl Taps {
         }
         log.clear();
         if let Some(id) = sent {
-            self.trace
-                .push(now, link, TraceEvent::Dequeue, DropReason::None, packets.get(id));
+            self.trace.push(
+                now,
+                link,
+                TraceEvent::Dequeue,
+                DropReason::None,
+                packets.get(id),
+            );
         }
         self.trace.settle(len, bytes);
     }
@@ -244,7 +243,10 @@ mod tests {
 
     #[test]
     fn file_names_are_safe() {
-        assert_eq!(file_name("bottleneck", CaptureFormat::Pcap), "bottleneck.pcap");
+        assert_eq!(
+            file_name("bottleneck", CaptureFormat::Pcap),
+            "bottleneck.pcap"
+        );
         assert_eq!(file_name("s0->r0", CaptureFormat::Pcapng), "s0-r0.pcapng");
         assert_eq!(file_name("a/b c", CaptureFormat::Pcap), "a_b_c.pcap");
     }

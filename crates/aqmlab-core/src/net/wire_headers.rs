@@ -208,7 +208,11 @@ pub fn encode(p: &Packet, wire: &FlowWire) -> Headers {
     let l4_len = transport_len as u32 + payload;
     let c = checksum(pseudo_header_sum(src, dst, proto, l4_len), l4);
     // RFC 768: a computed UDP checksum of zero is sent as all ones (zero means "none").
-    let c = if proto == PROTO_UDP && c == 0 { 0xffff } else { c };
+    let c = if proto == PROTO_UDP && c == 0 {
+        0xffff
+    } else {
+        c
+    };
     let at = if proto == PROTO_TCP { 16 } else { 6 };
     l4[at..at + 2].copy_from_slice(&c.to_be_bytes());
     h.len = IPV4_HEADER + transport_len;
@@ -246,10 +250,8 @@ fn encode_tcp(p: &Packet, t: &TcpWire, out: &mut [u8]) -> (usize, u32) {
     let shift = t.window_shift();
     let (seq, ack, mut flags, payload);
     let is_syn = p.kind == PacketKind::TcpData && p.seq == syn_seq;
-    let is_syn_ack = p.kind == PacketKind::TcpAck
-        && t.handshake
-        && p.ack == syn_seq
-        && p.sack_len == 0;
+    let is_syn_ack =
+        p.kind == PacketKind::TcpAck && t.handshake && p.ack == syn_seq && p.sack_len == 0;
     if is_syn || is_syn_ack {
         // RFC 3168 section 6.1.1: an ECN-setup SYN carries ECE and CWR, its SYN-ACK ECE.
         (seq, ack, flags) = if is_syn {
@@ -268,7 +270,12 @@ fn encode_tcp(p: &Packet, t: &TcpWire, out: &mut [u8]) -> (usize, u32) {
             n = put(&mut opt, n, &[1, 1, 4, 2]);
         }
         if t.timestamps {
-            n = put_timestamps(&mut opt, n, p.sent_at, if is_syn { 0 } else { p.echo_sent_at });
+            n = put_timestamps(
+                &mut opt,
+                n,
+                p.sent_at,
+                if is_syn { 0 } else { p.echo_sent_at },
+            );
         }
         if shift > 0 {
             n = put(&mut opt, n, &[1, 3, 3, shift]);
@@ -370,7 +377,11 @@ mod tests {
         for bytes in words_of {
             for i in (0..bytes.len()).step_by(2) {
                 let hi = bytes[i] as u64;
-                let lo = if i + 1 < bytes.len() { bytes[i + 1] as u64 } else { 0 };
+                let lo = if i + 1 < bytes.len() {
+                    bytes[i + 1] as u64
+                } else {
+                    0
+                };
                 sum += (hi << 8) | lo;
             }
         }

@@ -168,11 +168,21 @@ mod tests {
     #[test]
     fn unknown_link_names_the_entry_and_suggests() {
         let links = ["bottleneck", "bottleneck_reverse", "s0->r0"];
-        let e = check_link_names("capture", &["bottleneck".into(), "botleneck".into()], &links)
-            .unwrap_err();
+        let e = check_link_names(
+            "capture",
+            &["bottleneck".into(), "botleneck".into()],
+            &links,
+        )
+        .unwrap_err();
         assert_eq!(e.path, "capture[1]");
-        assert!(e.message.contains("links: bottleneck, bottleneck_reverse, s0->r0"));
-        assert!(e.message.contains("did you mean `bottleneck`?"), "{}", e.message);
+        assert!(e
+            .message
+            .contains("links: bottleneck, bottleneck_reverse, s0->r0"));
+        assert!(
+            e.message.contains("did you mean `bottleneck`?"),
+            "{}",
+            e.message
+        );
         assert_eq!(
             check_link_names("trace", &["s0->r0".into(), "s0->r0".into()], &links).unwrap(),
             vec![2]
