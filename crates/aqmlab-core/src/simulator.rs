@@ -221,7 +221,7 @@ impl Simulator {
                         ),
                     });
                 }
-                let traced = t.traced_any().then(|| crate::result::TraceTable {
+                let traced = t.traced_any().then_some(crate::result::TraceTable {
                     rows: t.trace,
                     link_names: links,
                 });
