@@ -165,9 +165,7 @@ def test_ce_marks_and_sack_blocks_are_visible(ecn_run: tuple[aqmlab.Result, Path
     acks = read_pcap(d / "bottleneck_reverse.pcap")
     assert sum(1 for _, ip in acks if ip.data.flags & dpkt.tcp.TH_ECE) > 0
     assert sum(1 for _, ip in data if ip.data.flags & dpkt.tcp.TH_CWR) > 0
-    sacks = [
-        val for _, ip in acks for opt, val in dpkt.tcp.parse_opts(ip.data.opts) if opt == dpkt.tcp.TCP_OPT_SACK
-    ]
+    sacks = [val for _, ip in acks for opt, val in dpkt.tcp.parse_opts(ip.data.opts) if opt == dpkt.tcp.TCP_OPT_SACK]
     assert sacks, "SACK flows' duplicate ACKs carry SACK blocks"
     for val in sacks:
         assert len(val) % 8 == 0 and 1 <= len(val) // 8 <= 3

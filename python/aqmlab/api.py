@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
