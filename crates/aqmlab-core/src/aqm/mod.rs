@@ -44,7 +44,7 @@ pub use link_queue::LinkQueue;
 
 use crate::metrics::packet_trace::{DropReason, TraceEvent};
 use crate::metrics::QueueStats;
-use crate::net::tap::QueueLog;
+use crate::net::tap::Taps;
 use crate::net::{Packet, PacketArena, PacketId};
 use crate::sim::{RngStream, Time};
 
@@ -185,8 +185,9 @@ pub struct QueueCtx<'a> {
     /// Packets this discipline dropped; the simulator charges them to their flows and frees
     /// them.
     pub dropped: &'a mut Vec<PacketId>,
-    /// Where the drops and marks go when the link is traced (`net/tap.rs`).
-    pub trace_log: Option<&'a mut QueueLog>,
+    /// The run's captures and packet trace, if it has any (`net/tap.rs`): drops and marks
+    /// are logged there for the link's step.
+    pub tap: Option<&'a mut Taps>,
 }
 
 impl QueueCtx<'_> {
@@ -202,8 +203,8 @@ impl QueueCtx<'_> {
                 DropReason::Forced
             }
         };
-        if let Some(log) = self.trace_log.as_deref_mut() {
-            log.push((TraceEvent::Drop, why, id));
+        if let Some(t) = self.tap.as_deref_mut() {
+            t.step_log.push((TraceEvent::Drop, why, id));
         }
         self.dropped.push(id);
     }
@@ -214,8 +215,8 @@ impl QueueCtx<'_> {
         debug_assert!(p.ecn.ect, "marking a packet that is not ECN-capable");
         p.ecn.ce = true;
         self.stats.on_mark();
-        if let Some(log) = self.trace_log.as_deref_mut() {
-            log.push((TraceEvent::Mark, DropReason::None, id));
+        if let Some(t) = self.tap.as_deref_mut() {
+            t.step_log.push((TraceEvent::Mark, DropReason::None, id));
         }
     }
 }

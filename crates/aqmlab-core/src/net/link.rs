@@ -109,10 +109,7 @@ impl Link {
             rng: &mut self.queue_rng,
             stats: &mut self.stats,
             dropped: cx.dropped,
-            trace_log: match cx.tap.as_deref_mut() {
-                Some(t) => t.log_of(cx.id),
-                None => None,
-            },
+            tap: cx.tap.as_deref_mut(),
         };
         let idle_since = (self.idle_since != BUSY).then_some(self.idle_since);
         f(&mut self.queue, &mut qcx, idle_since)
@@ -165,8 +162,10 @@ impl Link {
         self.stats
             .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
         if let Some(t) = cx.tap.as_deref_mut() {
+            // What started now is in service (this is only called with the transmitter free).
+            let sent = self.in_service.map(|(pkt, _)| pkt);
             let len = (self.queue.len_packets(), self.queue.len_bytes());
-            t.after_dequeue(cx.id, now, next, cx.packets, len);
+            t.after_dequeue(cx.id, now, sent, cx.packets, len);
         }
     }
 

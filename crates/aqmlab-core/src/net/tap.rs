@@ -21,7 +21,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-/// Drops (with their reason) and marks of one step of a traced link, in order.
+/// Drops (with their reason) and marks of one link step, in order.
 pub type QueueLog = Vec<(TraceEvent, DropReason, PacketId)>;
 
 /// Every tap of a run. Links reach it through a pointer that is null without taps, and its
@@ -34,8 +34,9 @@ pub struct Taps {
     pcaps: Vec<Option<PcapWriter<BufWriter<File>>>>,
     /// Per link: whether it is traced.
     traced: Vec<bool>,
-    /// Per link: the drops and marks of the step under way (a traced link's).
-    logs: Vec<QueueLog>,
+    /// The drops and marks of the link step under way, in order (any link's: every step
+    /// ends with a hook that empties it).
+    pub(crate) step_log: QueueLog,
     pub trace: PacketTrace,
     /// The first write error; the run reports it at its end.
     pub error: Option<String>,
@@ -101,7 +102,7 @@ impl Taps {
         Ok(Taps {
             flows: plan.flows,
             pcaps,
-            logs: (0..n).map(|_| QueueLog::new()).collect(),
+            step_log: QueueLog::new(),
             traced,
             trace: PacketTrace::new(plan.trace_max_rows),
             error: None,
@@ -129,16 +130,6 @@ impl Taps {
 }
 
 impl Taps {
-    /// Where link `link`'s discipline logs its drops and marks, if the link is traced.
-    #[inline]
-    pub fn log_of(&mut self, link: LinkId) -> Option<&mut QueueLog> {
-        if self.traced[link as usize] {
-            Some(&mut self.logs[link as usize])
-        } else {
-            None
-        }
-    }
-
     /// Link `link`'s discipline has taken or dropped `pkt`, arrived at `now`; its queue
     /// holds `len` (packets, bytes).
     #[cold]
@@ -156,6 +147,8 @@ impl Taps {
             self.trace
                 .push(now, link, TraceEvent::Enqueue, DropReason::None, p);
             self.end_step(link, now, None, packets, len);
+        } else {
+            self.step_log.clear();
         }
     }
 
@@ -181,6 +174,8 @@ impl Taps {
         }
         if self.traced[link as usize] {
             self.end_step(link, now, next, packets, len);
+        } else {
+            self.step_log.clear();
         }
     }
 
@@ -190,6 +185,8 @@ impl Taps {
     pub fn after_timer(&mut self, link: LinkId, now: Time, packets: &PacketArena, len: (u32, u64)) {
         if self.traced[link as usize] {
             self.end_step(link, now, None, packets, len);
+        } else {
+            self.step_log.clear();
         }
     }
 
@@ -203,11 +200,10 @@ impl Taps {
         packets: &PacketArena,
         (len, bytes): (u32, u64),
     ) {
-        let log = &mut self.logs[link as usize];
-        for &(ev, why, id) in log.iter() {
+        for &(ev, why, id) in &self.step_log {
             self.trace.push(now, link, ev, why, packets.get(id));
         }
-        log.clear();
+        self.step_log.clear();
         if let Some(id) = sent {
             self.trace.push(
                 now,
