@@ -163,6 +163,8 @@ class RawResult(TypedDict):
     queue_delays: ArrowRecordBatch
     # the scenario as run, every default filled in (resolve_scenario); only in a simulation's
     scenario: NotRequired[dict[str, Any]]
+    trace: NotRequired[ArrowRecordBatch]
+    capture_files: NotRequired[list[str]]
 
 @type_check_only
 class EmulationFidelity(TypedDict):
@@ -214,10 +216,12 @@ def run(
     custom_aqms: Mapping[str, type] | None = None,
     max_memory: int | None = None,
     warn: Callable[[str, str], None] | None = None,
+    capture_dir: str | None = None,
 ) -> RawResult:
     """Runs a scenario (JSON text) with the GIL released; see :func:`aqmlab.run`. ``warn(path,
     message)`` is called with each warning about the scenario before the run; the warnings
-    about the result are in its ``warnings``."""
+    about the result are in its ``warnings``. Capture files go to ``capture_dir`` (default:
+    the current directory)."""
 
 @type_check_only
 class MemoryPart(TypedDict):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ def run(
     progress: ProgressFn | None = None,
     custom_aqms: Mapping[str, type] | None = None,
     max_memory: int | float | str | None = None,
+    capture_dir: str | os.PathLike[str] | None = None,
 ) -> Result:
     """Runs one simulation and returns its :class:`Result`.
 
@@ -36,7 +38,10 @@ def run(
     :func:`aqmlab.register_aqm`. ``max_memory`` (bytes, ``"8GB"`` or ``"none"``) refuses a
     scenario whose estimated memory exceeds it with a ScenarioError before anything is built;
     None means ``AQMLAB_MAX_MEMORY`` or half this machine's memory (see
-    :mod:`aqmlab.memory_limit`).
+    :mod:`aqmlab.memory_limit`). ``capture_dir``: where the capture files of the links the
+    scenario names in ``capture`` are written, one per link (``bottleneck.pcap``; created if
+    missing); None means the current directory, as ns-3's ``EnablePcap`` writes its files
+    (docs/capture.md). A scenario's ``trace`` comes back as :attr:`Result.trace`.
 
     A scenario that is valid but most likely mistaken (an AQM time far outside its plausible
     range, such as ``target = 15`` read as 15 s; a rate in bytes per second) runs as written,
@@ -55,7 +60,8 @@ def run(
     seed = resolve_seed(s, seed)
     customs = merged(custom_aqms)
     limit = resolve_max_memory(max_memory)
-    raw = _core.run(to_json(s), seed, progress, customs or None, limit, _warn_at_caller)
+    where = None if capture_dir is None else os.fspath(capture_dir)
+    raw = _core.run(to_json(s), seed, progress, customs or None, limit, _warn_at_caller, where)
     # What the run measured that most likely was not meant (issue 25: a flow stalled in a
     # recovery that loops), issued after it as the scenario's warnings are before it.
     for w in raw.get("warnings", []):

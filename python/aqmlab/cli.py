@@ -97,9 +97,17 @@ def run(
             "--dry-run", help="Print the scenario with every default filled in (TOML; JSON with --json); do not run."
         ),
     ] = False,
+    pcap: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pcap",
+            metavar="LINK",
+            help="Capture the packets leaving LINK (repeatable) into LINK.pcap, in --out or the current directory.",
+        ),
+    ] = None,
 ) -> None:
     """Run one scenario and print a summary."""
-    run_command(scenario, seed, out_dir, as_json, quiet, max_memory, set_ or [], dry_run)
+    run_command(scenario, seed, out_dir, as_json, quiet, max_memory, set_ or [], dry_run, pcap or [])
 
 
 # ---------------------------------------------------------------------------------------------

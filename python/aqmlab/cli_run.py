@@ -211,14 +211,17 @@ def run_command(
     max_memory: str | None,
     overrides: Sequence[str] = (),
     dry_run: bool = False,
+    pcap: Sequence[str] = (),
 ) -> None:
     """``aqmlab run``: runs ``scenario`` with ``overrides`` (``--set PATH=VALUE``) applied,
     writes its tables to ``out_dir`` if given, prints the summary as JSON (``as_json``) or as
     tables (run_report.py); with ``dry_run``, prints the resolved scenario instead (TOML, or
-    JSON with ``as_json``) without running it. The progress bar is on stderr, for a run that
-    lasts more than :data:`RUN_PROGRESS_DELAY_S` on a terminal, never with ``as_json`` or
-    ``quiet``."""
+    JSON with ``as_json``) without running it. ``pcap``: links captured besides the scenario's
+    ``capture``; capture files go to ``out_dir``, else the current directory. The progress bar
+    is on stderr, for a run that lasts more than :data:`RUN_PROGRESS_DELAY_S` on a terminal,
+    never with ``as_json`` or ``quiet``."""
     from . import api
+    from .scenario import load_scenario
 
     apply_max_memory(max_memory)
     with user_errors():
@@ -227,12 +230,15 @@ def run_command(
             from .scenario import apply_overrides
 
             target = apply_overrides(scenario, overrides)
+        if pcap:
+            target = load_scenario(target)
+            target["capture"] = list(dict.fromkeys([*target.get("capture", []), *pcap]))
         if dry_run:
             print_resolved(target, seed, as_json)
             return
         progress = LazyProgress("simulating", delay=RUN_PROGRESS_DELAY_S, enabled=not (quiet or as_json))
         try:
-            r = api.run(target, seed=seed, progress=progress)
+            r = api.run(target, seed=seed, progress=progress, capture_dir=out_dir)
         finally:
             progress.close()
         report_result(r, out_dir, as_json)

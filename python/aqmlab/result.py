@@ -194,13 +194,14 @@ class Result:
 
     # -- tables ---------------------------------------------------------------------------
     def to_arrow(self, table: str) -> pa.Table:
-        """``table`` (one of :data:`TABLES`) as a pyarrow Table; the time series' source and
-        variable columns are dictionary-encoded. Every numeric column's unit is in its field's
-        metadata, ``{b"unit": ...}`` (``packets``, ``ms``, ``bit/s``, ``fraction``, ...: the
-        same whether or not the name ends in it; docs/python.md, "Units")."""
+        """``table`` (one of :data:`TABLES`, and ``"trace"`` when the scenario traces a link)
+        as a pyarrow Table; the time series' source and variable columns are
+        dictionary-encoded. Every numeric column's unit is in its field's metadata,
+        ``{b"unit": ...}`` (``packets``, ``ms``, ``bit/s``, ``fraction``, ...: the same whether
+        or not the name ends in it; docs/python.md, "Units")."""
         import pyarrow as pa
 
-        if table not in TABLES:
+        if table not in TABLES and not (table == "trace" and "trace" in self.raw):
             raise KeyError(f"no table {table!r}; tables: {', '.join(TABLES)}")
         return pa.Table.from_batches([pa_record_batch(self.raw[table])])
 
@@ -280,6 +281,21 @@ class Result:
         from .plot import plot_result
 
         return plot_result(self, kind, ax=ax, **options)
+
+    @cached_property
+    def trace(self) -> pd.DataFrame | None:
+        """The packet trace of the links the scenario names in ``trace`` (None without):
+        one row per queue event, time_s, link, event (enqueue, dequeue, drop, mark), reason
+        (a drop's: early, forced, link_loss), flow (the flows table's id), kind, seq (packets),
+        size_bytes, queue_packets and queue_bytes after the event (docs/capture.md)."""
+        if "trace" not in self.raw:
+            return None
+        return self.to_arrow("trace").to_pandas()
+
+    @property
+    def capture_files(self) -> list[str]:
+        """The capture files the run wrote, one per link the scenario names in ``capture``."""
+        return [str(f) for f in self.raw.get("capture_files", [])]
 
     # The summary's rows are read by the engine's own reader, not pyarrow: printing a run's
     # summary then imports neither pyarrow nor numpy (issue 24, item 12); same values.
@@ -430,8 +446,10 @@ class Result:
 
     def to_parquet(self, directory: str | Path) -> Path:
         """Writes queues.parquet, flows.parquet, groups.parquet, timeseries.parquet,
-        queue_delays.parquet and summary.json; each column's unit is in its Parquet field's
-        metadata (``pyarrow.parquet.read_schema(path).field(c).metadata[b"unit"]``)."""
+        queue_delays.parquet, the workload tables when the run has them (fct, fct_summary,
+        latency, latency_summary), trace.parquet (when the scenario traces a link) and
+        summary.json; each column's unit is in its Parquet field's metadata
+        (``pyarrow.parquet.read_schema(path).field(c).metadata[b"unit"]``)."""
         import pyarrow.parquet as pq
 
         d = Path(directory)
@@ -443,6 +461,8 @@ class Result:
             if table in OPTIONAL_TABLES and arrow.num_rows == 0:
                 continue
             pq.write_table(arrow, d / f"{table}.parquet")
+        if "trace" in self.raw:
+            pq.write_table(self.to_arrow("trace"), d / "trace.parquet")
         self._write_summary(d)
         return d
 

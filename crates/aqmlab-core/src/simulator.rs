@@ -254,11 +254,23 @@ impl Simulator {
         let (latency, lost) = self.latency_samples();
         let latency_summary = crate::metrics::latency::summarize(&latency, &lost);
         let fairness = Fairness::of(&flows);
+        let mut warnings = crate::run_warnings::of(&self.flow_stats, now - self.warmup.min(now));
         let (trace, capture_files) = match self.taps.take() {
             Some(t) => {
                 let links = self.links.iter().map(|l| l.name.clone()).collect();
                 let files = t.files.iter().map(|p| p.display().to_string()).collect();
-                let traced = t.traced_any().then(|| crate::result::TraceTable {
+                if t.trace.rows_dropped > 0 {
+                    warnings.push(crate::scenario::warnings::ScenarioWarning {
+                        path: "trace_max_rows".into(),
+                        message: format!(
+                            "the packet trace is cut: it holds its first {} events, {} more \
+                             were not recorded; raise trace_max_rows or trace fewer links",
+                            t.trace.len(),
+                            t.trace.rows_dropped
+                        ),
+                    });
+                }
+                let traced = t.traced_any().then_some(crate::result::TraceTable {
                     rows: t.trace,
                     link_names: links,
                 });
@@ -303,7 +315,7 @@ impl Simulator {
             jain_index_tcp: fairness.jain_index_tcp,
             jain_index_all_flows: fairness.jain_index_all_flows,
             conserved,
-            warnings: crate::run_warnings::of(&self.flow_stats, now - self.warmup.min(now)),
+            warnings,
             emulation: None,
             timeseries,
             trace,
@@ -429,10 +441,7 @@ impl Simulator {
             events: &mut self.events,
             packets: &mut self.packets,
             dropped: &mut self.dropped,
-            tap: match &mut self.taps {
-                None => None,
-                Some(t) => t.tap(l),
-            },
+            tap: self.taps.as_deref_mut(),
             changes: &mut self.timeline.link_changes,
         };
         f(&mut self.links[l as usize], &mut cx);

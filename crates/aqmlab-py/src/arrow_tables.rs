@@ -17,7 +17,7 @@ use serde_arrow::schema::{SchemaLike, TracingOptions};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-fn arrow_error(e: impl std::fmt::Display) -> pyo3::PyErr {
+pub(crate) fn arrow_error(e: impl std::fmt::Display) -> pyo3::PyErr {
     PyRuntimeError::new_err(format!("building a result table: {e}"))
 }
 
@@ -80,7 +80,7 @@ pub fn series_batch(s: SeriesColumns) -> PyResult<RecordBatch> {
     with_units(RecordBatch::try_new(Arc::new(schema), columns).map_err(arrow_error)?)
 }
 
-fn dictionary(codes: Vec<u32>, names: Vec<String>) -> PyResult<ArrayRef> {
+pub(crate) fn dictionary(codes: Vec<u32>, names: Vec<String>) -> PyResult<ArrayRef> {
     let values: ArrayRef = Arc::new(StringArray::from(names));
     let n = values.len();
     // Codes index `names`, so each is below n and fits the narrowest type that holds n - 1.

@@ -37,6 +37,11 @@ pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAn
     let latency = arrow_tables::rows_batch(&std::mem::take(&mut r.latency))?;
     let latency_summary = arrow_tables::rows_batch(&std::mem::take(&mut r.latency_summary))?;
     let queue_delays = arrow_tables::rows_batch(&std::mem::take(&mut r.queue_delays))?;
+    let trace = r
+        .trace
+        .take()
+        .map(crate::trace_table::trace_batch)
+        .transpose()?;
     let text = serde_json::to_string(&r).map_err(|e| SimulationError::new_err(e.to_string()))?;
     let out = json_text_to_py(py, &text)?;
     out.set_item("queues", PyRecordBatch::new(queues).into_pyobject(py)?)?;
@@ -51,6 +56,9 @@ pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAn
         ("queue_delays", queue_delays),
     ] {
         out.set_item(name, PyRecordBatch::new(batch).into_pyobject(py)?)?;
+    }
+    if let Some(trace) = trace {
+        out.set_item("trace", PyRecordBatch::new(trace).into_pyobject(py)?)?;
     }
     let timings = out.get_item("timings")?;
     let collect_s: f64 = timings.get_item("collect_s")?.extract()?;

@@ -15,6 +15,7 @@ mod python_aqm;
 mod run;
 mod series_docs;
 mod table_values;
+mod trace_table;
 
 use errors::{ScenarioError, SimulationError};
 use pyo3::prelude::*;

@@ -84,9 +84,11 @@ fn report_warnings(py: Python<'_>, scenario: &Scenario, warn: Option<&Py<PyAny>>
 /// Runs a scenario given as JSON text with master seed `seed`; returns the result as a dict.
 /// With `max_memory` (bytes), a scenario whose memory estimate exceeds it is refused with a
 /// ScenarioError before anything is built. `warn(path, message)` is called with each warning
-/// about the scenario before the run.
+/// about the scenario before the run. The scenario's capture files (`capture`) are written
+/// into `capture_dir` (default: the current directory, as ns-3's EnablePcap writes them).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed, progress=None, custom_aqms=None, max_memory=None, warn=None))]
+#[pyo3(signature = (scenario_json, seed, progress=None, custom_aqms=None, max_memory=None, warn=None, capture_dir=None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     py: Python<'_>,
     scenario_json: &str,
@@ -95,7 +97,9 @@ pub(crate) fn run(
     custom_aqms: Option<Bound<'_, PyDict>>,
     max_memory: Option<u64>,
     warn: Option<Py<PyAny>>,
+    capture_dir: Option<std::path::PathBuf>,
 ) -> PyResult<Py<PyAny>> {
+    let capture_dir = capture_dir.unwrap_or_else(|| ".".into());
     let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
     if let Some(limit) = max_memory {
         memory::estimate(&scenario)
@@ -138,11 +142,12 @@ pub(crate) fn run(
                 true
             })
         };
-        aqmlab_core::run_with(
+        aqmlab_core::run_writing(
             &scenario,
             seed,
             factory.as_ref().map(|f| f as &dyn CustomAqmFactory),
             &mut cb,
+            &capture_dir,
         )
     });
     if let Some(e) = failure.take() {

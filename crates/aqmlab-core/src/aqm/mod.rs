@@ -46,7 +46,7 @@ pub use link_queue::LinkQueue;
 
 use crate::metrics::packet_trace::{DropReason, TraceEvent};
 use crate::metrics::QueueStats;
-use crate::net::tap::LinkTrace;
+use crate::net::tap::Taps;
 use crate::net::{Packet, PacketArena, PacketId};
 use crate::sim::{RngStream, Time};
 
@@ -203,8 +203,9 @@ pub struct QueueCtx<'a> {
     /// Packets this discipline dropped; the simulator charges them to their flows and frees
     /// them.
     pub dropped: &'a mut Vec<PacketId>,
-    /// The link's packet trace, if the scenario traces it (`metrics/packet_trace.rs`).
-    pub trace: Option<LinkTrace<'a>>,
+    /// The run's captures and packet trace, if it has any (`net/tap.rs`): drops and marks
+    /// are logged there for the link's step.
+    pub tap: Option<&'a mut Taps>,
 }
 
 impl QueueCtx<'_> {
@@ -220,8 +221,8 @@ impl QueueCtx<'_> {
                 DropReason::Forced
             }
         };
-        if let Some(t) = &mut self.trace {
-            t.event(self.now, TraceEvent::Drop, why, self.packets.get(id));
+        if let Some(t) = self.tap.as_deref_mut() {
+            t.step_log.push((TraceEvent::Drop, why, id));
         }
         self.dropped.push(id);
     }
@@ -232,13 +233,8 @@ impl QueueCtx<'_> {
         debug_assert!(p.ecn.ect, "marking a packet that is not ECN-capable");
         p.ecn.ce = true;
         self.stats.on_mark();
-        if let Some(t) = &mut self.trace {
-            t.event(
-                self.now,
-                TraceEvent::Mark,
-                DropReason::None,
-                self.packets.get(id),
-            );
+        if let Some(t) = self.tap.as_deref_mut() {
+            t.step_log.push((TraceEvent::Mark, DropReason::None, id));
         }
     }
 }

@@ -35,7 +35,7 @@ impl<Q: QueueDiscipline> QueueRig<Q> {
             rng: &mut self.rng,
             stats: &mut self.stats,
             dropped: &mut self.dropped,
-            trace: None,
+            tap: None,
         };
         f(&mut self.q, &mut cx)
     }

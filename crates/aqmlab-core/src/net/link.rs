@@ -10,7 +10,7 @@
 //! 6 Gb/s link of 1-byte packets).
 
 use super::delivery_trace::TraceClock;
-use super::tap::TapCtx;
+use super::tap::Taps;
 use super::{NodeId, PacketArena, PacketId};
 use crate::aqm::{LinkQueue, QueueCtx, QueueDiscipline};
 use crate::metrics::packet_trace::{DropReason, TraceEvent};
@@ -84,7 +84,7 @@ pub struct LinkCtx<'a> {
     pub packets: &'a mut PacketArena,
     pub dropped: &'a mut Vec<PacketId>,
     /// The link's capture and trace, if it is captured or traced (`tap.rs`).
-    pub tap: Option<TapCtx<'a>>,
+    pub tap: Option<&'a mut Taps>,
     /// What events changed of the links that they changed (`Link::changes`).
     pub changes: &'a mut Vec<LinkChanges>,
 }
@@ -137,10 +137,7 @@ impl Link {
             rng: &mut self.queue_rng,
             stats: &mut self.stats,
             dropped: cx.dropped,
-            trace: cx
-                .tap
-                .as_mut()
-                .and_then(|t| t.trace.as_mut().map(|t| t.reborrow())),
+            tap: cx.tap.as_deref_mut(),
         };
         let idle_since = (self.idle_since != BUSY).then_some(self.idle_since);
         f(&mut self.queue, &mut qcx, idle_since)
@@ -153,30 +150,20 @@ impl Link {
         self.stats.on_arrival(cx.packets.get(pkt));
         if self.changes != UNCHANGED && cx.changes[self.changes as usize].down {
             cx.changes[self.changes as usize].down_drops += 1;
-            if let Some(t) = &mut cx.tap {
-                t.trace(
-                    now,
-                    TraceEvent::Drop,
-                    DropReason::LinkDown,
-                    cx.packets.get(pkt),
-                );
+            if let Some(t) = cx.tap.as_deref_mut() {
+                let p = cx.packets.get(pkt);
+                t.trace_event(cx.id, now, TraceEvent::Drop, DropReason::LinkDown, p);
             }
             cx.dropped.push(pkt);
             return;
         }
-        if let Some(t) = &mut cx.tap {
-            t.trace(
-                now,
-                TraceEvent::Enqueue,
-                DropReason::None,
-                cx.packets.get(pkt),
-            );
-        }
         self.with_queue(cx, |queue, qcx, idle_since| {
             queue.enqueue(pkt, qcx, idle_since)
         });
-        if let Some(t) = &mut cx.tap {
-            t.settle(self.queue.len_packets(), self.queue.len_bytes());
+        if let Some(t) = cx.tap.as_deref_mut() {
+            // A dropped arrival is still in the arena: the simulator frees drops afterwards.
+            let len = (self.queue.len_packets(), self.queue.len_bytes());
+            t.after_arrival(cx.id, now, pkt, cx.packets, len);
         }
         if self.in_service.is_none() {
             self.start_next(cx, false);
@@ -209,9 +196,6 @@ impl Link {
                 };
                 let tx = end - now;
                 self.stats.on_departure(now, p);
-                if let Some(t) = &mut cx.tap {
-                    t.on_departure(now, p);
-                }
                 self.in_service = Some((pkt, tx));
                 self.tx_started = now;
                 self.idle_since = BUSY;
@@ -226,8 +210,11 @@ impl Link {
         }
         self.stats
             .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
-        if let Some(t) = &mut cx.tap {
-            t.settle(self.queue.len_packets(), self.queue.len_bytes());
+        if let Some(t) = cx.tap.as_deref_mut() {
+            // What started now is in service (this is only called with the transmitter free).
+            let sent = self.in_service.map(|(pkt, _)| pkt);
+            let len = (self.queue.len_packets(), self.queue.len_bytes());
+            t.after_dequeue(cx.id, now, sent, cx.packets, len);
         }
     }
 
@@ -244,8 +231,8 @@ impl Link {
         self.stats.on_transmitted(now, p, done);
         if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
             self.stats.link_losses += 1;
-            if let Some(t) = &mut cx.tap {
-                t.trace(now, TraceEvent::Drop, DropReason::LinkLoss, p);
+            if let Some(t) = cx.tap.as_deref_mut() {
+                t.trace_event(cx.id, now, TraceEvent::Drop, DropReason::LinkLoss, p);
             }
             cx.dropped.push(pkt);
         } else {
@@ -282,8 +269,9 @@ impl Link {
         self.with_queue(cx, |queue, qcx, idle_since| queue.on_timer(qcx, idle_since));
         self.stats
             .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
-        if let Some(t) = &mut cx.tap {
-            t.settle(self.queue.len_packets(), self.queue.len_bytes());
+        if let Some(t) = cx.tap.as_deref_mut() {
+            let len = (self.queue.len_packets(), self.queue.len_bytes());
+            t.after_timer(cx.id, now, cx.packets, len);
         }
         if let Some(iv) = self.queue.timer_interval() {
             cx.events
