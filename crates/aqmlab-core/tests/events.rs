@@ -208,8 +208,8 @@ fn raising_red_max_p_shortens_its_queue() {
     assert_eq!(at(&stepped, "bottleneck", "max_p", 31.0), 0.5);
     // As Linux's red_change, the average starts again from 0 (the sample at 30 s follows the
     // event at 30 s); with aqm_state = "keep" it carries on.
-    assert!(at(&stepped, "bottleneck", "avg", 29.0) > 1.0);
-    assert_eq!(at(&stepped, "bottleneck", "avg", 30.0), 0.0);
+    assert!(at(&stepped, "bottleneck", "avg_packets", 29.0) > 1.0);
+    assert_eq!(at(&stepped, "bottleneck", "avg_packets", 30.0), 0.0);
     let kept = red(r#"
         [[events]]
         at = "30s"
@@ -217,7 +217,7 @@ fn raising_red_max_p_shortens_its_queue() {
         set = { max_p = 0.5 }
         aqm_state = "keep"
         "#);
-    assert!(at(&kept, "bottleneck", "avg", 30.0) > 1.0);
+    assert!(at(&kept, "bottleneck", "avg_packets", 30.0) > 1.0);
     assert_eq!(at(&kept, "bottleneck", "max_p", 31.0), 0.5);
     assert_conserved(&stepped);
 }

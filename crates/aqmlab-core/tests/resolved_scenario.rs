@@ -66,11 +66,18 @@ fn shortened(text: &str, secs: f64) -> Scenario {
             .0 as f64
             / 1e9
     };
+    // Events and the flows' fixed start and stop times keep their place in the run.
+    let scale = secs / seconds(&original);
     if let Some(events) = v.get_mut("events").and_then(|e| e.as_array_mut()) {
-        // The events keep their place in the run.
-        let scale = secs / seconds(&original);
         for e in events {
             e["at"] = (seconds(&e["at"]) * scale).into();
+        }
+    }
+    for flow in v["flows"].as_array_mut().unwrap() {
+        for key in ["start", "stop"] {
+            if flow[key].is_string() || flow[key].is_number() {
+                flow[key] = (seconds(&flow[key]) * scale).into();
+            }
         }
     }
     v["duration"] = secs.into();
