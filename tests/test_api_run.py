@@ -13,7 +13,7 @@ from _aqmlab_scenarios import UDP_DUMBBELL, UDP_TOML, scenario
 from aqmlab.result import RUN_KEYS, TIMING_KEYS
 
 QUEUE_COLUMNS = [
-    "name", "arrivals", "departures", "early_drops", "forced_drops", "drops", "marks", "link_losses",
+    "name", "arrivals", "departures", "early_drops", "forced_drops", "drops", "marks", "link_losses", "down_drops",
     "backlog_at_start", "backlog_at_end", "loss_rate", "mean_queue_packets", "mean_queue_bytes",
     "mean_delay_ms", "mean_wait_ms", "p50_delay_ms", "p95_delay_ms", "p99_delay_ms", "max_delay_ms",
     "utilization", "throughput_bps",

@@ -149,12 +149,12 @@ def test_any_override_text_applies_or_raises_a_scenario_error(override: str) -> 
 def test_result_scenario_is_the_resolved_scenario_and_reruns_identically() -> None:
     r = aqmlab.run(UDP_DUMBBELL, seed=4)
     s = r.scenario
-    assert s == resolve_scenario(UDP_DUMBBELL)
+    assert s == {**resolve_scenario(UDP_DUMBBELL), "seed": 4}, "resolved, with the run's seed"
     assert s["topology"]["bottleneck"]["queue"]["aqm"]["kind"] == "red"
     assert s["topology"]["bottleneck"]["queue"]["aqm"]["max_p"] == 0.1
     assert s["topology"]["receivers"] == 2 and s["topology"]["access"]["queue"]["limit"] == 1000
     assert tomllib.loads(dumps(s)) == s, "TOML-serializable"
-    again = aqmlab.run(s, seed=4)
+    again = aqmlab.run(s)
     for table in ("queues", "flows", "groups", "timeseries"):
         assert getattr(again, table).equals(getattr(r, table)), table
     assert again.events == r.events
@@ -193,7 +193,7 @@ def test_run_with_set_equals_the_api_on_the_edited_scenario(udp_file: Path) -> N
     assert r.exit_code == 0, r.output
     edited = apply_overrides(udp_file, ["flows[0].packets_per_second=20"])
     assert (
-        json.loads(r.stdout)["queue.bottleneck.arrivals"]
+        json.loads(r.stdout)["summary"]["queue.bottleneck.arrivals"]
         == aqmlab.run(edited, seed=2).summary["queue.bottleneck.arrivals"]
     )
 

@@ -32,6 +32,16 @@ from = "s1"
 to = "d1"
 rate = "1Mbps"
 packet_size = "1000B"
+[[flows]]
+kind = "workload"
+from = "s0"
+to = "d0"
+rate = 5
+sizes = { dist = "constant", size = "20KB" }
+[[flows]]
+kind = "ping"
+from = "s1"
+to = "d1"
 """
 
 
@@ -43,6 +53,7 @@ def result() -> aqmlab.Result:
 def test_every_numeric_column_has_a_unit_in_the_schema(result: aqmlab.Result, tmp_path: Path) -> None:
     result.to_parquet(tmp_path)
     for table in TABLES:
+        assert result.to_arrow(table).num_rows > 0, f"{table}: the scenario fills every table"
         schema = result.to_arrow(table).schema
         on_disk = pq.read_schema(tmp_path / f"{table}.parquet")
         for field in schema:
@@ -65,9 +76,10 @@ def test_a_flow_has_one_id_in_every_table(result: aqmlab.Result) -> None:
     for fid, kind in zip(ids, result.flows["kind"], strict=True):
         assert f"flow{fid}" in sources
         has_cwnd = ((ts["source"] == f"flow{fid}") & (ts["variable"] == "cwnd")).any()
-        assert has_cwnd == (kind == "tcp")
-    if hasattr(result, "fct") and len(result.fct):
-        assert set(result.fct["flow"]) <= set(ids)
+        assert has_cwnd == (kind in ("tcp", "workload", "tcp_rr")), kind
+    assert len(result.fct) and set(result.fct["flow"]) <= set(ids)
+    assert set(result.fct["flow"]) == set(result.flows.loc[result.flows["kind"] == "workload", "flow"])
+    assert len(result.latency) and set(result.latency["flow"]) <= set(ids)
 
 
 def test_summary_json_is_the_summary_document(result: aqmlab.Result, tmp_path: Path) -> None:

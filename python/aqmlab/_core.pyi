@@ -161,8 +161,6 @@ class RawResult(TypedDict):
     emulation: NotRequired[EmulationFidelity]
     timeseries: ArrowRecordBatch
     queue_delays: ArrowRecordBatch
-    # the scenario as run, every default filled in (resolve_scenario); only in a simulation's
-    scenario: NotRequired[dict[str, Any]]
     trace: NotRequired[ArrowRecordBatch]
     capture_files: NotRequired[list[str]]
 

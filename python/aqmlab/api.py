@@ -61,12 +61,13 @@ def run(
     customs = merged(custom_aqms)
     limit = resolve_max_memory(max_memory)
     where = None if capture_dir is None else os.fspath(capture_dir)
-    raw = _core.run(to_json(s), seed, progress, customs or None, limit, _warn_at_caller, where)
+    text = to_json(s)
+    raw = _core.run(text, seed, progress, customs or None, limit, _warn_at_caller, where)
     # What the run measured that most likely was not meant (issue 25: a flow stalled in a
     # recovery that loops), issued after it as the scenario's warnings are before it.
     for w in raw.get("warnings", []):
         warn_scenario(w["path"], w["message"], stacklevel=2)
-    return Result(raw)
+    return Result(raw, scenario_json=text)
 
 
 def _warn_at_caller(path: str, message: str) -> None:

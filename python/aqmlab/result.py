@@ -109,8 +109,11 @@ class Result:
     ``summary`` is a flat dict.
     """
 
-    def __init__(self, raw: Mapping[str, Any]):
+    def __init__(self, raw: Mapping[str, Any], scenario_json: str | None = None):
         self.raw: dict[str, Any] = dict(raw)
+        # The scenario as given (JSON text), resolved only when `scenario` is read: a large
+        # graph's resolved document costs tens of MB that a run does not need.
+        self._scenario_json = scenario_json
 
     # -- run-level figures ----------------------------------------------------------------
     @property
@@ -485,12 +488,15 @@ class Result:
 
     @property
     def scenario(self) -> dict[str, Any]:
-        """The scenario as the engine ran it, every default filled in (a TOML-serializable
-        dict; see :func:`aqmlab.scenario.resolve_scenario`): run as a scenario with the same
-        seed, it gives this result again. Empty for a result the engine did not simulate (an
-        emulation's)."""
-        scenario: dict[str, Any] = self.raw.get("scenario") or {}
-        return scenario
+        """The scenario as the engine ran it, every default filled in and ``seed`` the run's
+        (a TOML-serializable dict; see :func:`aqmlab.scenario.resolve_scenario`): run as a
+        scenario, it gives this result again. Empty for a result :func:`aqmlab.run` did not
+        make (an emulation's, one read back from disk)."""
+        if self._scenario_json is None:
+            return {}
+        resolved: dict[str, Any] = _core.resolve_scenario(self._scenario_json)
+        resolved["seed"] = self.seed
+        return resolved
 
     def _repr_html_(self) -> str:
         """Jupyter's view: name, seed, duration, key figures, the queue and flow tables (first

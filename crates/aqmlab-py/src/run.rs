@@ -107,8 +107,6 @@ pub(crate) fn run(
             .map_err(|e| scenario_error(py, &e))?;
     }
     report_warnings(py, &scenario, warn.as_ref())?;
-    // The scenario as the run reads it, every default filled in: `Result.scenario`.
-    let resolved = scenario.resolved().map_err(|e| scenario_error(py, &e))?;
     let failure = Arc::new(Failure::default());
     let factory = custom_factory(custom_aqms, &failure)?;
     let progress = progress.filter(|p| !p.is_none(py));
@@ -154,12 +152,7 @@ pub(crate) fn run(
         return Err(e);
     }
     match outcome? {
-        Ok(r) => {
-            let out = result_to_py(py, r)?;
-            out.bind(py)
-                .set_item("scenario", json_to_py(py, &resolved)?)?;
-            Ok(out)
-        }
+        Ok(r) => result_to_py(py, r),
         Err(Error::Scenario(e)) => Err(scenario_error(py, &e)),
         Err(Error::Run(RunError::Interrupted)) => {
             Err(PyKeyboardInterrupt::new_err("run interrupted"))

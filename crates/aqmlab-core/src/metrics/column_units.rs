@@ -22,6 +22,7 @@ const NAMED: &[(&str, &str)] = &[
     ("drops", "packets"),
     ("marks", "packets"),
     ("link_losses", "packets"),
+    ("down_drops", "packets"),
     ("backlog_at_start", "packets"),
     ("backlog_at_end", "packets"),
     ("packets", "packets"),
@@ -38,11 +39,18 @@ const NAMED: &[(&str, &str)] = &[
     ("rto_backoffs", "count"),
     ("max_transmissions_of_a_segment", "count"),
     ("flows", "count"),
+    ("started", "transfers"),
+    ("completed", "transfers"),
+    ("samples", "count"),
+    ("lost", "count"),
     // ratios
     ("loss_rate", "fraction"),
     ("utilization", "fraction"),
     ("jain_index", "index (1/n to 1)"),
     ("slowdown", "ratio"),
+    ("slowdown_p50", "ratio"),
+    ("slowdown_mean", "ratio"),
+    ("slowdown_p99", "ratio"),
     // identifiers and the long time series' value, whose unit is its variable's
     ("flow", "id"),
     ("value", "the variable's (docs/aqms.md, State variables)"),
@@ -50,7 +58,7 @@ const NAMED: &[(&str, &str)] = &[
 
 /// Text columns: names and labels, no unit.
 pub const TEXT: &[&str] = &[
-    "name", "queue", "group", "kind", "src", "dst", "source", "variable",
+    "name", "queue", "group", "kind", "src", "dst", "source", "variable", "bin",
 ];
 
 /// The unit of column `name` of a result table; None for a text column or one not known.
