@@ -7,7 +7,6 @@ import io
 import sys
 import tempfile
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import matplotlib
@@ -55,62 +54,32 @@ packet_size = "1000B"
 group = "cbr"
 """
 
-#: 120 finite transfers of 5 KB to 500 KB, one every 150 ms (about 6.7 Mb/s offered), through
-#: FQ-CoDel beside the CBR flow: the FCT view.
-SIZES_KB = [5, 10, 20, 50, 100, 200, 500]
-TRANSFERS = [(i, SIZES_KB[(i * 3) % len(SIZES_KB)], 0.15 * i) for i in range(120)]
+#: A web-search workload (the DCTCP paper's sizes, docs/workloads.md) at 60 % of a 10 Mb/s
+#: FQ-CoDel bottleneck, beside the CBR flow: the FCT view.
 FCT_SCENARIO = (
     """
 name = "gallery-fct"
-duration = "20s"
+duration = "30s"
 warmup = "0s"
 [topology]
 kind = "dumbbell"
-senders = 20
+senders = 2
 bottleneck = { rate = "10Mbps", delay = "10ms", queue = { limit = 200, aqm = "fq_codel" } }
-access = { rate = "100Mbps", delay = ["1ms", "3ms", "5ms", "7ms", "9ms"] }
+access = { rate = "100Mbps", delay = "1ms" }
 [tcp]
 variant = "sack"
 ecn = true
+[[flows]]
+kind = "workload"
+from = "s0"
+to = "d0"
+load = 0.6
+sizes = { dist = "cdf", name = "websearch" }
+max_size = "2MB"
+group = "web"
 """
     + CBR
-    + "".join(
-        f"""
-[[flows]]
-kind = "tcp"
-from = "s{i % 20}"
-to = "d{i % 20}"
-size = "{kb}KB"
-start = "{start:.3f}s"
-group = "transfers"
-"""
-        for i, kb, start in TRANSFERS
-    )
 )
-
-
-def fct_of(r: aqmlab.Result) -> Any:
-    """The run with its FCT table: ``Result.fct`` where the build has it, else the table of the
-    contract (issue 27) built from the flows table's completion_time_s and the sizes set above
-    (no slowdown: it needs the ideal FCT the workloads' table computes)."""
-    if hasattr(r, "fct"):
-        return r
-    import pandas as pd
-
-    t = r.flows[r.flows["group"] == "transfers"].reset_index(drop=True)
-    fct = pd.DataFrame(
-        {
-            "flow": t["flow"],
-            "group": t["group"],
-            "size_bytes": [kb * 1000 for _, kb, _ in TRANSFERS],
-            "start_s": [start for _, _, start in TRANSFERS],
-            "fct_s": t["completion_time_s"],
-            "completed": t["completion_time_s"].notna(),
-        }
-    )
-    return SimpleNamespace(
-        name=r.name, warmup_s=r.warmup_s, timeseries=r.timeseries, flows=r.flows, queue_delays=r.queue_delays, fct=fct
-    )
 
 
 SWEEP = """
@@ -156,7 +125,7 @@ def main() -> None:
         pie = aqmlab.run(scenario(tmp, "pie", '"pie"', CBR), seed=1)
         write(plot_result(pie, "queue"), "queue_pie")
         (tmp / "fct.toml").write_text(FCT_SCENARIO)
-        write(plot_result(fct_of(aqmlab.run(tmp / "fct.toml", seed=1)), "fct"), "fct")
+        write(plot_result(aqmlab.run(tmp / "fct.toml", seed=1), "fct"), "fct")
         rows, _ = compare_aqms(
             str(scenario(tmp, "compare", '"red"', CBR)), ["droptail", "red", "pie", "codel", "fq_codel"], 1, 2
         )
