@@ -369,33 +369,28 @@ impl Simulator {
     ) {
         let mut samples = vec![];
         let mut lost = vec![];
-        for (i, f) in self.flows.iter().enumerate() {
-            if let Agent::PingSource(p) = &self.agents[f.sender as usize] {
-                samples.extend(p.samples.iter().map(|&(at, rtt)| {
-                    crate::metrics::latency::LatencySample {
-                        flow: i as u32,
+        // A probe's samples and its unanswered requests, under flow `flow`'s labels.
+        let mut add = |flow: usize, rtts: &[(Time, Time)], unanswered: u64| {
+            let f = &self.flows[flow];
+            samples.extend(
+                rtts.iter()
+                    .map(|&(at, rtt)| crate::metrics::latency::LatencySample {
+                        flow: flow as u32,
                         group: f.group.clone(),
                         kind: f.kind.to_string(),
                         time_s: time::to_secs_f64(at),
                         rtt_ms: rtt as f64 / 1e6,
-                    }
-                }));
-                lost.push((f.group.clone(), f.kind.to_string(), p.lost()));
+                    }),
+            );
+            lost.push((f.group.clone(), f.kind.to_string(), unanswered));
+        };
+        for (i, f) in self.flows.iter().enumerate() {
+            if let Agent::PingSource(p) = &self.agents[f.sender as usize] {
+                add(i, &p.samples, p.lost());
             }
         }
         for p in &self.rr_probes {
-            let flow = (p.client_sender / 2) as usize;
-            let f = &self.flows[flow];
-            samples.extend(p.samples.iter().map(|&(at, rtt)| {
-                crate::metrics::latency::LatencySample {
-                    flow: flow as u32,
-                    group: f.group.clone(),
-                    kind: f.kind.to_string(),
-                    time_s: time::to_secs_f64(at),
-                    rtt_ms: rtt as f64 / 1e6,
-                }
-            }));
-            lost.push((f.group.clone(), f.kind.to_string(), p.unanswered()));
+            add((p.client_sender / 2) as usize, &p.samples, p.unanswered());
         }
         (samples, lost)
     }

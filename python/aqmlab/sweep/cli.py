@@ -286,17 +286,7 @@ def _summarise(
         console.print(view)
     else:
         console.print("no successful runs to aggregate")
-    if export is not None:
-        try:
-            path = store.export(export, format, wide=wide, metrics=metrics, skip_corrupt=True)
-        except ValueError as exc:
-            console.print(f"[red]error:[/] {exc}")
-            return EXIT_USAGE
-        console.print(f"exported {path}")
-    if store.corrupt_found:
-        _print_corrupt(console, store)
-        return EXIT_FAILED  # the tables above are without these runs
-    return EXIT_OK
+    return _export_and_exit_code(store, export, format, wide, metrics, console)
 
 
 def _summarise_json(
@@ -313,6 +303,19 @@ def _summarise_json(
     table = store.aggregate(metrics, skip_corrupt=True)
     payload = results_json(str(dir), store.manifest(), table, store.load_sweep_meta() or {})
     sys.stdout.write(json.dumps(payload, allow_nan=False, default=str) + "\n")
+    return _export_and_exit_code(store, export, format, wide, metrics, console)
+
+
+def _export_and_exit_code(
+    store: ResultStore,
+    export: Path | None,
+    format: str | None,  # noqa: A002
+    wide: bool,
+    metrics: Sequence[str] | None,
+    console: Console,
+) -> int:
+    """The end of ``aqmlab results``, whatever it printed: the export if asked, the damaged
+    run files named (the tables printed are without them), and the exit code."""
     if export is not None:
         try:
             path = store.export(export, format, wide=wide, metrics=metrics, skip_corrupt=True)
