@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from ..errors import scenario_error
 from ..result import Result
 from ..scenario import ScenarioLike, load_scenario, resolve_seed, to_json
 from . import DEFAULT_MAX_LAG_US, DEFAULT_SPIN_US
@@ -216,6 +217,28 @@ def _read_reports(procs: Mapping[int, subprocess.Popen[bytes]], tmp: Path) -> di
     return reports
 
 
+def refuse_what_is_not_emulated(s: Mapping[str, Any]) -> None:
+    """What a simulation has that an emulation does not carry, refused with the field's path
+    rather than ignored: the router writes no capture or trace (tcpdump on its TUN devices
+    sees the real packets), the hosts' flows are the kernel's (an event cannot start or stop
+    them), and the latency probes have no host agent."""
+    for field in ("capture", "trace"):
+        if s.get(field):
+            raise scenario_error(
+                field, "not recorded in an emulation; capture the real packets with tcpdump on the router's devices"
+            )
+    for i, e in enumerate(s.get("events") or []):
+        for field in ("start_flows", "stop_flows"):
+            if isinstance(e, Mapping) and e.get(field) is not None:
+                raise scenario_error(
+                    f"events[{i}].{field}",
+                    "an emulation's flows are the hosts' own: give them a start and stop instead",
+                )
+    for i, f in enumerate(s.get("flows") or []):
+        if isinstance(f, Mapping) and f.get("kind") in ("ping", "tcp_rr"):
+            raise scenario_error(f"flows[{i}].kind", f"{f['kind']!r} probes are not emulated (simulation only)")
+
+
 def emulate(
     scenario: ScenarioLike,
     seed: int | None = None,
@@ -250,6 +273,7 @@ def emulate(
     from .. import _core  # the extension: imported here, so that `import aqmlab.emulation` is cheap
 
     s = dict(load_scenario(scenario))
+    refuse_what_is_not_emulated(s)
     if duration is not None:
         s["duration"] = duration if isinstance(duration, str) else float(duration)
     seed = resolve_seed(s, seed)
