@@ -175,22 +175,8 @@ impl Timeline {
 }
 
 fn find_link(links: &[Link], name: &str, path: &str) -> Result<usize, ScenarioError> {
-    links.iter().position(|l| l.name == name).ok_or_else(|| {
-        let names: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
-        let shown = if names.len() <= 8 {
-            format!("; links: {}", names.join(", "))
-        } else {
-            String::new()
-        };
-        ScenarioError::new(
-            path,
-            crate::scenario::suggest::with_suggestion(
-                format!("unknown link '{name}'{shown}"),
-                name,
-                names.iter().copied(),
-            ),
-        )
-    })
+    let names: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+    crate::scenario::capture::link_index(&names, name, path)
 }
 
 /// The queue's algorithm built again from its parameters with `set` applied: the same

@@ -323,18 +323,12 @@ pub fn build(
         let instances: Vec<(NodeId, NodeId, Option<Arrival>)> = match spec {
             FlowSpec::Workload { workload, .. } => {
                 let link_rate = match &workload.rate {
-                    crate::scenario::workload::ArrivalRate::Load { link, .. } => Some(
-                        b.links
-                            .iter()
-                            .find(|l| &l.name == link)
-                            .map(|l| l.rate_bps)
-                            .ok_or_else(|| {
-                                ScenarioError::new(
-                                    format!("{path}.load_link"),
-                                    format!("no link named '{link}'"),
-                                )
-                            })?,
-                    ),
+                    crate::scenario::workload::ArrivalRate::Load { link, .. } => {
+                        let names: Vec<&str> = b.links.iter().map(|l| l.name.as_str()).collect();
+                        let l =
+                            super::capture::link_index(&names, link, &format!("{path}.load_link"))?;
+                        Some(b.links[l].rate_bps)
+                    }
                     _ => None,
                 };
                 let start = match c.start {

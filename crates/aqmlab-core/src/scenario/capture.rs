@@ -88,8 +88,8 @@ impl CaptureSpec {
     }
 }
 
-/// The index of each link named in `names` (the field `field`), or an error naming the entry,
-/// with the valid names and the nearest ones.
+/// The index of each link named in `names` (the field `field`), or an error naming the entry
+/// (`link_index`).
 pub fn check_link_names(
     field: &str,
     names: &[String],
@@ -97,28 +97,34 @@ pub fn check_link_names(
 ) -> Result<Vec<u32>, ScenarioError> {
     let mut out: Vec<u32> = Vec::with_capacity(names.len());
     for (i, n) in names.iter().enumerate() {
-        let Some(l) = links.iter().position(|l| l == n) else {
-            let mut known: Vec<&str> = links.to_vec();
-            let listed = if known.len() > 12 {
-                known.truncate(12);
-                format!("{}, ... ({} links)", known.join(", "), links.len())
-            } else {
-                known.join(", ")
-            };
-            return Err(ScenarioError::new(
-                format!("{field}[{i}]"),
-                super::suggest::with_suggestion(
-                    format!("unknown link '{n}'; links: {listed}"),
-                    n,
-                    links.iter().copied(),
-                ),
-            ));
-        };
-        if !out.contains(&(l as u32)) {
-            out.push(l as u32);
+        let l = link_index(links, n, &format!("{field}[{i}]"))? as u32;
+        if !out.contains(&l) {
+            out.push(l);
         }
     }
     Ok(out)
+}
+
+/// The index of the link called `name` among `links` (their names), or an error at `path`
+/// with the valid names (the first 12) and the nearest one: how the scenario's fields that
+/// name a link (`capture`, `trace`, an event's `link` and `queue`, a workload's `load_link`)
+/// are read.
+pub fn link_index(links: &[&str], name: &str, path: &str) -> Result<usize, ScenarioError> {
+    links.iter().position(|l| *l == name).ok_or_else(|| {
+        let listed = if links.len() > 12 {
+            format!("{}, ... ({} links)", links[..12].join(", "), links.len())
+        } else {
+            links.join(", ")
+        };
+        ScenarioError::new(
+            path,
+            super::suggest::with_suggestion(
+                format!("unknown link '{name}'; links: {listed}"),
+                name,
+                links.iter().copied(),
+            ),
+        )
+    })
 }
 
 /// How flow `flow` of `spec` looks on the wire (`net/wire_headers.rs`).
