@@ -301,6 +301,7 @@ impl EmulatedNetwork {
         );
         p.seq = s.tcp_seq as i64;
         p.ecn.ect = s.ecn == 0b01 || s.ecn == 0b10;
+        p.ecn.ect1 = s.ecn == 0b01;
         p.ecn.ce = s.ecn == 0b11;
         p.sent_at = now;
         let stats = &mut self.sim.flow_stats[flow as usize];

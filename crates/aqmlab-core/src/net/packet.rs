@@ -18,6 +18,9 @@ pub enum PacketKind {
 pub struct Ecn {
     /// ECN-capable transport: a router may mark instead of dropping.
     pub ect: bool,
+    /// With `ect`: the codepoint is ECT(1) (0b01), RFC 9331's L4S identifier, not ECT(0)
+    /// (0b10). A dual queue (RFC 9332) classifies ECT(1) and CE into its L queue.
+    pub ect1: bool,
     /// Congestion experienced: set by a router.
     pub ce: bool,
     /// ECN-echo: receiver tells the sender it saw CE.

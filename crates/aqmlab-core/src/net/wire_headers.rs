@@ -114,10 +114,11 @@ impl TcpWire {
 
 /// The ECN field of the IP header (RFC 3168 section 5).
 fn ecn_bits(p: &Packet) -> u8 {
-    match (p.ecn.ect, p.ecn.ce) {
-        (_, true) => 0b11,
-        (true, false) => 0b10,
-        (false, false) => 0b00,
+    match (p.ecn.ect, p.ecn.ect1, p.ecn.ce) {
+        (_, _, true) => 0b11,
+        (true, true, false) => 0b01,
+        (true, false, false) => 0b10,
+        (false, _, false) => 0b00,
     }
 }
 
@@ -418,6 +419,7 @@ mod tests {
         p.uid = 42;
         p.ecn = Ecn {
             ect: true,
+            ect1: false,
             ce: true,
             ece: false,
             cwr: true,
@@ -451,6 +453,9 @@ mod tests {
         assert_eq!(encode(&p, &w).bytes[1] & 3, 0b10);
         p.ecn.ect = false;
         assert_eq!(encode(&p, &w).bytes[1] & 3, 0b00);
+        p.ecn.ect = true;
+        p.ecn.ect1 = true;
+        assert_eq!(encode(&p, &w).bytes[1] & 3, 0b01, "ECT(1)");
     }
 
     #[test]

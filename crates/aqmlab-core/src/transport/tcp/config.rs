@@ -197,12 +197,27 @@ pub enum DelayedAckAto {
     Adaptive,
 }
 
+/// Which ECT codepoint an ECN-capable sender's data carries (`tcp.ecn_codepoint`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnCodepoint {
+    /// ECT(0), 0b10: classic ECN (RFC 3168), and DCTCP (RFC 8257 section 3.2).
+    #[default]
+    Ect0,
+    /// ECT(1), 0b01: the L4S identifier (RFC 9331 section 4.1), which a dual queue (RFC 9332)
+    /// classifies into its low-latency queue.
+    Ect1,
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
     pub variant: TcpVariant,
     /// ECN-capable (ns-2 `ecn_`): data packets carry ECT, the sender reacts to ECE.
     pub ecn: bool,
+    /// The codepoint of ECT data packets: `ect0` (RFC 3168, the default) | `ect1` (L4S,
+    /// RFC 9331). Nothing without `ecn`.
+    pub ecn_codepoint: EcnCodepoint,
     /// Payload bytes per data packet (ns-2 `packetSize_`, 1000).
     pub packet_size: u32,
     /// TCP/IP header bytes added to each data packet (40).
@@ -347,6 +362,7 @@ impl Default for TcpConfig {
         TcpConfig {
             variant: TcpVariant::NewReno,
             ecn: false,
+            ecn_codepoint: EcnCodepoint::Ect0,
             packet_size: 1000,
             header_size: 40,
             ack_size: 40,
@@ -398,6 +414,12 @@ pub const MAX_WINDOW_PACKETS: u32 = 1 << 20;
 pub const MAX_BACKOFF: u32 = 1 << 16;
 
 impl TcpConfig {
+    /// Data packets carry ECT(1) rather than ECT(0).
+    #[inline]
+    pub fn sends_ect1(&self) -> bool {
+        self.ecn && self.ecn_codepoint == EcnCodepoint::Ect1
+    }
+
     /// The partial-ACK timer rule in force: the configured one, else ns-2's default for the
     /// variant (Newreno `newreno_changes1_ 1`; Sack1 `partial_ack_ 0`).
     pub fn partial_ack_timer(&self) -> PartialAckTimer {

@@ -21,8 +21,8 @@ pub mod sink;
 mod transmissions;
 
 pub use config::{
-    DupacksAfterTimeout, Handshake, PartialAckTimer, Recovery, RtoEstimatorKind, RtoRestart,
-    RttSampling, SsthreshBase, TcpConfig, TcpVariant, TimeoutResponse,
+    DupacksAfterTimeout, EcnCodepoint, Handshake, PartialAckTimer, Recovery, RtoEstimatorKind,
+    RtoRestart, RttSampling, SsthreshBase, TcpConfig, TcpVariant, TimeoutResponse,
 };
 pub use rfc6675_sender::Rfc6675Sender;
 pub use sender::TcpSender;

@@ -1148,6 +1148,7 @@ impl Rfc6675Sender {
         let mut p = self.ep.packet(PacketKind::TcpData, self.cfg.data_size());
         p.seq = seq;
         p.ecn.ect = self.cfg.ecn;
+        p.ecn.ect1 = self.cfg.sends_ect1();
         if self.cong_action && new_data {
             p.ecn.cwr = self.cfg.ecn;
             self.cong_action = false;

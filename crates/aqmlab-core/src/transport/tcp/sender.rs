@@ -669,6 +669,7 @@ impl TcpSender {
         p.seq = seq;
         // ECT on every data packet, retransmissions included (ns-2 default).
         p.ecn.ect = self.cfg.ecn;
+        p.ecn.ect1 = self.cfg.sends_ect1();
         let new_data = seq > self.maxseq;
         if self.cong_action && new_data {
             p.ecn.cwr = self.cfg.ecn;
