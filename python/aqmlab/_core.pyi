@@ -262,6 +262,9 @@ def aqms() -> list[AqmInfo]:
 def series_docs() -> dict[str, list[StateDoc]]:
     """The series every run records whatever its AQMs: "queue", "flows", "flow", "tcp"."""
 
+def tcp_profiles() -> dict[str, dict[str, Any]]:
+    """The TCP profiles the engine carries (``tcp.profile``): name -> the profile's fields."""
+
 def version() -> str:
     """The engine's version."""
 

@@ -51,7 +51,12 @@ def packaged_scenario_path(name: str) -> Path:
 SCENARIO_TCP_FIELDS = ("packet_size", "header_size", "ack_size", "window")
 
 #: TCP profiles known to the engine (crates/aqmlab-core/src/transport/tcp/profiles/).
-TCP_PROFILES = ("ns2", "linux", "ns3")
+TCP_PROFILES: tuple[str, ...] = tuple(_core.tcp_profiles())
+
+
+def tcp_profile_sends_ecn(profile: str) -> bool:
+    """Whether the TCP profile ``profile`` is ECN-capable (``ecn = true``: DCTCP, Prague)."""
+    return bool(_core.tcp_profiles()[profile].get("ecn", False))
 
 
 def with_tcp_profile(scenario: ScenarioLike, profile: str) -> dict[str, Any]:

@@ -40,6 +40,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::load_toml, m)?)?;
     m.add_function(wrap_pyfunction!(run::aqms, m)?)?;
     m.add_function(wrap_pyfunction!(series_docs::series_docs, m)?)?;
+    m.add_function(wrap_pyfunction!(run::tcp_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(run::version, m)?)?;
     m.add_function(wrap_pyfunction!(run::_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(table_values::table_columns, m)?)?;

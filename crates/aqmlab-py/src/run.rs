@@ -315,6 +315,18 @@ pub(crate) fn aqms(py: Python<'_>) -> PyResult<Py<PyList>> {
     Ok(out.unbind())
 }
 
+/// The TCP profiles the engine carries (`tcp.profile`), in its order: name -> the profile's
+/// fields (a profile built on another has the other's fields under its own).
+#[pyfunction]
+pub(crate) fn tcp_profiles(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    use aqmlab_core::transport::tcp::profile::{profile_fields, PROFILES};
+    let out = serde_json::Map::from_iter(PROFILES.iter().map(|(name, _)| {
+        let fields = profile_fields(name).expect("a packaged profile");
+        (name.to_string(), serde_json::Value::Object(fields))
+    }));
+    Ok(json_to_py(py, &serde_json::Value::Object(out))?.unbind())
+}
+
 /// The engine's version.
 #[pyfunction]
 pub(crate) fn version() -> &'static str {

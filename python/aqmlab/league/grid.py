@@ -9,7 +9,9 @@
   are times or rates are never changed.
 - ECN: only the NEWQUE scenario has ECN-capable TCP; there every AQM that supports ECN has
   ``ecn = true``. Everywhere else TCP is not ECN-capable (the QVARED scenario file's
-  ``tcp.ecn = true`` is switched off) so that no AQM marks while the others drop.
+  ``tcp.ecn = true`` is switched off) so that no AQM marks while the others drop. Under an
+  ECN-capable TCP profile (``--tcp dctcp`` or ``prague``) every scenario has ECN and every
+  AQM that supports it marks.
 - :data:`METRICS`: what every run records (the summary keys :func:`.run.league_run` writes).
 - :func:`plan`: the grid, one :class:`LeaguePlan` per scenario, each of which is one
   :class:`aqmlab.sweep.Sweep` (one point per AQM).
@@ -60,6 +62,13 @@ class LeagueScenario:
     overrides: Mapping[str, Any] = field(default_factory=dict)  # dotted path -> value, always
     quick: Mapping[str, Any] = field(default_factory=dict)  # dotted path -> value, --quick only
 
+    def uses_ecn(self, tcp: str | None = None) -> bool:
+        """ECN-capable TCP in this scenario: the paper's own choice, or always under a TCP
+        profile that is ECN-capable (DCTCP and Prague need it: every AQM that can then marks)."""
+        from aqmlab.scenario import tcp_profile_sends_ecn
+
+        return bool(self.ecn) or (tcp is not None and tcp_profile_sends_ecn(tcp))
+
     def load(self, quick: bool = False, tcp: str | None = None) -> dict[str, Any]:
         """The scenario the league runs (before the AQM is put in); ``tcp`` names a TCP
         profile for every flow (:func:`aqmlab.scenario.with_tcp_profile`)."""
@@ -77,7 +86,7 @@ class LeagueScenario:
 
             s = with_tcp_profile(s, tcp)
         s.pop("sample_interval", None)  # no time series: not used, and they cost time
-        s.setdefault("tcp", {})["ecn"] = bool(self.ecn)
+        s.setdefault("tcp", {})["ecn"] = self.uses_ecn(tcp)
         for path, value in {**self.overrides, **(self.quick if quick else {})}.items():
             set_path(s, path, copy.deepcopy(value), create=True)
         s["name"] = f"league-{self.id}"
@@ -368,7 +377,7 @@ def plan(
     for spec in scenarios:
         s = spec.load(quick, tcp)
         path = bottleneck_link_path(s) + ".queue.aqm"
-        configs = {a.name: aqm_config(a, s, spec.ecn) for a in infos}
+        configs = {a.name: aqm_config(a, s, spec.uses_ecn(tcp)) for a in infos}
         plans.append(LeaguePlan(spec, s, path, configs))
     return plans
 

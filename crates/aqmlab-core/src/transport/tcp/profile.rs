@@ -14,14 +14,39 @@ pub const PROFILES: [(&str, &str); 3] = [
     ("ns3", include_str!("profiles/ns3.toml")),
 ];
 
-/// The fields of profile `name`, as the JSON map a `tcp` table is read from.
+/// The fields of profile `name`, as the JSON map a `tcp` table is read from. A profile file
+/// may itself name a `profile` it builds on (the sender profiles, `dctcp.toml` on `linux`):
+/// the base's fields first, then the file's own, merged as a scenario's table is.
 pub fn profile_fields(name: &str) -> Option<Map<String, Value>> {
     let (_, text) = PROFILES.iter().find(|(n, _)| *n == name)?;
     let table: toml::Table = toml::from_str(text).expect("a packaged profile is valid TOML");
-    match serde_json::to_value(table).expect("TOML maps to JSON") {
-        Value::Object(map) => Some(map),
-        _ => unreachable!("a TOML table is a JSON object"),
+    let Value::Object(own) = serde_json::to_value(table).expect("TOML maps to JSON") else {
+        unreachable!("a TOML table is a JSON object")
+    };
+    match own.get("profile").and_then(Value::as_str) {
+        Some(base) => {
+            let base = profile_fields(base).expect("a packaged profile builds on a packaged one");
+            Some(merged_over(base, &own))
+        }
+        None => Some(own),
     }
+}
+
+/// `own`'s fields (but `profile`) over `base`'s. A parameter table (`cubic`, `rack_tlp`) is
+/// merged field by field: changing one of the profile's CUBIC readings must not silently drop
+/// the others (issue 25). `hystart` names one algorithm, so the table's own choice replaces it.
+fn merged_over(mut base: Map<String, Value>, own: &Map<String, Value>) -> Map<String, Value> {
+    for (key, value) in own.iter().filter(|(k, _)| *k != "profile") {
+        match (base.get_mut(key), value) {
+            (Some(Value::Object(b)), Value::Object(o)) if key != "hystart" => {
+                b.extend(o.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+            _ => {
+                base.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    base
 }
 
 /// `table` with its `profile` (if any) expanded: the profile's fields, then the table's own.
@@ -38,24 +63,11 @@ pub fn expand(table: &Map<String, Value>, path: &str) -> Result<Map<String, Valu
         ));
     };
     let names = PROFILES.map(|(n, _)| n);
-    let mut merged = profile_fields(name).ok_or_else(|| {
+    let base = profile_fields(name).ok_or_else(|| {
         let msg = format!("unknown TCP profile `{name}`; known: {}", names.join(", "));
         ScenarioError::new(field, with_suggestion(msg, name, names))
     })?;
-    for (key, value) in table.iter().filter(|(k, _)| *k != "profile") {
-        match (merged.get_mut(key), value) {
-            // A parameter table (`cubic`, `rack_tlp`) is merged field by field: changing
-            // one of the profile's CUBIC readings must not silently drop the others (issue
-            // 25). `hystart` names one algorithm, so the table's own choice replaces it.
-            (Some(Value::Object(base)), Value::Object(own)) if key != "hystart" => {
-                base.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
-            }
-            _ => {
-                merged.insert(key.clone(), value.clone());
-            }
-        }
-    }
-    Ok(merged)
+    Ok(merged_over(base, table))
 }
 
 #[cfg(test)]
