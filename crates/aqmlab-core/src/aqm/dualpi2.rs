@@ -2,17 +2,18 @@
 //!
 //! Sources: RFC 9332 (K. De Schepper, B. Briscoe, G. White, "Dual-Queue Coupled Active Queue
 //! Management (AQM) for Low Latency, Low Loss, and Scalable Throughput (L4S)", 2023): section
-//! 2.4 (the coupling p_CL = k p', p_C = p'^2, k = 2), 2.5 (the L queue's native AQM and p_L =
-//! max(p'_L, p_CL)), 4.2.2 (the scheduler), 4.2.3 (overload: drop rather than mark once p_C
-//! exceeds p_Cmax), Appendix A (the DualPI2 pseudocode: classification, the dequeue-time
+//! 2.1 (the coupling p_CL = k p', p_C = p'^2, k = 2), 2.4 (the structure: the L queue's
+//! native AQM and p_L = max(p'_L, p_CL)), 4.2.2 (the scheduler), 4.2.3 (overload: drop rather
+//! than mark once p_C exceeds p_Cmax), Appendix A (the DualPI2 pseudocode: classification, the dequeue-time
 //! signals, the PI update); Linux `net/sched/sch_dualpi2.c` (Linux 6.17+: `dualpi2_skb_classify`,
 //! `dualpi2_enqueue_skb`, `dequeue_packet`, `__dualpi2_qdisc_dequeue`, `must_drop`,
 //! `dualpi2_classic_marking`, `dualpi2_scalable_marking`, `do_step_aqm`,
 //! `calculate_probability`, `dualpi2_calculate_c_protection`, `dualpi2_reset_default`), whose
 //! defaults and order of operations this follows. The base PI controller is PI2's
-//! ([`super::pi2::BasePi`]), shared, not copied.
+//! ([`super::pi2::BasePi`]), shared, not copied. How each source was read, and what of RFC
+//! 9332 is unchecked: docs/readings.md, "PI2 and DualPI2".
 //!
-//! - Classification (RFC 9332 A.1 Figure 3, "ECN bits = ECT(1) or CE"; Linux `ecn_mask`
+//! - Classification (RFC 9332 A.1, "ECN bits = ECT(1) or CE"; Linux `ecn_mask`
 //!   `l4s_ect`, `cb->ect & 1`): a packet carrying ECT(1) or CE joins the L queue; not-ECT and
 //!   ECT(0) the C queue. Linux's `any_ect` mask (ECT(0) in L too) and tc filters are not
 //!   modelled.
@@ -23,7 +24,7 @@
 //! - PI update every `t_update` (Linux `calculate_probability`): p' += alpha (q - target) +
 //!   beta (q - q_prev), clamped to [0, 1], or to [0, 1/k] with `drop_overload = false`. The
 //!   delay q, `pi_delay`: "max" (default; Linux: the larger of the two head packets' ages) or
-//!   "classic" (RFC 9332 A.1 Figure 6: `cq.time()`, the C head's age only).
+//!   "classic" (RFC 9332 A.1: `cq.time()`, the C head's age only).
 //! - Scheduler, `scheduler`:
 //!   - "wrr" (default; Linux `dequeue_packet`, its C-queue starvation protection): a credit
 //!     starts at mtu (wc - wl), wc = `c_protection` %, wl = 100 - wc (-121,120 bytes by
@@ -37,16 +38,16 @@
 //! - Dequeue-time signals, in Linux's order (`__dualpi2_qdisc_dequeue`): first the coupled
 //!   one (`must_drop`; at enqueue instead with `drop_early = true`), none while the backlog left
 //!   is under 2 `mtu`. With overload meaning k p' > 1 (p_CL above 1; the same as p_C > p_Cmax
-//!   = 1/k^2, RFC 9332 A.2 Figure 7):
+//!   = 1/k^2, RFC 9332 A.2):
 //!   - C packet: with probability p_C = p'^2 (two rolls against p'), dropped if it is
 //!     not-ECT or in overload, else CE-marked.
 //!   - L packet, no overload: with probability p_CL = k p', CE-marked (dropped if not-ECT).
 //!   - L packet in overload: with `drop_overload` (default) dropped with probability p'^2,
-//!     otherwise (and always without `drop_overload`) marked: RFC 9332 A.2 Figure 7 lines 8b-8i.
+//!     otherwise (and always without `drop_overload`) marked: RFC 9332 A.2.
 //!   Then the L queue's native AQM (`do_step_aqm`): an L packet whose sojourn exceeds
 //!   `step_thresh` (1 ms), or, with `step_packets` set, that leaves more than that many packets
 //!   in the L queue, is CE-marked (dropped if not-ECT). Marking twice is marking once, so an L
-//!   packet is marked with probability p_L = max(p_CL, step) (RFC 9332 section 2.5's
+//!   packet is marked with probability p_L = max(p_CL, step) (RFC 9332 section 2.4's
 //!   combination, with a step as the native AQM; RFC 9332 A.1's ramp is not modelled).
 //!   A packet already CE stays CE and is not counted as a new mark.
 //! - `split_gso` does not apply (packets are never aggregated here).
@@ -89,7 +90,7 @@ pub const PARAMS: &[ParamDoc] = &[
         "s",
         "L packets whose sojourn exceeds this are CE-marked",
     )
-    // Linux: 1 ms; RFC 9332's ramp spans 0.8-1.2 ms.
+    // Linux: 1 ms (RFC 9332 A.1 ramps around it).
     .with_plausible(1e-6, 0.1),
     doc(
         "step_packets",
@@ -154,7 +155,7 @@ pub enum Scheduler {
 pub enum PiDelay {
     /// Linux `calculate_probability`: max(qdelay_l, qdelay_c).
     Max,
-    /// RFC 9332 A.1 Figure 6: the C queue's head only.
+    /// RFC 9332 A.1: the C queue's head only.
     Classic,
 }
 
@@ -210,7 +211,7 @@ pub enum Queue {
     C,
 }
 
-/// RFC 9332 A.1 Figure 3: ECT(1) or CE goes to the L queue.
+/// RFC 9332 A.1: ECT(1) or CE goes to the L queue.
 pub fn classify(pkt: &Packet) -> Queue {
     if pkt.ecn.ect && pkt.ecn.ect1 || pkt.ecn.ce {
         Queue::L
@@ -367,7 +368,9 @@ impl DualPi2 {
 
     /// The delay the PI update acts on: the head packets' ages (0 for an empty queue).
     fn sampled_delay(&self, now: Time, packets: &crate::net::PacketArena) -> Time {
-        let age = |id: Option<PacketId>| id.map_or(0, |id| now.saturating_sub(packets.get(id).enqueued_at));
+        let age = |id: Option<PacketId>| {
+            id.map_or(0, |id| now.saturating_sub(packets.get(id).enqueued_at))
+        };
         let c = age(self.c.front().copied());
         match self.cfg.pi_delay {
             PiDelay::Classic => c,
@@ -532,7 +535,7 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, 
     .validate(cfg.t_update, p)?;
     p.require(cfg.limit > 0, "limit", || "must be > 0".into())?;
     p.require(cfg.mtu > 0, "mtu", || "must be > 0".into())?;
-    // Linux: coupling_factor is an integer >= 1 (NLA_POLICY_MIN(NLA_U8, 1)); RFC 9332 2.4
+    // Linux: coupling_factor is an integer >= 1 (NLA_POLICY_MIN(NLA_U8, 1)); RFC 9332 2.1
     // allows any k, and k < 1 would let L flows take more than Classic ones at equal RTT.
     p.require(
         cfg.coupling.is_finite() && cfg.coupling >= 1.0,
@@ -586,7 +589,11 @@ mod tests {
         assert_eq!(classify(&packet(0, true, true, true)), Queue::L);
         assert_eq!(classify(&packet(0, true, false, true)), Queue::L, "CE");
         assert_eq!(classify(&packet(0, true, false, false)), Queue::C, "ECT(0)");
-        assert_eq!(classify(&packet(0, false, false, false)), Queue::C, "not-ECT");
+        assert_eq!(
+            classify(&packet(0, false, false, false)),
+            Queue::C,
+            "not-ECT"
+        );
         let mut r = rig(DualPi2Params::default());
         r.enqueue(0, l_pkt());
         r.enqueue(0, c_pkt());
@@ -615,7 +622,10 @@ mod tests {
                 }
             })
             .collect();
-        assert_eq!(order, format!("{}C{}C{}", "L".repeat(13), "L".repeat(9), "L".repeat(9)));
+        assert_eq!(
+            order,
+            format!("{}C{}C{}", "L".repeat(13), "L".repeat(9), "L".repeat(9))
+        );
         assert_eq!(r.q.credit, 8880 - 90_000 + 9 * 10_000);
         // An empty L queue: C alone, the credit untouched; both empty: reset.
         while r.q.l.front().is_some() {
@@ -768,7 +778,10 @@ mod tests {
         assert!(m == 0.0 && (d - 0.36).abs() < 0.015, "mark {m} drop {d}");
         // L packets: dropped with p'^2 = 0.36, all the others marked
         let (m, d) = signals(cfg(), 0.6, &l_pkt(), 0, 20_000);
-        assert!((d - 0.36).abs() < 0.015 && (m + d - 1.0).abs() < 1e-12, "mark {m} drop {d}");
+        assert!(
+            (d - 0.36).abs() < 0.015 && (m + d - 1.0).abs() < 1e-12,
+            "mark {m} drop {d}"
+        );
         // without drop_overload: marked, never dropped
         let no_drop = DualPi2Params {
             drop_overload: false,
@@ -824,13 +837,19 @@ mod tests {
         // the scenario's limit caps Linux's 10000
         let q = DualPi2::new(DualPi2Params::default(), QueueLimit::Packets(100));
         assert_eq!(q.limit_packets, 100);
-        let mut r = QueueRig::new(DualPi2::new(DualPi2Params::default(), QueueLimit::Packets(2)));
+        let mut r = QueueRig::new(DualPi2::new(
+            DualPi2Params::default(),
+            QueueLimit::Packets(2),
+        ));
         r.enqueue(0, l_pkt());
         r.enqueue(0, c_pkt());
         let third = r.enqueue(0, c_pkt());
         assert_eq!(r.dropped, vec![third]);
         assert_eq!(r.stats.forced_drops, 1);
-        let mut r = QueueRig::new(DualPi2::new(DualPi2Params::default(), QueueLimit::Bytes(2500)));
+        let mut r = QueueRig::new(DualPi2::new(
+            DualPi2Params::default(),
+            QueueLimit::Bytes(2500),
+        ));
         r.enqueue(0, l_pkt());
         r.enqueue(0, c_pkt());
         let third = r.enqueue(0, l_pkt());
@@ -842,13 +861,18 @@ mod tests {
         let env = crate::aqm::test_rig::env(100);
         for (bad, path) in [
             (serde_json::json!({"coupling": 0.5}), "q.aqm.coupling"),
-            (serde_json::json!({"c_protection": 101}), "q.aqm.c_protection"),
+            (
+                serde_json::json!({"c_protection": 101}),
+                "q.aqm.c_protection",
+            ),
             (serde_json::json!({"t_update": 0}), "q.aqm.t_update"),
             (serde_json::json!({"beta": -1}), "q.aqm.beta"),
             (serde_json::json!({"scheduler": "drr"}), "q.aqm.scheduler"),
             (serde_json::json!({"limit": 0}), "q.aqm.limit"),
         ] {
-            let e = build(&AqmParams::new(bad.clone(), "q.aqm"), &env).err().unwrap();
+            let e = build(&AqmParams::new(bad.clone(), "q.aqm"), &env)
+                .err()
+                .unwrap();
             assert_eq!(e.path, path, "{bad}");
         }
     }

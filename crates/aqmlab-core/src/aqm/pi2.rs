@@ -5,12 +5,13 @@
 //! both Classic and Scalable TCP", ACM CoNEXT 2016 (the idea: run PIE's PI controller without
 //! its auto-tuning table and square its output for Classic traffic, p_C = p'^2, which
 //! linearizes the controller against Reno's 1/sqrt(p) response); RFC 9332 (De Schepper,
-//! Briscoe, White, 2023) section 2.4 (the coupling p_C = (p_CL / k)^2, the base p' = p_CL /
+//! Briscoe, White, 2023) section 2.1 (the coupling p_C = (p_CL / k)^2, the base p' = p_CL /
 //! k) and Appendix A.1 (the PI update every Tupdate: `p' += alpha (curq - target) + beta (curq
 //! - prevq)`, curq the queuing time of the packet at the head, `cq.time()`, p' kept within
 //! [0, 1]; the squared drop or mark at dequeue); Linux `net/sched/sch_dualpi2.c`
 //! (`calculate_probability`, `must_drop`, `dualpi2_classic_marking`, `dualpi2_roll`,
-//! `dualpi2_reset_default`), whose conventions and defaults this follows.
+//! `dualpi2_reset_default`), whose conventions and defaults this follows. How each source was
+//! read, and what of RFC 9332 is unchecked: docs/readings.md, "PI2 and DualPI2".
 //!
 //! The base controller ([`BasePi`]), every `t_update`, with qdelay the delay sampled then
 //! (seconds):
@@ -19,14 +20,14 @@
 //! replaces: CoNEXT 2016 section 3). Linux computes the same in 32-bit fixed point.
 //!
 //! PI2 on one queue: every `t_update` the delay is the age of the head packet (RFC 9332 A.1
-//! Figure 6, `cq.time()`; 0 when the queue is empty). A packet is dropped, or CE-marked if it
+//!, `cq.time()`; 0 when the queue is empty). A packet is dropped, or CE-marked if it
 //! is ECT and `ecn` is on, with probability p_C = p'^2, drawn as two independent rolls against
 //! p' (Linux `dualpi2_classic_marking`: `dualpi2_roll(prob) && dualpi2_roll(prob)`). The
-//! decision is taken at dequeue (Linux's default `drop_dequeue`; RFC 9332 A.1 Figure 4 too),
+//! decision is taken at dequeue (Linux's default `drop_dequeue`; RFC 9332 A.1 too),
 //! or at enqueue with `drop_early = true` (Linux `drop_enqueue`). No signal while the backlog
 //! (after the packet left) is under 2 `mtu` (Linux `must_drop`: "Never mark/drop if we have a
-//! standing queue of less than 2 MTUs"). Overload (RFC 9332 section 4.2.3; A.2 Figure 7 line
-//! 12b): once p_C exceeds `p_cmax`, ECT packets are dropped instead of marked, so that
+//! standing queue of less than 2 MTUs"). Overload (RFC 9332 section 4.2.3 and A.2):
+//! once p_C exceeds `p_cmax`, ECT packets are dropped instead of marked, so that
 //! unresponsive ECN traffic cannot hold the queue; p_cmax = min(1/k^2, 1) = 1/4 with the RFC's
 //! k = 2 (Linux's equivalent test is k p' > 1).
 //!
@@ -119,7 +120,7 @@ pub const PARAMS: &[ParamDoc] = &[
     DROP_EARLY_DOC,
 ];
 
-/// The base PI controller's gains and reference (RFC 9332 A.1 Figure 2's PI2 parameters).
+/// The base PI controller's gains and reference (RFC 9332 A.1's PI2 parameters).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PiGains {
     pub target: Time,
@@ -141,7 +142,7 @@ impl PiGains {
 }
 
 /// The base PI controller of PI2 and DualPI2: p' from the queue delay, updated every
-/// Tupdate (RFC 9332 A.1 Figure 6; Linux `calculate_probability`).
+/// Tupdate (RFC 9332 A.1; Linux `calculate_probability`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct BasePi {
     /// The base probability p'.
@@ -289,9 +290,7 @@ impl Aqm for Pi2 {
     }
 
     fn on_timer(&mut self, q: &QueueView, _rng: &mut RngStream) {
-        let qdelay = q
-            .head_enqueued_at
-            .map_or(0, |t| q.now.saturating_sub(t));
+        let qdelay = q.head_enqueued_at.map_or(0, |t| q.now.saturating_sub(t));
         self.pi.update(&self.cfg.gains(), qdelay, 1.0);
     }
 
