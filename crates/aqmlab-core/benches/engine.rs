@@ -57,6 +57,7 @@ fn red_arrival(c: &mut Criterion) {
                 limit: QueueLimit::Packets(50),
                 link_rate_bps: 10_000_000,
                 idle_since: None,
+                head_enqueued_at: None,
             };
             black_box(red.on_arrival(&q, &pkt, &mut rng))
         })

@@ -57,6 +57,7 @@ impl FifoQueue {
             limit: self.limit,
             link_rate_bps: self.link_rate_bps,
             idle_since,
+            head_enqueued_at: None,
         }
     }
 
@@ -169,7 +170,10 @@ impl QueueDiscipline for FifoQueue {
     }
 
     fn on_timer(&mut self, cx: &mut QueueCtx, idle_since: Option<Time>) {
-        let view = self.view(cx.now, idle_since);
+        let view = QueueView {
+            head_enqueued_at: self.buf.front().map(|&id| cx.packets.get(id).enqueued_at),
+            ..self.view(cx.now, idle_since)
+        };
         self.aqm.on_timer(&view, cx.rng);
     }
 

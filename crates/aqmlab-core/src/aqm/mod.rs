@@ -30,12 +30,14 @@ pub mod blue;
 pub mod codel;
 pub mod droptail;
 pub mod dsred;
+pub mod dualpi2;
 pub mod fq_codel;
 pub mod hybrid_red;
 pub mod lpf_oda;
 pub mod newque;
 pub mod orange;
 pub mod pi;
+pub mod pi2;
 pub mod pie;
 pub mod qvared;
 pub mod red;
@@ -97,6 +99,11 @@ pub struct QueueView {
     pub link_rate_bps: u64,
     /// Since when the link has had nothing to send, if it is idle now.
     pub idle_since: Option<Time>,
+    /// In [`Aqm::on_timer`] only: when the packet now at the head of the queue was enqueued
+    /// (None if the queue is empty), whose age is the delay a periodic controller samples
+    /// (PI2: RFC 9332 A.1's `cq.time()`). None in the per-packet calls, where it would cost
+    /// one more packet lookup per packet for every algorithm.
+    pub head_enqueued_at: Option<Time>,
 }
 
 impl QueueView {

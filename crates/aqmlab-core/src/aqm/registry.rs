@@ -4,8 +4,8 @@
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::state_docs::{self, StateDoc};
 use super::{
-    ared, blue, codel, droptail, dsred, fq_codel, hybrid_red, lpf_oda, newque, orange, pi, pie,
-    qvared, red, rem,
+    ared, blue, codel, droptail, dsred, dualpi2, fq_codel, hybrid_red, lpf_oda, newque, orange, pi,
+    pi2, pie, qvared, red, rem,
 };
 use super::{Aqm, FifoQueue, LinkQueue, QueueDiscipline};
 use crate::scenario::ScenarioError;
@@ -177,6 +177,24 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: fq_codel::PARAMS,
         state: state_docs::FQ_CODEL,
         builder: Builder::Discipline(fq_codel::build),
+    },
+    AqmInfo {
+        name: "pi2",
+        title: "PI2: PI on queue delay with a squared output",
+        source: "De Schepper et al., PI2: a linearized AQM for both Classic and Scalable TCP, CoNEXT 2016; RFC 9332 A.1; Linux net/sched/sch_dualpi2.c",
+        ecn: true,
+        params: pi2::PARAMS,
+        state: state_docs::PI2,
+        builder: Builder::Fifo(pi2::build),
+    },
+    AqmInfo {
+        name: "dualpi2",
+        title: "DualPI2: coupled dual-queue AQM for L4S",
+        source: "RFC 9332; Linux net/sched/sch_dualpi2.c",
+        ecn: true,
+        params: dualpi2::PARAMS,
+        state: state_docs::DUALPI2,
+        builder: Builder::Discipline(dualpi2::build),
     },
 ];
 

@@ -59,7 +59,7 @@ const LOW_RUN: StateDoc = doc(
 const QDELAY: StateDoc = doc(
     "qdelay_ms",
     "ms",
-    "the queue delay the AQM acts on (CoDel: the last dequeued packet's sojourn; PIE: its estimate)",
+    "the queue delay the AQM acts on (CoDel: the last dequeued packet's sojourn; PIE: its estimate; PI2, DualPI2: the head packet's age at the last update)",
 );
 const TARGET_DELAY: StateDoc = doc(
     "target_delay_ms",
@@ -210,6 +210,49 @@ pub const FQ_CODEL: &[StateDoc] = &[
         "dropping_flows",
         "count",
         "flow queues whose CoDel is in its dropping state",
+    ),
+    TARGET_DELAY,
+];
+
+const P_C: StateDoc = doc(
+    "p_c",
+    "probability",
+    "PI2, DualPI2: the Classic drop/mark probability p_C = p^2 (p being the base probability p')",
+);
+pub const PI2: &[StateDoc] = &[P, P_C, QDELAY, TARGET_DELAY];
+pub const DUALPI2: &[StateDoc] = &[
+    P,
+    P_C,
+    doc(
+        "p_cl",
+        "probability",
+        "the coupled L4S marking probability p_CL = min(k p, 1)",
+    ),
+    doc(
+        "p_l",
+        "probability",
+        "the L4S probability applied to the last L packet dequeued: max(p_cl, 1 if the step marked it)",
+    ),
+    QDELAY,
+    doc(
+        "l_queue_packets",
+        "packets",
+        "packets waiting in the L (L4S) queue",
+    ),
+    doc(
+        "c_queue_packets",
+        "packets",
+        "packets waiting in the C (Classic) queue",
+    ),
+    doc(
+        "l_sojourn_ms",
+        "ms",
+        "the sojourn of the last packet dequeued from the L queue",
+    ),
+    doc(
+        "c_sojourn_ms",
+        "ms",
+        "the sojourn of the last packet dequeued from the C queue",
     ),
     TARGET_DELAY,
 ];

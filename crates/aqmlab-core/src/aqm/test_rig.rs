@@ -93,5 +93,6 @@ pub fn view_on_link(now: Time, len: u32, limit: u32, rate_bps: u64) -> QueueView
         limit: QueueLimit::Packets(limit),
         link_rate_bps: rate_bps,
         idle_since: None,
+        head_enqueued_at: None,
     }
 }
