@@ -9,8 +9,8 @@
 
 use super::params::AqmParams;
 use super::{
-    ared, blue, codel, droptail, dsred, fq_codel, hybrid_red, lpf_oda, newque, orange, pi, pie,
-    qvared, red, rem,
+    ared, blue, cobalt, codel, droptail, dsred, fq_codel, fq_pie, hybrid_red, lpf_oda, newque,
+    orange, pi, pie, qvared, red, rem,
 };
 use crate::scenario::ScenarioError;
 use serde::de::DeserializeOwned;
@@ -65,6 +65,8 @@ pub fn resolve(aqm: &Value, path: &str) -> Result<Value, ScenarioError> {
         "codel" => plain::<codel::CodelParams>(&p)?,
         "pie" => plain::<pie::PieParams>(&p)?,
         "fq_codel" => plain::<fq_codel::FqCodelParams>(&p)?,
+        "fq_pie" => plain::<fq_pie::FqPieParams>(&p)?,
+        "cobalt" => plain::<cobalt::CobaltParams>(&p)?,
         _ => return Ok(aqm.clone()),
     };
     let mut out = Map::new();
