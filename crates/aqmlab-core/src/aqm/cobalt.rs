@@ -429,3 +429,246 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioErro
     })?;
     Ok(Box::new(q))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::test_rig;
+    use crate::net::PacketKind;
+
+    const MS: Time = 1_000_000;
+
+    fn cobalt(init: InitialInvSqrt) -> Cobalt {
+        Cobalt::new(
+            CobaltParams {
+                ecn: false,
+                rate_adjust: false,
+                initial_inv_sqrt: init,
+                ..Default::default()
+            },
+            10_000_000,
+        )
+    }
+
+    /// sch_cake.c: "both the '0' and '1' entries in the invsqrt cache are 0xFFFFFFFF"; the
+    /// others are four Newton steps from the previous entry, which is what Linux stores: close
+    /// to count^-1/2, not exact (count 2: 0.70671 instead of 0.70711).
+    #[test]
+    fn inverse_square_root_table_and_newton_step() {
+        let cache = inv_sqrt_cache();
+        assert_eq!(cache[0], u32::MAX);
+        assert_eq!(cache[1], u32::MAX);
+        for (n, &v) in cache.iter().enumerate().skip(2) {
+            let exact = 1.0 / (n as f64).sqrt();
+            let got = v as f64 / 4_294_967_296.0;
+            assert!((got - exact).abs() < 1e-3, "count {n}: {got} vs {exact}");
+        }
+        let two = cache[2] as f64 / 4_294_967_296.0;
+        assert!((two - 0.706_708_47).abs() < 1e-8, "{two}");
+        // Above the table one step from the neighbour's value stays close (count 16 from 15).
+        let v = newton_step(cache[15], 16) as f64 / 4_294_967_296.0;
+        assert!((v - 0.25).abs() < 1e-3, "{v}");
+        // control(t) with rec_inv_sqrt ~1: t + interval - 1 ns (truncation of x * (2^32-1) / 2^32).
+        assert_eq!(scaled(100 * MS, u32::MAX), 100 * MS - 1);
+    }
+
+    /// The dequeue times at which COBALT's CoDel drops, a queue whose packets are all 10 ms old
+    /// served once per ms (ns-3's initial rec_inv_sqrt ~1). A calm packet at 10 ms arms the
+    /// activity timeout (drop_next = 110 ms); at 11 ms the queue is over target: drop_next =
+    /// 11 ms + 99.999999 ms; the first drop is at the first dequeue at or after it, 111 ms;
+    /// then count 2, 3, 4, 5 and drop_next += 100 ms x rec_inv_sqrt(count), *after* the
+    /// increment: + 70.67, 57.73, 49.99, 44.72 ms (the table's values) -> 181.67, 239.40,
+    /// 289.40, 334.12 ms, dropped at the next whole ms. RFC 8289 CoDel's second drop comes a
+    /// whole interval after the first (aqm/codel.rs's test: 112, 212, 283 ms).
+    #[test]
+    fn codel_part_drops_an_interval_after_going_over_target_then_at_interval_over_sqrt_count() {
+        let mut c = cobalt(InitialInvSqrt::Ns3);
+        let mut rng = test_rig::rng();
+        assert_eq!(
+            c.should_drop(10 * MS, 10 * MS, false, &mut rng),
+            DepartureVerdict::Send
+        );
+        assert_eq!(c.drop_next, 110 * MS);
+        let mut drops = vec![];
+        for t in 11..=340u64 {
+            if c.should_drop(t * MS, t * MS - 10 * MS, false, &mut rng) == DepartureVerdict::Drop
+            {
+                drops.push(t);
+            }
+            if t == 11 {
+                assert!(c.dropping);
+                assert_eq!((c.count, c.drop_next), (1, 111 * MS - 1));
+            }
+        }
+        let cache = inv_sqrt_cache();
+        let mut next = 111 * MS - 1;
+        let mut expected = vec![111];
+        for count in 2..=5 {
+            next += scaled(100 * MS, cache[count]);
+            expected.push(next.div_ceil(MS));
+        }
+        assert_eq!(expected, vec![111, 182, 240, 290, 335]);
+        assert_eq!(drops, expected);
+        assert_eq!(c.count, 6);
+    }
+
+    /// Linux's zeroed state (rec_inv_sqrt 0): the first episode sets drop_next = now and
+    /// signals at the very next over-target dequeue.
+    #[test]
+    fn linux_initial_state_signals_at_once_in_the_first_episode() {
+        let mut c = cobalt(InitialInvSqrt::Linux);
+        let mut rng = test_rig::rng();
+        c.should_drop(0, 0, false, &mut rng);
+        assert_eq!(
+            c.should_drop(10 * MS, 0, false, &mut rng),
+            DepartureVerdict::Send
+        );
+        assert_eq!(c.drop_next, 10 * MS);
+        assert_eq!(
+            c.should_drop(11 * MS, 0, false, &mut rng),
+            DepartureVerdict::Drop
+        );
+        // count 2 loads the table: from here on the schedule is interval / sqrt(count).
+        assert_eq!(c.count, 2);
+        assert_eq!(c.drop_next, 10 * MS + scaled(100 * MS, inv_sqrt_cache()[2]));
+    }
+
+    /// Out of the dropping state the count decays by one per elapsed control interval instead
+    /// of being reset (RFC 8289 resets to 1 or to count - lastcount on re-entry).
+    #[test]
+    fn count_decays_one_step_per_interval() {
+        let mut c = cobalt(InitialInvSqrt::Ns3);
+        let mut rng = test_rig::rng();
+        let cache = inv_sqrt_cache();
+        c.count = 5;
+        c.rec_inv_sqrt = cache[5];
+        c.dropping = true;
+        c.drop_next = 1_000 * MS;
+        // A packet under target at 1060 ms: leave dropping; next_due (1060 >= 1000): count 4,
+        // drop_next = 1000 + 100/sqrt(4) = 1050 ms, still due: count 3, drop_next += 100 /
+        // sqrt(3) = 1107.7 ms, not due: stop with count 3.
+        assert_eq!(
+            c.should_drop(1_060 * MS, 1_059 * MS, false, &mut rng),
+            DepartureVerdict::Send
+        );
+        assert!(!c.dropping);
+        assert_eq!(c.count, 3);
+        let expected = 1_000 * MS + scaled(100 * MS, cache[4]) + scaled(100 * MS, cache[3]);
+        assert_eq!(c.drop_next, expected);
+        // queue_empty decays once more when drop_next has passed.
+        c.queue_empty(1_200 * MS);
+        assert_eq!(c.count, 2);
+    }
+
+    /// BLUE: +1/256 per overflow at most once per target (5 ms), -1/4096 when the queue is
+    /// found empty, same freeze; an empty queue with p = 0 does not touch the clock.
+    #[test]
+    fn blue_rises_on_overflow_and_decays_on_empty() {
+        let mut c = cobalt(InitialInvSqrt::Ns3);
+        c.queue_empty(10 * MS); // p = 0: no change, clock untouched
+        c.queue_full(12 * MS);
+        assert_eq!(c.blue.p, 1.0 / 256.0);
+        assert!(c.dropping);
+        assert_eq!((c.count, c.drop_next), (1, 12 * MS));
+        c.queue_full(17 * MS); // 5 ms later: not more than target, frozen
+        assert_eq!(c.blue.p, 1.0 / 256.0);
+        c.queue_full(17 * MS + 1);
+        assert_eq!(c.blue.p, 2.0 / 256.0);
+        c.queue_empty(20 * MS); // frozen
+        assert_eq!(c.blue.p, 2.0 / 256.0);
+        assert!(!c.dropping);
+        c.queue_empty(23 * MS);
+        assert_eq!(c.blue.p, 2.0 / 256.0 - 1.0 / 4096.0);
+        // 31 decrements later it is at 0 and stays there.
+        for k in 0..40u64 {
+            c.queue_empty(30 * MS + k * 6 * MS);
+        }
+        assert_eq!(c.blue.p, 0.0);
+    }
+
+    /// CoDel's signal marks an ECT packet with ECN on; BLUE drops whatever the codepoint.
+    #[test]
+    fn codel_marks_blue_drops() {
+        let mut c = Cobalt::new(
+            CobaltParams {
+                initial_inv_sqrt: InitialInvSqrt::Linux,
+                ..Default::default()
+            },
+            10_000_000,
+        );
+        let mut rng = test_rig::rng();
+        c.should_drop(10 * MS, 0, true, &mut rng);
+        assert_eq!(
+            c.should_drop(11 * MS, 0, true, &mut rng),
+            DepartureVerdict::Mark
+        );
+        c.blue.p = 1.0;
+        assert_eq!(
+            c.should_drop(12 * MS, 12 * MS, true, &mut rng),
+            DepartureVerdict::Drop
+        );
+    }
+
+    #[test]
+    fn overflow_drops_the_head_or_the_arrival() {
+        let mut rng = test_rig::rng();
+        let pkt = test_rig::packet(PacketKind::Udp);
+        let mut c = Cobalt::new(CobaltParams::default(), 10_000_000);
+        let full = test_rig::view(10 * MS, 5, 5);
+        assert_eq!(
+            c.on_arrival(&full, &pkt, &mut rng),
+            ArrivalVerdict::DropFront(DropKind::Forced)
+        );
+        assert_eq!(c.blue.p, 1.0 / 256.0);
+        let mut c = Cobalt::new(
+            CobaltParams {
+                overflow: Overflow::Tail,
+                ..Default::default()
+            },
+            10_000_000,
+        );
+        assert_eq!(
+            c.on_arrival(&full, &pkt, &mut rng),
+            ArrivalVerdict::Drop(DropKind::Forced)
+        );
+        assert_eq!(
+            c.on_arrival(&test_rig::view(10 * MS, 4, 5), &pkt, &mut rng),
+            ArrivalVerdict::Enqueue
+        );
+    }
+
+    /// `cake_set_rate` at 1 Mb/s: mtu_time = 1514 B x 8 / 1 Mb/s = 12.112 ms; target =
+    /// max(1.5 x 12.112, 5) = 18.168 ms; interval = max(100 + 18.168 - 5, 2 x 18.168) =
+    /// 113.168 ms. At 10 Mb/s (mtu_time 1.2112 ms) nothing changes.
+    #[test]
+    fn rate_adjust_raises_target_and_interval_on_slow_links() {
+        let c = Cobalt::new(CobaltParams::default(), 1_000_000);
+        assert_eq!(c.mtu_time, 12_112_000);
+        assert_eq!(c.target, 18_168_000);
+        assert_eq!(c.interval, 113_168_000);
+        let c = Cobalt::new(CobaltParams::default(), 10_000_000);
+        assert_eq!((c.target, c.interval, c.mtu_time), (5 * MS, 100 * MS, 1_211_200));
+    }
+
+    #[test]
+    fn invalid_parameters_name_the_field() {
+        let env = test_rig::env(100);
+        for (bad, field) in [
+            (serde_json::json!({"interval": 0}), "q.aqm.interval"),
+            (serde_json::json!({"interval": "5s"}), "q.aqm.interval"),
+            (serde_json::json!({"increment": 2}), "q.aqm.increment"),
+            (serde_json::json!({"decrement": -1}), "q.aqm.decrement"),
+            (serde_json::json!({"mtu": 0}), "q.aqm.mtu"),
+        ] {
+            let e = build(&AqmParams::new(bad, "q.aqm"), &env).err().unwrap();
+            assert_eq!(e.path, field, "{e}");
+        }
+        let e = build(
+            &AqmParams::new(serde_json::json!({"overflow": "middle"}), "q.aqm"),
+            &env,
+        )
+        .err()
+        .unwrap();
+        assert!(e.path.contains("overflow"), "{e}");
+    }
+}

@@ -362,3 +362,172 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, 
     cfg.pie().validate(p)?;
     Ok(Box::new(FqPie::new(cfg, env.limit, env.link_rate_bps)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::test_rig::QueueRig;
+    use crate::net::{Packet, PacketKind};
+
+    const MS: Time = 1_000_000;
+
+    type Rig = QueueRig<FqPie>;
+
+    fn rig(cfg: FqPieParams, limit: u32) -> Rig {
+        QueueRig::new(FqPie::new(cfg, QueueLimit::Packets(limit), 10_000_000))
+    }
+
+    fn enqueue(r: &mut Rig, now: Time, flow: u32, size: u32, ect: bool) -> PacketId {
+        let mut p = Packet::new(PacketKind::Udp, flow, 0, 1, 0, size);
+        p.ecn.ect = ect;
+        r.enqueue(now, p)
+    }
+
+    fn tick(r: &mut Rig, now: Time) {
+        r.with_ctx(now, |q, cx| q.on_timer(cx, None));
+    }
+
+    /// Two flow ids in different queues.
+    fn two_flows(q: &FqPie) -> (u32, u32) {
+        let b = (1..).find(|&f| q.bucket(f) != q.bucket(0)).unwrap();
+        (0, b)
+    }
+
+    /// Flow a sends two packets per ms and is served one per ms, so its queue and delay grow;
+    /// flow b sends one packet every 5 ms, served at once (new-flow priority). At the first
+    /// update (15 ms) a's last packet (its 15th, sent at 8 ms) waited 7 ms: a's PIE, with
+    /// p = 0 (gains / 2048: RFC 8033 4.2), steps by 0.125/2048 x (7 - 15 ms) + 1.25/2048 x
+    /// (7 - 0 ms) = 0.00775 / 2048; b's last packet left an empty queue (delay 0) and its p
+    /// stays 0. Over 150 ms only a's p grows, at every update.
+    #[test]
+    fn only_the_flow_that_builds_a_queue_gets_a_probability() {
+        let mut r = rig(FqPieParams::default(), 1000);
+        let (a, b) = two_flows(&r.q);
+        let mut p_a = vec![];
+        for t in 1..=150u64 {
+            let now = t * MS;
+            enqueue(&mut r, now, a, 1000, false);
+            enqueue(&mut r, now, a, 1000, false);
+            if t % 5 == 0 {
+                enqueue(&mut r, now, b, 1000, false);
+            }
+            // b's packet, if any, goes first: it is a new flow each time.
+            while let Some(id) = r.dequeue(now) {
+                if r.arena.get(id).flow == a {
+                    break;
+                }
+            }
+            if t % 15 == 0 {
+                tick(&mut r, now);
+                p_a.push(r.q.pie_of(a).p);
+                assert_eq!(r.q.pie_of(b).p, 0.0, "b's p at {t} ms");
+            }
+        }
+        let first = 0.00775 / 2048.0;
+        assert!((p_a[0] - first).abs() < 1e-12 * first.max(1.0), "{}", p_a[0]);
+        assert!(p_a.windows(2).all(|w| w[1] > w[0]), "a's p rises: {p_a:?}");
+        assert!(r.q.fq.flows[r.q.bucket(b) as usize].is_empty());
+    }
+
+    /// sch_fq_pie drops the *arrival* over the limit, whichever queue is fattest, and clears
+    /// that queue's accu_prob (FQ-CoDel would drop from the head of the fattest queue).
+    #[test]
+    fn over_the_limit_the_arrival_is_dropped() {
+        let mut r = rig(FqPieParams::default(), 3);
+        let (a, b) = two_flows(&r.q);
+        for _ in 0..3 {
+            enqueue(&mut r, 0, a, 1000, false);
+        }
+        let ib = r.q.bucket(b) as usize;
+        r.q.fq.flows[ib].state.accu_prob = 0.5;
+        let late = enqueue(&mut r, 0, b, 1000, false);
+        assert_eq!(r.dropped, vec![late]);
+        assert_eq!(r.stats.forced_drops, 1);
+        assert_eq!(r.q.pie_of(b).accu_prob, 0.0);
+        assert_eq!(r.q.len_packets(), 3);
+    }
+
+    /// The queues are served by the shared DRR: quantum = packet size alternates them.
+    #[test]
+    fn backlogged_flows_alternate() {
+        let mut r = rig(FqPieParams::default(), 100);
+        let (a, b) = two_flows(&r.q);
+        for _ in 0..3 {
+            enqueue(&mut r, 0, a, 1514, false);
+            enqueue(&mut r, 0, b, 1514, false);
+        }
+        let order: Vec<u32> = (0..6)
+            .map(|_| {
+                let id = r.dequeue(0).unwrap();
+                r.arena.get(id).flow
+            })
+            .collect();
+        assert_eq!(order, vec![a, b, a, b, a, b]);
+        assert_eq!(r.dequeue(0), None);
+    }
+
+    /// An early signal for an ECT packet is a CE mark while the queue's p <= ecn_prob (10 %),
+    /// a drop above it; non-ECT packets are dropped (sch_fq_pie enqueue).
+    #[test]
+    fn ecn_marks_below_ecn_prob_and_drops_above() {
+        let cfg = FqPieParams {
+            ecn: true,
+            ..Default::default()
+        };
+        let mut r = rig(cfg, 100);
+        let (a, _) = two_flows(&r.q);
+        // 4000 B: at least 2 MTU of backlog, so PIE may signal.
+        for _ in 0..4 {
+            enqueue(&mut r, 0, a, 1000, true);
+        }
+        let idx = r.q.bucket(a) as usize;
+        // Past the burst allowance, delay above target/2, accu_prob at the 8.5 bound: the
+        // next arrival is picked for a signal.
+        let arm = |r: &mut Rig, p: f64| {
+            let pie = &mut r.q.fq.flows[idx].state;
+            pie.burst_allowance = 0;
+            pie.qdelay = 20 * MS;
+            pie.p = p;
+            pie.accu_prob = 8.5;
+        };
+        arm(&mut r, 0.05);
+        let marked = enqueue(&mut r, MS, a, 1000, true);
+        assert!(r.arena.get(marked).ecn.ce);
+        assert_eq!(r.stats.marks, 1);
+        arm(&mut r, 0.05);
+        let plain = enqueue(&mut r, MS, a, 1000, false);
+        assert_eq!(r.dropped, vec![plain]);
+        arm(&mut r, 0.5);
+        let ect = enqueue(&mut r, MS, a, 1000, true);
+        assert_eq!(r.dropped, vec![plain, ect]);
+        assert_eq!(r.stats.early_drops, 2);
+    }
+
+    #[test]
+    fn defaults_are_sch_fq_pies_and_bad_parameters_name_the_field() {
+        let d = FqPieParams::default();
+        assert_eq!((d.flows, d.quantum, d.limit), (1024, 1514, 10240));
+        assert_eq!((d.target.0, d.t_update.0), (15 * MS, 15 * MS));
+        assert_eq!((d.alpha, d.beta, d.ecn, d.ecn_prob), (2.0 / 16.0, 20.0 / 16.0, false, 0.1));
+        assert_eq!((d.burst_reset, d.decay), (BurstReset::Linux, Decay::Linux));
+        assert_eq!(d.delay_estimator, DelayEstimator::Timestamp);
+        let env = crate::aqm::test_rig::env(100);
+        for (bad, field) in [
+            (serde_json::json!({"flows": 0}), "q.aqm.flows"),
+            (serde_json::json!({"flows": 65537}), "q.aqm.flows"),
+            (serde_json::json!({"quantum": 0}), "q.aqm.quantum"),
+            (serde_json::json!({"alpha": -1}), "q.aqm.alpha"),
+            (serde_json::json!({"ecn_prob": 2}), "q.aqm.ecn_prob"),
+            (serde_json::json!({"t_update": 0}), "q.aqm.t_update"),
+        ] {
+            let e = build(&AqmParams::new(bad, "q.aqm"), &env).err().unwrap();
+            assert_eq!(e.path, field, "{e}");
+        }
+        let e = build(&AqmParams::new(serde_json::json!({"memory_limit": 1}), "q.aqm"), &env)
+            .err()
+            .unwrap();
+        assert!(e.message.contains("memory_limit"), "{e}");
+        let q = FqPie::new(FqPieParams::default(), QueueLimit::Packets(100), 10_000_000);
+        assert_eq!(q.limit_packets, 100);
+    }
+}
