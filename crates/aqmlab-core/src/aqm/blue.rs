@@ -131,7 +131,8 @@ impl Blue {
         }
     }
 
-    fn on_loss(&mut self, now: Time) {
+    /// A loss event (buffer overflow): p += d1 unless frozen (COBALT reuses this).
+    pub(crate) fn on_loss(&mut self, now: Time) {
         if self.thawed(now, self.last_increase) {
             self.p = (self.p + self.cfg.d1).min(1.0);
             self.last_increase = Some(now);

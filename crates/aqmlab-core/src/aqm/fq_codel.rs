@@ -4,10 +4,8 @@
 //! `net/sched/sch_fq_codel.c` (`fq_codel_enqueue`, `fq_codel_drop`, `fq_codel_dequeue`),
 //! which this follows.
 //!
-//! - Classification: packets are hashed by flow id into `flows` (1024) queues. Linux hashes
-//!   the 5-tuple with a random perturbation; aqmlab uses splitmix64(flow ^ `perturbation`)
-//!   mod flows, a fixed, seed-independent hash, so collisions are the same in every run of a
-//!   scenario (change `perturbation` to draw another hash).
+//! - Classification: packets are hashed by flow id into `flows` (1024) queues
+//!   ([`super::flow_queues`], shared with FQ-PIE: a fixed, seed-independent hash).
 //! - Enqueue: the packet is stamped and appended to its queue. A queue not on either list
 //!   joins the tail of new_flows with deficit = quantum. If the discipline then holds more
 //!   than its limit, the fattest queue (most bytes) loses packets from its head: Linux's batch
@@ -37,6 +35,7 @@
 //! - `perturbation` (0): hash perturbation
 
 use super::codel::{CodelParams, CodelVars};
+use super::flow_queues::{FlowQueue, FlowQueues};
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::{DepartureVerdict, DropKind, QueueCtx, QueueDiscipline, QueueLimit, StateSink};
 use crate::net::PacketId;
@@ -44,13 +43,12 @@ use crate::scenario::units::Duration;
 use crate::scenario::ScenarioError;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// Linux's default and largest number of flow queues (net/sched/sch_fq_codel.c).
 pub const DEFAULT_FLOWS: u32 = 1024;
 pub const MAX_FLOWS: u32 = 65536;
 /// Memory of one flow queue (its state, allocated up front for every queue).
-pub const BYTES_PER_FLOW_QUEUE: u64 = std::mem::size_of::<Flow>() as u64;
+pub const BYTES_PER_FLOW_QUEUE: u64 = std::mem::size_of::<FlowQueue<CodelVars>>() as u64;
 
 pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
@@ -150,39 +148,13 @@ impl Default for FqCodelParams {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum List {
-    None,
-    New,
-    Old,
-}
-
-#[derive(Debug, Clone)]
-struct Flow {
-    q: VecDeque<PacketId>,
-    backlog: u64,
-    deficit: i64,
-    vars: CodelVars,
-    list: List,
-}
-
 pub struct FqCodel {
     cfg: FqCodelParams,
     codel: CodelParams,
     limit_packets: u32,
     limit_bytes: Option<u64>,
-    flows: Vec<Flow>,
-    new_flows: VecDeque<u32>,
-    old_flows: VecDeque<u32>,
-    packets: u32,
-    bytes: u64,
-}
-
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    /// The hashed queues and DRR lists ([`super::flow_queues`]), CoDel's state per queue.
+    fq: FlowQueues<CodelVars>,
 }
 
 impl FqCodel {
@@ -197,73 +169,42 @@ impl FqCodel {
             mtu: cfg.mtu,
             ecn: cfg.ecn,
         };
-        let flows = (0..cfg.flows)
-            .map(|_| Flow {
-                q: VecDeque::new(),
-                backlog: 0,
-                deficit: 0,
-                vars: CodelVars::default(),
-                list: List::None,
-            })
-            .collect();
+        let fq = FlowQueues::new(cfg.flows, cfg.quantum, cfg.perturbation, CodelVars::default);
         FqCodel {
             cfg,
             codel,
             limit_packets,
             limit_bytes,
-            flows,
-            new_flows: VecDeque::new(),
-            old_flows: VecDeque::new(),
-            packets: 0,
-            bytes: 0,
+            fq,
         }
     }
 
     /// The queue a flow id maps to.
     pub fn bucket(&self, flow: u32) -> u32 {
-        (splitmix64(flow as u64 ^ self.cfg.perturbation) % self.cfg.flows as u64) as u32
+        self.fq.bucket(flow)
     }
 
     fn over_limit(&self) -> bool {
-        self.packets > self.limit_packets || self.limit_bytes.is_some_and(|b| self.bytes > b)
+        self.fq.packets > self.limit_packets || self.limit_bytes.is_some_and(|b| self.fq.bytes > b)
     }
 
     /// Linux `fq_codel_drop`: drop from the head of the fattest queue until half of its bytes
     /// are gone or `drop_batch` packets are dropped.
     fn drop_from_fattest(&mut self, cx: &mut QueueCtx) {
-        let mut idx = 0;
-        let mut max = 0;
-        for (i, f) in self.flows.iter().enumerate() {
-            if f.backlog > max {
-                max = f.backlog;
-                idx = i;
-            }
-        }
-        let threshold = max / 2;
-        let flow = &mut self.flows[idx];
+        let idx = self.fq.fattest();
+        let threshold = self.fq.flows[idx].backlog / 2;
         let mut len = 0u64;
         let mut n = 0u32;
-        while let Some(id) = flow.q.pop_front() {
-            let size = cx.packets.get(id).size as u64;
-            len += size;
+        while let Some(id) = self.fq.pop(idx, cx.packets) {
+            len += cx.packets.get(id).size as u64;
             n += 1;
             cx.drop_packet(id, DropKind::Forced);
             if n >= self.cfg.drop_batch || len >= threshold {
                 break;
             }
         }
-        flow.vars.count = flow.vars.count.wrapping_add(n);
-        flow.backlog -= len;
-        self.bytes -= len;
-        self.packets -= n;
-    }
-
-    fn list_of(&mut self, from_new: bool) -> &mut VecDeque<u32> {
-        if from_new {
-            &mut self.new_flows
-        } else {
-            &mut self.old_flows
-        }
+        let vars = &mut self.fq.flows[idx].state;
+        vars.count = vars.count.wrapping_add(n);
     }
 }
 
@@ -272,58 +213,30 @@ impl QueueDiscipline for FqCodel {
         let pkt = cx.packets.get_mut(id);
         pkt.enqueued_at = cx.now;
         let size = pkt.size as u64;
-        let idx = self.bucket(pkt.flow) as usize;
-        let quantum = self.cfg.quantum as i64;
-        let flow = &mut self.flows[idx];
-        flow.q.push_back(id);
-        flow.backlog += size;
-        if flow.list == List::None {
-            flow.list = List::New;
-            flow.deficit = quantum;
-            self.new_flows.push_back(idx as u32);
-        }
-        self.packets += 1;
-        self.bytes += size;
-        while self.over_limit() && self.packets > 0 {
+        let idx = self.fq.bucket(pkt.flow) as usize;
+        self.fq.push(idx, id, size);
+        while self.over_limit() && self.fq.packets > 0 {
             self.drop_from_fattest(cx);
         }
     }
 
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<PacketId> {
-        loop {
-            let (idx, from_new) = if let Some(&i) = self.new_flows.front() {
-                (i as usize, true)
-            } else if let Some(&i) = self.old_flows.front() {
-                (i as usize, false)
-            } else {
-                return None;
-            };
-            if self.flows[idx].deficit <= 0 {
-                self.flows[idx].deficit += self.cfg.quantum as i64;
-                self.list_of(from_new).pop_front();
-                self.old_flows.push_back(idx as u32);
-                self.flows[idx].list = List::Old;
-                continue;
-            }
+        while let Some((idx, from_new)) = self.fq.next_scheduled() {
             let codel = self.codel;
             let mut out = None;
-            let flow = &mut self.flows[idx];
-            if flow.q.is_empty() {
-                flow.vars.on_empty();
+            if self.fq.flows[idx].is_empty() {
+                self.fq.flows[idx].state.on_empty();
             }
-            while let Some(id) = flow.q.pop_front() {
+            while let Some(id) = self.fq.pop(idx, cx.packets) {
                 let p = cx.packets.get(id);
-                let size = p.size as u64;
-                flow.backlog -= size;
-                self.bytes -= size;
-                self.packets -= 1;
-                let verdict = flow.vars.on_dequeue(
+                let more = !self.fq.flows[idx].is_empty();
+                let verdict = self.fq.flows[idx].state.on_dequeue(
                     &codel,
                     cx.now,
                     p.enqueued_at,
                     p.ecn.ect,
-                    self.bytes,
-                    !flow.q.is_empty(),
+                    self.fq.bytes,
+                    more,
                 );
                 match verdict {
                     DepartureVerdict::Send => {
@@ -342,36 +255,28 @@ impl QueueDiscipline for FqCodel {
             }
             match out {
                 Some(id) => {
-                    self.flows[idx].deficit -= cx.packets.get(id).size as i64;
+                    self.fq.charge(idx, cx.packets.get(id).size as u64);
                     return Some(id);
                 }
-                None => {
-                    self.list_of(from_new).pop_front();
-                    if from_new && !self.old_flows.is_empty() {
-                        self.old_flows.push_back(idx as u32);
-                        self.flows[idx].list = List::Old;
-                    } else {
-                        self.flows[idx].list = List::None;
-                    }
-                }
+                None => self.fq.retire(idx, from_new),
             }
         }
+        None
     }
 
     fn len_packets(&self) -> u32 {
-        self.packets
+        self.fq.packets
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fq.bytes
     }
 
     fn state(&self, out: &mut StateSink) {
-        let active = self.flows.iter().filter(|f| !f.q.is_empty()).count();
-        out("active_flows", active as f64);
-        out("new_flows", self.new_flows.len() as f64);
-        out("old_flows", self.old_flows.len() as f64);
-        let dropping = self.flows.iter().filter(|f| f.vars.dropping).count();
+        out("active_flows", self.fq.active() as f64);
+        out("new_flows", self.fq.new_len() as f64);
+        out("old_flows", self.fq.old_len() as f64);
+        let dropping = self.fq.flows.iter().filter(|f| f.state.dropping).count();
         out("dropping_flows", dropping as f64);
         out("target_delay_ms", self.cfg.target.secs() * 1e3);
     }
@@ -500,9 +405,12 @@ mod tests {
         assert_eq!(r.dropped, a_ids[..4].to_vec());
         assert_eq!(r.stats.forced_drops, 4);
         assert_eq!(r.q.len_packets(), 7);
-        let fa = &r.q.flows[r.q.bucket(a) as usize];
+        let fa = &r.q.fq.flows[r.q.bucket(a) as usize];
         assert_eq!(fa.backlog, 4000);
-        assert_eq!(fa.vars.count, 4, "CoDel count grows by the packets dropped");
+        assert_eq!(
+            fa.state.count, 4,
+            "CoDel count grows by the packets dropped"
+        );
         // drop_batch = 1 drops a single packet
         let mut r = rig(
             FqCodelParams {

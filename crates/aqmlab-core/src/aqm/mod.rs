@@ -16,6 +16,7 @@
 // Infrastructure
 pub mod ewma;
 pub mod fifo_queue;
+pub mod flow_queues;
 pub mod link_queue;
 pub mod params;
 pub mod registry;
@@ -27,11 +28,13 @@ pub(crate) mod test_rig;
 // Algorithms, one module each
 pub mod ared;
 pub mod blue;
+pub mod cobalt;
 pub mod codel;
 pub mod droptail;
 pub mod dsred;
 pub mod dualpi2;
 pub mod fq_codel;
+pub mod fq_pie;
 pub mod hybrid_red;
 pub mod lpf_oda;
 pub mod newque;

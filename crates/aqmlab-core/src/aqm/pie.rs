@@ -540,15 +540,23 @@ impl Aqm for Pie {
     }
 }
 
+impl PieParams {
+    /// Checks the parameters; errors name the parameter under `p`'s path (FQ-PIE checks its
+    /// per-flow PIE with this too).
+    pub fn validate(&self, p: &AqmParams) -> Result<(), ScenarioError> {
+        p.require(self.t_update.0 > 0, "t_update", || "must be > 0".into())?;
+        p.non_negative("alpha", self.alpha, "")?;
+        p.non_negative("beta", self.beta, "")?;
+        p.in_range("ecn_prob", self.ecn_prob, 0.0, 1.0)?;
+        p.require(self.dq_threshold > 0, "dq_threshold", || {
+            "must be > 0".into()
+        })
+    }
+}
+
 pub fn build(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
     let cfg: PieParams = p.parse()?;
-    p.require(cfg.t_update.0 > 0, "t_update", || "must be > 0".into())?;
-    p.non_negative("alpha", cfg.alpha, "")?;
-    p.non_negative("beta", cfg.beta, "")?;
-    p.in_range("ecn_prob", cfg.ecn_prob, 0.0, 1.0)?;
-    p.require(cfg.dq_threshold > 0, "dq_threshold", || {
-        "must be > 0".into()
-    })?;
+    cfg.validate(p)?;
     Ok(Box::new(Pie::new(cfg)))
 }
 

@@ -4,8 +4,8 @@
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::state_docs::{self, StateDoc};
 use super::{
-    ared, blue, codel, droptail, dsred, dualpi2, fq_codel, hybrid_red, lpf_oda, newque, orange, pi,
-    pi2, pie, qvared, red, rem,
+    ared, blue, cobalt, codel, droptail, dsred, dualpi2, fq_codel, fq_pie, hybrid_red, lpf_oda,
+    newque, orange, pi, pi2, pie, qvared, red, rem,
 };
 use super::{Aqm, FifoQueue, LinkQueue, QueueDiscipline};
 use crate::scenario::ScenarioError;
@@ -195,6 +195,24 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: dualpi2::PARAMS,
         state: state_docs::DUALPI2,
         builder: Builder::Discipline(dualpi2::build),
+    },
+    AqmInfo {
+        name: "fq_pie",
+        title: "FQ-PIE",
+        source: "Linux net/sched/sch_fq_pie.c; PIE per flow queue as RFC 8033 and Linux include/net/pie.h",
+        ecn: true,
+        params: fq_pie::PARAMS,
+        state: state_docs::FQ_PIE,
+        builder: Builder::Discipline(fq_pie::build),
+    },
+    AqmInfo {
+        name: "cobalt",
+        title: "COBALT (CoDel + BLUE, single queue)",
+        source: "Linux net/sched/sch_cake.c cobalt_* functions; ns-3 traffic-control cobalt-queue-disc.cc",
+        ecn: true,
+        params: cobalt::PARAMS,
+        state: state_docs::COBALT,
+        builder: Builder::Fifo(cobalt::build),
     },
 ];
 

@@ -9,8 +9,8 @@
 
 use super::params::AqmParams;
 use super::{
-    ared, blue, codel, droptail, dsred, dualpi2, fq_codel, hybrid_red, lpf_oda, newque, orange, pi,
-    pi2, pie, qvared, red, rem,
+    ared, blue, cobalt, codel, droptail, dsred, dualpi2, fq_codel, fq_pie, hybrid_red, lpf_oda,
+    newque, orange, pi, pi2, pie, qvared, red, rem,
 };
 use crate::scenario::ScenarioError;
 use serde::de::DeserializeOwned;
@@ -67,6 +67,8 @@ pub fn resolve(aqm: &Value, path: &str) -> Result<Value, ScenarioError> {
         "fq_codel" => plain::<fq_codel::FqCodelParams>(&p)?,
         "pi2" => plain::<pi2::Pi2Params>(&p)?,
         "dualpi2" => plain::<dualpi2::DualPi2Params>(&p)?,
+        "fq_pie" => plain::<fq_pie::FqPieParams>(&p)?,
+        "cobalt" => plain::<cobalt::CobaltParams>(&p)?,
         _ => return Ok(aqm.clone()),
     };
     let mut out = Map::new();

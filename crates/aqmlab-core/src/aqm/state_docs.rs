@@ -172,21 +172,18 @@ pub const REM: &[StateDoc] = &[
     ),
     Q_REF,
 ];
-pub const CODEL: &[StateDoc] = &[
-    QDELAY,
-    doc("dropping", "0/1", "1 while CoDel is in its dropping state"),
-    doc(
-        "dropping_signals",
-        "count",
-        "drops or marks since the dropping state was entered (RFC 8289's count)",
-    ),
-    doc(
-        "drop_next_s",
-        "s",
-        "the time (since the start of the run) of the next drop in the dropping state",
-    ),
-    TARGET_DELAY,
-];
+const DROPPING: StateDoc = doc("dropping", "0/1", "1 while CoDel is in its dropping state");
+const DROPPING_SIGNALS: StateDoc = doc(
+    "dropping_signals",
+    "count",
+    "drops or marks since the dropping state was entered (RFC 8289's count)",
+);
+const DROP_NEXT: StateDoc = doc(
+    "drop_next_s",
+    "s",
+    "the time (since the start of the run) of the next drop in the dropping state",
+);
+pub const CODEL: &[StateDoc] = &[QDELAY, DROPPING, DROPPING_SIGNALS, DROP_NEXT, TARGET_DELAY];
 pub const PIE: &[StateDoc] = &[
     P,
     QDELAY,
@@ -202,10 +199,13 @@ pub const PIE: &[StateDoc] = &[
     ),
     TARGET_DELAY,
 ];
+const ACTIVE_FLOWS: StateDoc = doc("active_flows", "count", "flow queues holding packets");
+const NEW_FLOWS: StateDoc = doc("new_flows", "count", "flow queues on the new list");
+const OLD_FLOWS: StateDoc = doc("old_flows", "count", "flow queues on the old list");
 pub const FQ_CODEL: &[StateDoc] = &[
-    doc("active_flows", "count", "flow queues holding packets"),
-    doc("new_flows", "count", "flow queues on the new list"),
-    doc("old_flows", "count", "flow queues on the old list"),
+    ACTIVE_FLOWS,
+    NEW_FLOWS,
+    OLD_FLOWS,
     doc(
         "dropping_flows",
         "count",
@@ -254,6 +254,31 @@ pub const DUALPI2: &[StateDoc] = &[
         "ms",
         "the sojourn of the last packet dequeued from the C queue",
     ),
+    TARGET_DELAY,
+];
+pub const FQ_PIE: &[StateDoc] = &[
+    ACTIVE_FLOWS,
+    NEW_FLOWS,
+    OLD_FLOWS,
+    doc(
+        "p_max",
+        "probability",
+        "FQ-PIE: the largest per-queue PIE probability (each queue's p applies to its own arrivals)",
+    ),
+    doc(
+        "qdelay_max_ms",
+        "ms",
+        "FQ-PIE: the largest per-queue PIE delay estimate",
+    ),
+    TARGET_DELAY,
+];
+/// COBALT's `p` is BLUE's, applied to every dequeued packet.
+pub const COBALT: &[StateDoc] = &[
+    P,
+    QDELAY,
+    DROPPING,
+    DROPPING_SIGNALS,
+    DROP_NEXT,
     TARGET_DELAY,
 ];
 

@@ -35,7 +35,7 @@
 
 use super::schema::{Endpoints, FlowSpec, GraphSpec, LimitSpec, QueueSpec, Scenario, Topology};
 use super::ScenarioError;
-use crate::aqm::fq_codel;
+use crate::aqm::{fq_codel, fq_pie};
 use crate::net::routing::TreeRoutes;
 use crate::net::{Link, LinkId, NodeId, Packet};
 use crate::sim::Time;
@@ -441,26 +441,39 @@ fn sent_packets(per_second: f64, s: &Scenario) -> u64 {
     (per_second * s.duration.secs() + 1.0) as u64
 }
 
-/// Queue state beyond a link's fixed part: FQ-CoDel's sub-queues (`flows`, 1024 by default;
-/// a value above the maximum is refused when the queue is built, so it is counted at the
-/// maximum here and the user sees that error rather than this estimate).
+/// Queue state beyond a link's fixed part: FQ-CoDel's and FQ-PIE's sub-queues (`flows`, 1024
+/// by default; a value above the maximum is refused when the queue is built, so it is counted
+/// at the maximum here and the user sees that error rather than this estimate).
 fn queue_state_bytes(aqm: &Value) -> u64 {
-    let Some(obj) = aqm.as_object() else {
-        return if aqm.as_str() == Some("fq_codel") {
-            fq_codel::DEFAULT_FLOWS as u64 * fq_codel::BYTES_PER_FLOW_QUEUE
-        } else {
-            0
-        };
+    let per_queue = |name: &str| match name {
+        "fq_codel" => Some((
+            fq_codel::DEFAULT_FLOWS,
+            fq_codel::MAX_FLOWS,
+            fq_codel::BYTES_PER_FLOW_QUEUE,
+        )),
+        "fq_pie" => Some((
+            fq_pie::DEFAULT_FLOWS,
+            fq_pie::MAX_FLOWS,
+            fq_pie::BYTES_PER_FLOW_QUEUE,
+        )),
+        _ => None,
     };
-    if obj.get("kind").and_then(Value::as_str) != Some("fq_codel") {
+    let Some(obj) = aqm.as_object() else {
+        return aqm
+            .as_str()
+            .and_then(per_queue)
+            .map_or(0, |(default, _, bytes)| default as u64 * bytes);
+    };
+    let Some((default, max, bytes)) = obj.get("kind").and_then(Value::as_str).and_then(per_queue)
+    else {
         return 0;
-    }
+    };
     let flows = obj
         .get("flows")
         .and_then(Value::as_u64)
-        .unwrap_or(fq_codel::DEFAULT_FLOWS as u64)
-        .min(fq_codel::MAX_FLOWS as u64);
-    flows * fq_codel::BYTES_PER_FLOW_QUEUE
+        .unwrap_or(default as u64)
+        .min(max as u64);
+    flows * bytes
 }
 
 /// Whether the build will route `g` as a forest (the same test, on the same links).
