@@ -259,6 +259,7 @@ impl FqPie {
             limit: QueueLimit::Packets(u32::MAX),
             link_rate_bps: self.link_rate_bps,
             idle_since: None,
+            head_enqueued_at: None,
         }
     }
 
