@@ -491,8 +491,7 @@ mod tests {
         assert_eq!(c.drop_next, 110 * MS);
         let mut drops = vec![];
         for t in 11..=340u64 {
-            if c.should_drop(t * MS, t * MS - 10 * MS, false, &mut rng) == DepartureVerdict::Drop
-            {
+            if c.should_drop(t * MS, t * MS - 10 * MS, false, &mut rng) == DepartureVerdict::Drop {
                 drops.push(t);
             }
             if t == 11 {
@@ -647,7 +646,10 @@ mod tests {
         assert_eq!(c.target, 18_168_000);
         assert_eq!(c.interval, 113_168_000);
         let c = Cobalt::new(CobaltParams::default(), 10_000_000);
-        assert_eq!((c.target, c.interval, c.mtu_time), (5 * MS, 100 * MS, 1_211_200));
+        assert_eq!(
+            (c.target, c.interval, c.mtu_time),
+            (5 * MS, 100 * MS, 1_211_200)
+        );
     }
 
     #[test]

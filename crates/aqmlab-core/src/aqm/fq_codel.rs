@@ -185,8 +185,7 @@ impl FqCodel {
     }
 
     fn over_limit(&self) -> bool {
-        self.fq.packets > self.limit_packets
-            || self.limit_bytes.is_some_and(|b| self.fq.bytes > b)
+        self.fq.packets > self.limit_packets || self.limit_bytes.is_some_and(|b| self.fq.bytes > b)
     }
 
     /// Linux `fq_codel_drop`: drop from the head of the fattest queue until half of its bytes
@@ -408,7 +407,10 @@ mod tests {
         assert_eq!(r.q.len_packets(), 7);
         let fa = &r.q.fq.flows[r.q.bucket(a) as usize];
         assert_eq!(fa.backlog, 4000);
-        assert_eq!(fa.state.count, 4, "CoDel count grows by the packets dropped");
+        assert_eq!(
+            fa.state.count, 4,
+            "CoDel count grows by the packets dropped"
+        );
         // drop_batch = 1 drops a single packet
         let mut r = rig(
             FqCodelParams {

@@ -424,7 +424,11 @@ mod tests {
             }
         }
         let first = 0.00775 / 2048.0;
-        assert!((p_a[0] - first).abs() < 1e-12 * first.max(1.0), "{}", p_a[0]);
+        assert!(
+            (p_a[0] - first).abs() < 1e-12 * first.max(1.0),
+            "{}",
+            p_a[0]
+        );
         assert!(p_a.windows(2).all(|w| w[1] > w[0]), "a's p rises: {p_a:?}");
         assert!(r.q.fq.flows[r.q.bucket(b) as usize].is_empty());
     }
@@ -508,7 +512,10 @@ mod tests {
         let d = FqPieParams::default();
         assert_eq!((d.flows, d.quantum, d.limit), (1024, 1514, 10240));
         assert_eq!((d.target.0, d.t_update.0), (15 * MS, 15 * MS));
-        assert_eq!((d.alpha, d.beta, d.ecn, d.ecn_prob), (2.0 / 16.0, 20.0 / 16.0, false, 0.1));
+        assert_eq!(
+            (d.alpha, d.beta, d.ecn, d.ecn_prob),
+            (2.0 / 16.0, 20.0 / 16.0, false, 0.1)
+        );
         assert_eq!((d.burst_reset, d.decay), (BurstReset::Linux, Decay::Linux));
         assert_eq!(d.delay_estimator, DelayEstimator::Timestamp);
         let env = crate::aqm::test_rig::env(100);
@@ -523,9 +530,12 @@ mod tests {
             let e = build(&AqmParams::new(bad, "q.aqm"), &env).err().unwrap();
             assert_eq!(e.path, field, "{e}");
         }
-        let e = build(&AqmParams::new(serde_json::json!({"memory_limit": 1}), "q.aqm"), &env)
-            .err()
-            .unwrap();
+        let e = build(
+            &AqmParams::new(serde_json::json!({"memory_limit": 1}), "q.aqm"),
+            &env,
+        )
+        .err()
+        .unwrap();
         assert!(e.message.contains("memory_limit"), "{e}");
         let q = FqPie::new(FqPieParams::default(), QueueLimit::Packets(100), 10_000_000);
         assert_eq!(q.limit_packets, 100);
