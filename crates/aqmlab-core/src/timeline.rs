@@ -18,15 +18,17 @@ use std::sync::Arc;
 
 /// The algorithms whose parameters an event may change: those that implement
 /// [`Aqm::reconfigure`] (a test checks the two agree). Others (ARED adapts max_p itself;
-/// FQ-CoDel is a scheduler of many queues; the rest keep derived state that a change would
-/// leave inconsistent) are refused when the scenario is built.
-pub const RECONFIGURABLE: &[&str] = &["red", "pi", "pie", "codel", "blue", "pi2"];
+/// FQ-CoDel and FQ-PIE are schedulers of many queues; the rest keep derived state that a
+/// change would leave inconsistent) are refused when the scenario is built.
+pub const RECONFIGURABLE: &[&str] = &["red", "pi", "pie", "codel", "blue", "pi2", "cobalt"];
 
 /// Whether a change of `kind`'s parameters resets its state unless the event says
 /// (`aqm_state`): as Linux's `tc qdisc change` does. `red_change` (net/sched/sch_red.c) calls
 /// `red_set_vars`, which zeroes the average and the count; `pie_change` (sch_pie.c) and
 /// `codel_change` (sch_codel.c) replace the parameters and keep the variables. PI and BLUE
-/// have no Linux qdisc; they keep theirs, as PIE, their closest kin, does.
+/// have no Linux qdisc; they keep theirs, as PIE, their closest kin, does. COBALT keeps its
+/// variables too: `cake_change` calls `cake_reconfigure`, which sets the tins' parameters
+/// (`cake_set_rate`) and leaves each flow's `cobalt_vars` alone (net/sched/sch_cake.c).
 pub fn resets_by_default(kind: &str) -> bool {
     kind == "red"
 }
