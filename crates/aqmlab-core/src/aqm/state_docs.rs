@@ -34,7 +34,7 @@ const AVG: StateDoc = doc(
 const P: StateDoc = doc(
     "p",
     "probability",
-    "the drop/mark probability applied to the next packet (RED family: the final p_a, after the count correction)",
+    "the drop/mark probability applied to the next packet (RED family: the final p_a, after the count correction; PI2, DualPI2: the base probability p', from which p_c and p_cl follow)",
 );
 const P_B: StateDoc = doc(
     "p_b",
