@@ -5,7 +5,7 @@ use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::state_docs::{self, StateDoc};
 use super::{
     ared, blue, codel, droptail, dsred, fq_codel, hybrid_red, lpf_oda, newque, orange, pi, pie,
-    qvared, red, rem,
+    qvared, red, rem, step_marking,
 };
 use super::{Aqm, FifoQueue, LinkQueue, QueueDiscipline};
 use crate::scenario::ScenarioError;
@@ -178,7 +178,27 @@ pub static REGISTRY: &[AqmInfo] = &[
         state: state_docs::FQ_CODEL,
         builder: Builder::Discipline(fq_codel::build),
     },
+    AqmInfo {
+        name: "step_marking",
+        title: "Step marking at K (DCTCP's, L4S's step; alias \"step\")",
+        source: "Alizadeh et al., DCTCP, SIGCOMM 2010, sec. 3.1; RFC 8257 sec. 3.1 (Linux RED ecn, min = max = K); RFC 9332 and Linux sch_dualpi2 do_step_aqm (k_sojourn)",
+        ecn: true,
+        params: step_marking::PARAMS,
+        state: state_docs::STEP_MARKING,
+        builder: Builder::Fifo(step_marking::build),
+    },
 ];
+
+/// Other names a scenario may use for a built-in algorithm: (alias, name).
+pub static ALIASES: &[(&str, &str)] = &[("step", "step_marking")];
+
+/// The registry's name for `name`, which may be an alias.
+pub fn canonical_name(name: &str) -> &str {
+    ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, n)| n)
+}
 
 /// Builds algorithms the core does not know, e.g. ones prototyped in Python. Returns None for
 /// names it does not know either.
@@ -192,6 +212,7 @@ pub trait CustomAqmFactory: Send + Sync {
 }
 
 pub fn lookup(name: &str) -> Option<&'static AqmInfo> {
+    let name = canonical_name(name);
     REGISTRY.iter().find(|i| i.name == name)
 }
 
