@@ -20,7 +20,16 @@ use std::sync::Arc;
 /// [`Aqm::reconfigure`] (a test checks the two agree). Others (ARED adapts max_p itself;
 /// FQ-CoDel is a scheduler of many queues; the rest keep derived state that a change would
 /// leave inconsistent) are refused when the scenario is built.
-pub const RECONFIGURABLE: &[&str] = &["red", "pi", "pie", "codel", "blue", "pi2"];
+pub const RECONFIGURABLE: &[&str] = &[
+    "red",
+    "pi",
+    "pie",
+    "codel",
+    "blue",
+    "step_marking",
+    "step",
+    "pi2",
+];
 
 /// Whether a change of `kind`'s parameters resets its state unless the event says
 /// (`aqm_state`): as Linux's `tc qdisc change` does. `red_change` (net/sched/sch_red.c) calls
