@@ -43,10 +43,11 @@ counts and 0/1 flags have none. The names shared by several algorithms:
 
 - `avg_packets`: the averaged queue the AQM acts on (the RED family);
 - `p`: the probability with which the next packet is dropped or marked (RED family: the
-  final p_a; `p_b` is the curve's value before the count correction);
+  final p_a; `p_b` is the curve's value before the count correction; PI2 and DualPI2: the
+  base probability p', squared for Classic traffic, `p_c`);
 - `q_ref_packets` / `target_delay_ms`: the reference the controller steers to (PI and REM /
   CoDel, FQ-CoDel and PIE);
-- `qdelay_ms`: the queue delay the AQM acts on (CoDel, PIE).
+- `qdelay_ms`: the queue delay the AQM acts on (CoDel, PIE, PI2, DualPI2).
 
 Renamed in issue 27 (old -> new): `avg` -> `avg_packets`, `p_a` -> `p`, RED's `count` ->
 `since_signal_packets`, DSRED's `p_d` -> `p_b` (it was the same value), CoDel's `count` ->

@@ -20,7 +20,17 @@ use std::sync::Arc;
 /// [`Aqm::reconfigure`] (a test checks the two agree). Others (ARED adapts max_p itself;
 /// FQ-CoDel and FQ-PIE are schedulers of many queues; the rest keep derived state that a
 /// change would leave inconsistent) are refused when the scenario is built.
-pub const RECONFIGURABLE: &[&str] = &["red", "pi", "pie", "codel", "blue", "pi2", "cobalt"];
+pub const RECONFIGURABLE: &[&str] = &[
+    "red",
+    "pi",
+    "pie",
+    "codel",
+    "blue",
+    "step_marking",
+    "step",
+    "pi2",
+    "cobalt",
+];
 
 /// Whether a change of `kind`'s parameters resets its state unless the event says
 /// (`aqm_state`): as Linux's `tc qdisc change` does. `red_change` (net/sched/sch_red.c) calls

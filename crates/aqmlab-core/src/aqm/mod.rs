@@ -45,6 +45,7 @@ pub mod pie;
 pub mod qvared;
 pub mod red;
 pub mod rem;
+pub mod step_marking;
 
 pub use fifo_queue::FifoQueue;
 pub use link_queue::LinkQueue;

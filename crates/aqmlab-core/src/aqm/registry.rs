@@ -5,7 +5,7 @@ use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::state_docs::{self, StateDoc};
 use super::{
     ared, blue, cobalt, codel, droptail, dsred, dualpi2, fq_codel, fq_pie, hybrid_red, lpf_oda,
-    newque, orange, pi, pi2, pie, qvared, red, rem,
+    newque, orange, pi, pi2, pie, qvared, red, rem, step_marking,
 };
 use super::{Aqm, FifoQueue, LinkQueue, QueueDiscipline};
 use crate::scenario::ScenarioError;
@@ -179,6 +179,15 @@ pub static REGISTRY: &[AqmInfo] = &[
         builder: Builder::Discipline(fq_codel::build),
     },
     AqmInfo {
+        name: "step_marking",
+        title: "Step marking at K (DCTCP's, L4S's step; alias \"step\")",
+        source: "Alizadeh et al., DCTCP, SIGCOMM 2010, sec. 3.1; RFC 8257 sec. 3.1 (Linux RED ecn, min = max = K); RFC 9332 and Linux sch_dualpi2 do_step_aqm (k_sojourn)",
+        ecn: true,
+        params: step_marking::PARAMS,
+        state: state_docs::STEP_MARKING,
+        builder: Builder::Fifo(step_marking::build),
+    },
+    AqmInfo {
         name: "pi2",
         title: "PI2: PI on queue delay with a squared output",
         source: "De Schepper et al., PI2: a linearized AQM for both Classic and Scalable TCP, CoNEXT 2016; RFC 9332 A.1; Linux net/sched/sch_dualpi2.c",
@@ -216,6 +225,17 @@ pub static REGISTRY: &[AqmInfo] = &[
     },
 ];
 
+/// Other names a scenario may use for a built-in algorithm: (alias, name).
+pub static ALIASES: &[(&str, &str)] = &[("step", "step_marking")];
+
+/// The registry's name for `name`, which may be an alias.
+pub fn canonical_name(name: &str) -> &str {
+    ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, n)| n)
+}
+
 /// Builds algorithms the core does not know, e.g. ones prototyped in Python. Returns None for
 /// names it does not know either.
 pub trait CustomAqmFactory: Send + Sync {
@@ -228,6 +248,7 @@ pub trait CustomAqmFactory: Send + Sync {
 }
 
 pub fn lookup(name: &str) -> Option<&'static AqmInfo> {
+    let name = canonical_name(name);
     REGISTRY.iter().find(|i| i.name == name)
 }
 

@@ -10,7 +10,7 @@
 use super::params::AqmParams;
 use super::{
     ared, blue, cobalt, codel, droptail, dsred, dualpi2, fq_codel, fq_pie, hybrid_red, lpf_oda,
-    newque, orange, pi, pi2, pie, qvared, red, rem,
+    newque, orange, pi, pi2, pie, qvared, red, rem, step_marking,
 };
 use crate::scenario::ScenarioError;
 use serde::de::DeserializeOwned;
@@ -35,6 +35,7 @@ pub fn resolve(aqm: &Value, path: &str) -> Result<Value, ScenarioError> {
         _ => return Ok(aqm.clone()),
     };
     let p = AqmParams::new(params, path);
+    let name = super::registry::canonical_name(name);
     let fields = match name {
         "droptail" => plain::<droptail::DropTailParams>(&p)?,
         "red" => plain::<red::RedParams>(&p)?,
@@ -65,6 +66,7 @@ pub fn resolve(aqm: &Value, path: &str) -> Result<Value, ScenarioError> {
         "codel" => plain::<codel::CodelParams>(&p)?,
         "pie" => plain::<pie::PieParams>(&p)?,
         "fq_codel" => plain::<fq_codel::FqCodelParams>(&p)?,
+        "step_marking" => to_map(&p.parse::<step_marking::StepParams>()?.with_defaults(&p)?),
         "pi2" => plain::<pi2::Pi2Params>(&p)?,
         "dualpi2" => plain::<dualpi2::DualPi2Params>(&p)?,
         "fq_pie" => plain::<fq_pie::FqPieParams>(&p)?,

@@ -34,7 +34,7 @@ const AVG: StateDoc = doc(
 const P: StateDoc = doc(
     "p",
     "probability",
-    "the drop/mark probability applied to the next packet (RED family: the final p_a, after the count correction)",
+    "the drop/mark probability applied to the next packet (RED family: the final p_a, after the count correction; PI2, DualPI2: the base probability p', from which p_c and p_cl follow)",
 );
 const P_B: StateDoc = doc(
     "p_b",
@@ -213,6 +213,14 @@ pub const FQ_CODEL: &[StateDoc] = &[
     ),
     TARGET_DELAY,
 ];
+pub const STEP_MARKING: &[StateDoc] = &[
+    doc(
+        "above_k",
+        "0/1",
+        "1 if the last packet decided on (at enqueue, or at dequeue with k_sojourn) found the queue above K",
+    ),
+    SIGNALS,
+];
 
 const P_C: StateDoc = doc(
     "p_c",
@@ -376,6 +384,11 @@ pub const TCP: &[StateDoc] = &[
         "min_rtt_ms",
         "ms",
         "the kernel's minimum RTT (emulation only: Linux TCP_INFO)",
+    ),
+    doc(
+        "dctcp_alpha",
+        "fraction",
+        "DCTCP's alpha, the smoothed fraction of data acknowledged with ECE (dctcp only)",
     ),
     doc(
         "hystart_phase",

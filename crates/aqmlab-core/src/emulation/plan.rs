@@ -114,6 +114,8 @@ pub(crate) fn plan(
                     p.congestion_control = Some(match tcp.congestion_control {
                         CongestionControlKind::Reno => "reno",
                         CongestionControlKind::Cubic => "cubic",
+                        // The kernel's own (net/ipv4/tcp_dctcp.c).
+                        CongestionControlKind::Dctcp => "dctcp",
                     });
                     p.ecn = Some(tcp.ecn);
                     p.size_bytes = f.transfer.map(|t| t.0);

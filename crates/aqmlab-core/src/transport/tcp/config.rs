@@ -1,7 +1,9 @@
 //! TCP parameters, with ns-2's names in the docs and its defaults (tcl/lib/ns-default.tcl).
 
 use super::congestion::cubic::{StateOnRto, TargetRtt};
-use super::congestion::{CongestionControlKind, CubicParams, CwndGrowth, HystartParams};
+use super::congestion::{
+    CongestionControlKind, CubicParams, CwndGrowth, DctcpParams, HystartParams,
+};
 use super::recovery::prr::PrrBound;
 use super::recovery::rack_tlp::RackTlpParams;
 use crate::scenario::units::Duration;
@@ -287,6 +289,9 @@ pub struct TcpConfig {
     pub cwnd_growth: CwndGrowth,
     /// CUBIC's parameters (used with `congestion_control = "cubic"`).
     pub cubic: CubicParams,
+    /// DCTCP's parameters (used with `congestion_control = "dctcp"`): `g` (1/16), `alpha_init`
+    /// (1.0, Linux), `loss_response` (`halve`, RFC 8257 3.4 and Linux >= 5.1 | `alpha`).
+    pub dctcp: DctcpParams,
     /// A hybrid slow start: `hystart = { kind = "rfc9406" }` (or `{ enabled = true }`) is
     /// HyStart++ (RFC 9406) in the first slow start, with either controller: slow start then
     /// grows by min(packets acked, 8) per ACK and, when a round's minimum RTT exceeds the
@@ -386,6 +391,7 @@ impl Default for TcpConfig {
             congestion_control: CongestionControlKind::Reno,
             cwnd_growth: CwndGrowth::PerAck,
             cubic: CubicParams::default(),
+            dctcp: DctcpParams::default(),
             hystart: HystartParams::default(),
             rack_tlp: RackTlpParams::default(),
             rto_restart: RtoRestart::NewAck,
@@ -434,6 +440,12 @@ impl TcpConfig {
         self.variant == TcpVariant::Sack || self.recovery == Recovery::Rfc6675
     }
 
+    /// The receiver echoes CE exactly, ACK by ACK (RFC 8257 section 3.2), instead of RFC
+    /// 3168's latched ECE: whenever the sender's controller reads the echo as a fraction.
+    pub fn exact_ce_echo(&self) -> bool {
+        matches!(self.congestion_control, CongestionControlKind::Dctcp)
+    }
+
     /// Bytes of a data packet on the wire.
     pub fn data_size(&self) -> u32 {
         self.packet_size + self.header_size
@@ -444,6 +456,31 @@ impl TcpConfig {
         if self.packet_size == 0 {
             return err("packet_size", "must be > 0".into());
         }
+        if self.exact_ce_echo() {
+            let name = serde_json::to_value(self.congestion_control)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            if self.recovery != Recovery::Rfc6675 {
+                return err(
+                    "congestion_control",
+                    format!(
+                        "\"{name}\" needs recovery = \"rfc6675\" (the ns-2 agents have no \
+                         per-ACK ECN accounting)"
+                    ),
+                );
+            }
+            if !self.ecn {
+                return err(
+                    "ecn",
+                    format!(
+                        "congestion_control = \"{name}\" reads ECN marks: set ecn = true \
+                         (RFC 8257 section 3)"
+                    ),
+                );
+            }
+        }
+        self.dctcp.validate(&format!("{path}.dctcp"))?;
         if self.timestamps && self.recovery != Recovery::Rfc6675 {
             return err(
                 "timestamps",

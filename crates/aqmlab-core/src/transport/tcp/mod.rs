@@ -31,6 +31,9 @@ pub use sink::TcpSink;
 #[cfg(test)]
 pub(crate) mod agent_rig;
 #[cfg(test)]
+#[path = "dctcp_sender_tests.rs"]
+mod dctcp_sender_tests;
+#[cfg(test)]
 #[path = "lossy_path_tests.rs"]
 mod lossy_path_tests;
 #[cfg(test)]

@@ -193,7 +193,8 @@ impl Rfc6675Sender {
                 cfg.cubic,
                 cfg.hystart,
                 cfg.cwnd_growth,
-            ),
+            )
+            .with_dctcp(&cfg.dctcp),
             scb: Scoreboard::new(
                 cfg.dupack_threshold,
                 if cfg.rack_tlp.enabled {
@@ -408,6 +409,14 @@ impl Rfc6675Sender {
             }
         });
         let advanced = u.newly_acked > 0;
+        // DCTCP's alpha counts every ACK's delivered packets, with ECE or not, in recovery
+        // too (Linux `tcp_count_delivered`, then `tcp_in_ack_event`).
+        self.cc.on_ack_ecn(
+            u.delivered,
+            ece,
+            self.scb.snd_una(),
+            self.scb.high_data() + 1,
+        );
         if let Some(rack) = &mut self.rack {
             if dsack_end.is_some() {
                 rack.on_dsack(self.scb.snd_una(), self.scb.high_data() + 1);
@@ -482,7 +491,9 @@ impl Rfc6675Sender {
             }
         }
         if ece && cum > self.ecn_recover && !self.scb.in_recovery() {
-            self.reduce(cx, false);
+            // The controller's ECN response (DCTCP's alpha / 2; a loss's for the others).
+            self.ssthresh = self.cc.reduce_on_ecn(self.reduction_base(false)).max(2);
+            self.cong_action = true;
             self.cwnd = self.ssthresh as f64;
             self.ecn_recover = self.scb.high_data();
             cx.stats.ecn_reductions += 1;

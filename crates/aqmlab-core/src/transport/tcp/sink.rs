@@ -1,6 +1,24 @@
 //! The one-way TCP receiver, as ns-2 Agent/TCPSink (tcp/tcp-sink.cc: `Acker`), its
 //! Agent/TCPSink/DelAck (delayed ACKs, RFC 5681 4.2) and Agent/TCPSink/Sack1 (SACK blocks,
-//! RFC 2018), with the ECN echo of RFC 3168 6.1.3.
+//! RFC 2018), with the ECN echo of RFC 3168 6.1.3, or DCTCP's exact echo.
+//!
+//! DCTCP's echo (RFC 8257 section 3.2; Alizadeh et al., SIGCOMM 2010, section 3.1 and Fig. 10;
+//! Linux `dctcp_ece_ack_update`, include/net/tcp_dctcp.h, called through
+//! `tcp_ca_event(CA_EVENT_ECN_IS_CE / _NO_CE)` from `__tcp_ecn_check_ce`, net/ipv4/tcp_input.c),
+//! on whenever the sender's controller reads the echo as a fraction (`TcpConfig::
+//! exact_ce_echo`): a two-state machine, the state being the CE bit of the last data packet
+//! received. Every ACK carries ECE = the state, so that each ACK's ECE is the CE state of the
+//! packets it covers. When a packet's CE differs from the state: an ACK being held by the
+//! delayed-ACK timer is sent first, for the packets received so far and with the old state
+//! (Linux: `__tcp_send_ack(sk, prior_rcv_nxt)` with DEMAND_CWR set to the old state), then
+//! the state changes and this packet is ACKed at once (`ICSK_ACK_NOW`). No latching and no
+//! CWR: a CWR bit changes nothing in the echo (Linux `tcp_ecn_accept_cwr` clears DEMAND_CWR,
+//! and `dctcp_ece_ack_update` sets it again from the packet's own CE). Linux runs the check
+//! on new data, in order (`tcp_event_data_recv`) or not (`tcp_data_queue_ofo`), not on a
+//! duplicate of delivered data (`tcp_data_queue`'s out-of-window path), and only for ECT or
+//! CE packets: so does this sink. Linux's 2 quick ACKs on a CE mark (`tcp_enter_quickack_mode`
+//! when DEMAND_CWR was not set) never happen under DCTCP, whose event has just set
+//! DEMAND_CWR; they are not given here either.
 //!
 //! Parameters read (TcpConfig): variant (SACK blocks only for `sack`), packet_size (payload
 //! counted as goodput), ack_size, delayed_ack, delayed_ack_timeout, and Linux's ACK timing
@@ -65,6 +83,10 @@ pub struct TcpSink {
     recent_len: usize,
     /// CE seen and not yet answered by CWR: ACKs carry ECE (ns-2 `ecn_unacked_`).
     ecn_unacked: bool,
+    /// DCTCP's exact echo instead of RFC 3168's latch.
+    exact_echo: bool,
+    /// The exact echo's state: the CE bit of the last new data packet (Linux `ce_state`).
+    ce_state: bool,
     delack: LazyTimer,
     /// An ACK is being held by the delayed-ACK timer, echoing this send time.
     held: Option<Time>,
@@ -89,6 +111,8 @@ impl TcpSink {
             recent: [0; MAX_SACK_BLOCKS],
             recent_len: 0,
             ecn_unacked: false,
+            exact_echo: cfg.exact_ce_echo(),
+            ce_state: false,
             delack: LazyTimer::new(),
             held: None,
         }
@@ -116,11 +140,23 @@ impl TcpSink {
             cx.stats
                 .on_data_received(size, cx.now.saturating_sub(sent_at), ecn.ce);
         }
-        // CWR ends the echo of earlier marks; a CE on this very packet starts a new one.
-        if ecn.cwr {
+        let idx = seq - self.next - 1;
+        let already_held = idx >= 0 && self.ooo.get(idx as usize).is_some_and(|h| h.is_some());
+        let mut ack_now = false;
+        if self.exact_echo {
+            if seq >= self.next && !already_held && (ecn.ect || ecn.ce) && ecn.ce != self.ce_state {
+                if let Some(echo) = self.held.take() {
+                    self.delack.cancel();
+                    self.send_ack(cx, echo);
+                }
+                self.ce_state = ecn.ce;
+                ack_now = true;
+            }
+        } else if ecn.cwr {
+            // CWR ends the echo of earlier marks; a CE on this very packet starts a new one.
             self.ecn_unacked = false;
         }
-        if ecn.ce {
+        if ecn.ce && !self.exact_echo {
             if !self.ecn_unacked {
                 if let Some(l) = &mut self.linux_delack {
                     l.on_new_ce();
@@ -129,8 +165,6 @@ impl TcpSink {
             self.ecn_unacked = true;
         }
         let gap_filling = seq < self.max_seen;
-        let idx = seq - self.next - 1;
-        let already_held = idx >= 0 && self.ooo.get(idx as usize).is_some_and(|h| h.is_some());
         if seq < self.next || already_held {
             // A duplicate (RFC 2883 section 4); never delayed below, so reported at once.
             self.duplicate = Some((seq, sent_at));
@@ -164,6 +198,7 @@ impl TcpSink {
         if self.delayed_ack
             && seq == self.next - 1
             && !gap_filling
+            && !ack_now
             && self.held.is_none()
             && !self
                 .linux_delack
@@ -255,7 +290,11 @@ impl TcpSink {
             // the retransmission was sent in.
             a.echo_sent_at = dup_sent_at;
         }
-        a.ecn.ece = self.ecn_unacked;
+        a.ecn.ece = if self.exact_echo {
+            self.ce_state
+        } else {
+            self.ecn_unacked
+        };
         if self.sack {
             let mut n = 0;
             if let Some((dup, _)) = self.duplicate.take().filter(|_| self.dsack) {
@@ -421,6 +460,76 @@ mod tests {
         assert!(!h.data(MS, 3, false, true)[0].ecn.ece);
         assert!(!h.data(MS, 4, false, false)[0].ecn.ece);
         assert_eq!(h.rig.stats.marks_received, 1);
+    }
+
+    fn dctcp_cfg(delayed_ack: bool) -> TcpConfig {
+        TcpConfig {
+            delayed_ack,
+            ecn: true,
+            recovery: crate::transport::tcp::Recovery::Rfc6675,
+            congestion_control: crate::transport::tcp::congestion::CongestionControlKind::Dctcp,
+            ..TcpConfig::default()
+        }
+    }
+
+    /// (ack, ece) of each ACK sent.
+    fn echoed(ps: &[Packet]) -> Vec<(i64, bool)> {
+        ps.iter().map(|p| (p.ack, p.ecn.ece)).collect()
+    }
+
+    /// RFC 8257 section 3.2 / Alizadeh et al. Fig. 10 with delayed ACKs (one ACK per two
+    /// packets, 100 ms timer): ECE on each ACK is the CE state of the packets it covers, and a
+    /// change of state sends the held ACK with the old state, then an ACK at once.
+    #[test]
+    fn dctcp_echo_follows_the_ce_state_with_delayed_acks() {
+        let mut h = H::new(dctcp_cfg(true));
+        let at = std::cell::Cell::new(10 * MS);
+        let next = |h: &mut H, seq: i64, ce: bool, cwr: bool| {
+            at.set(at.get() + MS);
+            echoed(&h.data(at.get(), seq, ce, cwr))
+        };
+        assert_eq!(next(&mut h, 0, false, false), vec![]);
+        assert_eq!(next(&mut h, 1, false, false), vec![(1, false)]);
+        // 0 -> 1 with nothing held: ACK 2 at once, ECE set.
+        assert_eq!(next(&mut h, 2, true, false), vec![(2, true)]);
+        assert_eq!(next(&mut h, 3, true, false), vec![]);
+        assert_eq!(next(&mut h, 4, true, false), vec![(4, true)]);
+        assert_eq!(next(&mut h, 5, true, false), vec![]);
+        // 1 -> 0 with 5 held: ACK 5 with ECE (its state), then ACK 6 without.
+        assert_eq!(next(&mut h, 6, false, false), vec![(5, true), (6, false)]);
+        assert_eq!(next(&mut h, 7, false, false), vec![]);
+        // The held ACK of 7 leaves at the timeout, ECE clear.
+        assert_eq!(echoed(&h.run_until(200 * MS)), vec![(7, false)]);
+        at.set(300 * MS);
+        // CWR changes nothing: the state stays 1 on 9 (held), and no RFC 3168 latch keeps
+        // ECE after the state returns to 0.
+        assert_eq!(next(&mut h, 8, true, true), vec![(8, true)]);
+        assert_eq!(next(&mut h, 9, true, true), vec![]);
+        assert_eq!(next(&mut h, 10, false, false), vec![(9, true), (10, false)]);
+        // A duplicate of delivered data with CE does not change the state.
+        assert_eq!(next(&mut h, 3, true, false), vec![(10, false)]);
+        assert_eq!(next(&mut h, 11, false, false), vec![]);
+        assert_eq!(h.rig.stats.marks_received, 7);
+    }
+
+    /// Without delayed ACKs every ACK echoes exactly its own packet's CE; RFC 3168's sink
+    /// latches ECE until CWR on the same arrivals.
+    #[test]
+    fn dctcp_echo_without_delayed_acks_is_per_packet() {
+        let ce = [false, true, false, false, true, true, false];
+        let mut exact = H::new(dctcp_cfg(false));
+        let mut latched = H::new(TcpConfig {
+            ecn: true,
+            ..TcpConfig::default()
+        });
+        let (mut e, mut l) = (vec![], vec![]);
+        for (seq, &c) in ce.iter().enumerate() {
+            e.extend(echoed(&exact.data(MS, seq as i64, c, false)));
+            l.extend(echoed(&latched.data(MS, seq as i64, c, false)));
+        }
+        let eces: Vec<bool> = e.iter().map(|&(_, x)| x).collect();
+        assert_eq!(eces, ce);
+        assert!(l[1..].iter().all(|&(_, x)| x), "RFC 3168 latches: {l:?}");
     }
 
     #[test]

@@ -16,12 +16,14 @@
 //! Windows are in packets: cwnd fractional, ssthresh whole, as in ns-2.
 
 pub mod cubic;
+pub mod dctcp;
 pub mod hystart;
 pub mod hystart_linux;
 pub mod packet_counting;
 pub mod reno;
 
 pub use cubic::{Cubic, CubicParams};
+pub use dctcp::{Dctcp, DctcpParams};
 pub use hystart::{HyStart, HystartKind, HystartParams};
 pub use hystart_linux::LinuxHyStart;
 pub use reno::Reno;
@@ -40,6 +42,9 @@ pub enum CongestionControlKind {
     Reno,
     /// RFC 9438 CUBIC.
     Cubic,
+    /// DCTCP (RFC 8257, Linux tcp_dctcp.c; `dctcp.rs`): Reno's growth, reductions by alpha / 2
+    /// on the receiver's exact CE echo. Needs `recovery = "rfc6675"` and `ecn = true`.
+    Dctcp,
 }
 
 /// What one new ACK is worth to the window (`tcp.cwnd_growth`).
@@ -73,6 +78,7 @@ pub struct CongestionControl {
 enum Law {
     Reno(Reno),
     Cubic(Cubic),
+    Dctcp(Dctcp),
 }
 
 #[derive(Debug, Clone)]
@@ -92,13 +98,14 @@ impl CongestionControl {
         let law = match kind {
             CongestionControlKind::Reno => Law::Reno(Reno),
             CongestionControlKind::Cubic => Law::Cubic(Cubic::new(cubic)),
+            CongestionControlKind::Dctcp => Law::Dctcp(Dctcp::new(&DctcpParams::default())),
         };
         let hystart = match (hystart.active(), &law) {
             (Some(HystartKind::Rfc9406), _) => Some(Hystart::Rfc9406(HyStart::new())),
             (Some(HystartKind::Linux), Law::Cubic(_)) => {
                 Some(Hystart::Linux(LinuxHyStart::default()))
             }
-            (Some(HystartKind::Linux), Law::Reno(_)) | (None, _) => None,
+            (Some(HystartKind::Linux), Law::Reno(_) | Law::Dctcp(_)) | (None, _) => None,
         };
         CongestionControl {
             law,
@@ -106,6 +113,14 @@ impl CongestionControl {
             acked_count: AckedCount::default(),
             hystart,
         }
+    }
+
+    /// The same controller with DCTCP's parameters (`tcp.dctcp`), for a DCTCP law.
+    pub fn with_dctcp(mut self, p: &DctcpParams) -> Self {
+        if let Law::Dctcp(d) = &mut self.law {
+            *d = Dctcp::new(p);
+        }
+        self
     }
 
     /// A new cumulative ACK of `acked` packets outside recovery, at `now`, with the current
@@ -126,9 +141,10 @@ impl CongestionControl {
             }
         }
         match (&mut self.law, self.growth) {
-            (Law::Reno(r), CwndGrowth::PerAck) => r.on_ack(cwnd, *ssthresh),
+            // DCTCP grows as Reno (Linux: `.cong_avoid = tcp_reno_cong_avoid`).
+            (Law::Reno(_) | Law::Dctcp(_), CwndGrowth::PerAck) => Reno.on_ack(cwnd, *ssthresh),
             (Law::Cubic(c), CwndGrowth::PerAck) => c.on_ack(cwnd, *ssthresh, acked, now, srtt),
-            (Law::Reno(_), CwndGrowth::PacketsAcked) => {
+            (Law::Reno(_) | Law::Dctcp(_), CwndGrowth::PacketsAcked) => {
                 Reno::on_ack_counted(cwnd, *ssthresh, acked, &mut self.acked_count)
             }
             (Law::Cubic(c), CwndGrowth::PacketsAcked) => {
@@ -177,7 +193,34 @@ impl CongestionControl {
         match &mut self.law {
             Law::Reno(_) => Reno::reduce(window),
             Law::Cubic(c) => c.reduce(window),
+            Law::Dctcp(d) => d.reduce_on_loss(window),
         }
+    }
+
+    /// Every ACK, in or out of recovery: the packets it newly delivers (cumulatively or by
+    /// SACK), whether it carries ECE, and snd_una / snd_nxt after it. DCTCP's alpha counts
+    /// them (`dctcp.rs`); nothing for the other laws.
+    #[inline]
+    pub fn on_ack_ecn(&mut self, delivered: i64, ece: bool, snd_una: i64, snd_nxt: i64) {
+        if let Law::Dctcp(d) = &mut self.law {
+            d.est.on_ack(delivered, ece, snd_una, snd_nxt);
+        }
+    }
+
+    /// An ECN echo (at most once per window, the sender decides) when `window` packets were
+    /// usable: DCTCP's window x (1 - alpha / 2); the other laws reduce as for a loss
+    /// ([`Self::reduce`], RFC 3168 section 6.1.2).
+    #[inline]
+    pub fn reduce_on_ecn(&mut self, window: i64) -> i64 {
+        if let Law::Dctcp(d) = &self.law {
+            let w = d.reduce_on_ecn(window);
+            if let Some(Hystart::Rfc9406(h)) = &mut self.hystart {
+                h.on_congestion();
+            }
+            self.acked_count.clear();
+            return w;
+        }
+        self.reduce(window)
     }
 
     /// A retransmission timeout at `now`, after its [`Self::reduce`], with `snd_nxt` the next
@@ -210,8 +253,10 @@ impl CongestionControl {
 
     /// Variables for the time series (none for Reno: cwnd and ssthresh say it all).
     pub fn state(&self, out: &mut crate::aqm::StateSink) {
-        if let Law::Cubic(c) = &self.law {
-            c.state(out);
+        match &self.law {
+            Law::Cubic(c) => c.state(out),
+            Law::Dctcp(d) => out("dctcp_alpha", d.est.alpha()),
+            Law::Reno(_) => {}
         }
         match &self.hystart {
             Some(Hystart::Rfc9406(h)) => h.state(out),
@@ -309,6 +354,7 @@ mod tests {
                     )
                     .1
                 }
+                CongestionControlKind::Dctcp => unreachable!("not in this test"),
             };
             assert!(
                 got.iter()

@@ -1,0 +1,275 @@
+//! DCTCP (RFC 8257; M. Alizadeh et al., "Data Center TCP", SIGCOMM 2010; Linux
+//! net/ipv4/tcp_dctcp.c): the fraction of data acknowledged with ECE over each window of
+//! data, smoothed into alpha, sets how far the window shrinks on a congestion echo.
+//!
+//! - Observation window (RFC 8257 section 3.3 steps 1-5; Linux `dctcp_update_alpha`): every
+//!   ACK adds the packets it newly delivers to `acked`, and to `acked_ece` if it carries ECE
+//!   (Linux `tcp_count_delivered` counts `delivered` and `delivered_ce` before
+//!   `tcp_in_ack_event` calls `dctcp_update_alpha`). When snd_una reaches the window's end
+//!   (`!before(snd_una, next_seq)`), alpha = (1 - g) alpha + g F with F = acked_ece / acked,
+//!   and the next window ends at snd_nxt (`dctcp_reset`). Counted in packets, as Linux
+//!   (`tp->delivered`); RFC 8257 counts bytes, the same with aqmlab's fixed-size packets.
+//! - g = 1/16 (RFC 8257 section 4.2 and Linux `dctcp_shift_g = 4`).
+//! - alpha's initial value: RFC 8257 (section 3.3) leaves it to the implementation; Linux
+//!   starts at `dctcp_alpha_on_init = DCTCP_MAX_ALPHA` = 1024/1024 = 1.0 (a first mark halves
+//!   the window, as classic ECN would), and so does FreeBSD's cc_dctcp (`alpha` = 1024): the
+//!   default here (`tcp.dctcp.alpha_init`).
+//! - Arithmetic: exact (f64), as RFC 8257's formulas; Linux keeps alpha in 1/1024 units and
+//!   computes `alpha -= min_not_zero(alpha, alpha >> 4)`, which sends an alpha below 16/1024
+//!   to 0 at once, and F in steps of 1/64. The difference is below 1/64 per update.
+//! - Reduction on ECE (RFC 8257 section 3.3: cwnd = cwnd x (1 - alpha / 2), once per window of
+//!   data as RFC 3168's; Linux `dctcp_ssthresh`: max(cwnd - cwnd x alpha / 2, 2) in whole
+//!   packets, cwnd x alpha / 2 rounded down). The sender applies it at most once per window
+//!   (its `ecn_recover`, as for RFC 3168) and sets cwnd = ssthresh.
+//! - Loss (`tcp.dctcp.loss_response`): `halve` (the default): ssthresh = window / 2, RFC 8257
+//!   section 3.4 ("DCTCP SHOULD react to loss episodes in the same way as conventional TCP")
+//!   and Linux since 5.1 (`dctcp_react_to_loss`, from `dctcp_state` on entering
+//!   TCP_CA_Recovery and from `dctcp_cwnd_event(CA_EVENT_LOSS)` on an RTO, overriding the
+//!   `dctcp_ssthresh` that `tcp_init_cwnd_reduction` / `tcp_enter_loss` computed first);
+//!   `alpha`: the alpha reduction on a loss too, Linux before 5.1 (`dctcp_ssthresh` was the
+//!   controller's only `ssthresh`).
+//! - Growth: Reno's (`tcp_reno_cong_avoid` is DCTCP's `cong_avoid` in Linux), per ACK or by
+//!   packets acked as `tcp.cwnd_growth` says.
+//!
+//! Not modelled: Linux's `dctcp_clamp_alpha_on_loss` (off by default), `dctcp_cwnd_undo`
+//! (the sender's F-RTO undo restores its own record), PLB.
+
+use serde::{Deserialize, Serialize};
+
+/// What a loss does to a DCTCP window (`tcp.dctcp.loss_response`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DctcpLossResponse {
+    /// Half the window, as conventional TCP (RFC 8257 section 3.4; Linux >= 5.1
+    /// `dctcp_react_to_loss`).
+    #[default]
+    Halve,
+    /// The ECE reduction, window x (1 - alpha / 2) (Linux < 5.1: `dctcp_ssthresh` on loss).
+    Alpha,
+}
+
+/// DCTCP's parameters (`tcp.dctcp`), read by `dctcp` and by `prague` (its alpha).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DctcpParams {
+    /// The EWMA gain of alpha (RFC 8257 section 4.2, Linux `dctcp_shift_g = 4`: 1/16).
+    pub g: f64,
+    /// alpha before the first window ends (Linux `dctcp_alpha_on_init`: 1024/1024 = 1.0;
+    /// RFC 8257 leaves it open).
+    pub alpha_init: f64,
+    /// `halve` (RFC 8257 3.4, Linux >= 5.1; the default) | `alpha` (Linux < 5.1).
+    pub loss_response: DctcpLossResponse,
+}
+
+impl Default for DctcpParams {
+    fn default() -> Self {
+        DctcpParams {
+            g: 1.0 / 16.0,
+            alpha_init: 1.0,
+            loss_response: DctcpLossResponse::Halve,
+        }
+    }
+}
+
+impl DctcpParams {
+    pub fn validate(&self, path: &str) -> Result<(), crate::scenario::ScenarioError> {
+        use crate::scenario::ScenarioError;
+        if !(self.g.is_finite() && self.g > 0.0 && self.g <= 1.0) {
+            return Err(ScenarioError::new(
+                format!("{path}.g"),
+                format!("must be in (0, 1], got {}", self.g),
+            ));
+        }
+        if !(self.alpha_init.is_finite() && (0.0..=1.0).contains(&self.alpha_init)) {
+            return Err(ScenarioError::new(
+                format!("{path}.alpha_init"),
+                format!("must be in [0, 1], got {}", self.alpha_init),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The congestion estimate alpha over windows of data (shared with Prague).
+#[derive(Debug, Clone)]
+pub struct DctcpAlpha {
+    alpha: f64,
+    g: f64,
+    /// The window ends when snd_una reaches this (snd_nxt when it began; Linux `next_seq`).
+    window_end: i64,
+    acked: i64,
+    acked_ece: i64,
+}
+
+impl DctcpAlpha {
+    pub fn new(p: &DctcpParams) -> Self {
+        DctcpAlpha {
+            alpha: p.alpha_init,
+            g: p.g,
+            // Linux `dctcp_init`: next_seq = snd_nxt, 0 before anything is sent; the first
+            // ACK ends the first window.
+            window_end: 0,
+            acked: 0,
+            acked_ece: 0,
+        }
+    }
+
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// An ACK that newly delivers `delivered` packets, with or without ECE, after which the
+    /// first unacknowledged packet is `snd_una` and the next new one `snd_nxt`. Returns
+    /// whether a window ended (alpha updated).
+    pub fn on_ack(&mut self, delivered: i64, ece: bool, snd_una: i64, snd_nxt: i64) -> bool {
+        let delivered = delivered.max(0);
+        self.acked += delivered;
+        if ece {
+            self.acked_ece += delivered;
+        }
+        if snd_una < self.window_end {
+            return false;
+        }
+        let f = if self.acked > 0 {
+            self.acked_ece as f64 / self.acked as f64
+        } else {
+            0.0
+        };
+        self.alpha = ((1.0 - self.g) * self.alpha + self.g * f).clamp(0.0, 1.0);
+        self.window_end = snd_nxt;
+        self.acked = 0;
+        self.acked_ece = 0;
+        true
+    }
+
+    /// window x (1 - alpha / 2) in whole packets, the cut rounded down (Linux
+    /// `dctcp_ssthresh`: cwnd - ((cwnd x alpha) >> 11) with alpha in 1/1024 units).
+    pub fn reduced(&self, window: i64) -> i64 {
+        window - (window as f64 * self.alpha / 2.0).floor() as i64
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Dctcp {
+    pub est: DctcpAlpha,
+    loss: DctcpLossResponse,
+}
+
+impl Dctcp {
+    pub fn new(p: &DctcpParams) -> Self {
+        Dctcp {
+            est: DctcpAlpha::new(p),
+            loss: p.loss_response,
+        }
+    }
+
+    /// ssthresh after an ECN echo from `window` (before the sender's floor of 2).
+    pub fn reduce_on_ecn(&self, window: i64) -> i64 {
+        self.est.reduced(window)
+    }
+
+    /// ssthresh after a loss from `window`.
+    pub fn reduce_on_loss(&self, window: i64) -> i64 {
+        match self.loss {
+            DctcpLossResponse::Halve => window / 2,
+            DctcpLossResponse::Alpha => self.est.reduced(window),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hand-computed windows with g = 1/16 from alpha = 1:
+    /// - ACK 1 (snd_una 1 >= 0, the first window's end): F = 0 -> alpha = 15/16 = 0.9375;
+    ///   the next window ends at snd_nxt = 10.
+    /// - ACKs of packets 1..=9 (snd_una 2..=10), ECE on 3 of them (packets 2, 3, 4): the
+    ///   window ends on the ACK with snd_una = 10: F = 3/9, alpha = 0.9375 x 15/16 + 1/48 =
+    ///   0.87890625 + 0.0208333.. = 0.8997395833...
+    /// - An empty window (no ACK delivered anything new, e.g. only duplicate ACKs after snd_una
+    ///   passed): F = 0.
+    #[test]
+    fn alpha_is_updated_once_per_window_of_data() {
+        let mut a = DctcpAlpha::new(&DctcpParams::default());
+        assert_eq!(a.alpha(), 1.0);
+        assert!(a.on_ack(1, false, 1, 10));
+        assert_eq!(a.alpha(), 0.9375);
+        let mut ends = vec![];
+        for una in 2..=10 {
+            let ece = (3..=5).contains(&una);
+            ends.push(a.on_ack(1, ece, una, 20));
+        }
+        assert_eq!(ends.iter().filter(|&&e| e).count(), 1);
+        assert!(ends[8], "the window ends when snd_una reaches 10");
+        let want = 0.9375 * 15.0 / 16.0 + (1.0 / 16.0) * (3.0 / 9.0);
+        assert!((a.alpha() - want).abs() < 1e-15, "{}", a.alpha());
+        assert!((a.alpha() - 0.899_739_583_333).abs() < 1e-9);
+        // A delayed ACK of two marked packets counts both.
+        let mut b = DctcpAlpha::new(&DctcpParams {
+            alpha_init: 0.0,
+            ..Default::default()
+        });
+        b.on_ack(0, false, 0, 4); // ends the initial window with nothing delivered: F = 0
+        assert_eq!(b.alpha(), 0.0);
+        b.on_ack(2, true, 2, 6);
+        b.on_ack(2, false, 4, 6);
+        assert_eq!(b.alpha(), 0.0625 * 0.5);
+    }
+
+    /// Every packet marked, window after window: alpha -> 1; none marked: alpha x (15/16)^n.
+    #[test]
+    fn alpha_converges_to_the_marked_fraction() {
+        let mut a = DctcpAlpha::new(&DctcpParams {
+            alpha_init: 0.0,
+            ..Default::default()
+        });
+        let mut una = 0;
+        for _ in 0..200 {
+            una += 10;
+            a.on_ack(10, true, una, una + 10);
+        }
+        assert!((a.alpha() - 1.0).abs() < 1e-5);
+        for _ in 0..16 {
+            una += 10;
+            a.on_ack(10, false, una, una + 10);
+        }
+        let want = (15.0f64 / 16.0).powi(16);
+        assert!((a.alpha() - want).abs() < 1e-5, "{}", a.alpha());
+    }
+
+    /// Linux `dctcp_ssthresh`: cwnd - floor(cwnd x alpha / 2); halving on loss by default.
+    #[test]
+    fn reductions_follow_alpha_on_ecn_and_halve_on_loss() {
+        let mut d = Dctcp::new(&DctcpParams::default());
+        assert_eq!(d.reduce_on_ecn(20), 10, "alpha = 1: half");
+        d.est.alpha = 0.25;
+        // 20 x 0.25 / 2 = 2.5 -> 2 packets less.
+        assert_eq!(d.reduce_on_ecn(20), 18);
+        assert_eq!(d.reduce_on_ecn(7), 7 - 0); // 7 x 0.125 = 0.875 -> 0
+        assert_eq!(d.reduce_on_loss(20), 10);
+        let old = Dctcp {
+            loss: DctcpLossResponse::Alpha,
+            ..d.clone()
+        };
+        assert_eq!(old.reduce_on_loss(20), 18);
+    }
+
+    #[test]
+    fn parameters_are_checked_with_their_path() {
+        let bad = DctcpParams {
+            g: 0.0,
+            ..Default::default()
+        };
+        assert_eq!(bad.validate("tcp.dctcp").unwrap_err().path, "tcp.dctcp.g");
+        let bad = DctcpParams {
+            alpha_init: 1.5,
+            ..Default::default()
+        };
+        assert_eq!(
+            bad.validate("tcp.dctcp").unwrap_err().path,
+            "tcp.dctcp.alpha_init"
+        );
+        assert!(toml::from_str::<DctcpParams>("loss_response = \"third\"").is_err());
+    }
+}
