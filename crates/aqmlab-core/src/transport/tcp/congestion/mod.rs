@@ -192,6 +192,17 @@ impl CongestionControl {
         }
     }
 
+    /// Whether the controller paces whatever `tcp.pacing` says (bbr).
+    pub fn always_paces(&self) -> bool {
+        false
+    }
+
+    /// The controller's own pacing rate in bytes (of wire size) per second, if it sets one;
+    /// None = the sender's rule (Linux `tcp_update_pacing_rate`, `pacing.rs`).
+    pub fn pacing_rate(&self, _inputs: &super::pacing::PacingInputs) -> Option<f64> {
+        None
+    }
+
     /// HyStart++'s state, if it runs.
     pub fn hystart(&self) -> Option<&HyStart> {
         match &self.hystart {
