@@ -114,6 +114,7 @@ pub(crate) fn plan(
                     p.congestion_control = Some(match tcp.congestion_control {
                         CongestionControlKind::Reno => "reno",
                         CongestionControlKind::Cubic => "cubic",
+                        CongestionControlKind::Bbr => "bbr",
                     });
                     p.ecn = Some(tcp.ecn);
                     p.size_bytes = f.transfer.map(|t| t.0);

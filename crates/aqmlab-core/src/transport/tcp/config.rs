@@ -452,6 +452,14 @@ impl TcpConfig {
         if self.packet_size == 0 {
             return err("packet_size", "must be > 0".into());
         }
+        if self.congestion_control == CongestionControlKind::Bbr
+            && self.recovery != Recovery::Rfc6675
+        {
+            return err(
+                "congestion_control",
+                "\"bbr\" needs recovery = \"rfc6675\" (it runs on the delivery-rate samples and pacing of the modern sender)".into(),
+            );
+        }
         if self.timestamps && self.recovery != Recovery::Rfc6675 {
             return err(
                 "timestamps",

@@ -6,6 +6,7 @@
 pub mod config;
 pub mod congestion;
 mod cwnd_use;
+pub mod delivery_rate;
 mod held_runs;
 pub mod linux_delack;
 pub mod linux_rtt;

@@ -57,8 +57,10 @@
 //! timeout_response, frto, rtt_sampling, dupacks_after_timeout, partial_ack_timer, handshake,
 //! and the RTT estimator's rto_estimator, min_rto, max_rto, initial_rto, tick, max_backoff.
 
-use super::congestion::{CongestionControl, CwndGrowth};
+use super::congestion::bbr::{AckInfo, Bbr, CaState};
+use super::congestion::{CongestionControl, CongestionControlKind, CwndGrowth};
 use super::cwnd_use::CwndUse;
+use super::delivery_rate::DeliveryRate;
 use super::ns3_state::{handshake_sample, Ns3State};
 use super::pacing::{linux_pacing_rate, Pacer, Pacing, PacingInputs, PACING_TIMER};
 use super::recovery::prr::Prr;
@@ -76,7 +78,7 @@ use super::{
 use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{PacketId, PacketKind, SackBlock};
-use crate::sim::{LazyTimer, RngStream, Time};
+use crate::sim::{LazyTimer, RngStream, StreamKind, Time};
 use crate::transport::{AgentCtx, Endpoint};
 
 /// Timer number of the retransmission timer.
@@ -166,6 +168,12 @@ pub struct Rfc6675Sender {
     /// With `pacing = "on"` or a controller that always paces: the departure times and the
     /// pacing timer (`pacing.rs`). None: sends are clocked by the window alone, as before.
     pacer: Option<Box<Pacer>>,
+    /// Delivery-rate sampling (Linux tcp_rate.c, `delivery_rate.rs`), for BBR only.
+    rate: Option<Box<DeliveryRate>>,
+    /// BBR's update for the ACK being processed is still to run (`bbr_update`), with the
+    /// packets the ACK newly marked lost.
+    bbr_pending: bool,
+    ack_losses: i64,
 }
 
 /// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
@@ -186,15 +194,36 @@ impl Rfc6675Sender {
     pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>, rng: RngStream) -> Self {
         let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
         let cfg_overhead = cfg.overhead.0;
-        let cc = CongestionControl::new(
-            cfg.congestion_control,
-            cfg.cubic,
-            cfg.hystart,
-            cfg.cwnd_growth,
-        );
+        let cc = if cfg.congestion_control == CongestionControlKind::Bbr {
+            // BBR's random draws (the ProbeBW start phase) come from a stream seeded by the
+            // sender's own, which is cloned, not drawn from: `overhead`'s delays stay as
+            // they were.
+            let seed = rng.clone().next_u64();
+            CongestionControl::bbr(Bbr::new(
+                RngStream::new(seed, StreamKind::Agent, 28),
+                cfg.data_size(),
+                cfg.window_init as f64,
+                0,
+            ))
+        } else {
+            CongestionControl::new(
+                cfg.congestion_control,
+                cfg.cubic,
+                cfg.hystart,
+                cfg.cwnd_growth,
+            )
+        };
         let paced = cfg.pacing == Pacing::On || cc.always_paces();
+        let mut pacer = paced.then(Box::<Pacer>::default);
+        if let (Some(p), Some(b)) = (&mut pacer, cc.as_bbr()) {
+            // `bbr_init_pacing_rate_from_rtt`.
+            p.set_rate(Some(b.pacing_rate()));
+        }
         Rfc6675Sender {
-            pacer: paced.then(Box::<Pacer>::default),
+            rate: cc.as_bbr().map(|_| Box::<DeliveryRate>::default()),
+            bbr_pending: false,
+            ack_losses: 0,
+            pacer,
             ns3: Ns3State::for_config(&cfg),
             cwnd_use: cfg
                 .grow_only_when_cwnd_limited
@@ -338,6 +367,13 @@ impl Rfc6675Sender {
         if let Some(rate) = self.pacer.as_ref().and_then(|p| p.rate()) {
             out("pacing_rate_bps", rate * 8.0);
         }
+        if let Some(r) = &self.rate {
+            let bytes = f64::from(self.cfg.data_size());
+            out(
+                "delivery_rate_bps",
+                r.delivery_rate().map_or(f64::NAN, |pps| pps * bytes * 8.0),
+            );
+        }
         self.cc.state(out);
     }
 
@@ -421,9 +457,17 @@ impl Rfc6675Sender {
         if let Some(rack) = rack.as_mut() {
             rack.begin_ack();
         }
+        let rate = &mut self.rate;
+        if let Some(r) = rate.as_mut() {
+            // Linux `rs->prior_in_flight`: tcp_packets_in_flight before the ACK.
+            r.begin_ack(self.scb.pipe());
+        }
         let u = self.scb.on_ack_visit(cum, sack, |d: Delivered| {
             if let Some(rack) = rack.as_mut() {
                 rack.on_delivered(d, now, ts_echo);
+            }
+            if let Some(r) = rate.as_mut() {
+                r.on_delivered(d.seq, d.seq > cum);
             }
             original_delivered |= !d.retransmitted && frto_point.is_some_and(|p| d.seq <= p);
             if d.seq > cum && !d.retransmitted {
@@ -431,6 +475,10 @@ impl Rfc6675Sender {
             }
         });
         let advanced = u.newly_acked > 0;
+        if let Some(r) = &mut self.rate {
+            r.on_cum_ack(cum);
+            self.bbr_pending = true;
+        }
         if let Some(rack) = &mut self.rack {
             if dsack_end.is_some() {
                 rack.on_dsack(self.scb.snd_una(), self.scb.high_data() + 1);
@@ -443,7 +491,9 @@ impl Rfc6675Sender {
             // RFC 8985 7.4: the probe repaired a loss the controller has not seen; it
             // reduces as for any loss (Linux tcp_process_tlp_ack: cwnd = ssthresh).
             self.reduce(cx, false);
-            self.cwnd = self.ssthresh as f64;
+            if self.rate.is_none() {
+                self.cwnd = self.ssthresh as f64;
+            }
         }
         if advanced {
             self.dupacks = 0;
@@ -504,7 +554,9 @@ impl Rfc6675Sender {
                 }
             }
         }
-        if ece && cum > self.ecn_recover && !self.scb.in_recovery() {
+        // BBR v1 does not react to ECN (Linux: `tcp_enter_cwr` calls `bbr_ssthresh`, which
+        // does not cut, and with `cong_control` no PRR reduction follows).
+        if ece && cum > self.ecn_recover && !self.scb.in_recovery() && self.rate.is_none() {
             self.reduce(cx, false);
             self.cwnd = self.ssthresh as f64;
             self.ecn_recover = self.scb.high_data();
@@ -518,7 +570,17 @@ impl Rfc6675Sender {
             None => self.scb.loss_revealed_since(lost_edge_before),
         };
         let safe_ack = advanced && !loss_revealed;
+        if self.rate.is_some() {
+            // Linux `tp->lost`: the packets this ACK newly marked lost.
+            self.ack_losses = match self.rack {
+                Some(_) => newly_lost,
+                None => self.scb.newly_lost_since(lost_edge_before),
+            };
+        }
         self.refresh_pacing_rate();
+        if self.frto.is_some() {
+            self.bbr_update(cx);
+        }
 
         if self.frto.is_some() && self.frto_on_ack(cx, &u, original_delivered) {
             return;
@@ -526,12 +588,21 @@ impl Rfc6675Sender {
 
         if was_recovering {
             if self.scb.in_recovery() {
-                let sndcnt = self.prr.on_ack(u.delivered, self.scb.pipe(), safe_ack);
+                let sndcnt = if self.rate.is_some() {
+                    // BBR sets cwnd itself (Linux: with `cong_control`, no PRR), and the
+                    // recovery sends what it allows over the pipe (`tcp_xmit_retransmit_queue`).
+                    self.bbr_update(cx);
+                    (self.cwnd.floor() as i64 - self.scb.pipe()).max(0)
+                } else {
+                    self.prr.on_ack(u.delivered, self.scb.pipe(), safe_ack)
+                };
                 self.recovery_send_or_delay(cx, sndcnt);
                 return;
             }
-            // This ACK ended the recovery (RFC 6937: cwnd = ssthresh).
-            self.cwnd = self.ssthresh as f64;
+            // This ACK ended the recovery (RFC 6937: cwnd = ssthresh; BBR restores its own).
+            if self.rate.is_none() {
+                self.cwnd = self.ssthresh as f64;
+            }
             self.end_recovery_clock(cx);
         } else if self.scb.may_enter_recovery()
             && !ignore_dupacks
@@ -546,6 +617,7 @@ impl Rfc6675Sender {
             return;
         } else if !advanced && u.newly_sacked > 0 && self.cfg.limited_transmit && !ignore_dupacks {
             // RFC 3042: one new packet per early duplicate ACK, cwnd unchanged.
+            self.bbr_update(cx);
             self.send_limited(cx);
             return;
         }
@@ -553,6 +625,7 @@ impl Rfc6675Sender {
             self.grow(cx, &u);
             self.refresh_pacing_rate();
         }
+        self.bbr_update(cx);
         let sent = self.send_window_or_delay(cx);
         if advanced || sent {
             self.schedule_probe(cx, advanced);
@@ -685,7 +758,11 @@ impl Rfc6675Sender {
         let marked = self.rack_detect_loss(cx);
         if marked > 0 {
             if self.scb.in_recovery() {
-                let sndcnt = self.prr.on_ack(0, self.scb.pipe(), false);
+                let sndcnt = if self.rate.is_some() {
+                    (self.cwnd.floor() as i64 - self.scb.pipe()).max(0)
+                } else {
+                    self.prr.on_ack(0, self.scb.pipe(), false)
+                };
                 self.recovery_send_or_delay(cx, sndcnt);
             } else if self.scb.may_enter_recovery() {
                 self.enter_recovery(cx, 0);
@@ -859,6 +936,12 @@ impl Rfc6675Sender {
 
     /// ssthresh from the controller's reduction of the base window (at least 2).
     fn reduce(&mut self, _cx: &mut AgentCtx, entering_recovery: bool) {
+        if let Some(b) = self.cc.bbr_mut() {
+            // `bbr_ssthresh`: the window is saved for the end of the episode, not cut.
+            b.on_congestion(self.cwnd);
+            self.cong_action = true;
+            return;
+        }
         self.ssthresh = self
             .cc
             .reduce(self.reduction_base(entering_recovery))
@@ -915,7 +998,14 @@ impl Rfc6675Sender {
         self.prr.enter(self.ssthresh, recover_fs);
         cx.stats.fast_recoveries += 1;
         self.recovery_since = Some(cx.now);
-        let sndcnt = self.prr.on_ack(delivered, self.scb.pipe(), false);
+        let sndcnt = if self.rate.is_some() {
+            // Linux: `tcp_enter_recovery` (bbr_ssthresh saved the window) comes before
+            // `bbr_main`, which sees the Recovery state: packet conservation.
+            self.bbr_update(cx);
+            (self.cwnd.floor() as i64 - self.scb.pipe()).max(0)
+        } else {
+            self.prr.on_ack(delivered, self.scb.pipe(), false)
+        };
         if self.pacer.is_some() {
             // Paced, the fast retransmit waits for its departure time like the rest (Linux
             // `tcp_xmit_retransmit_queue` checks `tcp_pacing_check`; PRR gives it at least
@@ -934,8 +1024,11 @@ impl Rfc6675Sender {
         for sent in 0..count {
             if self.pacing_holds(cx) {
                 // cwnd keeps what is still allowed, for the pacing timer's send (as Linux's
-                // PRR leaves it in snd_cwnd for `tcp_xmit_retransmit_queue`).
-                self.cwnd = (self.scb.pipe() + count - sent).max(1) as f64;
+                // PRR leaves it in snd_cwnd for `tcp_xmit_retransmit_queue`); BBR's cwnd is
+                // its own.
+                if self.rate.is_none() {
+                    self.cwnd = (self.scb.pipe() + count - sent).max(1) as f64;
+                }
                 return;
             }
             let next_new = self.scb.high_data() + 1;
@@ -945,7 +1038,9 @@ impl Rfc6675Sender {
             self.output(cx, seg);
             self.prr.on_send(1);
         }
-        self.cwnd = (self.scb.pipe() as f64).max(1.0);
+        if self.rate.is_none() {
+            self.cwnd = (self.scb.pipe() as f64).max(1.0);
+        }
     }
 
     fn send_limited(&mut self, cx: &mut AgentCtx) {
@@ -964,7 +1059,9 @@ impl Rfc6675Sender {
             self.send_recovery(cx, sndcnt);
             return;
         }
-        self.cwnd = (self.scb.pipe() + sndcnt.max(0)) as f64;
+        if self.rate.is_none() {
+            self.cwnd = (self.scb.pipe() + sndcnt.max(0)) as f64;
+        }
         if sndcnt > 0 {
             self.arm_delayed_send(cx);
         }
@@ -1055,6 +1152,13 @@ impl Rfc6675Sender {
             }
             self.t_seqno = seq + 1;
         }
+        if let Some(r) = &mut self.rate {
+            // `tcp_rate_check_app_limited`: no data left to send, the window not full, every
+            // loss repaired (outside a recovery, approximated).
+            let nothing_to_send = self.t_seqno >= self.curseq;
+            let pipe = self.scb.pipe();
+            r.check_app_limited(nothing_to_send, pipe, cwnd, !self.scb.in_recovery());
+        }
         if let Some(u) = &mut self.cwnd_use {
             u.after_send(
                 sent,
@@ -1125,6 +1229,9 @@ impl Rfc6675Sender {
         }
         // Linux tcp_enter_loss sets TCP_CA_Loss whether or not it cuts: cubictcp_state.
         self.cc.on_timeout(cx.now, self.scb.high_data() + 1);
+        if let (Some(b), Some(r)) = (self.cc.bbr_mut(), &self.rate) {
+            b.on_timeout(r, cx.now);
+        }
         self.dupacks = 0;
         self.scb.on_timeout();
         if self.rack.is_some() {
@@ -1173,6 +1280,43 @@ impl Rfc6675Sender {
         self.rto_at = cx.now + self.rtt.rto();
         self.rtx_mode = XmitTimer::Rto;
         cx.set_timer(&mut self.rtx, RTX_TIMER, self.rto_at);
+    }
+
+    /// BBR's update for this ACK (Linux `tcp_rate_gen`, then `tcp_cong_control` ->
+    /// `bbr_main`), once, after the ACK's loss marks and recovery state are known and before
+    /// anything is sent on it.
+    fn bbr_update(&mut self, cx: &mut AgentCtx) {
+        if !self.bbr_pending {
+            return;
+        }
+        self.bbr_pending = false;
+        let ca_state = if self.scb.in_recovery() {
+            CaState::Recovery
+        } else if !self.scb.may_enter_recovery() {
+            CaState::Loss
+        } else {
+            CaState::Open
+        };
+        let info = AckInfo {
+            now: cx.now,
+            in_flight: self.scb.pipe(),
+            ca_state,
+            srtt: self.rtt.srtt(),
+            next_departure: self.pacer.as_ref().map_or(0, |p| p.next_departure()),
+        };
+        let (Some(rate), Some(bbr)) = (self.rate.as_mut(), self.cc.bbr_mut()) else {
+            return;
+        };
+        rate.generate(cx.now, self.ack_losses);
+        self.ack_losses = 0;
+        bbr.on_ack(rate, &info, &mut self.cwnd);
+        if let Some(s) = bbr.ssthresh() {
+            self.ssthresh = s as i64;
+        }
+        let pacing = bbr.pacing_rate();
+        if let Some(p) = &mut self.pacer {
+            p.set_rate(Some(pacing));
+        }
     }
 
     /// Linux `tcp_pacing_check`: whether the next send must wait for its departure time; if
@@ -1245,6 +1389,10 @@ impl Rfc6675Sender {
             if self.timed.is_some_and(|(t, _)| t == seq) {
                 self.timed = None;
             }
+        }
+        let packets_out = self.flight_size();
+        if let Some(r) = &mut self.rate {
+            r.on_sent(seq, cx.now, packets_out, !new_data);
         }
         self.scb.on_sent(seg, cx.now);
         let sends = u64::from(self.transmissions.on_sent(seq));

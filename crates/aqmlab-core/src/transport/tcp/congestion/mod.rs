@@ -15,12 +15,15 @@
 //!
 //! Windows are in packets: cwnd fractional, ssthresh whole, as in ns-2.
 
+pub mod bbr;
 pub mod cubic;
 pub mod hystart;
 pub mod hystart_linux;
+pub mod minmax;
 pub mod packet_counting;
 pub mod reno;
 
+pub use bbr::Bbr;
 pub use cubic::{Cubic, CubicParams};
 pub use hystart::{HyStart, HystartKind, HystartParams};
 pub use hystart_linux::LinuxHyStart;
@@ -40,6 +43,9 @@ pub enum CongestionControlKind {
     Reno,
     /// RFC 9438 CUBIC.
     Cubic,
+    /// BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00, Linux tcp_bbr.c; `bbr.rs`):
+    /// model-based, always paced; `recovery = "rfc6675"` only.
+    Bbr,
 }
 
 /// What one new ACK is worth to the window (`tcp.cwnd_growth`).
@@ -73,6 +79,8 @@ pub struct CongestionControl {
 enum Law {
     Reno(Reno),
     Cubic(Cubic),
+    /// Boxed: BBR's state is several times CUBIC's, and every sender would carry it.
+    Bbr(Box<Bbr>),
 }
 
 #[derive(Debug, Clone)]
@@ -92,19 +100,61 @@ impl CongestionControl {
         let law = match kind {
             CongestionControlKind::Reno => Law::Reno(Reno),
             CongestionControlKind::Cubic => Law::Cubic(Cubic::new(cubic)),
+            // The sender builds BBR with its packet size, window and random stream
+            // (`CongestionControl::bbr`); this one is only a placeholder for a caller that
+            // has none (the ns-2 agents refuse bbr in `TcpConfig::validate`).
+            CongestionControlKind::Bbr => Law::Bbr(Box::new(Bbr::new(
+                crate::sim::RngStream::new(0, crate::sim::StreamKind::Agent, 0),
+                1040,
+                10.0,
+                0,
+            ))),
         };
+        if let Law::Bbr(_) = law {
+            return CongestionControl {
+                law,
+                growth,
+                acked_count: AckedCount::default(),
+                hystart: None,
+            };
+        }
         let hystart = match (hystart.active(), &law) {
             (Some(HystartKind::Rfc9406), _) => Some(Hystart::Rfc9406(HyStart::new())),
             (Some(HystartKind::Linux), Law::Cubic(_)) => {
                 Some(Hystart::Linux(LinuxHyStart::default()))
             }
-            (Some(HystartKind::Linux), Law::Reno(_)) | (None, _) => None,
+            (Some(HystartKind::Linux), Law::Reno(_) | Law::Bbr(_)) | (None, _) => None,
         };
         CongestionControl {
             law,
             growth,
             acked_count: AckedCount::default(),
             hystart,
+        }
+    }
+
+    /// BBR, which sets the window and the pacing rate on each ACK itself (no HyStart).
+    pub fn bbr(bbr: Bbr) -> Self {
+        CongestionControl {
+            law: Law::Bbr(Box::new(bbr)),
+            growth: CwndGrowth::PacketsAcked,
+            acked_count: AckedCount::default(),
+            hystart: None,
+        }
+    }
+
+    /// BBR's state, when the controller is BBR (the sender drives it through this).
+    pub fn bbr_mut(&mut self) -> Option<&mut Bbr> {
+        match &mut self.law {
+            Law::Bbr(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    pub fn as_bbr(&self) -> Option<&Bbr> {
+        match &self.law {
+            Law::Bbr(b) => Some(b),
+            _ => None,
         }
     }
 
@@ -134,6 +184,8 @@ impl CongestionControl {
             (Law::Cubic(c), CwndGrowth::PacketsAcked) => {
                 c.on_ack_counted(cwnd, *ssthresh, acked, now, srtt, &mut self.acked_count)
             }
+            // BBR sets cwnd in `Bbr::on_ack` (Linux's `cong_control` replaces cong_avoid).
+            (Law::Bbr(_), _) => {}
         }
     }
 
@@ -177,6 +229,8 @@ impl CongestionControl {
         match &mut self.law {
             Law::Reno(_) => Reno::reduce(window),
             Law::Cubic(c) => c.reduce(window),
+            // `bbr_ssthresh` does not cut (the sender saves the window through `Bbr`).
+            Law::Bbr(_) => window,
         }
     }
 
@@ -194,13 +248,16 @@ impl CongestionControl {
 
     /// Whether the controller paces whatever `tcp.pacing` says (bbr).
     pub fn always_paces(&self) -> bool {
-        false
+        matches!(self.law, Law::Bbr(_))
     }
 
     /// The controller's own pacing rate in bytes (of wire size) per second, if it sets one;
     /// None = the sender's rule (Linux `tcp_update_pacing_rate`, `pacing.rs`).
     pub fn pacing_rate(&self, _inputs: &super::pacing::PacingInputs) -> Option<f64> {
-        None
+        match &self.law {
+            Law::Bbr(b) => Some(b.pacing_rate()),
+            _ => None,
+        }
     }
 
     /// HyStart++'s state, if it runs.
@@ -221,8 +278,10 @@ impl CongestionControl {
 
     /// Variables for the time series (none for Reno: cwnd and ssthresh say it all).
     pub fn state(&self, out: &mut crate::aqm::StateSink) {
-        if let Law::Cubic(c) = &self.law {
-            c.state(out);
+        match &self.law {
+            Law::Cubic(c) => c.state(out),
+            Law::Bbr(b) => b.state(out),
+            Law::Reno(_) => {}
         }
         match &self.hystart {
             Some(Hystart::Rfc9406(h)) => h.state(out),
