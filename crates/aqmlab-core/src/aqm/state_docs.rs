@@ -378,7 +378,7 @@ pub const TCP: &[StateDoc] = &[
     doc(
         "pacing_rate_bps",
         "bit/s",
-        "the kernel's pacing rate (emulation only: Linux TCP_INFO)",
+        "the pacing rate: the kernel's in emulation (Linux TCP_INFO); the rfc6675 sender's when it paces (tcp.pacing = \"on\" or bbr)",
     ),
     doc(
         "min_rtt_ms",

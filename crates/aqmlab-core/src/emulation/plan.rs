@@ -116,6 +116,7 @@ pub(crate) fn plan(
                         CongestionControlKind::Cubic => "cubic",
                         // The kernel's own (net/ipv4/tcp_dctcp.c).
                         CongestionControlKind::Dctcp => "dctcp",
+                        CongestionControlKind::Bbr => "bbr",
                     });
                     p.ecn = Some(tcp.ecn);
                     p.size_bytes = f.transfer.map(|t| t.0);

@@ -4,6 +4,7 @@ use super::congestion::cubic::{StateOnRto, TargetRtt};
 use super::congestion::{
     CongestionControlKind, CubicParams, CwndGrowth, DctcpParams, HystartParams,
 };
+pub use super::pacing::Pacing;
 use super::recovery::prr::PrrBound;
 use super::recovery::rack_tlp::RackTlpParams;
 use crate::scenario::units::Duration;
@@ -360,6 +361,12 @@ pub struct TcpConfig {
     /// How a connection opens: `none` (data at once, the default) or `syn` (a SYN handshake
     /// first, timed by `initial_rto`). `rfc6675` only.
     pub handshake: Handshake,
+    /// Pacing (`transport/tcp/pacing.rs`): `off` (the default: the window alone clocks the
+    /// sends) | `on` (a per-flow pacing timer spaces the packets at Linux's
+    /// `tcp_update_pacing_rate`: 200 % of cwnd / srtt while cwnd < ssthresh / 2, else
+    /// 120 %, of max(cwnd, packets in flight); no pacing before an RTT sample). A controller
+    /// with its own rate (bbr) paces whatever this says. `rfc6675` only.
+    pub pacing: Pacing,
 }
 
 impl Default for TcpConfig {
@@ -407,6 +414,7 @@ impl Default for TcpConfig {
             rto_estimator: RtoEstimatorKind::Rfc6298,
             dupacks_after_timeout: DupacksAfterTimeout::Counted,
             handshake: Handshake::None,
+            pacing: Pacing::Off,
         }
     }
 }
@@ -481,6 +489,14 @@ impl TcpConfig {
             }
         }
         self.dctcp.validate(&format!("{path}.dctcp"))?;
+        if self.congestion_control == CongestionControlKind::Bbr
+            && self.recovery != Recovery::Rfc6675
+        {
+            return err(
+                "congestion_control",
+                "\"bbr\" needs recovery = \"rfc6675\" (it runs on the delivery-rate samples and pacing of the modern sender)".into(),
+            );
+        }
         if self.timestamps && self.recovery != Recovery::Rfc6675 {
             return err(
                 "timestamps",
@@ -547,6 +563,7 @@ impl TcpConfig {
                 self.dupacks_after_timeout != DupacksAfterTimeout::Counted,
             ),
             ("handshake", self.handshake != Handshake::None),
+            ("pacing", self.pacing != Pacing::Off),
             (
                 "timeout_response",
                 self.timeout_response != TimeoutResponse::Rfc5681,

@@ -57,9 +57,12 @@
 //! timeout_response, frto, rtt_sampling, dupacks_after_timeout, partial_ack_timer, handshake,
 //! and the RTT estimator's rto_estimator, min_rto, max_rto, initial_rto, tick, max_backoff.
 
-use super::congestion::{CongestionControl, CwndGrowth};
+use super::congestion::bbr::{AckInfo, Bbr, CaState};
+use super::congestion::{CongestionControl, CongestionControlKind, CwndGrowth};
 use super::cwnd_use::CwndUse;
+use super::delivery_rate::DeliveryRate;
 use super::ns3_state::{handshake_sample, Ns3State};
+use super::pacing::{linux_pacing_rate, Pacer, Pacing, PacingInputs, PACING_TIMER};
 use super::recovery::prr::Prr;
 use super::recovery::rack_tlp::{
     linux_probe_timeout, probe_timeout, ProbeOutcome, PtoRule, Rack, TailLossProbe,
@@ -75,7 +78,7 @@ use super::{
 use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{PacketId, PacketKind, SackBlock};
-use crate::sim::{LazyTimer, RngStream, Time};
+use crate::sim::{LazyTimer, RngStream, StreamKind, Time};
 use crate::transport::{AgentCtx, Endpoint};
 
 /// Timer number of the retransmission timer.
@@ -162,6 +165,15 @@ pub struct Rfc6675Sender {
     ns3: Option<Box<Ns3State>>,
     /// With `grow_only_when_cwnd_limited`: how much of cwnd the flow uses (`cwnd_use.rs`).
     cwnd_use: Option<Box<CwndUse>>,
+    /// With `pacing = "on"` or a controller that always paces: the departure times and the
+    /// pacing timer (`pacing.rs`). None: sends are clocked by the window alone, as before.
+    pacer: Option<Box<Pacer>>,
+    /// Delivery-rate sampling (Linux tcp_rate.c, `delivery_rate.rs`), for BBR only.
+    rate: Option<Box<DeliveryRate>>,
+    /// BBR's update for the ACK being processed is still to run (`bbr_update`), with the
+    /// packets the ACK newly marked lost.
+    bbr_pending: bool,
+    ack_losses: i64,
 }
 
 /// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
@@ -182,19 +194,43 @@ impl Rfc6675Sender {
     pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>, rng: RngStream) -> Self {
         let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
         let cfg_overhead = cfg.overhead.0;
-        Rfc6675Sender {
-            ns3: Ns3State::for_config(&cfg),
-            cwnd_use: cfg
-                .grow_only_when_cwnd_limited
-                .then(Box::<CwndUse>::default),
-            rtt: RtoEstimator::new(&cfg),
-            cc: CongestionControl::new(
+        let cc = if cfg.congestion_control == CongestionControlKind::Bbr {
+            // BBR's random draws (the ProbeBW start phase) come from a stream seeded by the
+            // sender's own, which is cloned, not drawn from: `overhead`'s delays stay as
+            // they were.
+            let seed = rng.clone().next_u64();
+            CongestionControl::bbr(Bbr::new(
+                RngStream::new(seed, StreamKind::Agent, 28),
+                cfg.data_size(),
+                cfg.window_init as f64,
+                0,
+            ))
+        } else {
+            CongestionControl::new(
                 cfg.congestion_control,
                 cfg.cubic,
                 cfg.hystart,
                 cfg.cwnd_growth,
             )
-            .with_dctcp(&cfg.dctcp),
+            .with_dctcp(&cfg.dctcp)
+        };
+        let paced = cfg.pacing == Pacing::On || cc.always_paces();
+        let mut pacer = paced.then(Box::<Pacer>::default);
+        if let (Some(p), Some(b)) = (&mut pacer, cc.as_bbr()) {
+            // `bbr_init_pacing_rate_from_rtt`.
+            p.set_rate(Some(b.pacing_rate()));
+        }
+        Rfc6675Sender {
+            rate: cc.as_bbr().map(|_| Box::<DeliveryRate>::default()),
+            bbr_pending: false,
+            ack_losses: 0,
+            pacer,
+            ns3: Ns3State::for_config(&cfg),
+            cwnd_use: cfg
+                .grow_only_when_cwnd_limited
+                .then(Box::<CwndUse>::default),
+            rtt: RtoEstimator::new(&cfg),
+            cc,
             scb: Scoreboard::new(
                 cfg.dupack_threshold,
                 if cfg.rack_tlp.enabled {
@@ -267,6 +303,9 @@ impl Rfc6675Sender {
     pub fn stop(&mut self, _cx: &mut AgentCtx) {
         self.running = false;
         self.rtx.cancel();
+        if let Some(p) = &mut self.pacer {
+            p.timer.cancel();
+        }
         if let Some(d) = &mut self.delayed {
             d.timer.cancel();
         }
@@ -296,6 +335,16 @@ impl Rfc6675Sender {
                     XmitTimer::Probe => self.send_probe(cx),
                 }
             }
+            PACING_TIMER if self.running => {
+                let expired = self
+                    .pacer
+                    .as_mut()
+                    .is_some_and(|p| cx.timer_expired(&mut p.timer, PACING_TIMER));
+                if expired {
+                    // `tcp_pace_kick`: send what the window (in a recovery, its cwnd) allows.
+                    self.send_delayed(cx);
+                }
+            }
             DELSND_TIMER if self.running => {
                 let expired = self
                     .delayed
@@ -316,6 +365,16 @@ impl Rfc6675Sender {
         out("rto_ms", self.rtt.rto() as f64 / 1e6);
         out("in_flight", self.flight_size() as f64);
         out("pipe", self.scb.pipe() as f64);
+        if let Some(rate) = self.pacer.as_ref().and_then(|p| p.rate()) {
+            out("pacing_rate_bps", rate * 8.0);
+        }
+        if let Some(r) = &self.rate {
+            let bytes = f64::from(self.cfg.data_size());
+            out(
+                "delivery_rate_bps",
+                r.delivery_rate().map_or(f64::NAN, |pps| pps * bytes * 8.0),
+            );
+        }
         self.cc.state(out);
     }
 
@@ -399,9 +458,17 @@ impl Rfc6675Sender {
         if let Some(rack) = rack.as_mut() {
             rack.begin_ack();
         }
+        let rate = &mut self.rate;
+        if let Some(r) = rate.as_mut() {
+            // Linux `rs->prior_in_flight`: tcp_packets_in_flight before the ACK.
+            r.begin_ack(self.scb.pipe());
+        }
         let u = self.scb.on_ack_visit(cum, sack, |d: Delivered| {
             if let Some(rack) = rack.as_mut() {
                 rack.on_delivered(d, now, ts_echo);
+            }
+            if let Some(r) = rate.as_mut() {
+                r.on_delivered(d.seq, d.seq > cum);
             }
             original_delivered |= !d.retransmitted && frto_point.is_some_and(|p| d.seq <= p);
             if d.seq > cum && !d.retransmitted {
@@ -417,6 +484,10 @@ impl Rfc6675Sender {
             self.scb.snd_una(),
             self.scb.high_data() + 1,
         );
+        if let Some(r) = &mut self.rate {
+            r.on_cum_ack(cum);
+            self.bbr_pending = true;
+        }
         if let Some(rack) = &mut self.rack {
             if dsack_end.is_some() {
                 rack.on_dsack(self.scb.snd_una(), self.scb.high_data() + 1);
@@ -429,7 +500,9 @@ impl Rfc6675Sender {
             // RFC 8985 7.4: the probe repaired a loss the controller has not seen; it
             // reduces as for any loss (Linux tcp_process_tlp_ack: cwnd = ssthresh).
             self.reduce(cx, false);
-            self.cwnd = self.ssthresh as f64;
+            if self.rate.is_none() {
+                self.cwnd = self.ssthresh as f64;
+            }
         }
         if advanced {
             self.dupacks = 0;
@@ -490,7 +563,9 @@ impl Rfc6675Sender {
                 }
             }
         }
-        if ece && cum > self.ecn_recover && !self.scb.in_recovery() {
+        // BBR v1 does not react to ECN (Linux: `tcp_enter_cwr` calls `bbr_ssthresh`, which
+        // does not cut, and with `cong_control` no PRR reduction follows).
+        if ece && cum > self.ecn_recover && !self.scb.in_recovery() && self.rate.is_none() {
             // The controller's ECN response (DCTCP's alpha / 2; a loss's for the others).
             self.ssthresh = self.cc.reduce_on_ecn(self.reduction_base(false)).max(2);
             self.cong_action = true;
@@ -506,6 +581,17 @@ impl Rfc6675Sender {
             None => self.scb.loss_revealed_since(lost_edge_before),
         };
         let safe_ack = advanced && !loss_revealed;
+        if self.rate.is_some() {
+            // Linux `tp->lost`: the packets this ACK newly marked lost.
+            self.ack_losses = match self.rack {
+                Some(_) => newly_lost,
+                None => self.scb.newly_lost_since(lost_edge_before),
+            };
+        }
+        self.refresh_pacing_rate();
+        if self.frto.is_some() {
+            self.bbr_update(cx);
+        }
 
         if self.frto.is_some() && self.frto_on_ack(cx, &u, original_delivered) {
             return;
@@ -513,12 +599,21 @@ impl Rfc6675Sender {
 
         if was_recovering {
             if self.scb.in_recovery() {
-                let sndcnt = self.prr.on_ack(u.delivered, self.scb.pipe(), safe_ack);
+                let sndcnt = if self.rate.is_some() {
+                    // BBR sets cwnd itself (Linux: with `cong_control`, no PRR), and the
+                    // recovery sends what it allows over the pipe (`tcp_xmit_retransmit_queue`).
+                    self.bbr_update(cx);
+                    (self.cwnd.floor() as i64 - self.scb.pipe()).max(0)
+                } else {
+                    self.prr.on_ack(u.delivered, self.scb.pipe(), safe_ack)
+                };
                 self.recovery_send_or_delay(cx, sndcnt);
                 return;
             }
-            // This ACK ended the recovery (RFC 6937: cwnd = ssthresh).
-            self.cwnd = self.ssthresh as f64;
+            // This ACK ended the recovery (RFC 6937: cwnd = ssthresh; BBR restores its own).
+            if self.rate.is_none() {
+                self.cwnd = self.ssthresh as f64;
+            }
             self.end_recovery_clock(cx);
         } else if self.scb.may_enter_recovery()
             && !ignore_dupacks
@@ -533,12 +628,15 @@ impl Rfc6675Sender {
             return;
         } else if !advanced && u.newly_sacked > 0 && self.cfg.limited_transmit && !ignore_dupacks {
             // RFC 3042: one new packet per early duplicate ACK, cwnd unchanged.
+            self.bbr_update(cx);
             self.send_limited(cx);
             return;
         }
         if advanced && !ece {
             self.grow(cx, &u);
+            self.refresh_pacing_rate();
         }
+        self.bbr_update(cx);
         let sent = self.send_window_or_delay(cx);
         if advanced || sent {
             self.schedule_probe(cx, advanced);
@@ -671,7 +769,11 @@ impl Rfc6675Sender {
         let marked = self.rack_detect_loss(cx);
         if marked > 0 {
             if self.scb.in_recovery() {
-                let sndcnt = self.prr.on_ack(0, self.scb.pipe(), false);
+                let sndcnt = if self.rate.is_some() {
+                    (self.cwnd.floor() as i64 - self.scb.pipe()).max(0)
+                } else {
+                    self.prr.on_ack(0, self.scb.pipe(), false)
+                };
                 self.recovery_send_or_delay(cx, sndcnt);
             } else if self.scb.may_enter_recovery() {
                 self.enter_recovery(cx, 0);
@@ -845,6 +947,12 @@ impl Rfc6675Sender {
 
     /// ssthresh from the controller's reduction of the base window (at least 2).
     fn reduce(&mut self, _cx: &mut AgentCtx, entering_recovery: bool) {
+        if let Some(b) = self.cc.bbr_mut() {
+            // `bbr_ssthresh`: the window is saved for the end of the episode, not cut.
+            b.on_congestion(self.cwnd);
+            self.cong_action = true;
+            return;
+        }
         self.ssthresh = self
             .cc
             .reduce(self.reduction_base(entering_recovery))
@@ -901,7 +1009,21 @@ impl Rfc6675Sender {
         self.prr.enter(self.ssthresh, recover_fs);
         cx.stats.fast_recoveries += 1;
         self.recovery_since = Some(cx.now);
-        let sndcnt = self.prr.on_ack(delivered, self.scb.pipe(), false);
+        let sndcnt = if self.rate.is_some() {
+            // Linux: `tcp_enter_recovery` (bbr_ssthresh saved the window) comes before
+            // `bbr_main`, which sees the Recovery state: packet conservation.
+            self.bbr_update(cx);
+            (self.cwnd.floor() as i64 - self.scb.pipe()).max(0)
+        } else {
+            self.prr.on_ack(delivered, self.scb.pipe(), false)
+        };
+        if self.pacer.is_some() {
+            // Paced, the fast retransmit waits for its departure time like the rest (Linux
+            // `tcp_xmit_retransmit_queue` checks `tcp_pacing_check`; PRR gives it at least
+            // one packet, `tcp_cwnd_reduction`), so all go out as one allowance.
+            self.send_recovery(cx, sndcnt.max(1));
+            return;
+        }
         // The fast retransmit goes out whatever PRR allows on this first ACK, at once (ns-2's
         // `dupack_action` outputs it undelayed by `overhead`); the rest as any recovery send.
         self.send_recovery(cx, 1);
@@ -910,7 +1032,16 @@ impl Rfc6675Sender {
 
     /// Sends up to `count` packets chosen by NextSeg.
     fn send_recovery(&mut self, cx: &mut AgentCtx, count: i64) {
-        for _ in 0..count {
+        for sent in 0..count {
+            if self.pacing_holds(cx) {
+                // cwnd keeps what is still allowed, for the pacing timer's send (as Linux's
+                // PRR leaves it in snd_cwnd for `tcp_xmit_retransmit_queue`); BBR's cwnd is
+                // its own.
+                if self.rate.is_none() {
+                    self.cwnd = (self.scb.pipe() + count - sent).max(1) as f64;
+                }
+                return;
+            }
             let next_new = self.scb.high_data() + 1;
             let Some(seg) = self.scb.next_seg(self.new_data_allowed(next_new)) else {
                 break;
@@ -918,13 +1049,15 @@ impl Rfc6675Sender {
             self.output(cx, seg);
             self.prr.on_send(1);
         }
-        self.cwnd = (self.scb.pipe() as f64).max(1.0);
+        if self.rate.is_none() {
+            self.cwnd = (self.scb.pipe() as f64).max(1.0);
+        }
     }
 
     fn send_limited(&mut self, cx: &mut AgentCtx) {
         let next = self.scb.high_data() + 1;
         let allowed = self.flight_size() < self.cwnd.floor() as i64 + self.dupacks as i64;
-        if allowed && self.new_data_allowed(next) {
+        if allowed && self.new_data_allowed(next) && !self.pacing_holds(cx) {
             self.output(cx, NextSeg::New(next));
             self.t_seqno = next + 1;
         }
@@ -937,7 +1070,9 @@ impl Rfc6675Sender {
             self.send_recovery(cx, sndcnt);
             return;
         }
-        self.cwnd = (self.scb.pipe() + sndcnt.max(0)) as f64;
+        if self.rate.is_none() {
+            self.cwnd = (self.scb.pipe() + sndcnt.max(0)) as f64;
+        }
         if sndcnt > 0 {
             self.arm_delayed_send(cx);
         }
@@ -1014,16 +1149,26 @@ impl Rfc6675Sender {
             if outstanding >= cwnd || outstanding >= self.cfg.window as i64 {
                 break;
             }
+            if seq > self.scb.high_data() && !self.new_data_allowed(seq) {
+                break;
+            }
+            if self.pacing_holds(cx) {
+                break;
+            }
             if seq > self.scb.high_data() {
-                if !self.new_data_allowed(seq) {
-                    break;
-                }
                 self.output(cx, NextSeg::New(seq));
                 sent = true;
             } else {
                 self.output(cx, NextSeg::Unsacked(seq));
             }
             self.t_seqno = seq + 1;
+        }
+        if let Some(r) = &mut self.rate {
+            // `tcp_rate_check_app_limited`: no data left to send, the window not full, every
+            // loss repaired (outside a recovery, approximated).
+            let nothing_to_send = self.t_seqno >= self.curseq;
+            let pipe = self.scb.pipe();
+            r.check_app_limited(nothing_to_send, pipe, cwnd, !self.scb.in_recovery());
         }
         if let Some(u) = &mut self.cwnd_use {
             u.after_send(
@@ -1095,6 +1240,9 @@ impl Rfc6675Sender {
         }
         // Linux tcp_enter_loss sets TCP_CA_Loss whether or not it cuts: cubictcp_state.
         self.cc.on_timeout(cx.now, self.scb.high_data() + 1);
+        if let (Some(b), Some(r)) = (self.cc.bbr_mut(), &self.rate) {
+            b.on_timeout(r, cx.now);
+        }
         self.dupacks = 0;
         self.scb.on_timeout();
         if self.rack.is_some() {
@@ -1145,6 +1293,80 @@ impl Rfc6675Sender {
         cx.set_timer(&mut self.rtx, RTX_TIMER, self.rto_at);
     }
 
+    /// BBR's update for this ACK (Linux `tcp_rate_gen`, then `tcp_cong_control` ->
+    /// `bbr_main`), once, after the ACK's loss marks and recovery state are known and before
+    /// anything is sent on it.
+    fn bbr_update(&mut self, cx: &mut AgentCtx) {
+        if !self.bbr_pending {
+            return;
+        }
+        self.bbr_pending = false;
+        let ca_state = if self.scb.in_recovery() {
+            CaState::Recovery
+        } else if !self.scb.may_enter_recovery() {
+            CaState::Loss
+        } else {
+            CaState::Open
+        };
+        let info = AckInfo {
+            now: cx.now,
+            in_flight: self.scb.pipe(),
+            ca_state,
+            srtt: self.rtt.srtt(),
+            next_departure: self.pacer.as_ref().map_or(0, |p| p.next_departure()),
+        };
+        let (Some(rate), Some(bbr)) = (self.rate.as_mut(), self.cc.bbr_mut()) else {
+            return;
+        };
+        rate.generate(cx.now, self.ack_losses);
+        self.ack_losses = 0;
+        bbr.on_ack(rate, &info, &mut self.cwnd);
+        if let Some(s) = bbr.ssthresh() {
+            self.ssthresh = s as i64;
+        }
+        let pacing = bbr.pacing_rate();
+        if let Some(p) = &mut self.pacer {
+            p.set_rate(Some(pacing));
+        }
+    }
+
+    /// Linux `tcp_pacing_check`: whether the next send must wait for its departure time; if
+    /// so the pacing timer is armed for it.
+    fn pacing_holds(&mut self, cx: &mut AgentCtx) -> bool {
+        let Some(pacer) = &mut self.pacer else {
+            return false;
+        };
+        let Some(at) = pacer.hold_until(cx.now) else {
+            return false;
+        };
+        if pacer.timer.deadline() != Some(at) {
+            cx.set_timer(&mut pacer.timer, PACING_TIMER, at);
+        }
+        true
+    }
+
+    /// The pacing rate after an ACK's window update (Linux `tcp_cong_control`, then
+    /// `tcp_update_pacing_rate`): the controller's own, else Linux's rule.
+    fn refresh_pacing_rate(&mut self) {
+        if self.pacer.is_none() {
+            return;
+        }
+        let inputs = PacingInputs {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            packets_out: self.flight_size(),
+            srtt: self.rtt.srtt(),
+            packet_bytes: self.cfg.data_size(),
+        };
+        let rate = self
+            .cc
+            .pacing_rate(&inputs)
+            .or_else(|| linux_pacing_rate(&inputs));
+        if let Some(p) = &mut self.pacer {
+            p.set_rate(rate);
+        }
+    }
+
     fn check_completion(&mut self, cx: &mut AgentCtx) {
         if !self.completed && self.curseq != i64::MAX && self.scb.snd_una() >= self.curseq {
             self.completed = true;
@@ -1179,10 +1401,17 @@ impl Rfc6675Sender {
                 self.timed = None;
             }
         }
+        let packets_out = self.flight_size();
+        if let Some(r) = &mut self.rate {
+            r.on_sent(seq, cx.now, packets_out, !new_data);
+        }
         self.scb.on_sent(seg, cx.now);
         let sends = u64::from(self.transmissions.on_sent(seq));
         cx.stats.max_transmissions = cx.stats.max_transmissions.max(sends);
         cx.stats.packets_sent += 1;
+        if let Some(pacer) = &mut self.pacer {
+            pacer.on_sent(cx.now, p.size);
+        }
         cx.send(p);
         let head_resent = !new_data && seq == self.scb.snd_una();
         if head_resent

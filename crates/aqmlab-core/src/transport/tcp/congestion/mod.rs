@@ -15,13 +15,16 @@
 //!
 //! Windows are in packets: cwnd fractional, ssthresh whole, as in ns-2.
 
+pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
 pub mod hystart_linux;
+pub mod minmax;
 pub mod packet_counting;
 pub mod reno;
 
+pub use bbr::Bbr;
 pub use cubic::{Cubic, CubicParams};
 pub use dctcp::{Dctcp, DctcpParams};
 pub use hystart::{HyStart, HystartKind, HystartParams};
@@ -45,6 +48,9 @@ pub enum CongestionControlKind {
     /// DCTCP (RFC 8257, Linux tcp_dctcp.c; `dctcp.rs`): Reno's growth, reductions by alpha / 2
     /// on the receiver's exact CE echo. Needs `recovery = "rfc6675"` and `ecn = true`.
     Dctcp,
+    /// BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00, Linux tcp_bbr.c; `bbr.rs`):
+    /// model-based, always paced; `recovery = "rfc6675"` only.
+    Bbr,
 }
 
 /// What one new ACK is worth to the window (`tcp.cwnd_growth`).
@@ -79,6 +85,8 @@ enum Law {
     Reno(Reno),
     Cubic(Cubic),
     Dctcp(Dctcp),
+    /// Boxed: BBR's state is several times CUBIC's, and every sender would carry it.
+    Bbr(Box<Bbr>),
 }
 
 #[derive(Debug, Clone)]
@@ -99,13 +107,32 @@ impl CongestionControl {
             CongestionControlKind::Reno => Law::Reno(Reno),
             CongestionControlKind::Cubic => Law::Cubic(Cubic::new(cubic)),
             CongestionControlKind::Dctcp => Law::Dctcp(Dctcp::new(&DctcpParams::default())),
+            // The sender builds BBR with its packet size, window and random stream
+            // (`CongestionControl::bbr`); this one is only a placeholder for a caller that
+            // has none (the ns-2 agents refuse bbr in `TcpConfig::validate`).
+            CongestionControlKind::Bbr => Law::Bbr(Box::new(Bbr::new(
+                crate::sim::RngStream::new(0, crate::sim::StreamKind::Agent, 0),
+                1040,
+                10.0,
+                0,
+            ))),
         };
+        if let Law::Bbr(_) = law {
+            return CongestionControl {
+                law,
+                growth,
+                acked_count: AckedCount::default(),
+                hystart: None,
+            };
+        }
         let hystart = match (hystart.active(), &law) {
             (Some(HystartKind::Rfc9406), _) => Some(Hystart::Rfc9406(HyStart::new())),
             (Some(HystartKind::Linux), Law::Cubic(_)) => {
                 Some(Hystart::Linux(LinuxHyStart::default()))
             }
-            (Some(HystartKind::Linux), Law::Reno(_) | Law::Dctcp(_)) | (None, _) => None,
+            (Some(HystartKind::Linux), Law::Reno(_) | Law::Dctcp(_) | Law::Bbr(_)) | (None, _) => {
+                None
+            }
         };
         CongestionControl {
             law,
@@ -121,6 +148,31 @@ impl CongestionControl {
             *d = Dctcp::new(p);
         }
         self
+    }
+
+    /// BBR, which sets the window and the pacing rate on each ACK itself (no HyStart).
+    pub fn bbr(bbr: Bbr) -> Self {
+        CongestionControl {
+            law: Law::Bbr(Box::new(bbr)),
+            growth: CwndGrowth::PacketsAcked,
+            acked_count: AckedCount::default(),
+            hystart: None,
+        }
+    }
+
+    /// BBR's state, when the controller is BBR (the sender drives it through this).
+    pub fn bbr_mut(&mut self) -> Option<&mut Bbr> {
+        match &mut self.law {
+            Law::Bbr(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    pub fn as_bbr(&self) -> Option<&Bbr> {
+        match &self.law {
+            Law::Bbr(b) => Some(b),
+            _ => None,
+        }
     }
 
     /// A new cumulative ACK of `acked` packets outside recovery, at `now`, with the current
@@ -150,6 +202,8 @@ impl CongestionControl {
             (Law::Cubic(c), CwndGrowth::PacketsAcked) => {
                 c.on_ack_counted(cwnd, *ssthresh, acked, now, srtt, &mut self.acked_count)
             }
+            // BBR sets cwnd in `Bbr::on_ack` (Linux's `cong_control` replaces cong_avoid).
+            (Law::Bbr(_), _) => {}
         }
     }
 
@@ -194,6 +248,8 @@ impl CongestionControl {
             Law::Reno(_) => Reno::reduce(window),
             Law::Cubic(c) => c.reduce(window),
             Law::Dctcp(d) => d.reduce_on_loss(window),
+            // `bbr_ssthresh` does not cut (the sender saves the window through `Bbr`).
+            Law::Bbr(_) => window,
         }
     }
 
@@ -235,6 +291,20 @@ impl CongestionControl {
         }
     }
 
+    /// Whether the controller paces whatever `tcp.pacing` says (bbr).
+    pub fn always_paces(&self) -> bool {
+        matches!(self.law, Law::Bbr(_))
+    }
+
+    /// The controller's own pacing rate in bytes (of wire size) per second, if it sets one;
+    /// None = the sender's rule (Linux `tcp_update_pacing_rate`, `pacing.rs`).
+    pub fn pacing_rate(&self, _inputs: &super::pacing::PacingInputs) -> Option<f64> {
+        match &self.law {
+            Law::Bbr(b) => Some(b.pacing_rate()),
+            _ => None,
+        }
+    }
+
     /// HyStart++'s state, if it runs.
     pub fn hystart(&self) -> Option<&HyStart> {
         match &self.hystart {
@@ -256,6 +326,7 @@ impl CongestionControl {
         match &self.law {
             Law::Cubic(c) => c.state(out),
             Law::Dctcp(d) => out("dctcp_alpha", d.est.alpha()),
+            Law::Bbr(b) => b.state(out),
             Law::Reno(_) => {}
         }
         match &self.hystart {
@@ -354,7 +425,9 @@ mod tests {
                     )
                     .1
                 }
-                CongestionControlKind::Dctcp => unreachable!("not in this test"),
+                CongestionControlKind::Dctcp | CongestionControlKind::Bbr => {
+                    unreachable!("not in this test")
+                }
             };
             assert!(
                 got.iter()

@@ -643,6 +643,25 @@ impl Scoreboard {
             .is_some_and(|s| (s as i64) < edge)
     }
 
+    /// Under the DupThresh rule, the unSACKed packets deemed lost now that were not when the
+    /// lost edge stood at `before` (for a sender's count of losses, Linux `tp->lost`): those
+    /// between the two edges. Steps once per such packet.
+    pub fn newly_lost_since(&self, before: Option<i64>) -> i64 {
+        let Some(edge) = self.lost_edge() else {
+            return 0;
+        };
+        let mut from = before.unwrap_or(self.base).max(self.base);
+        let mut n = 0;
+        while let Some(s) = self.index.unsacked_set.next_from(ix(from)) {
+            if s as i64 >= edge {
+                break;
+            }
+            n += 1;
+            from = s as i64 + 1;
+        }
+        n
+    }
+
     /// Section 5 trigger besides the DupThresh-th duplicate ACK: the next expected packet is
     /// already deemed lost.
     pub fn first_unacked_is_lost(&self) -> bool {

@@ -1,0 +1,743 @@
+//! BBR v1 (Cardwell, Cheng, Gunn, Hassas Yeganeh, Jacobson; draft-cardwell-iccrg-bbr-
+//! congestion-control-00, and Linux net/ipv4/tcp_bbr.c, the version this machine's kernel
+//! runs; facts taken from both, each cited where it is used). A model-based controller: on
+//! every ACK it updates a model of the path from the delivery-rate sample (`delivery_rate.rs`,
+//! Linux tcp_rate.c), then sets the pacing rate and cwnd from it; a loss does not cut the
+//! window (only packet conservation in the first round of a recovery).
+//!
+//! - BtlBw: the windowed maximum of delivery-rate samples over 10 packet-timed round trips
+//!   (`bbr_bw_rtts` = CYCLE_LEN + 2, Linux's lib/win_minmax.c, `minmax.rs`); app-limited
+//!   samples only when they raise it (`bbr_update_bw`).
+//! - RTprop: the minimum RTT over 10 s (`bbr_min_rtt_win_sec`); when it has not been renewed
+//!   for 10 s, ProbeRTT: cwnd 4 packets (`bbr_cwnd_min_target`) for max(200 ms, one round)
+//!   (`bbr_update_min_rtt`, `bbr_check_probe_rtt_done`).
+//! - Startup at pacing and cwnd gain `bbr_high_gain` = 256 x 2885 / 1000 + 1 = 739 / 256 =
+//!   2.887 (2/ln 2 rounded up in Linux's 1/256 units); full bandwidth when three rounds in a
+//!   row raise BtlBw by less than 25 % (`bbr_check_full_bw_reached`); Drain at `bbr_drain_gain`
+//!   = 88 / 256 until the packets in the network at the next departure fall to one BDP
+//!   (`bbr_check_drain`, `bbr_packets_in_net_at_edt`); ProbeBW cycling the pacing gain over
+//!   [1.25, 0.75, 1, 1, 1, 1, 1, 1], a phase lasting min RTT (the 1.25 phase until the
+//!   packets in flight reach 1.25 BDP or a loss, the 0.75 phase until they fall to one BDP),
+//!   starting at a random phase other than 0.75 (`bbr_reset_probe_bw_mode`: `cycle_idx =
+//!   CYCLE_LEN - 1 - prandom_u32_max(bbr_cycle_rand)` then one advance), drawn from the
+//!   sender's own seeded stream.
+//! - Pacing rate = pacing_gain x BtlBw x (100 - `bbr_pacing_margin_percent` = 1) % (Linux
+//!   `bbr_rate_bytes_per_sec`), raised only, until full bandwidth is reached, from the initial
+//!   high_gain x cwnd / RTT (`bbr_init_pacing_rate_from_rtt`: a 1 ms nominal RTT before a
+//!   sample; `bbr_set_pacing_rate`).
+//! - cwnd = cwnd_gain (2 in ProbeBW) x BDP + the ACK-aggregation allowance
+//!   (`bbr_ack_aggregation_cwnd`, Linux 4.20+) + `bbr_quantization_budget` (3 TSO segments'
+//!   worth, rounded up to even, + 2 in the 1.25 phase); reached by adding the packets acked
+//!   (`bbr_set_cwnd`). In the first round of a recovery, packet conservation: cwnd = in flight
+//!   + acked; at its end the cwnd saved at its start comes back
+//!   (`bbr_set_cwnd_to_recover_or_restore`, `bbr_save_cwnd`).
+//! - Long-term (policer) mode, "lt_bw" (`bbr_lt_bw_sampling`, `bbr_lt_bw_interval_done`): two
+//!   intervals of 4 to 16 rounds that each end on a loss, with loss rate >= 50/256 and
+//!   delivery rates within 1/8 (or 4 kbit/s) of each other, mean a token-bucket policer: BBR
+//!   then uses their average as BtlBw at gain 1 for 48 rounds.
+//!
+//! Where aqmlab differs, knowingly:
+//! - Rates are f64 packets per second, not Linux's 2^-24 packets/us fixed point; the gains
+//!   are Linux's 1/256 values.
+//! - TSO: aqmlab sends one packet at a time, but the cwnd keeps Linux's TSO budget
+//!   (`bbr_tso_segs_goal`: pacing rate >> `sk_pacing_shift` 10, at least 2 segments at and
+//!   above 1.2 Mbit/s, capped by 64 KB - 1 - 320 B of headers and 127 segments), so that the
+//!   window is the kernel's.
+//! - `rs->is_ack_delayed` (an RTT sample from a possibly delayed ACK does not renew an
+//!   expired RTprop) is not modelled: every sample may renew it.
+//! - Restart from idle (`bbr_cwnd_event`, CA_EVENT_TX_START) is not modelled: aqmlab's
+//!   sources are greedy or finite, and a tcp_rr probe's idle restarts start from the window.
+//! - The undo of a spurious recovery (`bbr_undo_cwnd`) is not modelled (F-RTO's undo restores
+//!   the window as for any controller).
+
+use super::minmax::WindowedMax;
+use crate::sim::{RngStream, Time};
+use crate::transport::tcp::delivery_rate::DeliveryRate;
+
+const MS: Time = 1_000_000;
+
+/// `bbr_high_gain` = BBR_UNIT * 2885 / 1000 + 1, in 1/256 (2/ln 2, rounded up).
+pub const HIGH_GAIN: f64 = (256 * 2885 / 1000 + 1) as f64 / 256.0;
+/// `bbr_drain_gain` = BBR_UNIT * 1000 / 2885.
+pub const DRAIN_GAIN: f64 = (256 * 1000 / 2885) as f64 / 256.0;
+/// `bbr_cwnd_gain`.
+pub const CWND_GAIN: f64 = 2.0;
+/// `bbr_pacing_gain[]`: the ProbeBW cycle.
+pub const PACING_GAIN: [f64; CYCLE_LEN] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+const CYCLE_LEN: usize = 8;
+/// `bbr_cycle_rand`: the starting phase is drawn over 7 phases.
+const CYCLE_RAND: f64 = 7.0;
+/// `bbr_bw_rtts`: the BtlBw filter's window, round trips.
+pub const BW_RTTS: u64 = CYCLE_LEN as u64 + 2;
+/// `bbr_min_rtt_win_sec`.
+pub const MIN_RTT_WIN: Time = 10_000 * MS;
+/// `bbr_probe_rtt_mode_ms`.
+pub const PROBE_RTT_MODE: Time = 200 * MS;
+/// `bbr_min_tso_rate`, bit/s.
+const MIN_TSO_RATE_BPS: f64 = 1_200_000.0;
+/// `bbr_pacing_margin_percent`.
+const PACING_MARGIN_PERCENT: f64 = 1.0;
+/// `bbr_cwnd_min_target`, packets.
+pub const CWND_MIN_TARGET: f64 = 4.0;
+/// `bbr_full_bw_thresh` (5/4) and `bbr_full_bw_cnt`.
+const FULL_BW_THRESH: f64 = 1.25;
+const FULL_BW_CNT: u32 = 3;
+/// Long-term sampling: `bbr_lt_intvl_min_rtts`, `bbr_lt_loss_thresh` (/256),
+/// `bbr_lt_bw_ratio` (1/8), `bbr_lt_bw_diff` (bytes/s), `bbr_lt_bw_max_rtts`.
+const LT_INTVL_MIN_RTTS: u32 = 4;
+const LT_LOSS_THRESH: u64 = 50;
+const LT_BW_RATIO: f64 = 1.0 / 8.0;
+const LT_BW_DIFF: f64 = 4000.0 / 8.0;
+const LT_BW_MAX_RTTS: u32 = 48;
+/// ACK aggregation: `bbr_extra_acked_gain` (1), `bbr_extra_acked_win_rtts`,
+/// `bbr_ack_epoch_acked_reset_thresh`, `bbr_extra_acked_max_us`.
+const EXTRA_ACKED_GAIN: f64 = 1.0;
+const EXTRA_ACKED_WIN_RTTS: u32 = 5;
+const ACK_EPOCH_ACKED_RESET_THRESH: u64 = 1 << 20;
+const EXTRA_ACKED_MAX: Time = 100 * MS;
+/// `TCP_INIT_CWND`: the window before any RTT sample.
+const TCP_INIT_CWND: f64 = 10.0;
+/// `sk_pacing_shift` (10: about 1 ms of data per TSO burst), and the GSO cap
+/// (`GSO_MAX_SIZE - 1 - MAX_TCP_HEADER`, the header taken as 320 B).
+const PACING_SHIFT: f64 = 1024.0;
+const GSO_MAX_BYTES: f64 = 65_536.0 - 1.0 - 320.0;
+
+/// BBR's modes (`enum bbr_mode`), with their codes in the time series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Startup = 0,
+    Drain = 1,
+    ProbeBw = 2,
+    ProbeRtt = 3,
+}
+
+/// The sender's loss-recovery state as BBR reads it (Linux `icsk_ca_state`: Open and
+/// Disorder are `Open` here; CWR is not used, as BBR v1 does not react to ECN).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    Open = 0,
+    Recovery = 3,
+    Loss = 4,
+}
+
+/// What the sender tells BBR on an ACK, besides the rate sample.
+#[derive(Debug, Clone, Copy)]
+pub struct AckInfo {
+    pub now: Time,
+    /// Packets in flight after the ACK (`tcp_packets_in_flight`: the pipe).
+    pub in_flight: i64,
+    pub ca_state: CaState,
+    /// Smoothed RTT (0 before a sample).
+    pub srtt: Time,
+    /// The pacer's next departure time (`tcp_wstamp_ns`).
+    pub next_departure: Time,
+}
+
+#[derive(Debug, Clone)]
+pub struct Bbr {
+    mode: Mode,
+    bw: WindowedMax,
+    rtt_cnt: u64,
+    next_rtt_delivered: u64,
+    cycle_mstamp: Time,
+    cycle_idx: usize,
+    prev_ca_state: CaState,
+    packet_conservation: bool,
+    round_start: bool,
+    probe_rtt_done_stamp: Option<Time>,
+    probe_rtt_round_done: bool,
+    /// ProbeRTT just ended: cwnd = max(cwnd, prior_cwnd) before this ACK's window update.
+    restore_after_probe_rtt: bool,
+    min_rtt: Option<Time>,
+    min_rtt_stamp: Time,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    full_bw_reached: bool,
+    full_bw_cnt: u32,
+    full_bw: f64,
+    prior_cwnd: f64,
+    has_seen_rtt: bool,
+    /// Bytes (of wire size) per second.
+    pacing_rate: f64,
+    lt_is_sampling: bool,
+    lt_rtt_cnt: u32,
+    lt_use_bw: bool,
+    lt_bw: f64,
+    lt_last_delivered: u64,
+    lt_last_stamp: Time,
+    lt_last_lost: u64,
+    ack_epoch_mstamp: Time,
+    ack_epoch_acked: u64,
+    extra_acked: [f64; 2],
+    extra_acked_win_rtts: u32,
+    extra_acked_win_idx: usize,
+    /// Bytes of a data packet on the wire (Linux's `mss_cache`).
+    packet_bytes: f64,
+    /// Linux `snd_ssthresh` as BBR sets it (infinite until Drain).
+    ssthresh: Option<f64>,
+    rng: RngStream,
+}
+
+impl Bbr {
+    /// `bbr_init` at `now` for packets of `packet_bytes`, with the initial window `cwnd`,
+    /// drawing from `rng` (the sender's stream).
+    pub fn new(rng: RngStream, packet_bytes: u32, cwnd: f64, now: Time) -> Self {
+        let mut b = Bbr {
+            mode: Mode::Startup,
+            bw: WindowedMax::default(),
+            rtt_cnt: 0,
+            next_rtt_delivered: 0,
+            cycle_mstamp: 0,
+            cycle_idx: 0,
+            prev_ca_state: CaState::Open,
+            packet_conservation: false,
+            round_start: false,
+            probe_rtt_done_stamp: None,
+            probe_rtt_round_done: false,
+            restore_after_probe_rtt: false,
+            min_rtt: None,
+            min_rtt_stamp: now,
+            pacing_gain: HIGH_GAIN,
+            cwnd_gain: HIGH_GAIN,
+            full_bw_reached: false,
+            full_bw_cnt: 0,
+            full_bw: 0.0,
+            prior_cwnd: 0.0,
+            has_seen_rtt: false,
+            pacing_rate: 0.0,
+            lt_is_sampling: false,
+            lt_rtt_cnt: 0,
+            lt_use_bw: false,
+            lt_bw: 0.0,
+            lt_last_delivered: 0,
+            lt_last_stamp: 0,
+            lt_last_lost: 0,
+            ack_epoch_mstamp: now,
+            ack_epoch_acked: 0,
+            extra_acked: [0.0; 2],
+            extra_acked_win_rtts: 0,
+            extra_acked_win_idx: 0,
+            packet_bytes: f64::from(packet_bytes),
+            ssthresh: None,
+            rng,
+        };
+        b.init_pacing_rate_from_rtt(cwnd, 0);
+        b
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// BtlBw, packets per second (the long-term rate while it is used).
+    pub fn bw(&self) -> f64 {
+        if self.lt_use_bw {
+            self.lt_bw
+        } else {
+            self.bw.get()
+        }
+    }
+
+    pub fn max_bw(&self) -> f64 {
+        self.bw.get()
+    }
+
+    pub fn min_rtt(&self) -> Option<Time> {
+        self.min_rtt
+    }
+
+    pub fn pacing_gain(&self) -> f64 {
+        self.pacing_gain
+    }
+
+    pub fn cwnd_gain(&self) -> f64 {
+        self.cwnd_gain
+    }
+
+    pub fn full_bw_reached(&self) -> bool {
+        self.full_bw_reached
+    }
+
+    pub fn cycle_idx(&self) -> usize {
+        self.cycle_idx
+    }
+
+    pub fn lt_use_bw(&self) -> bool {
+        self.lt_use_bw
+    }
+
+    pub fn rtt_cnt(&self) -> u64 {
+        self.rtt_cnt
+    }
+
+    /// The pacing rate, bytes of wire size per second.
+    pub fn pacing_rate(&self) -> f64 {
+        self.pacing_rate
+    }
+
+    /// The slow-start threshold BBR set (at Drain), if any.
+    pub fn ssthresh(&self) -> Option<f64> {
+        self.ssthresh
+    }
+
+    /// `bbr_rate_bytes_per_sec`: packets/s x gain, less the 1 % margin, in bytes/s.
+    fn rate_bytes_per_sec(&self, bw: f64, gain: f64) -> f64 {
+        bw * self.packet_bytes * gain * (100.0 - PACING_MARGIN_PERCENT) / 100.0
+    }
+
+    /// `bbr_init_pacing_rate_from_rtt`: high_gain x cwnd / RTT (1 ms before a sample).
+    fn init_pacing_rate_from_rtt(&mut self, cwnd: f64, srtt: Time) {
+        let rtt = if srtt > 0 {
+            self.has_seen_rtt = true;
+            srtt.max(1_000)
+        } else {
+            MS
+        };
+        let bw = cwnd / (rtt as f64 / 1e9);
+        self.pacing_rate = self.rate_bytes_per_sec(bw, HIGH_GAIN);
+    }
+
+    /// `bbr_set_pacing_rate`.
+    fn set_pacing_rate(&mut self, bw: f64, gain: f64, cwnd: f64, srtt: Time) {
+        let rate = self.rate_bytes_per_sec(bw, gain);
+        if !self.has_seen_rtt && srtt > 0 {
+            self.init_pacing_rate_from_rtt(cwnd, srtt);
+        }
+        if self.full_bw_reached || rate > self.pacing_rate {
+            self.pacing_rate = rate;
+        }
+    }
+
+    /// `bbr_tso_segs_goal` with `bbr_min_tso_segs`.
+    fn tso_segs_goal(&self) -> f64 {
+        let bytes = (self.pacing_rate / PACING_SHIFT).floor().min(GSO_MAX_BYTES);
+        let min_segs = if self.pacing_rate < MIN_TSO_RATE_BPS / 8.0 {
+            1.0
+        } else {
+            2.0
+        };
+        (bytes / self.packet_bytes).floor().max(min_segs).min(127.0)
+    }
+
+    /// `bbr_bdp`: ceil(bw x min_rtt x gain); `TCP_INIT_CWND` before an RTT sample.
+    fn bdp(&self, bw: f64, gain: f64) -> f64 {
+        let Some(min_rtt) = self.min_rtt else {
+            return TCP_INIT_CWND;
+        };
+        (bw * (min_rtt as f64 / 1e9) * gain).ceil()
+    }
+
+    /// `bbr_quantization_budget`.
+    fn quantization_budget(&self, cwnd: f64) -> f64 {
+        let mut cwnd = cwnd + 3.0 * self.tso_segs_goal();
+        // Round up to an even number (fewer delayed ACKs).
+        cwnd = 2.0 * (cwnd / 2.0).ceil();
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            cwnd += 2.0;
+        }
+        cwnd
+    }
+
+    /// `bbr_inflight`.
+    pub fn inflight(&self, bw: f64, gain: f64) -> f64 {
+        self.quantization_budget(self.bdp(bw, gain))
+    }
+
+    /// `bbr_packets_in_net_at_edt`: what will still be in the network when the next
+    /// scheduled packet leaves.
+    fn packets_in_net_at_edt(&self, inflight_now: f64, now: Time, next_departure: Time) -> f64 {
+        let edt = next_departure.max(now);
+        let interval_delivered = (self.bw() * ((edt - now) / 1_000 * 1_000) as f64 / 1e9).floor();
+        let mut inflight_at_edt = inflight_now;
+        if self.pacing_gain > 1.0 {
+            inflight_at_edt += self.tso_segs_goal();
+        }
+        (inflight_at_edt - interval_delivered).max(0.0)
+    }
+
+    /// `bbr_ack_aggregation_cwnd`.
+    fn ack_aggregation_cwnd(&self) -> f64 {
+        if EXTRA_ACKED_GAIN > 0.0 && self.full_bw_reached {
+            let max_aggr = (self.bw() * EXTRA_ACKED_MAX as f64 / 1e9).floor();
+            let aggr = (EXTRA_ACKED_GAIN * self.extra_acked[0].max(self.extra_acked[1])).floor();
+            return aggr.min(max_aggr);
+        }
+        0.0
+    }
+
+    /// `bbr_save_cwnd`.
+    fn save_cwnd(&mut self, cwnd: f64) {
+        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(cwnd);
+        }
+    }
+
+    /// `bbr_ssthresh`: entering a recovery (or a timeout, or an ECN reduction): the window is
+    /// saved to come back at its end; ssthresh is not cut.
+    pub fn on_congestion(&mut self, cwnd: f64) {
+        self.save_cwnd(cwnd);
+    }
+
+    /// `bbr_set_state(TCP_CA_Loss)`: a retransmission timeout, with the connection's
+    /// delivery counts in `rate`.
+    pub fn on_timeout(&mut self, rate: &DeliveryRate, now: Time) {
+        self.prev_ca_state = CaState::Loss;
+        self.full_bw = 0.0;
+        // "treat RTO like end of a round"
+        self.round_start = true;
+        self.lt_bw_sampling(rate, 1, false, now);
+    }
+
+    /// `bbr_main` on an ACK whose rate sample `rate` has just generated: updates the model,
+    /// the pacing rate and `cwnd`.
+    pub fn on_ack(&mut self, rate: &mut DeliveryRate, a: &AckInfo, cwnd: &mut f64) {
+        self.update_model(rate, a, *cwnd);
+        let bw = self.bw();
+        self.set_pacing_rate(bw, self.pacing_gain, *cwnd, a.srtt);
+        self.set_cwnd(rate, a, bw, cwnd);
+    }
+
+    fn update_model(&mut self, rate: &mut DeliveryRate, a: &AckInfo, cwnd: f64) {
+        self.update_bw(rate, a.now);
+        self.update_ack_aggregation(rate, a.now, cwnd);
+        self.update_cycle_phase(rate, a);
+        self.check_full_bw_reached(rate);
+        self.check_drain(rate, a);
+        self.update_min_rtt(rate, a, cwnd);
+        self.update_gains();
+    }
+
+    /// `bbr_update_bw`.
+    fn update_bw(&mut self, rate: &DeliveryRate, now: Time) {
+        self.round_start = false;
+        let rs = *rate.sample();
+        if rs.delivered < 0 || rs.interval <= 0 {
+            return;
+        }
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = rate.delivered();
+            self.rtt_cnt += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        self.lt_bw_sampling(rate, rs.losses, rs.is_app_limited, now);
+        let bw = rs.delivered as f64 * 1e9 / rs.interval as f64;
+        if !rs.is_app_limited || bw >= self.bw.get() {
+            self.bw.update(BW_RTTS, self.rtt_cnt, bw);
+        }
+    }
+
+    /// `bbr_update_ack_aggregation`.
+    fn update_ack_aggregation(&mut self, rate: &DeliveryRate, now: Time, cwnd: f64) {
+        let rs = rate.sample();
+        if EXTRA_ACKED_GAIN <= 0.0 || rs.acked_sacked <= 0 || rs.delivered < 0 || rs.interval <= 0 {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
+            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_win_idx = 1 - self.extra_acked_win_idx;
+                self.extra_acked[self.extra_acked_win_idx] = 0.0;
+            }
+        }
+        let delivered_mstamp = rate.delivered_mstamp().unwrap_or(now);
+        let epoch = delivered_mstamp.saturating_sub(self.ack_epoch_mstamp) / 1_000 * 1_000;
+        let mut expected = (self.bw() * epoch as f64 / 1e9).floor();
+        if self.ack_epoch_acked as f64 <= expected
+            || self.ack_epoch_acked + rs.acked_sacked as u64 >= ACK_EPOCH_ACKED_RESET_THRESH
+        {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_mstamp = delivered_mstamp;
+            expected = 0.0;
+        }
+        self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked_sacked as u64).min(0xfffff);
+        let extra = (self.ack_epoch_acked as f64 - expected).min(cwnd);
+        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
+        if extra > *slot {
+            *slot = extra;
+        }
+    }
+
+    /// `bbr_is_next_cycle_phase`.
+    fn is_next_cycle_phase(&self, rate: &DeliveryRate, a: &AckInfo) -> bool {
+        let delivered_mstamp = rate.delivered_mstamp().unwrap_or(a.now);
+        let is_full_length = self.min_rtt.is_some_and(|m| {
+            delivered_mstamp.saturating_sub(self.cycle_mstamp) / 1_000 * 1_000 > m
+        });
+        if self.pacing_gain == 1.0 {
+            return is_full_length;
+        }
+        let rs = rate.sample();
+        let inflight =
+            self.packets_in_net_at_edt(rs.prior_in_flight as f64, a.now, a.next_departure);
+        let bw = self.max_bw();
+        if self.pacing_gain > 1.0 {
+            return is_full_length
+                && (rs.losses > 0 || inflight >= self.inflight(bw, self.pacing_gain));
+        }
+        is_full_length || inflight <= self.inflight(bw, 1.0)
+    }
+
+    fn advance_cycle_phase(&mut self, rate: &DeliveryRate, now: Time) {
+        self.cycle_idx = (self.cycle_idx + 1) & (CYCLE_LEN - 1);
+        self.cycle_mstamp = rate.delivered_mstamp().unwrap_or(now);
+    }
+
+    fn update_cycle_phase(&mut self, rate: &DeliveryRate, a: &AckInfo) {
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(rate, a) {
+            self.advance_cycle_phase(rate, a.now);
+        }
+    }
+
+    /// `bbr_reset_probe_bw_mode`: a random phase of the cycle, never the 0.75 one.
+    fn reset_probe_bw_mode(&mut self, rate: &DeliveryRate, now: Time) {
+        self.mode = Mode::ProbeBw;
+        let r = ((self.rng.uniform() * CYCLE_RAND) as usize).min(CYCLE_RAND as usize - 1);
+        self.cycle_idx = CYCLE_LEN - 1 - r;
+        self.advance_cycle_phase(rate, now);
+    }
+
+    fn reset_mode(&mut self, rate: &DeliveryRate, now: Time) {
+        if self.full_bw_reached {
+            self.reset_probe_bw_mode(rate, now);
+        } else {
+            self.mode = Mode::Startup;
+        }
+    }
+
+    fn reset_lt_bw_sampling_interval(&mut self, rate: &DeliveryRate, now: Time) {
+        self.lt_last_stamp = rate.delivered_mstamp().unwrap_or(now) / MS;
+        self.lt_last_delivered = rate.delivered();
+        self.lt_last_lost = rate.lost();
+        self.lt_rtt_cnt = 0;
+    }
+
+    fn reset_lt_bw_sampling(&mut self, rate: &DeliveryRate, now: Time) {
+        self.lt_bw = 0.0;
+        self.lt_use_bw = false;
+        self.lt_is_sampling = false;
+        self.reset_lt_bw_sampling_interval(rate, now);
+    }
+
+    /// `bbr_lt_bw_interval_done`.
+    fn lt_bw_interval_done(&mut self, bw: f64, rate: &DeliveryRate, now: Time) {
+        if self.lt_bw > 0.0 {
+            let diff = (bw - self.lt_bw).abs();
+            if diff <= LT_BW_RATIO * self.lt_bw || self.rate_bytes_per_sec(diff, 1.0) <= LT_BW_DIFF
+            {
+                // Policed: the average of the two intervals, at gain 1.
+                self.lt_bw = (bw + self.lt_bw) / 2.0;
+                self.lt_use_bw = true;
+                self.pacing_gain = 1.0;
+                self.lt_rtt_cnt = 0;
+                return;
+            }
+        }
+        self.lt_bw = bw;
+        self.reset_lt_bw_sampling_interval(rate, now);
+    }
+
+    /// `bbr_lt_bw_sampling` with the sample's `losses` and app-limited flag.
+    fn lt_bw_sampling(&mut self, rate: &DeliveryRate, losses: i64, app_limited: bool, now: Time) {
+        if self.lt_use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt_rtt_cnt += 1;
+                if self.lt_rtt_cnt >= LT_BW_MAX_RTTS {
+                    self.reset_lt_bw_sampling(rate, now);
+                    self.reset_probe_bw_mode(rate, now);
+                }
+            }
+            return;
+        }
+        // Wait for the first loss: the policer's tokens are exhausted then.
+        if !self.lt_is_sampling {
+            if losses <= 0 {
+                return;
+            }
+            self.reset_lt_bw_sampling_interval(rate, now);
+            self.lt_is_sampling = true;
+        }
+        if app_limited {
+            self.reset_lt_bw_sampling(rate, now);
+            return;
+        }
+        if self.round_start {
+            self.lt_rtt_cnt += 1;
+        }
+        if self.lt_rtt_cnt < LT_INTVL_MIN_RTTS {
+            return;
+        }
+        if self.lt_rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
+            self.reset_lt_bw_sampling(rate, now);
+            return;
+        }
+        if losses <= 0 {
+            return;
+        }
+        let lost = rate.lost() - self.lt_last_lost;
+        let delivered = rate.delivered() - self.lt_last_delivered;
+        if delivered == 0 || (lost << 8) < LT_LOSS_THRESH * delivered {
+            return;
+        }
+        let t_ms = (rate.delivered_mstamp().unwrap_or(now) / MS) as i64 - self.lt_last_stamp as i64;
+        if t_ms < 1 {
+            return;
+        }
+        let bw = delivered as f64 / (t_ms as f64 / 1e3);
+        self.lt_bw_interval_done(bw, rate, now);
+    }
+
+    /// `bbr_check_full_bw_reached`.
+    fn check_full_bw_reached(&mut self, rate: &DeliveryRate) {
+        if self.full_bw_reached || !self.round_start || rate.sample().is_app_limited {
+            return;
+        }
+        if self.max_bw() >= self.full_bw * FULL_BW_THRESH {
+            self.full_bw = self.max_bw();
+            self.full_bw_cnt = 0;
+            return;
+        }
+        self.full_bw_cnt += 1;
+        self.full_bw_reached = self.full_bw_cnt >= FULL_BW_CNT;
+    }
+
+    /// `bbr_check_drain`.
+    fn check_drain(&mut self, rate: &DeliveryRate, a: &AckInfo) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+            self.ssthresh = Some(self.inflight(self.max_bw(), 1.0));
+        }
+        if self.mode == Mode::Drain
+            && self.packets_in_net_at_edt(a.in_flight as f64, a.now, a.next_departure)
+                <= self.inflight(self.max_bw(), 1.0)
+        {
+            // The queue Startup built is estimated drained.
+            self.reset_probe_bw_mode(rate, a.now);
+        }
+    }
+
+    /// `bbr_update_min_rtt`, with the ProbeRTT mode it drives.
+    fn update_min_rtt(&mut self, rate: &mut DeliveryRate, a: &AckInfo, cwnd: f64) {
+        let now = a.now;
+        let filter_expired = now > self.min_rtt_stamp + MIN_RTT_WIN;
+        let rs = *rate.sample();
+        if let Some(rtt) = rs.rtt {
+            if self.min_rtt.is_none_or(|m| rtt <= m) || filter_expired {
+                self.min_rtt = Some(rtt);
+                self.min_rtt_stamp = now;
+            }
+        }
+        if filter_expired && self.mode != Mode::ProbeRtt {
+            self.mode = Mode::ProbeRtt;
+            self.save_cwnd(cwnd);
+            self.probe_rtt_done_stamp = None;
+        }
+        if self.mode == Mode::ProbeRtt {
+            // Ignore the low-rate samples of this mode.
+            rate.mark_app_limited(a.in_flight);
+            if self.probe_rtt_done_stamp.is_none() && a.in_flight as f64 <= CWND_MIN_TARGET {
+                self.probe_rtt_done_stamp = Some(now + PROBE_RTT_MODE);
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = rate.delivered();
+            } else if self.probe_rtt_done_stamp.is_some() {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done {
+                    self.check_probe_rtt_done(rate, now);
+                }
+            }
+        }
+    }
+
+    /// `bbr_check_probe_rtt_done`; the window comes back in `set_cwnd`.
+    fn check_probe_rtt_done(&mut self, rate: &DeliveryRate, now: Time) {
+        if !self.probe_rtt_done_stamp.is_some_and(|t| now > t) {
+            return;
+        }
+        self.min_rtt_stamp = now;
+        self.restore_after_probe_rtt = true;
+        self.reset_mode(rate, now);
+    }
+
+    /// `bbr_update_gains`.
+    fn update_gains(&mut self) {
+        (self.pacing_gain, self.cwnd_gain) = match self.mode {
+            Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
+            Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
+            Mode::ProbeBw => (
+                if self.lt_use_bw {
+                    1.0
+                } else {
+                    PACING_GAIN[self.cycle_idx]
+                },
+                CWND_GAIN,
+            ),
+            Mode::ProbeRtt => (1.0, 1.0),
+        };
+    }
+
+    /// `bbr_set_cwnd` with `bbr_set_cwnd_to_recover_or_restore`.
+    fn set_cwnd(&mut self, rate: &DeliveryRate, a: &AckInfo, bw: f64, cwnd_out: &mut f64) {
+        let rs = rate.sample();
+        let acked = rs.acked_sacked as f64;
+        let mut cwnd = *cwnd_out;
+        if self.restore_after_probe_rtt {
+            // `bbr_check_probe_rtt_done`: snd_cwnd = max(snd_cwnd, prior_cwnd).
+            self.restore_after_probe_rtt = false;
+            cwnd = cwnd.max(self.prior_cwnd);
+        }
+        'done: {
+            if acked <= 0.0 {
+                break 'done;
+            }
+            // Recovery and restore.
+            if rs.losses > 0 {
+                cwnd = (cwnd - rs.losses as f64).max(1.0);
+            }
+            let (prev, state) = (self.prev_ca_state, a.ca_state);
+            if state == CaState::Recovery && prev != CaState::Recovery {
+                // The first round of a recovery: packet conservation.
+                self.packet_conservation = true;
+                self.next_rtt_delivered = rate.delivered();
+                cwnd = a.in_flight as f64 + acked;
+            } else if prev >= CaState::Recovery && state < CaState::Recovery {
+                cwnd = cwnd.max(self.prior_cwnd);
+                self.packet_conservation = false;
+            }
+            self.prev_ca_state = state;
+            if self.packet_conservation {
+                cwnd = cwnd.max(a.in_flight as f64 + acked);
+                break 'done;
+            }
+            let target = self
+                .quantization_budget(self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd());
+            if self.full_bw_reached {
+                cwnd = (cwnd + acked).min(target);
+            } else if cwnd < target || rate.delivered() < TCP_INIT_CWND as u64 {
+                cwnd += acked;
+            }
+            cwnd = cwnd.max(CWND_MIN_TARGET);
+        }
+        if self.mode == Mode::ProbeRtt {
+            cwnd = cwnd.min(CWND_MIN_TARGET);
+        }
+        *cwnd_out = cwnd;
+    }
+
+    /// Variables for the time series.
+    pub fn state(&self, out: &mut crate::aqm::StateSink) {
+        out("bbr_mode", self.mode as u8 as f64);
+        out("bbr_btl_bw_bps", self.bw() * self.packet_bytes * 8.0);
+        out(
+            "bbr_rt_prop_ms",
+            self.min_rtt.map_or(f64::NAN, |m| m as f64 / 1e6),
+        );
+        out("bbr_pacing_gain", self.pacing_gain);
+        out("bbr_cwnd_gain", self.cwnd_gain);
+        out("bbr_lt_use_bw", f64::from(u8::from(self.lt_use_bw)));
+    }
+}
