@@ -8,10 +8,12 @@ use crate::scenario::ScenarioError;
 use serde_json::{Map, Value};
 
 /// (name, TOML text) of every profile.
-pub const PROFILES: [(&str, &str); 3] = [
+pub const PROFILES: [(&str, &str); 5] = [
     ("ns2", include_str!("profiles/ns2.toml")),
     ("linux", include_str!("profiles/linux.toml")),
     ("ns3", include_str!("profiles/ns3.toml")),
+    ("dctcp", include_str!("profiles/dctcp.toml")),
+    ("bbr", include_str!("profiles/bbr.toml")),
 ];
 
 /// The fields of profile `name`, as the JSON map a `tcp` table is read from. A profile file
@@ -83,6 +85,28 @@ mod tests {
                 .unwrap_or_else(|e| panic!("profile {name}: {e}"));
             cfg.validate(name).unwrap();
         }
+    }
+
+    #[test]
+    fn a_sender_profile_is_the_linux_profile_with_its_own_fields() {
+        let linux = profile_fields("linux").unwrap();
+        for name in ["dctcp", "bbr"] {
+            let (_, text) = PROFILES.iter().find(|(n, _)| *n == name).unwrap();
+            let own: toml::Table = toml::from_str(text).unwrap();
+            assert_eq!(own["profile"].as_str(), Some("linux"), "{name}");
+            let fields = profile_fields(name).unwrap();
+            assert!(!fields.contains_key("profile"), "{name}");
+            for (key, value) in &linux {
+                match own.get(key) {
+                    Some(v) => assert_eq!(fields[key], serde_json::to_value(v).unwrap()),
+                    None => assert_eq!(&fields[key], value, "{name}.{key} is linux's"),
+                }
+            }
+        }
+        assert_eq!(profile_fields("dctcp").unwrap()["congestion_control"], "dctcp");
+        assert_eq!(profile_fields("dctcp").unwrap()["ecn"], true);
+        // The rfc6675 sender, which DCTCP and BBR need, comes from the base.
+        assert_eq!(profile_fields("bbr").unwrap()["recovery"], "rfc6675");
     }
 
     #[test]
