@@ -26,11 +26,12 @@
 //! control law's scale, drop_next serving both; on re-entry count is not reset to 1 or to
 //! count - lastcount but has decayed by one per interval spent out of the dropping state
 //! (and in `cobalt_queue_empty`); there is no "backlog <= one MTU" exemption (the MTU-time
-//! rule above instead); a mark and a drop advance the schedule alike; and the control law
-//! interval/sqrt(count) is computed in 32-bit fixed point, rec_inv_sqrt = count^-1/2 in Q0.32
-//! (`cobalt_invsqrt`): a table for count < 16 built by four Newton steps per entry from the
-//! previous one (`cobalt_cache_init`, entries 0 and 1 = 0xFFFFFFFF), one Newton step per
-//! change above (`cobalt_newton_step`), and control(t) = t + (interval x rec_inv_sqrt) >> 32
+//! rule above instead); the count is incremented before the next drop_next is computed (the
+//! second signal comes interval/sqrt(2) after the first, RFC 8289's a whole interval); and the
+//! control law interval/sqrt(count) is computed in 32-bit fixed point, rec_inv_sqrt =
+//! count^-1/2 in Q0.32 (`cobalt_invsqrt`): a table for count < 16 built by four Newton
+//! steps per entry from the previous one (`cobalt_cache_init`, entries 0 and 1 =
+//! 0xFFFFFFFF), one Newton step per change above (`cobalt_newton_step`), and control(t) = t + (interval x rec_inv_sqrt) >> 32
 //! (`reciprocal_scale`; interval therefore fits 32 bits of ns: at most 4.29 s). codel.rs's
 //! floating-point control law and its state machine therefore are not reused: they do not
 //! compute what CAKE computes.

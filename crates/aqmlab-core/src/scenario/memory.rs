@@ -600,3 +600,31 @@ pub fn estimate(scenario: &Scenario) -> MemoryEstimate {
     }
     MemoryEstimate { parts }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// FQ-PIE's sub-queues are counted like FQ-CoDel's (each with its own per-queue size),
+    /// by name or table, capped at Linux's 65536; other disciplines have none.
+    #[test]
+    fn flow_queue_state_of_fq_codel_and_fq_pie() {
+        let pie = fq_pie::BYTES_PER_FLOW_QUEUE;
+        assert_eq!(queue_state_bytes(&json!("fq_pie")), 1024 * pie);
+        assert_eq!(
+            queue_state_bytes(&json!({"kind": "fq_pie", "flows": 16})),
+            16 * pie
+        );
+        assert_eq!(
+            queue_state_bytes(&json!({"kind": "fq_pie", "flows": 1u64 << 40})),
+            65536 * pie
+        );
+        assert_eq!(
+            queue_state_bytes(&json!("fq_codel")),
+            1024 * fq_codel::BYTES_PER_FLOW_QUEUE
+        );
+        assert_eq!(queue_state_bytes(&json!("cobalt")), 0);
+        assert_eq!(queue_state_bytes(&json!({"kind": "pie"})), 0);
+    }
+}
