@@ -181,6 +181,16 @@ fn check_l4s_beside_classic(o: &Outcome) {
     assert_eq!(o.drops[0], 0, "the L flow is marked, not dropped");
 }
 
+/// RFC 9332 section 4.2.2's time-shifted FIFO in place of Linux's WRR (`scheduler =
+/// "ts_fifo"`, tshift 40 ms): the same L4S check holds.
+#[test]
+fn dctcp_beside_cubic_with_the_time_shifted_fifo() {
+    check_l4s_beside_classic(&run_pair(
+        r#"{ kind = "dualpi2", scheduler = "ts_fifo" }"#,
+        [DCTCP_L4S, ""],
+    ));
+}
+
 /// The same check over seeds 1-5 (docs/validation.md's rows): `cargo test --release -p
 /// aqmlab-core --test dualpi2 -- --ignored --nocapture`.
 #[test]

@@ -204,6 +204,16 @@ impl Default for DualPi2Params {
     }
 }
 
+impl DualPi2Params {
+    fn gains(&self) -> PiGains {
+        PiGains {
+            target: self.target.0,
+            alpha: self.alpha,
+            beta: self.beta,
+        }
+    }
+}
+
 /// Which of the two queues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Queue {
@@ -275,14 +285,6 @@ impl DualPi2 {
     fn reset_credit(&mut self) {
         let wc = self.cfg.c_protection as i64;
         self.credit = self.cfg.mtu as i64 * (wc - (100 - wc));
-    }
-
-    fn gains(&self) -> PiGains {
-        PiGains {
-            target: self.cfg.target.0,
-            alpha: self.cfg.alpha,
-            beta: self.cfg.beta,
-        }
     }
 
     fn packets(&self) -> u32 {
@@ -507,8 +509,7 @@ impl QueueDiscipline for DualPi2 {
         } else {
             1.0 / self.cfg.coupling
         };
-        let gains = self.gains();
-        self.pi.update(&gains, self.qdelay, p_max);
+        self.pi.update(&self.cfg.gains(), self.qdelay, p_max);
     }
 
     fn state(&self, out: &mut StateSink) {
@@ -527,12 +528,7 @@ impl QueueDiscipline for DualPi2 {
 
 pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, ScenarioError> {
     let cfg: DualPi2Params = p.parse()?;
-    PiGains {
-        target: cfg.target.0,
-        alpha: cfg.alpha,
-        beta: cfg.beta,
-    }
-    .validate(cfg.t_update, p)?;
+    cfg.gains().validate(cfg.t_update, p)?;
     p.require(cfg.limit > 0, "limit", || "must be > 0".into())?;
     p.require(cfg.mtu > 0, "mtu", || "must be > 0".into())?;
     // Linux: coupling_factor is an integer >= 1 (NLA_POLICY_MIN(NLA_U8, 1)); RFC 9332 2.1
