@@ -103,7 +103,10 @@ mod tests {
                 }
             }
         }
-        assert_eq!(profile_fields("dctcp").unwrap()["congestion_control"], "dctcp");
+        assert_eq!(
+            profile_fields("dctcp").unwrap()["congestion_control"],
+            "dctcp"
+        );
         assert_eq!(profile_fields("dctcp").unwrap()["ecn"], true);
         // The rfc6675 sender, which DCTCP and BBR need, comes from the base.
         assert_eq!(profile_fields("bbr").unwrap()["recovery"], "rfc6675");
