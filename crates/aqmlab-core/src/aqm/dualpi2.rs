@@ -59,7 +59,9 @@
 //! - `coupling` k (2): p_CL = k p'
 //! - `step_thresh` (1 ms), `step_packets` (unset), `min_qlen_step` (0 packets)
 //! - `scheduler` ("wrr"), `c_protection` (10 %), `tshift` (40 ms, "ts_fifo" only)
-//! - `drop_overload` (true), `drop_early` (false), `pi_delay` ("max")
+//! - `ecn` (true: Classic ECT(0) is marked with p_C; false: dropped, as a Classic AQM without
+//!   ECN would; the L queue always marks), `drop_overload` (true), `drop_early` (false),
+//!   `pi_delay` ("max")
 
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::pi2::{self, BasePi, PiGains};
@@ -124,6 +126,12 @@ pub const PARAMS: &[ParamDoc] = &[
     )
     .with_plausible(0.0, 1.0),
     doc(
+        "ecn",
+        "true",
+        "bool",
+        "Classic ECT(0) packets are CE-marked with p_C (Linux `dualpi2_classic_marking`); false: dropped as not-ECT (the L queue marks whatever this says)",
+    ),
+    doc(
         "drop_overload",
         "true",
         "bool",
@@ -176,6 +184,8 @@ pub struct DualPi2Params {
     pub scheduler: Scheduler,
     pub c_protection: u8,
     pub tshift: Duration,
+    /// Classic ECT packets are marked (Linux) or, false, dropped like not-ECT ones.
+    pub ecn: bool,
     pub drop_overload: bool,
     pub drop_early: bool,
     pub pi_delay: PiDelay,
@@ -197,6 +207,7 @@ impl Default for DualPi2Params {
             scheduler: Scheduler::Wrr,
             c_protection: 10,
             tshift: Duration(40_000_000),
+            ecn: true,
             drop_overload: true,
             drop_early: false,
             pi_delay: PiDelay::Max,
@@ -322,7 +333,7 @@ impl DualPi2 {
         let p = self.pi.p;
         let overload = self.cfg.coupling * p > 1.0;
         match queue {
-            Queue::C => pi2::classic_signal(p, ect, overload, rng),
+            Queue::C => pi2::classic_signal(p, ect && self.cfg.ecn, overload, rng),
             Queue::L if overload => {
                 // `dualpi2_scalable_marking`: Classic drops first, the rest marked.
                 if self.cfg.drop_overload && pi2::roll(p, rng) && pi2::roll(p, rng) {
@@ -763,6 +774,15 @@ mod tests {
         // the step never applies to C: a 50 ms sojourn with p' = 0 leaves it alone
         let (m, d) = signals(cfg(), 0.0, &ect0, 50 * MS, 1_000);
         assert_eq!((m, d), (0.0, 0.0));
+        // ecn = false: Classic ECT(0) is dropped with p_C like not-ECT; L is still marked
+        let no_ecn = || DualPi2Params {
+            ecn: false,
+            ..DualPi2Params::default()
+        };
+        let (m, d) = signals(no_ecn(), 0.3, &ect0, 0, 20_000);
+        assert!(m == 0.0 && (d - 0.09).abs() < 0.01, "mark {m} drop {d}");
+        let (m, d) = signals(no_ecn(), 0.1, &l_pkt(), 0, 20_000);
+        assert!(d == 0.0 && (m - 0.2).abs() < 0.012, "mark {m} drop {d}");
     }
 
     #[test]
