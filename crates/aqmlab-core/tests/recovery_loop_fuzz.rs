@@ -6,7 +6,8 @@
 //! Every profile of `transport::tcp::profile::PROFILES` is taken, so a profile added there
 //! (`ns3`) is covered without a change here. The dumbbells: 1 to 60 flows, access delays
 //! spread over up to 50 ms (RTTs from about 2 to 200 ms plus the bottleneck's), a buffer of 5
-//! to 500 packets, DropTail, RED, PIE, CoDel or FQ-CoDel, 2 to 20 Mb/s; 8 s runs measured
+//! to 500 packets, DropTail, RED, PIE, CoDel, FQ-CoDel, PI2, DualPI2, FQ-PIE or COBALT (each
+//! marking an ECN-capable profile's packets where it can: `dctcp`), 2 to 20 Mb/s; 8 s runs measured
 //! after 2 s, a bounded number of cases so that the test takes seconds.
 //!
 //! Twelve: a loss repaired by one retransmission is 2 sends; a retransmission lost in turn a
@@ -14,11 +15,14 @@
 //! at most 5 or 6 fit in 8 s). The loop of issue 25 sent one packet 17 (30 flows through RED)
 //! to 233 times.
 
-use aqmlab_core::transport::tcp::profile::PROFILES;
+use aqmlab_core::aqm::registry::REGISTRY;
+use aqmlab_core::transport::tcp::profile::{profile_fields, PROFILES};
 use aqmlab_core::{run, Scenario};
 use proptest::prelude::*;
 
-const AQMS: [&str; 5] = ["droptail", "red", "pie", "codel", "fq_codel"];
+const AQMS: [&str; 9] = [
+    "droptail", "red", "pie", "codel", "fq_codel", "pi2", "dualpi2", "fq_pie", "cobalt",
+];
 const RATES_MBPS: [u32; 3] = [2, 10, 20];
 
 #[derive(Debug, Clone)]
@@ -53,6 +57,17 @@ fn dumbbell() -> impl Strategy<Value = Dumbbell> {
         })
 }
 
+/// The AQM table: ECN marking on where the profile is ECN-capable and the AQM can mark.
+fn aqm_table(aqm: &str, profile: &str) -> String {
+    let ecn_profile = profile_fields(profile).unwrap()["ecn"] == true;
+    let can_mark = REGISTRY.iter().any(|a| a.name == aqm && a.ecn);
+    if ecn_profile && can_mark {
+        format!("{{ kind = \"{aqm}\", ecn = true }}")
+    } else {
+        format!("\"{aqm}\"")
+    }
+}
+
 fn scenario(d: &Dumbbell, profile: &str) -> Scenario {
     let delays: Vec<String> = d.access_ms.iter().map(|ms| format!("\"{ms}ms\"")).collect();
     Scenario::from_toml(&format!(
@@ -62,7 +77,7 @@ fn scenario(d: &Dumbbell, profile: &str) -> Scenario {
         [topology]
         kind = "dumbbell"
         senders = {n}
-        bottleneck = {{ rate = "{rate}Mbps", delay = "{delay}ms", queue = {{ limit = {buffer}, aqm = "{aqm}" }} }}
+        bottleneck = {{ rate = "{rate}Mbps", delay = "{delay}ms", queue = {{ limit = {buffer}, aqm = {aqm} }} }}
         access = {{ rate = "100Mbps", delay = [{delays}] }}
         [tcp]
         profile = "{profile}"
@@ -76,7 +91,7 @@ fn scenario(d: &Dumbbell, profile: &str) -> Scenario {
         rate = d.rate_mbps,
         delay = d.bottleneck_ms,
         buffer = d.buffer,
-        aqm = d.aqm,
+        aqm = aqm_table(d.aqm, profile),
         delays = delays.join(", "),
     ))
     .unwrap()
