@@ -208,8 +208,9 @@ TcpProfileOption = Annotated[
     typer.Option(
         "--tcp",
         help="TCP profile for every flow: ns2 (the papers' TCP), linux (a Linux 6.x host: CUBIC, "
-        "RFC 6675 + PRR, IW 10, min RTO 200 ms) or ns3 (ns-3.37's TcpSocketBase: NewReno, "
-        "RFC 6675 + PRR, IW 10, min RTO 1 s); the scenario keeps only its packet sizes and window.",
+        "RFC 6675 + PRR, IW 10, min RTO 200 ms), ns3 (ns-3.37's TcpSocketBase: NewReno, "
+        "RFC 6675 + PRR, IW 10, min RTO 1 s), or a Linux host with dctcp (ECN), prague (ECT(1), "
+        "L4S) or bbr (BBR v1); the scenario keeps only its packet sizes and window.",
     ),
 ]
 
