@@ -10,8 +10,8 @@
 //! (FQ-CoDel and FQ-PIE are aqmlab's flow-queueing disciplines).
 //!
 //! CoDel part (`cobalt_should_drop`, on each dequeued packet):
-//! - over_target = sojourn > target (and, with `rate_adjust`, > 4 MTU times on this link and
-//!   > 2 MTU times x bulk flows, 1 here). On becoming over target when not dropping: dropping,
+//! - over_target = sojourn > target (and, with `rate_adjust`, more than 4 MTU times on this
+//!   link and more than 2 MTU times x bulk flows, 1 here). On becoming over target when not dropping: dropping,
 //!   drop_next = control(now); count at least 1. Not over target: leave dropping.
 //! - next_due = count > 0 and now >= drop_next (decided before the step above). If next_due
 //!   and dropping: CE-mark an ECT packet (`ecn`), else drop; count + 1 (saturating);
@@ -503,8 +503,8 @@ mod tests {
         let cache = inv_sqrt_cache();
         let mut next = 111 * MS - 1;
         let mut expected = vec![111];
-        for count in 2..=5 {
-            next += scaled(100 * MS, cache[count]);
+        for &rec_inv_sqrt in &cache[2..=5] {
+            next += scaled(100 * MS, rec_inv_sqrt);
             expected.push(next.div_ceil(MS));
         }
         assert_eq!(expected, vec![111, 182, 240, 290, 335]);
