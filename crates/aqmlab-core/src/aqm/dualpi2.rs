@@ -57,6 +57,8 @@
 //! - `target` (15 ms), `t_update` (16 ms), `alpha` (0.16 Hz), `beta` (3.2 Hz): the base PI
 //!   controller (see [`super::pi2`] for Linux's 41/256 and 819/256 Hz)
 //! - `coupling` k (2): p_CL = k p'
+//! - `ecn` (true): Classic ECT packets are marked with p_C; false drops them instead (not a
+//!   Linux option: sch_dualpi2 always marks them; the L queue always marks, being ECN-only)
 //! - `step_thresh` (1 ms), `step_packets` (unset), `min_qlen_step` (0 packets)
 //! - `scheduler` ("wrr"), `c_protection` (10 %), `tshift` (40 ms, "ts_fifo" only)
 //! - `drop_overload` (true), `drop_early` (false), `pi_delay` ("max")
@@ -84,6 +86,12 @@ pub const PARAMS: &[ParamDoc] = &[
     pi2::ALPHA_DOC,
     pi2::BETA_DOC,
     doc("coupling", "2", "factor", "k: the L queue's coupled probability p_CL = k p'"),
+    doc(
+        "ecn",
+        "true",
+        "bool",
+        "CE-mark Classic ECT packets with p_C (Linux); false: drop them (L packets are always marked)",
+    ),
     doc(
         "step_thresh",
         "1ms",
@@ -169,6 +177,7 @@ pub struct DualPi2Params {
     pub alpha: f64,
     pub beta: f64,
     pub coupling: f64,
+    pub ecn: bool,
     pub step_thresh: Duration,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step_packets: Option<u32>,
@@ -191,6 +200,7 @@ impl Default for DualPi2Params {
             alpha: pi2::DEFAULT_ALPHA,
             beta: pi2::DEFAULT_BETA,
             coupling: 2.0,
+            ecn: true,
             step_thresh: Duration(1_000_000),
             step_packets: None,
             min_qlen_step: 0,
@@ -322,7 +332,7 @@ impl DualPi2 {
         let p = self.pi.p;
         let overload = self.cfg.coupling * p > 1.0;
         match queue {
-            Queue::C => pi2::classic_signal(p, ect, overload, rng),
+            Queue::C => pi2::classic_signal(p, ect, overload || !self.cfg.ecn, rng),
             Queue::L if overload => {
                 // `dualpi2_scalable_marking`: Classic drops first, the rest marked.
                 if self.cfg.drop_overload && pi2::roll(p, rng) && pi2::roll(p, rng) {
@@ -763,6 +773,15 @@ mod tests {
         // the step never applies to C: a 50 ms sojourn with p' = 0 leaves it alone
         let (m, d) = signals(cfg(), 0.0, &ect0, 50 * MS, 1_000);
         assert_eq!((m, d), (0.0, 0.0));
+        // ecn = false: ECT(0) dropped; L packets still marked
+        let no_ecn = || DualPi2Params {
+            ecn: false,
+            ..Default::default()
+        };
+        let (m, d) = signals(no_ecn(), 0.3, &ect0, 0, 20_000);
+        assert!(m == 0.0 && (d - 0.09).abs() < 0.01, "mark {m} drop {d}");
+        let (m, d) = signals(no_ecn(), 0.1, &l_pkt(), 0, 20_000);
+        assert!(d == 0.0 && (m - 0.2).abs() < 0.012, "mark {m} drop {d}");
     }
 
     #[test]

@@ -441,6 +441,20 @@ mod tests {
     }
 
     #[test]
+    fn set_takes_the_new_parameters_and_keeps_p() {
+        let mut a = Pi2::new(Pi2Params::default());
+        a.pi.p = 0.3;
+        a.pi.qdelay_prev = 20 * MS;
+        let next = Pi2::new(Pi2Params {
+            target: Duration(5 * MS),
+            ..Default::default()
+        });
+        assert!(a.reconfigure(Box::new(next)));
+        assert_eq!((a.pi.p, a.pi.qdelay_prev), (0.3, 20 * MS));
+        assert_eq!(a.cfg.target.0, 5 * MS);
+    }
+
+    #[test]
     fn parameters_are_checked_by_name() {
         let env = test_rig::env(100);
         for (bad, path) in [
