@@ -44,6 +44,7 @@
 //!   - L packet, no overload: with probability p_CL = k p', CE-marked (dropped if not-ECT).
 //!   - L packet in overload: with `drop_overload` (default) dropped with probability p'^2,
 //!     otherwise (and always without `drop_overload`) marked: RFC 9332 A.2.
+//!
 //!   Then the L queue's native AQM (`do_step_aqm`): an L packet whose sojourn exceeds
 //!   `step_thresh` (1 ms), or, with `step_packets` set, that leaves more than that many packets
 //!   in the L queue, is CE-marked (dropped if not-ECT). Marking twice is marking once, so an L
