@@ -4,9 +4,9 @@
 //! Management (AQM) for Low Latency, Low Loss, and Scalable Throughput (L4S)", 2023): section
 //! 2.1 (the coupling p_CL = k p', p_C = p'^2, k = 2), 2.4 (the structure: the L queue's
 //! native AQM and p_L = max(p'_L, p_CL)), 4.2.2 (the scheduler), 4.2.3 (overload: drop rather
-//! than mark once p_C exceeds p_Cmax), Appendix A (the DualPI2 pseudocode: classification, the dequeue-time
-//! signals, the PI update); Linux `net/sched/sch_dualpi2.c` (Linux 6.17+: `dualpi2_skb_classify`,
-//! `dualpi2_enqueue_skb`, `dequeue_packet`, `__dualpi2_qdisc_dequeue`, `must_drop`,
+//! than mark once p_C exceeds p_Cmax), Appendix A (the DualPI2 pseudocode: classification,
+//! the dequeue-time signals, the PI update); Linux `net/sched/sch_dualpi2.c` (Linux 6.17+:
+//! `dualpi2_skb_classify`, `dualpi2_enqueue_skb`, `dequeue_packet`, `__dualpi2_qdisc_dequeue`, `must_drop`,
 //! `dualpi2_classic_marking`, `dualpi2_scalable_marking`, `do_step_aqm`,
 //! `calculate_probability`, `dualpi2_calculate_c_protection`, `dualpi2_reset_default`), whose
 //! defaults and order of operations this follows. The base PI controller is PI2's
