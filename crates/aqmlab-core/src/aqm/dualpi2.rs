@@ -6,8 +6,8 @@
 //! native AQM and p_L = max(p'_L, p_CL)), 4.2.2 (the scheduler), 4.2.3 (overload: drop rather
 //! than mark once p_C exceeds p_Cmax), Appendix A (the DualPI2 pseudocode: classification,
 //! the dequeue-time signals, the PI update); Linux `net/sched/sch_dualpi2.c` (Linux 6.17+:
-//! `dualpi2_skb_classify`, `dualpi2_enqueue_skb`, `dequeue_packet`, `__dualpi2_qdisc_dequeue`, `must_drop`,
-//! `dualpi2_classic_marking`, `dualpi2_scalable_marking`, `do_step_aqm`,
+//! `dualpi2_skb_classify`, `dualpi2_enqueue_skb`, `dequeue_packet`, `__dualpi2_qdisc_dequeue`,
+//! `must_drop`, `dualpi2_classic_marking`, `dualpi2_scalable_marking`, `do_step_aqm`,
 //! `calculate_probability`, `dualpi2_calculate_c_protection`, `dualpi2_reset_default`), whose
 //! defaults and order of operations this follows. The base PI controller is PI2's
 //! ([`super::pi2::BasePi`]), shared, not copied. How each source was read, and what of RFC

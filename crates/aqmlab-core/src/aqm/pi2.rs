@@ -10,8 +10,9 @@
 //! `p' += alpha (curq - target) + beta (curq - prevq)`, curq the queuing time of the packet
 //! at the head, `cq.time()`, p' kept within [0, 1]; the squared drop or mark at dequeue);
 //! Linux `net/sched/sch_dualpi2.c` (`calculate_probability`, `must_drop`,
-//! `dualpi2_classic_marking`, `dualpi2_roll`, `dualpi2_reset_default`), whose conventions and defaults this follows. How each source was
-//! read, and what of RFC 9332 is unchecked: docs/readings.md, "PI2 and DualPI2".
+//! `dualpi2_classic_marking`, `dualpi2_roll`, `dualpi2_reset_default`), whose conventions
+//! and defaults this follows. How each source was read, and what of RFC 9332 is unchecked:
+//! docs/readings.md, "PI2 and DualPI2".
 //!
 //! The base controller ([`BasePi`]), every `t_update`, with qdelay the delay sampled then
 //! (seconds):
