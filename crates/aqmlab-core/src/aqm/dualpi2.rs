@@ -4,10 +4,10 @@
 //! Management (AQM) for Low Latency, Low Loss, and Scalable Throughput (L4S)", 2023): section
 //! 2.1 (the coupling p_CL = k p', p_C = p'^2, k = 2), 2.4 (the structure: the L queue's
 //! native AQM and p_L = max(p'_L, p_CL)), 4.2.2 (the scheduler), 4.2.3 (overload: drop rather
-//! than mark once p_C exceeds p_Cmax), Appendix A (the DualPI2 pseudocode: classification, the dequeue-time
-//! signals, the PI update); Linux `net/sched/sch_dualpi2.c` (Linux 6.17+: `dualpi2_skb_classify`,
-//! `dualpi2_enqueue_skb`, `dequeue_packet`, `__dualpi2_qdisc_dequeue`, `must_drop`,
-//! `dualpi2_classic_marking`, `dualpi2_scalable_marking`, `do_step_aqm`,
+//! than mark once p_C exceeds p_Cmax), Appendix A (the DualPI2 pseudocode: classification,
+//! the dequeue-time signals, the PI update); Linux `net/sched/sch_dualpi2.c` (Linux 6.17+:
+//! `dualpi2_skb_classify`, `dualpi2_enqueue_skb`, `dequeue_packet`, `__dualpi2_qdisc_dequeue`,
+//! `must_drop`, `dualpi2_classic_marking`, `dualpi2_scalable_marking`, `do_step_aqm`,
 //! `calculate_probability`, `dualpi2_calculate_c_protection`, `dualpi2_reset_default`), whose
 //! defaults and order of operations this follows. The base PI controller is PI2's
 //! ([`super::pi2::BasePi`]), shared, not copied. How each source was read, and what of RFC
@@ -44,6 +44,7 @@
 //!   - L packet, no overload: with probability p_CL = k p', CE-marked (dropped if not-ECT).
 //!   - L packet in overload: with `drop_overload` (default) dropped with probability p'^2,
 //!     otherwise (and always without `drop_overload`) marked: RFC 9332 A.2.
+//!
 //!   Then the L queue's native AQM (`do_step_aqm`): an L packet whose sojourn exceeds
 //!   `step_thresh` (1 ms), or, with `step_packets` set, that leaves more than that many packets
 //!   in the L queue, is CE-marked (dropped if not-ECT). Marking twice is marking once, so an L
@@ -57,11 +58,11 @@
 //! - `target` (15 ms), `t_update` (16 ms), `alpha` (0.16 Hz), `beta` (3.2 Hz): the base PI
 //!   controller (see [`super::pi2`] for Linux's 41/256 and 819/256 Hz)
 //! - `coupling` k (2): p_CL = k p'
+//! - `ecn` (true): Classic ECT packets are marked with p_C; false drops them instead (not a
+//!   Linux option: sch_dualpi2 always marks them; the L queue always marks, being ECN-only)
 //! - `step_thresh` (1 ms), `step_packets` (unset), `min_qlen_step` (0 packets)
 //! - `scheduler` ("wrr"), `c_protection` (10 %), `tshift` (40 ms, "ts_fifo" only)
-//! - `ecn` (true: Classic ECT(0) is marked with p_C; false: dropped, as a Classic AQM without
-//!   ECN would; the L queue always marks), `drop_overload` (true), `drop_early` (false),
-//!   `pi_delay` ("max")
+//! - `drop_overload` (true), `drop_early` (false), `pi_delay` ("max")
 
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::pi2::{self, BasePi, PiGains};
@@ -86,6 +87,12 @@ pub const PARAMS: &[ParamDoc] = &[
     pi2::ALPHA_DOC,
     pi2::BETA_DOC,
     doc("coupling", "2", "factor", "k: the L queue's coupled probability p_CL = k p'"),
+    doc(
+        "ecn",
+        "true",
+        "bool",
+        "CE-mark Classic ECT packets with p_C (Linux); false: drop them (L packets are always marked)",
+    ),
     doc(
         "step_thresh",
         "1ms",
@@ -125,12 +132,6 @@ pub const PARAMS: &[ParamDoc] = &[
         "ts_fifo: L is served while its head's age + tshift exceeds the C head's",
     )
     .with_plausible(0.0, 1.0),
-    doc(
-        "ecn",
-        "true",
-        "bool",
-        "Classic ECT(0) packets are CE-marked with p_C (Linux `dualpi2_classic_marking`); false: dropped as not-ECT (the L queue marks whatever this says)",
-    ),
     doc(
         "drop_overload",
         "true",
@@ -177,6 +178,7 @@ pub struct DualPi2Params {
     pub alpha: f64,
     pub beta: f64,
     pub coupling: f64,
+    pub ecn: bool,
     pub step_thresh: Duration,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step_packets: Option<u32>,
@@ -184,8 +186,6 @@ pub struct DualPi2Params {
     pub scheduler: Scheduler,
     pub c_protection: u8,
     pub tshift: Duration,
-    /// Classic ECT packets are marked (Linux) or, false, dropped like not-ECT ones.
-    pub ecn: bool,
     pub drop_overload: bool,
     pub drop_early: bool,
     pub pi_delay: PiDelay,
@@ -201,13 +201,13 @@ impl Default for DualPi2Params {
             alpha: pi2::DEFAULT_ALPHA,
             beta: pi2::DEFAULT_BETA,
             coupling: 2.0,
+            ecn: true,
             step_thresh: Duration(1_000_000),
             step_packets: None,
             min_qlen_step: 0,
             scheduler: Scheduler::Wrr,
             c_protection: 10,
             tshift: Duration(40_000_000),
-            ecn: true,
             drop_overload: true,
             drop_early: false,
             pi_delay: PiDelay::Max,
@@ -333,7 +333,7 @@ impl DualPi2 {
         let p = self.pi.p;
         let overload = self.cfg.coupling * p > 1.0;
         match queue {
-            Queue::C => pi2::classic_signal(p, ect && self.cfg.ecn, overload, rng),
+            Queue::C => pi2::classic_signal(p, ect, overload || !self.cfg.ecn, rng),
             Queue::L if overload => {
                 // `dualpi2_scalable_marking`: Classic drops first, the rest marked.
                 if self.cfg.drop_overload && pi2::roll(p, rng) && pi2::roll(p, rng) {
@@ -774,10 +774,10 @@ mod tests {
         // the step never applies to C: a 50 ms sojourn with p' = 0 leaves it alone
         let (m, d) = signals(cfg(), 0.0, &ect0, 50 * MS, 1_000);
         assert_eq!((m, d), (0.0, 0.0));
-        // ecn = false: Classic ECT(0) is dropped with p_C like not-ECT; L is still marked
+        // ecn = false: ECT(0) dropped; L packets still marked
         let no_ecn = || DualPi2Params {
             ecn: false,
-            ..DualPi2Params::default()
+            ..Default::default()
         };
         let (m, d) = signals(no_ecn(), 0.3, &ect0, 0, 20_000);
         assert!(m == 0.0 && (d - 0.09).abs() < 0.01, "mark {m} drop {d}");

@@ -6,12 +6,13 @@
 //! its auto-tuning table and square its output for Classic traffic, p_C = p'^2, which
 //! linearizes the controller against Reno's 1/sqrt(p) response); RFC 9332 (De Schepper,
 //! Briscoe, White, 2023) section 2.1 (the coupling p_C = (p_CL / k)^2, the base p' = p_CL /
-//! k) and Appendix A.1 (the PI update every Tupdate: `p' += alpha (curq - target) + beta (curq
-//! - prevq)`, curq the queuing time of the packet at the head, `cq.time()`, p' kept within
-//! [0, 1]; the squared drop or mark at dequeue); Linux `net/sched/sch_dualpi2.c`
-//! (`calculate_probability`, `must_drop`, `dualpi2_classic_marking`, `dualpi2_roll`,
-//! `dualpi2_reset_default`), whose conventions and defaults this follows. How each source was
-//! read, and what of RFC 9332 is unchecked: docs/readings.md, "PI2 and DualPI2".
+//! k) and Appendix A.1 (the PI update every Tupdate:
+//! `p' += alpha (curq - target) + beta (curq - prevq)`, curq the queuing time of the packet
+//! at the head, `cq.time()`, p' kept within [0, 1]; the squared drop or mark at dequeue);
+//! Linux `net/sched/sch_dualpi2.c` (`calculate_probability`, `must_drop`,
+//! `dualpi2_classic_marking`, `dualpi2_roll`, `dualpi2_reset_default`), whose conventions
+//! and defaults this follows. How each source was read, and what of RFC 9332 is unchecked:
+//! docs/readings.md, "PI2 and DualPI2".
 //!
 //! The base controller ([`BasePi`]), every `t_update`, with qdelay the delay sampled then
 //! (seconds):
@@ -438,6 +439,20 @@ mod tests {
             ArrivalVerdict::Drop(DropKind::Early)
         );
         assert_eq!(a.on_departure(&q, &pkt, &mut rng), DepartureVerdict::Send);
+    }
+
+    #[test]
+    fn set_takes_the_new_parameters_and_keeps_p() {
+        let mut a = Pi2::new(Pi2Params::default());
+        a.pi.p = 0.3;
+        a.pi.qdelay_prev = 20 * MS;
+        let next = Pi2::new(Pi2Params {
+            target: Duration(5 * MS),
+            ..Default::default()
+        });
+        assert!(a.reconfigure(Box::new(next)));
+        assert_eq!((a.pi.p, a.pi.qdelay_prev), (0.3, 20 * MS));
+        assert_eq!(a.cfg.target.0, 5 * MS);
     }
 
     #[test]
