@@ -310,7 +310,7 @@ pub const TCP: &[StateDoc] = &[
     doc(
         "pacing_rate_bps",
         "bit/s",
-        "the kernel's pacing rate (emulation only: Linux TCP_INFO)",
+        "the pacing rate: the kernel's in emulation (Linux TCP_INFO); the rfc6675 sender's when it paces (tcp.pacing = \"on\" or bbr)",
     ),
     doc(
         "min_rtt_ms",
@@ -320,7 +320,7 @@ pub const TCP: &[StateDoc] = &[
     doc(
         "dctcp_alpha",
         "fraction",
-        "DCTCP's alpha, the smoothed fraction of data acknowledged with ECE (dctcp only)",
+        "DCTCP's alpha, the smoothed fraction of data acknowledged with ECE (dctcp and prague only)",
     ),
     doc(
         "hystart_phase",

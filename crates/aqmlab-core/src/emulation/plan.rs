@@ -116,6 +116,8 @@ pub(crate) fn plan(
                         CongestionControlKind::Cubic => "cubic",
                         // The kernel's own (net/ipv4/tcp_dctcp.c).
                         CongestionControlKind::Dctcp => "dctcp",
+                        // The L4S team's module (net/ipv4/tcp_prague.c), where installed.
+                        CongestionControlKind::Prague => "prague",
                     });
                     p.ecn = Some(tcp.ecn);
                     p.size_bytes = f.transfer.map(|t| t.0);

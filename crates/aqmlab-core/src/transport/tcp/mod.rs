@@ -10,6 +10,7 @@ mod held_runs;
 pub mod linux_delack;
 pub mod linux_rtt;
 mod ns3_state;
+pub mod pacing;
 pub mod profile;
 pub mod recovery;
 pub mod rfc6675_sender;
@@ -21,8 +22,9 @@ pub mod sink;
 mod transmissions;
 
 pub use config::{
-    DupacksAfterTimeout, EcnCodepoint, Handshake, PartialAckTimer, Recovery, RtoEstimatorKind,
-    RtoRestart, RttSampling, SsthreshBase, TcpConfig, TcpVariant, TimeoutResponse,
+    DupacksAfterTimeout, EcnCodepoint, Handshake, Pacing, PartialAckTimer, Recovery,
+    RtoEstimatorKind, RtoRestart, RttSampling, SsthreshBase, TcpConfig, TcpVariant,
+    TimeoutResponse,
 };
 pub use rfc6675_sender::Rfc6675Sender;
 pub use sender::TcpSender;

@@ -57,9 +57,10 @@
 //! timeout_response, frto, rtt_sampling, dupacks_after_timeout, partial_ack_timer, handshake,
 //! and the RTT estimator's rto_estimator, min_rto, max_rto, initial_rto, tick, max_backoff.
 
-use super::congestion::{CongestionControl, CwndGrowth};
+use super::congestion::{CongestionControl, CwndGrowth, EcnCut};
 use super::cwnd_use::CwndUse;
 use super::ns3_state::{handshake_sample, Ns3State};
+use super::pacing::{linux_pacing_rate, Pacer, Pacing, PacingInputs, PACING_TIMER};
 use super::recovery::prr::Prr;
 use super::recovery::rack_tlp::{
     linux_probe_timeout, probe_timeout, ProbeOutcome, PtoRule, Rack, TailLossProbe,
@@ -162,6 +163,9 @@ pub struct Rfc6675Sender {
     ns3: Option<Box<Ns3State>>,
     /// With `grow_only_when_cwnd_limited`: how much of cwnd the flow uses (`cwnd_use.rs`).
     cwnd_use: Option<Box<CwndUse>>,
+    /// With `pacing = "on"` or a controller that always paces: the departure times and the
+    /// pacing timer (`pacing.rs`). None: sends are clocked by the window alone, as before.
+    pacer: Option<Box<Pacer>>,
 }
 
 /// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
@@ -182,19 +186,23 @@ impl Rfc6675Sender {
     pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>, rng: RngStream) -> Self {
         let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
         let cfg_overhead = cfg.overhead.0;
+        let cc = CongestionControl::new(
+            cfg.congestion_control,
+            cfg.cubic,
+            cfg.hystart,
+            cfg.cwnd_growth,
+        )
+        .with_dctcp(&cfg.dctcp)
+        .with_prague(&cfg.prague);
+        let paced = cfg.pacing == Pacing::On || cc.always_paces();
         Rfc6675Sender {
+            pacer: paced.then(Box::<Pacer>::default),
             ns3: Ns3State::for_config(&cfg),
             cwnd_use: cfg
                 .grow_only_when_cwnd_limited
                 .then(Box::<CwndUse>::default),
             rtt: RtoEstimator::new(&cfg),
-            cc: CongestionControl::new(
-                cfg.congestion_control,
-                cfg.cubic,
-                cfg.hystart,
-                cfg.cwnd_growth,
-            )
-            .with_dctcp(&cfg.dctcp),
+            cc,
             scb: Scoreboard::new(
                 cfg.dupack_threshold,
                 if cfg.rack_tlp.enabled {
@@ -267,6 +275,9 @@ impl Rfc6675Sender {
     pub fn stop(&mut self, _cx: &mut AgentCtx) {
         self.running = false;
         self.rtx.cancel();
+        if let Some(p) = &mut self.pacer {
+            p.timer.cancel();
+        }
         if let Some(d) = &mut self.delayed {
             d.timer.cancel();
         }
@@ -296,6 +307,16 @@ impl Rfc6675Sender {
                     XmitTimer::Probe => self.send_probe(cx),
                 }
             }
+            PACING_TIMER if self.running => {
+                let expired = self
+                    .pacer
+                    .as_mut()
+                    .is_some_and(|p| cx.timer_expired(&mut p.timer, PACING_TIMER));
+                if expired {
+                    // `tcp_pace_kick`: send what the window (in a recovery, its cwnd) allows.
+                    self.send_delayed(cx);
+                }
+            }
             DELSND_TIMER if self.running => {
                 let expired = self
                     .delayed
@@ -316,6 +337,9 @@ impl Rfc6675Sender {
         out("rto_ms", self.rtt.rto() as f64 / 1e6);
         out("in_flight", self.flight_size() as f64);
         out("pipe", self.scb.pipe() as f64);
+        if let Some(rate) = self.pacer.as_ref().and_then(|p| p.rate()) {
+            out("pacing_rate_bps", rate * 8.0);
+        }
         self.cc.state(out);
     }
 
@@ -409,13 +433,13 @@ impl Rfc6675Sender {
             }
         });
         let advanced = u.newly_acked > 0;
-        // DCTCP's alpha counts every ACK's delivered packets, with ECE or not, in recovery
-        // too (Linux `tcp_count_delivered`, then `tcp_in_ack_event`).
+        // DCTCP's alpha counts every ACK's delivered packets, with ECE or not, in recovery too
+        // (Linux `tcp_count_delivered`, then `tcp_in_ack_event`); Prague's after the ECN
+        // response below.
         self.cc.on_ack_ecn(
             u.delivered,
             ece,
-            self.scb.snd_una(),
-            self.scb.high_data() + 1,
+            (self.scb.snd_una(), self.scb.high_data() + 1),
         );
         if let Some(rack) = &mut self.rack {
             if dsack_end.is_some() {
@@ -491,13 +515,36 @@ impl Rfc6675Sender {
             }
         }
         if ece && cum > self.ecn_recover && !self.scb.in_recovery() {
-            // The controller's ECN response (DCTCP's alpha / 2; a loss's for the others).
-            self.ssthresh = self.cc.reduce_on_ecn(self.reduction_base(false)).max(2);
+            // The controller's ECN response (DCTCP's alpha / 2, Prague's on a fractional
+            // window; a loss's for the others).
+            let slow_start = self.cwnd < self.ssthresh as f64;
+            match self
+                .cc
+                .on_ecn(self.reduction_base(false), self.cwnd, cx.now, slow_start)
+            {
+                EcnCut::Ssthresh(s) => {
+                    self.ssthresh = s.max(2);
+                    self.cwnd = self.ssthresh as f64;
+                    cx.stats.ecn_reductions += 1;
+                }
+                EcnCut::Window(w) => {
+                    self.cwnd = w;
+                    self.ssthresh = (w.floor() as i64).max(2);
+                    cx.stats.ecn_reductions += 1;
+                }
+                EcnCut::None => {}
+            }
             self.cong_action = true;
-            self.cwnd = self.ssthresh as f64;
             self.ecn_recover = self.scb.high_data();
-            cx.stats.ecn_reductions += 1;
         }
+        self.cc.after_ecn_response(
+            u.delivered,
+            ece,
+            (self.scb.snd_una(), self.scb.high_data() + 1),
+            cx.now,
+            self.rtt.srtt(),
+            self.cwnd < self.ssthresh as f64,
+        );
 
         let newly_lost = self.rack_detect_loss(cx);
         // RFC 9937's SafeACK: the cumulative point advanced and no packet is newly deemed lost.
@@ -506,6 +553,7 @@ impl Rfc6675Sender {
             None => self.scb.loss_revealed_since(lost_edge_before),
         };
         let safe_ack = advanced && !loss_revealed;
+        self.refresh_pacing_rate();
 
         if self.frto.is_some() && self.frto_on_ack(cx, &u, original_delivered) {
             return;
@@ -538,6 +586,7 @@ impl Rfc6675Sender {
         }
         if advanced && !ece {
             self.grow(cx, &u);
+            self.refresh_pacing_rate();
         }
         let sent = self.send_window_or_delay(cx);
         if advanced || sent {
@@ -902,6 +951,13 @@ impl Rfc6675Sender {
         cx.stats.fast_recoveries += 1;
         self.recovery_since = Some(cx.now);
         let sndcnt = self.prr.on_ack(delivered, self.scb.pipe(), false);
+        if self.pacer.is_some() {
+            // Paced, the fast retransmit waits for its departure time like the rest (Linux
+            // `tcp_xmit_retransmit_queue` checks `tcp_pacing_check`; PRR gives it at least
+            // one packet, `tcp_cwnd_reduction`), so all go out as one allowance.
+            self.send_recovery(cx, sndcnt.max(1));
+            return;
+        }
         // The fast retransmit goes out whatever PRR allows on this first ACK, at once (ns-2's
         // `dupack_action` outputs it undelayed by `overhead`); the rest as any recovery send.
         self.send_recovery(cx, 1);
@@ -910,7 +966,13 @@ impl Rfc6675Sender {
 
     /// Sends up to `count` packets chosen by NextSeg.
     fn send_recovery(&mut self, cx: &mut AgentCtx, count: i64) {
-        for _ in 0..count {
+        for sent in 0..count {
+            if self.pacing_holds(cx) {
+                // cwnd keeps what is still allowed, for the pacing timer's send (as Linux's
+                // PRR leaves it in snd_cwnd for `tcp_xmit_retransmit_queue`).
+                self.cwnd = (self.scb.pipe() + count - sent).max(1) as f64;
+                return;
+            }
             let next_new = self.scb.high_data() + 1;
             let Some(seg) = self.scb.next_seg(self.new_data_allowed(next_new)) else {
                 break;
@@ -924,7 +986,7 @@ impl Rfc6675Sender {
     fn send_limited(&mut self, cx: &mut AgentCtx) {
         let next = self.scb.high_data() + 1;
         let allowed = self.flight_size() < self.cwnd.floor() as i64 + self.dupacks as i64;
-        if allowed && self.new_data_allowed(next) {
+        if allowed && self.new_data_allowed(next) && !self.pacing_holds(cx) {
             self.output(cx, NextSeg::New(next));
             self.t_seqno = next + 1;
         }
@@ -1014,10 +1076,13 @@ impl Rfc6675Sender {
             if outstanding >= cwnd || outstanding >= self.cfg.window as i64 {
                 break;
             }
+            if seq > self.scb.high_data() && !self.new_data_allowed(seq) {
+                break;
+            }
+            if self.pacing_holds(cx) {
+                break;
+            }
             if seq > self.scb.high_data() {
-                if !self.new_data_allowed(seq) {
-                    break;
-                }
                 self.output(cx, NextSeg::New(seq));
                 sent = true;
             } else {
@@ -1048,6 +1113,8 @@ impl Rfc6675Sender {
     /// drops than the kernel through the same PIE (issue 26, docs/validation.md).
     fn grow(&mut self, cx: &mut AgentCtx, u: &AckUpdate) {
         let acked = match self.cfg.cwnd_growth {
+            // Prague counts every packet delivered (tcp_prague.c `rs->acked_sacked`).
+            _ if self.cc.counts_delivered() => u.delivered,
             CwndGrowth::PerAck => u.newly_acked,
             CwndGrowth::PacketsAcked => u.delivered,
         };
@@ -1145,6 +1212,43 @@ impl Rfc6675Sender {
         cx.set_timer(&mut self.rtx, RTX_TIMER, self.rto_at);
     }
 
+    /// Linux `tcp_pacing_check`: whether the next send must wait for its departure time; if
+    /// so the pacing timer is armed for it.
+    fn pacing_holds(&mut self, cx: &mut AgentCtx) -> bool {
+        let Some(pacer) = &mut self.pacer else {
+            return false;
+        };
+        let Some(at) = pacer.hold_until(cx.now) else {
+            return false;
+        };
+        if pacer.timer.deadline() != Some(at) {
+            cx.set_timer(&mut pacer.timer, PACING_TIMER, at);
+        }
+        true
+    }
+
+    /// The pacing rate after an ACK's window update (Linux `tcp_cong_control`, then
+    /// `tcp_update_pacing_rate`): the controller's own, else Linux's rule.
+    fn refresh_pacing_rate(&mut self) {
+        if self.pacer.is_none() {
+            return;
+        }
+        let inputs = PacingInputs {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            packets_out: self.flight_size(),
+            srtt: self.rtt.srtt(),
+            packet_bytes: self.cfg.data_size(),
+        };
+        let rate = self
+            .cc
+            .pacing_rate(&inputs)
+            .or_else(|| linux_pacing_rate(&inputs));
+        if let Some(p) = &mut self.pacer {
+            p.set_rate(rate);
+        }
+    }
+
     fn check_completion(&mut self, cx: &mut AgentCtx) {
         if !self.completed && self.curseq != i64::MAX && self.scb.snd_una() >= self.curseq {
             self.completed = true;
@@ -1183,6 +1287,9 @@ impl Rfc6675Sender {
         let sends = u64::from(self.transmissions.on_sent(seq));
         cx.stats.max_transmissions = cx.stats.max_transmissions.max(sends);
         cx.stats.packets_sent += 1;
+        if let Some(pacer) = &mut self.pacer {
+            pacer.on_sent(cx.now, p.size);
+        }
         cx.send(p);
         let head_resent = !new_data && seq == self.scb.snd_una();
         if head_resent

@@ -328,3 +328,45 @@ fn tcp_is_cwnd_limited_keeps_a_receiver_limited_cwnd() {
         assert_eq!(cwnds, expected, "grow_only_when_cwnd_limited = {gated}");
     }
 }
+
+/// Pacing (`tcp.pacing = "on"`, `pacing.rs`), by hand (Reno, IW 10, timestamps, 1040-byte
+/// packets):
+/// - 0 ms: packets 0..=9 at once (no RTT sample yet, and Linux leaves the first 10 unpaced).
+/// - 100 ms: the ACK of all ten: srtt 100 ms, cwnd 11 (slow start), 11 < ssthresh 100 / 2:
+///   rate = 200 % x 1040 x 11 / 0.1 s = 228 800 B/s, 1040 / rate = 4 545 454 ns. Packet 10
+///   leaves at once; the departure time had last moved at 0, so the send is late and half a
+///   packet's time is credited (`tcp_update_skb_after_send`): 11 follows 2 272 727 ns later,
+///   then each of 12..=20 one full gap after the one before.
+#[test]
+fn a_paced_sender_spaces_its_packets_by_size_over_rate() {
+    let mut c = base();
+    c.pacing = Pacing::On;
+    c.timestamps = true;
+    let mut h = H::validated(c);
+    let first = h.start();
+    assert_eq!(seqs(&first), (0..10).collect::<Vec<_>>());
+    assert!(first.iter().all(|p| p.sent_at == 0));
+    let at_ack = h.ack_echo(100 * MS, 9, &[], 0);
+    assert_eq!(seqs(&at_ack), [10]);
+    assert_eq!(h.state("pacing_rate_bps"), 228_800.0 * 8.0);
+    let gap: Time = 4_545_454;
+    let rest = h.run_until(200 * MS);
+    assert_eq!(seqs(&rest), (11..=20).collect::<Vec<_>>(), "cwnd 11");
+    let times: Vec<Time> = rest.iter().map(|p| p.sent_at).collect();
+    let want: Vec<Time> = (0..10).map(|k| 100 * MS + gap / 2 + k * gap).collect();
+    assert_eq!(times, want);
+}
+
+/// Pacing off (the default) leaves the sends exactly as before: the same ACKs give the
+/// same packets at the same times, and no pacing series.
+#[test]
+fn pacing_off_sends_the_window_at_once() {
+    let mut c = base();
+    c.timestamps = true;
+    let mut h = H::validated(c);
+    h.start();
+    let at_ack = h.ack_echo(100 * MS, 9, &[], 0);
+    assert_eq!(seqs(&at_ack), (10..=20).collect::<Vec<_>>());
+    assert!(at_ack.iter().all(|p| p.sent_at == 100 * MS));
+    assert!(h.state("pacing_rate_bps").is_nan());
+}
