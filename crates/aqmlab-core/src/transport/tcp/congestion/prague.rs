@@ -138,9 +138,11 @@ impl Prague {
 
     /// `prague_ai_ack_increase`, at the start of each round.
     fn update_ai(&mut self, srtt: Time) {
-        self.ai = if self.round < self.p.rtt_transition || srtt == 0 || srtt > MAX_SCALED_RTT {
-            1.0
-        } else if srtt >= self.p.rtt_target.0 {
+        let unscaled = self.round < self.p.rtt_transition
+            || srtt == 0
+            || srtt > MAX_SCALED_RTT
+            || srtt >= self.p.rtt_target.0;
+        self.ai = if unscaled {
             1.0
         } else {
             let r = srtt as f64 / self.p.rtt_target.0 as f64;
