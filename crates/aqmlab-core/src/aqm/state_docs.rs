@@ -388,7 +388,7 @@ pub const TCP: &[StateDoc] = &[
     doc(
         "dctcp_alpha",
         "fraction",
-        "DCTCP's alpha, the smoothed fraction of data acknowledged with ECE (dctcp only)",
+        "DCTCP's alpha, the smoothed fraction of data acknowledged with ECE (dctcp and prague only)",
     ),
     doc(
         "hystart_phase",

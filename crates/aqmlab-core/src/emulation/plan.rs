@@ -117,6 +117,8 @@ pub(crate) fn plan(
                         // The kernel's own (net/ipv4/tcp_dctcp.c).
                         CongestionControlKind::Dctcp => "dctcp",
                         CongestionControlKind::Bbr => "bbr",
+                        // The L4S team's module (net/ipv4/tcp_prague.c), where installed.
+                        CongestionControlKind::Prague => "prague",
                     });
                     p.ecn = Some(tcp.ecn);
                     p.size_bytes = f.transfer.map(|t| t.0);

@@ -2,7 +2,7 @@
 
 use super::congestion::cubic::{StateOnRto, TargetRtt};
 use super::congestion::{
-    CongestionControlKind, CubicParams, CwndGrowth, DctcpParams, HystartParams,
+    CongestionControlKind, CubicParams, CwndGrowth, DctcpParams, HystartParams, PragueParams,
 };
 pub use super::pacing::Pacing;
 use super::recovery::prr::PrrBound;
@@ -293,6 +293,10 @@ pub struct TcpConfig {
     /// DCTCP's parameters (used with `congestion_control = "dctcp"`): `g` (1/16), `alpha_init`
     /// (1.0, Linux), `loss_response` (`halve`, RFC 8257 3.4 and Linux >= 5.1 | `alpha`).
     pub dctcp: DctcpParams,
+    /// TCP Prague's parameters (used with `congestion_control = "prague"`): `rtt_target`
+    /// (25 ms, the reference RTT of its RTT independence), `rtt_transition` (4 rounds out of
+    /// slow start before it applies).
+    pub prague: PragueParams,
     /// A hybrid slow start: `hystart = { kind = "rfc9406" }` (or `{ enabled = true }`) is
     /// HyStart++ (RFC 9406) in the first slow start, with either controller: slow start then
     /// grows by min(packets acked, 8) per ACK and, when a round's minimum RTT exceeds the
@@ -399,6 +403,7 @@ impl Default for TcpConfig {
             cwnd_growth: CwndGrowth::PerAck,
             cubic: CubicParams::default(),
             dctcp: DctcpParams::default(),
+            prague: PragueParams::default(),
             hystart: HystartParams::default(),
             rack_tlp: RackTlpParams::default(),
             rto_restart: RtoRestart::NewAck,
@@ -431,7 +436,11 @@ impl TcpConfig {
     /// Data packets carry ECT(1) rather than ECT(0).
     #[inline]
     pub fn sends_ect1(&self) -> bool {
-        self.ecn && self.ecn_codepoint == EcnCodepoint::Ect1
+        // Prague's data always carries ECT(1) (RFC 9331 section 4.1; tcp_prague.c
+        // `TCP_CONG_WANTS_ECT_1`).
+        self.ecn
+            && (self.ecn_codepoint == EcnCodepoint::Ect1
+                || self.congestion_control == CongestionControlKind::Prague)
     }
 
     /// The partial-ACK timer rule in force: the configured one, else ns-2's default for the
@@ -451,7 +460,10 @@ impl TcpConfig {
     /// The receiver echoes CE exactly, ACK by ACK (RFC 8257 section 3.2), instead of RFC
     /// 3168's latched ECE: whenever the sender's controller reads the echo as a fraction.
     pub fn exact_ce_echo(&self) -> bool {
-        matches!(self.congestion_control, CongestionControlKind::Dctcp)
+        matches!(
+            self.congestion_control,
+            CongestionControlKind::Dctcp | CongestionControlKind::Prague
+        )
     }
 
     /// Bytes of a data packet on the wire.
@@ -497,6 +509,7 @@ impl TcpConfig {
                 "\"bbr\" needs recovery = \"rfc6675\" (it runs on the delivery-rate samples and pacing of the modern sender)".into(),
             );
         }
+        self.prague.validate(&format!("{path}.prague"))?;
         if self.timestamps && self.recovery != Recovery::Rfc6675 {
             return err(
                 "timestamps",

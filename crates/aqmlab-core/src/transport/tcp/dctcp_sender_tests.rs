@@ -140,3 +140,98 @@ fn dctcp_needs_the_rfc6675_sender_and_ecn() {
     assert_eq!(parsed.congestion_control, CongestionControlKind::Dctcp);
     assert!(parsed.exact_ce_echo());
 }
+
+/// TCP Prague in the sender, by hand (tcp_prague.c 0.7; draft-briscoe-iccrg-prague):
+/// - every data packet ECT(1), whatever `ecn_codepoint` says; the first 10 unpaced;
+/// - ACK 0 at 10 ms: the first RTT sample (10 ms); the first round ends (snd_una 1 >= 0) with
+///   no CE seen: alpha stays 0 and is not updated; cwnd 10 -> 10.1 (ai = 1 before the RTT
+///   independence); pacing at 1040 B (1000 + 40) x max(10, 9) / 10 ms = 1.04 MB/s = 8.32
+///   Mb/s (100 %, not Linux's 120 %);
+/// - ACK 1 with ECE: the first mark halves the window: 10.1 / 2 = 5.05 (fractional);
+/// - ACKs 2..=9 without ECE: each adds 1 / cwnd; the ACK of 9 ends the round (snd_una 10):
+///   F = 1/9, alpha = 1/16 x 1/9 = 1/144;
+/// - the next ECE past the first cut's window cuts by alpha / 2: cwnd x (1 - 1/288).
+#[test]
+fn prague_marks_ect1_paces_halves_at_the_first_mark_then_cuts_by_alpha() {
+    let cfg = TcpConfig {
+        congestion_control: CongestionControlKind::Prague,
+        ..dctcp()
+    };
+    let mut h = H::validated(cfg);
+    let sent = h.start();
+    assert_eq!(sent.len(), 10);
+    assert!(sent.iter().all(|p| p.ecn.ect && p.ecn.ect1));
+    assert!(h.state("pacing_rate_bps").is_nan() || h.state("pacing_rate_bps") == 0.0);
+    let mut high = 9;
+    let track = |ps: Vec<Packet>, high: &mut i64| {
+        for p in ps {
+            assert!(p.ecn.ect1, "ECT(1) on every data packet");
+            *high = (*high).max(p.seq);
+        }
+    };
+    let ps = ack(&mut h, 10 * MS, 0, &[], false);
+    track(ps, &mut high);
+    assert_eq!(h.state("dctcp_alpha"), 0.0);
+    assert!((h.state("cwnd") - 10.1).abs() < 1e-12);
+    assert_eq!(h.state("pacing_rate_bps"), 8.32e6);
+    let ps = ack(&mut h, 11 * MS, 1, &[], true);
+    track(ps, &mut high);
+    assert!(
+        (h.state("cwnd") - 5.05).abs() < 1e-12,
+        "{}",
+        h.state("cwnd")
+    );
+    assert_eq!(h.state("ssthresh"), 5.0);
+    let mut w = 5.05;
+    for cum in 2..=9 {
+        let ps = ack(&mut h, (10 + cum as u64) * MS, cum, &[], false);
+        track(ps, &mut high);
+        w += 1.0 / w;
+    }
+    assert!(
+        (h.state("cwnd") - w).abs() < 1e-9,
+        "{} {w}",
+        h.state("cwnd")
+    );
+    assert!((h.state("dctcp_alpha") - 1.0 / 144.0).abs() < 1e-15);
+    // Send what the pacer holds, then an ECE on the ACK of everything sent: past the first
+    // cut's window, so it cuts by alpha / 2 on the fractional window.
+    let ps = h.run_until(100 * MS);
+    track(ps, &mut high);
+    assert!(high > 10, "the window kept sending: {high}");
+    let before = h.state("cwnd");
+    ack(&mut h, 101 * MS, high, &[], true);
+    let after = h.state("cwnd");
+    assert!(
+        (after - before * (1.0 - 1.0 / 288.0)).abs() < 1e-9,
+        "{before} -> {after}"
+    );
+}
+
+#[test]
+fn prague_needs_rfc6675_and_ecn_and_validates_its_parameters() {
+    let mut cfg = TcpConfig {
+        congestion_control: CongestionControlKind::Prague,
+        ..dctcp()
+    };
+    cfg.ecn = false;
+    assert_eq!(cfg.validate("tcp").unwrap_err().path, "tcp.ecn");
+    cfg.ecn = true;
+    cfg.recovery = Recovery::Ns2;
+    assert_eq!(
+        cfg.validate("tcp").unwrap_err().path,
+        "tcp.congestion_control"
+    );
+    cfg.recovery = Recovery::Rfc6675;
+    cfg.prague.rtt_target = Duration(0);
+    assert_eq!(
+        cfg.validate("tcp").unwrap_err().path,
+        "tcp.prague.rtt_target"
+    );
+    let parsed: TcpConfig = toml::from_str(
+        "congestion_control = \"prague\"\nrecovery = \"rfc6675\"\necn = true\nprague = { rtt_target = \"15ms\" }",
+    )
+    .unwrap();
+    assert!(parsed.sends_ect1() && parsed.exact_ce_echo());
+    assert_eq!(parsed.prague.rtt_target, Duration(15 * MS));
+}

@@ -58,7 +58,7 @@
 //! and the RTT estimator's rto_estimator, min_rto, max_rto, initial_rto, tick, max_backoff.
 
 use super::congestion::bbr::{AckInfo, Bbr, CaState};
-use super::congestion::{CongestionControl, CongestionControlKind, CwndGrowth};
+use super::congestion::{CongestionControl, CongestionControlKind, CwndGrowth, EcnCut};
 use super::cwnd_use::CwndUse;
 use super::delivery_rate::DeliveryRate;
 use super::ns3_state::{handshake_sample, Ns3State};
@@ -213,6 +213,7 @@ impl Rfc6675Sender {
                 cfg.cwnd_growth,
             )
             .with_dctcp(&cfg.dctcp)
+            .with_prague(&cfg.prague)
         };
         let paced = cfg.pacing == Pacing::On || cc.always_paces();
         let mut pacer = paced.then(Box::<Pacer>::default);
@@ -476,13 +477,13 @@ impl Rfc6675Sender {
             }
         });
         let advanced = u.newly_acked > 0;
-        // DCTCP's alpha counts every ACK's delivered packets, with ECE or not, in recovery
-        // too (Linux `tcp_count_delivered`, then `tcp_in_ack_event`).
+        // DCTCP's alpha counts every ACK's delivered packets, with ECE or not, in recovery too
+        // (Linux `tcp_count_delivered`, then `tcp_in_ack_event`); Prague's after the ECN
+        // response below.
         self.cc.on_ack_ecn(
             u.delivered,
             ece,
-            self.scb.snd_una(),
-            self.scb.high_data() + 1,
+            (self.scb.snd_una(), self.scb.high_data() + 1),
         );
         if let Some(r) = &mut self.rate {
             r.on_cum_ack(cum);
@@ -566,13 +567,36 @@ impl Rfc6675Sender {
         // BBR v1 does not react to ECN (Linux: `tcp_enter_cwr` calls `bbr_ssthresh`, which
         // does not cut, and with `cong_control` no PRR reduction follows).
         if ece && cum > self.ecn_recover && !self.scb.in_recovery() && self.rate.is_none() {
-            // The controller's ECN response (DCTCP's alpha / 2; a loss's for the others).
-            self.ssthresh = self.cc.reduce_on_ecn(self.reduction_base(false)).max(2);
+            // The controller's ECN response (DCTCP's alpha / 2, Prague's on a fractional
+            // window; a loss's for the others).
+            let slow_start = self.cwnd < self.ssthresh as f64;
+            match self
+                .cc
+                .on_ecn(self.reduction_base(false), self.cwnd, cx.now, slow_start)
+            {
+                EcnCut::Ssthresh(s) => {
+                    self.ssthresh = s.max(2);
+                    self.cwnd = self.ssthresh as f64;
+                    cx.stats.ecn_reductions += 1;
+                }
+                EcnCut::Window(w) => {
+                    self.cwnd = w;
+                    self.ssthresh = (w.floor() as i64).max(2);
+                    cx.stats.ecn_reductions += 1;
+                }
+                EcnCut::None => {}
+            }
             self.cong_action = true;
-            self.cwnd = self.ssthresh as f64;
             self.ecn_recover = self.scb.high_data();
-            cx.stats.ecn_reductions += 1;
         }
+        self.cc.after_ecn_response(
+            u.delivered,
+            ece,
+            (self.scb.snd_una(), self.scb.high_data() + 1),
+            cx.now,
+            self.rtt.srtt(),
+            self.cwnd < self.ssthresh as f64,
+        );
 
         let newly_lost = self.rack_detect_loss(cx);
         // RFC 9937's SafeACK: the cumulative point advanced and no packet is newly deemed lost.
@@ -1193,6 +1217,8 @@ impl Rfc6675Sender {
     /// drops than the kernel through the same PIE (issue 26, docs/validation.md).
     fn grow(&mut self, cx: &mut AgentCtx, u: &AckUpdate) {
         let acked = match self.cfg.cwnd_growth {
+            // Prague counts every packet delivered (tcp_prague.c `rs->acked_sacked`).
+            _ if self.cc.counts_delivered() => u.delivered,
             CwndGrowth::PerAck => u.newly_acked,
             CwndGrowth::PacketsAcked => u.delivered,
         };

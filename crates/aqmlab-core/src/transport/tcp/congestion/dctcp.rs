@@ -246,7 +246,8 @@ mod tests {
         d.est.alpha = 0.25;
         // 20 x 0.25 / 2 = 2.5 -> 2 packets less.
         assert_eq!(d.reduce_on_ecn(20), 18);
-        assert_eq!(d.reduce_on_ecn(7), 7 - 0); // 7 x 0.125 = 0.875 -> 0
+        // 7 x 0.25 / 2 = 0.875: rounded down, no cut at all.
+        assert_eq!(d.reduce_on_ecn(7), 7);
         assert_eq!(d.reduce_on_loss(20), 10);
         let old = Dctcp {
             loss: DctcpLossResponse::Alpha,

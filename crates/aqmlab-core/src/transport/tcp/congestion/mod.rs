@@ -22,6 +22,7 @@ pub mod hystart;
 pub mod hystart_linux;
 pub mod minmax;
 pub mod packet_counting;
+pub mod prague;
 pub mod reno;
 
 pub use bbr::Bbr;
@@ -29,6 +30,7 @@ pub use cubic::{Cubic, CubicParams};
 pub use dctcp::{Dctcp, DctcpParams};
 pub use hystart::{HyStart, HystartKind, HystartParams};
 pub use hystart_linux::LinuxHyStart;
+pub use prague::{Prague, PragueParams};
 pub use reno::Reno;
 
 use crate::sim::Time;
@@ -51,6 +53,21 @@ pub enum CongestionControlKind {
     /// BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00, Linux tcp_bbr.c; `bbr.rs`):
     /// model-based, always paced; `recovery = "rfc6675"` only.
     Bbr,
+    /// TCP Prague (draft-briscoe-iccrg-prague-congestion-control, RFC 9331 section 4.3,
+    /// tcp_prague.c; `prague.rs`): ECT(1), DCTCP's alpha on the exact echo, RTT independence
+    /// down to 25 ms, always paced. Needs `recovery = "rfc6675"` and `ecn = true`.
+    Prague,
+}
+
+/// What an ECN echo does to the window ([`CongestionControl::on_ecn`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum EcnCut {
+    /// ssthresh = this (before the floor of 2), cwnd = ssthresh.
+    Ssthresh(i64),
+    /// cwnd = this fractional window (Prague), ssthresh its whole part.
+    Window(f64),
+    /// No cut this time (Prague within its reference RTT of the last cut).
+    None,
 }
 
 /// What one new ACK is worth to the window (`tcp.cwnd_growth`).
@@ -87,6 +104,7 @@ enum Law {
     Dctcp(Dctcp),
     /// Boxed: BBR's state is several times CUBIC's, and every sender would carry it.
     Bbr(Box<Bbr>),
+    Prague(Prague),
 }
 
 #[derive(Debug, Clone)]
@@ -116,6 +134,7 @@ impl CongestionControl {
                 10.0,
                 0,
             ))),
+            CongestionControlKind::Prague => Law::Prague(Prague::new(&PragueParams::default())),
         };
         if let Law::Bbr(_) = law {
             return CongestionControl {
@@ -130,9 +149,11 @@ impl CongestionControl {
             (Some(HystartKind::Linux), Law::Cubic(_)) => {
                 Some(Hystart::Linux(LinuxHyStart::default()))
             }
-            (Some(HystartKind::Linux), Law::Reno(_) | Law::Dctcp(_) | Law::Bbr(_)) | (None, _) => {
-                None
-            }
+            (
+                Some(HystartKind::Linux),
+                Law::Reno(_) | Law::Dctcp(_) | Law::Bbr(_) | Law::Prague(_),
+            )
+            | (None, _) => None,
         };
         CongestionControl {
             law,
@@ -175,6 +196,20 @@ impl CongestionControl {
         }
     }
 
+    /// The same controller with Prague's parameters (`tcp.prague`), for a Prague law.
+    pub fn with_prague(mut self, p: &PragueParams) -> Self {
+        if let Law::Prague(x) = &mut self.law {
+            *x = Prague::new(p);
+        }
+        self
+    }
+
+    /// Whether an ACK's worth is every packet it delivers, whatever `cwnd_growth` says
+    /// (Prague).
+    pub fn counts_delivered(&self) -> bool {
+        matches!(self.law, Law::Prague(_))
+    }
+
     /// A new cumulative ACK of `acked` packets outside recovery, at `now`, with the current
     /// smoothed RTT `srtt` (0 before the first sample): grows `cwnd`. Only HyStart++ writes
     /// `ssthresh` here (= cwnd when it leaves Conservative Slow Start).
@@ -199,6 +234,7 @@ impl CongestionControl {
             (Law::Reno(_) | Law::Dctcp(_), CwndGrowth::PacketsAcked) => {
                 Reno::on_ack_counted(cwnd, *ssthresh, acked, &mut self.acked_count)
             }
+            (Law::Prague(p), _) => p.grow(cwnd, *ssthresh, acked),
             (Law::Cubic(c), CwndGrowth::PacketsAcked) => {
                 c.on_ack_counted(cwnd, *ssthresh, acked, now, srtt, &mut self.acked_count)
             }
@@ -250,6 +286,8 @@ impl CongestionControl {
             Law::Dctcp(d) => d.reduce_on_loss(window),
             // `bbr_ssthresh` does not cut (the sender saves the window through `Bbr`).
             Law::Bbr(_) => window,
+            // tcp_prague.c `prague_enter_loss`: half, as classic TCP.
+            Law::Prague(_) => window / 2,
         }
     }
 
@@ -257,10 +295,48 @@ impl CongestionControl {
     /// SACK), whether it carries ECE, and snd_una / snd_nxt after it. DCTCP's alpha counts
     /// them (`dctcp.rs`); nothing for the other laws.
     #[inline]
-    pub fn on_ack_ecn(&mut self, delivered: i64, ece: bool, snd_una: i64, snd_nxt: i64) {
-        if let Law::Dctcp(d) = &mut self.law {
-            d.est.on_ack(delivered, ece, snd_una, snd_nxt);
+    pub fn on_ack_ecn(&mut self, delivered: i64, ece: bool, (snd_una, snd_nxt): (i64, i64)) {
+        match &mut self.law {
+            Law::Dctcp(d) => {
+                d.est.on_ack(delivered, ece, snd_una, snd_nxt);
+            }
+            Law::Reno(_) | Law::Cubic(_) | Law::Bbr(_) | Law::Prague(_) => {}
         }
+    }
+
+    /// The same ACK, after the sender's ECN response: Prague ends its rounds and updates
+    /// alpha here, after a cut on this ACK (Linux: `tcp_fastretrans_alert` enters CWR,
+    /// `prague_enter_cwr`, before `tcp_cong_control` calls `prague_cong_control`, which updates
+    /// alpha); DCTCP's alpha is updated before the cut (`tcp_in_ack_event` comes first).
+    #[inline]
+    pub fn after_ecn_response(
+        &mut self,
+        delivered: i64,
+        ece: bool,
+        (snd_una, snd_nxt): (i64, i64),
+        now: Time,
+        srtt: Time,
+        slow_start: bool,
+    ) {
+        if let Law::Prague(p) = &mut self.law {
+            p.on_ack(delivered, ece, (snd_una, snd_nxt), now, srtt, slow_start);
+        }
+    }
+
+    /// An ECN echo the sender acts on (at most once per window of data): `window` is the
+    /// sender's reduction base, `cwnd` its window, `slow_start` whether cwnd < ssthresh.
+    pub fn on_ecn(&mut self, window: i64, cwnd: f64, now: Time, slow_start: bool) -> EcnCut {
+        if let Law::Prague(p) = &mut self.law {
+            let cut = p.on_ecn(cwnd, now, slow_start);
+            if cut.is_some() {
+                self.acked_count.clear();
+                if let Some(Hystart::Rfc9406(h)) = &mut self.hystart {
+                    h.on_congestion();
+                }
+            }
+            return cut.map_or(EcnCut::None, EcnCut::Window);
+        }
+        EcnCut::Ssthresh(self.reduce_on_ecn(window))
     }
 
     /// An ECN echo (at most once per window, the sender decides) when `window` packets were
@@ -293,14 +369,22 @@ impl CongestionControl {
 
     /// Whether the controller paces whatever `tcp.pacing` says (bbr).
     pub fn always_paces(&self) -> bool {
-        matches!(self.law, Law::Bbr(_))
+        // tcp_bbr.c and tcp_prague.c `prague_init`: `SK_PACING_NEEDED`.
+        matches!(self.law, Law::Bbr(_) | Law::Prague(_))
     }
 
     /// The controller's own pacing rate in bytes (of wire size) per second, if it sets one;
     /// None = the sender's rule (Linux `tcp_update_pacing_rate`, `pacing.rs`).
-    pub fn pacing_rate(&self, _inputs: &super::pacing::PacingInputs) -> Option<f64> {
+    pub fn pacing_rate(&self, inputs: &super::pacing::PacingInputs) -> Option<f64> {
         match &self.law {
             Law::Bbr(b) => Some(b.pacing_rate()),
+            Law::Prague(_) => Prague::pacing_rate(
+                inputs.cwnd,
+                inputs.ssthresh,
+                inputs.packets_out,
+                inputs.srtt,
+                inputs.packet_bytes,
+            ),
             _ => None,
         }
     }
@@ -327,6 +411,7 @@ impl CongestionControl {
             Law::Cubic(c) => c.state(out),
             Law::Dctcp(d) => out("dctcp_alpha", d.est.alpha()),
             Law::Bbr(b) => b.state(out),
+            Law::Prague(p) => out("dctcp_alpha", p.alpha()),
             Law::Reno(_) => {}
         }
         match &self.hystart {
@@ -425,7 +510,9 @@ mod tests {
                     )
                     .1
                 }
-                CongestionControlKind::Dctcp | CongestionControlKind::Bbr => {
+                CongestionControlKind::Dctcp
+                | CongestionControlKind::Bbr
+                | CongestionControlKind::Prague => {
                     unreachable!("not in this test")
                 }
             };

@@ -1,0 +1,327 @@
+//! TCP Prague: DCTCP's scalable response made fit for the Internet, the L4S sender of RFC 9331.
+//!
+//! Sources: draft-briscoe-iccrg-prague-congestion-control (the algorithm and its defaults);
+//! RFC 9331 section 4.3 (the "Prague requirements" an L4S sender must meet: ECT(1), accurate
+//! ECN feedback, a scalable response, fall-back to classic on loss, RTT independence down to a
+//! reference RTT, no large bursts); and the L4S team's Linux module `net/ipv4/tcp_prague.c`
+//! (version 0.7, read for the choices the draft leaves open). Facts taken, code not.
+//!
+//! What is modelled, and from where:
+//! - ECT(1) on every data packet (RFC 9331 section 4.1; tcp_prague.c `TCP_CONG_WANTS_ECT_1`):
+//!   `TcpConfig::sends_ect1` is true for prague whatever `ecn_codepoint` says.
+//! - Feedback: the receiver's exact per-ACK CE echo (`sink.rs`, as for DCTCP) stands in for
+//!   Accurate ECN (RFC 9768 / draft-ietf-tcpm-accurate-ecn), which Prague requires
+//!   (`TCP_CONG_NEEDS_ACCECN`): each ACK tells which of the packets it covers were marked, which
+//!   is what AccECN's counters give the sender; the byte counters and their wrap are not
+//!   modelled.
+//! - alpha (`prague_update_alpha`): the DCTCP EWMA with g = 1/16 (`PRAGUE_SHIFT_G`) over a
+//!   round (snd_una past the snd_nxt of the round's start, `prague_e2e_rtt_elapsed`); once RTT
+//!   independent, a round also lasts at least `rtt_target` since the last update
+//!   (`prague_should_update_ewma`), the counts accumulating. alpha starts at 0 and is not
+//!   updated before the first CE (`saw_ce`); the first CE halves the window instead
+//!   (`prague_alpha_mode = 0`, "Half cwnd at 1st mark": `frac_cwnd = (frac_cwnd + 1) >> 1`).
+//! - Reduction on ECE (`prague_enter_cwr`, on entering CWR: at most once per round trip, the
+//!   sender's `ecn_recover`): cwnd -= alpha x cwnd / 2 on a fractional window (no rounding to
+//!   whole packets: tcp_prague.c keeps `frac_cwnd` in 2^-20 packets, so a small alpha still
+//!   reduces); once RTT independent, not again within `rtt_target` of the last cut.
+//! - Additive increase (`prague_update_cwnd`, `prague_ai_ack_increase`): only for the packets
+//!   an ACK delivers unmarked (`acked -= ece_delta`; with the exact echo an ACK's packets are
+//!   all marked or all not), each adding `ai / cwnd`; also during the round after a cut
+//!   (Prague grows in CWR, DCTCP does not), never in loss recovery. RTT independence, the
+//!   mode tcp_prague.c calls "rate-scaled" (`prague_rate_scaled_ai_ack_increase`, its only
+//!   mode in 0.7, the draft's section on RTT independence): after `rtt_transition` (4) rounds
+//!   out of slow start (`prague_is_rtt_indep`), with srtt below `rtt_target` (25 ms), ai =
+//!   (srtt / rtt_target)^2 instead of 1, so that the rate (cwnd / srtt) grows by one packet per
+//!   rtt_target per rtt_target, as a flow of RTT rtt_target would; srtt above 100 ms
+//!   (`MAX_SCALED_RTT`) or before the transition: ai = 1. Slow start: Linux `tcp_slow_start`
+//!   by the packets acked.
+//! - Loss (`prague_enter_loss`, from `prague_state(TCP_CA_Recovery)` and `CA_EVENT_LOSS`):
+//!   half the window, as classic TCP (RFC 9331 section 4.3's fall-back).
+//! - Pacing: Prague always paces (`SK_PACING_NEEDED`), at `prague_update_pacing_rate`'s rate:
+//!   packet size x max(cwnd, packets in flight) / srtt, doubled while cwnd < ssthresh / 2, at
+//!   least 12500 B/s (`MINIMUM_RATE`); 100 % in congestion avoidance, where Linux's default
+//!   rule (`tcp_update_pacing_rate`) uses 120 %.
+//!
+//! Not modelled (named so that nobody takes them for present): tcp_prague.c's rate-based
+//! window mode below 4 packets (`prague_cwnd_mode`, `cwnd_mode = 1`) with its +/- 3 % pacing
+//! variation per round, the MTU reduction below 2 packets, the GSO burst limit (aqmlab sends
+//! single packets), `prague_cwnd_undo`, and the step-wise (one packet per ACK) walk of
+//! `snd_cwnd` toward the fractional window: here cwnd is the fractional window at once.
+
+use crate::scenario::units::Duration;
+use crate::sim::Time;
+use serde::{Deserialize, Serialize};
+
+/// Prague's parameters (`tcp.prague`).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PragueParams {
+    /// The reference RTT down to which Prague is RTT independent (draft's default and
+    /// tcp_prague.c `RTT_TARGET`: 25 ms).
+    pub rtt_target: Duration,
+    /// Rounds out of slow start before the RTT independence starts (tcp_prague.c
+    /// `DEFAULT_RTT_TRANSITION`: 4).
+    pub rtt_transition: u32,
+}
+
+impl Default for PragueParams {
+    fn default() -> Self {
+        PragueParams {
+            rtt_target: Duration(25_000_000),
+            rtt_transition: 4,
+        }
+    }
+}
+
+impl PragueParams {
+    pub fn validate(&self, path: &str) -> Result<(), crate::scenario::ScenarioError> {
+        if self.rtt_target.0 == 0 {
+            return Err(crate::scenario::ScenarioError::new(
+                format!("{path}.rtt_target"),
+                "must be > 0",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Above this srtt the increase is not scaled (tcp_prague.c `MAX_SCALED_RTT`, 100 ms).
+const MAX_SCALED_RTT: Time = 100_000_000;
+/// tcp_prague.c `PRAGUE_SHIFT_G`: g = 1/16.
+const G: f64 = 1.0 / 16.0;
+/// The smallest window (tcp_prague.c `MIN_CWND_RTT`).
+pub const MIN_CWND: f64 = 2.0;
+/// The lowest pacing rate, bytes per second (tcp_prague.c `MINIMUM_RATE`, 100 kb/s).
+pub const MINIMUM_RATE: f64 = 12_500.0;
+
+#[derive(Debug, Clone)]
+pub struct Prague {
+    p: PragueParams,
+    alpha: f64,
+    saw_ce: bool,
+    /// The round ends when snd_una reaches this (`next_seq`).
+    round_end: i64,
+    acked: i64,
+    acked_ce: i64,
+    /// Rounds since slow start ended (`round`).
+    round: u32,
+    alpha_stamp: Time,
+    cwr_stamp: Option<Time>,
+    /// The additive increase per unmarked packet acked, times cwnd (`ai_ack_increase`).
+    ai: f64,
+}
+
+impl Prague {
+    pub fn new(p: &PragueParams) -> Self {
+        Prague {
+            p: *p,
+            alpha: 0.0,
+            saw_ce: false,
+            round_end: 0,
+            acked: 0,
+            acked_ce: 0,
+            round: 0,
+            alpha_stamp: 0,
+            cwr_stamp: None,
+            ai: 1.0,
+        }
+    }
+
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// RTT independent: out of slow start for `rtt_transition` rounds (`prague_is_rtt_indep`).
+    pub fn rtt_independent(&self, slow_start: bool) -> bool {
+        !slow_start && self.round >= self.p.rtt_transition
+    }
+
+    /// `prague_ai_ack_increase`, at the start of each round.
+    fn update_ai(&mut self, srtt: Time) {
+        let unscaled = self.round < self.p.rtt_transition
+            || srtt == 0
+            || srtt > MAX_SCALED_RTT
+            || srtt >= self.p.rtt_target.0;
+        self.ai = if unscaled {
+            1.0
+        } else {
+            let r = srtt as f64 / self.p.rtt_target.0 as f64;
+            r * r
+        };
+    }
+
+    /// Every ACK: the packets it newly delivers, with ECE or not, snd_una and snd_nxt after
+    /// it, the time, srtt, and whether the sender is in slow start. Ends rounds and updates
+    /// alpha (`prague_cong_control`: `prague_should_update_ewma`, `prague_update_alpha`,
+    /// `prague_new_round`).
+    pub fn on_ack(
+        &mut self,
+        delivered: i64,
+        ece: bool,
+        (snd_una, snd_nxt): (i64, i64),
+        now: Time,
+        srtt: Time,
+        slow_start: bool,
+    ) {
+        let delivered = delivered.max(0);
+        self.acked += delivered;
+        if ece {
+            self.acked_ce += delivered;
+            self.saw_ce = true;
+        }
+        let round_over = snd_una >= self.round_end;
+        let target_elapsed = now.saturating_sub(self.alpha_stamp) >= self.p.rtt_target.0;
+        if !round_over || (self.rtt_independent(slow_start) && !target_elapsed) {
+            return;
+        }
+        if self.saw_ce {
+            let f = if self.acked_ce > 0 {
+                self.acked_ce as f64 / self.acked.max(1) as f64
+            } else {
+                0.0
+            };
+            self.alpha = ((1.0 - G) * self.alpha + G * f).clamp(0.0, 1.0);
+            self.alpha_stamp = now;
+        }
+        // `prague_new_round`
+        self.round_end = snd_nxt;
+        self.acked = 0;
+        self.acked_ce = 0;
+        if !slow_start {
+            self.round = self.round.saturating_add(1);
+        }
+        self.update_ai(srtt);
+    }
+
+    /// Growth for `acked` packets delivered unmarked: slow start by the packets acked
+    /// (`tcp_slow_start`), then `ai / cwnd` each.
+    pub fn grow(&mut self, cwnd: &mut f64, ssthresh: i64, acked: i64) {
+        let mut acked = acked.max(0) as f64;
+        if *cwnd < ssthresh as f64 {
+            let room = ssthresh as f64 - *cwnd;
+            let step = acked.min(room);
+            *cwnd += step;
+            acked -= step;
+            if acked <= 0.0 {
+                return;
+            }
+        }
+        *cwnd += acked * self.ai / *cwnd;
+    }
+
+    /// The window after an ECN echo from `cwnd` at `now` (at most once per round, the sender
+    /// decides), or None when an RTT-independent flow cut less than `rtt_target` ago.
+    /// The first echo halves the window (alpha is still 0).
+    pub fn on_ecn(&mut self, cwnd: f64, now: Time, slow_start: bool) -> Option<f64> {
+        self.saw_ce = true;
+        if self.cwr_stamp.is_none() {
+            // `prague_update_cwnd` on the first ECE: frac_cwnd halved (alpha_mode 0); the
+            // CWR that follows cuts by alpha = 0.
+            self.cwr_stamp = Some(now);
+            return Some((cwnd / 2.0).max(MIN_CWND));
+        }
+        if self.rtt_independent(slow_start)
+            && self
+                .cwr_stamp
+                .is_some_and(|t| now.saturating_sub(t) < self.p.rtt_target.0)
+        {
+            return None;
+        }
+        self.cwr_stamp = Some(now);
+        Some((cwnd - self.alpha * cwnd / 2.0).max(MIN_CWND))
+    }
+
+    /// `prague_update_pacing_rate` in bytes per second; None before an RTT sample.
+    pub fn pacing_rate(
+        cwnd: f64,
+        ssthresh: i64,
+        packets_out: i64,
+        srtt: Time,
+        packet_bytes: u32,
+    ) -> Option<f64> {
+        if srtt == 0 {
+            return None;
+        }
+        let w = cwnd.floor().max(packets_out as f64).max(1.0);
+        let mut rate = packet_bytes as f64 * w / crate::sim::time::to_secs_f64(srtt);
+        if (cwnd.floor() as i64) < ssthresh / 2 {
+            rate *= 2.0;
+        }
+        Some(rate.max(MINIMUM_RATE))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Time = 1_000_000;
+
+    #[test]
+    fn the_first_mark_halves_then_alpha_cuts() {
+        let mut p = Prague::new(&PragueParams::default());
+        // No CE yet: rounds end, alpha stays 0 (not updated before an AQM is seen).
+        p.on_ack(10, false, (10, 20), 10 * MS, 10 * MS, false);
+        assert_eq!(p.alpha(), 0.0);
+        assert_eq!(p.on_ecn(20.0, 11 * MS, false), Some(10.0));
+        // Round 2 (ends at 20): 10 packets, 4 marked: alpha = 0 + (4/10) / 16 = 0.025.
+        p.on_ack(4, true, (14, 24), 12 * MS, 10 * MS, false);
+        p.on_ack(6, false, (20, 30), 13 * MS, 10 * MS, false);
+        assert!((p.alpha() - 0.025).abs() < 1e-15);
+        // A cut now: 10 - 0.025 x 10 / 2 = 9.875 (fractional: Linux's frac_cwnd).
+        assert_eq!(p.on_ecn(10.0, 14 * MS, false), Some(9.875));
+    }
+
+    /// After `rtt_transition` rounds out of slow start, with srtt 5 ms below the 25 ms
+    /// target: ai = (5 / 25)^2 = 0.04 per packet over cwnd, so 100 unmarked packets at cwnd
+    /// 100 add 0.04, where Reno (and Prague before the transition) adds 1. Cuts are then at
+    /// most one per 25 ms.
+    #[test]
+    fn rtt_independence_scales_the_increase_and_spaces_the_cuts() {
+        let mut p = Prague::new(&PragueParams::default());
+        let srtt = 5 * MS;
+        let mut cwnd = 100.0;
+        for _ in 0..100 {
+            p.grow(&mut cwnd, 10, 1);
+        }
+        assert!((cwnd - 101.0).abs() < 0.01, "{cwnd}");
+        let mut now = 0;
+        for r in 1..=4 {
+            now += srtt;
+            p.on_ack(1, false, (r * 100, (r + 1) * 100), now, srtt, false);
+        }
+        assert!(p.rtt_independent(false));
+        assert!((p.ai - 0.04).abs() < 1e-12, "{}", p.ai);
+        let mut cwnd = 100.0;
+        for _ in 0..100 {
+            p.grow(&mut cwnd, 10, 1);
+        }
+        assert!((cwnd - 100.04).abs() < 1e-4, "{cwnd}");
+        // First mark halves; a second within 25 ms is ignored; after 25 ms it cuts by alpha.
+        assert_eq!(p.on_ecn(100.0, now, false), Some(50.0));
+        assert_eq!(p.on_ecn(50.0, now + 24 * MS, false), None);
+        assert!(p.on_ecn(50.0, now + 25 * MS, false).is_some());
+        // In slow start ai does not apply: growth by the packets acked up to ssthresh.
+        let mut w = 10.0;
+        p.grow(&mut w, 12, 4);
+        assert!((w - 12.0 - 2.0 * 0.04 / 12.0).abs() < 1e-12, "{w}");
+    }
+
+    #[test]
+    fn pacing_is_cwnd_over_srtt_doubled_in_slow_start() {
+        // 10 packets of 1500 B per 10 ms: 1.5 MB/s; x2 while cwnd < ssthresh / 2.
+        assert_eq!(
+            Prague::pacing_rate(10.0, 10, 4, 10 * MS, 1500),
+            Some(1_500_000.0)
+        );
+        assert_eq!(
+            Prague::pacing_rate(10.0, 100, 4, 10 * MS, 1500),
+            Some(3_000_000.0)
+        );
+        assert_eq!(Prague::pacing_rate(10.0, 10, 4, 0, 1500), None);
+        assert_eq!(
+            Prague::pacing_rate(2.0, 2, 0, 1_000 * MS, 1500),
+            Some(MINIMUM_RATE)
+        );
+    }
+}
