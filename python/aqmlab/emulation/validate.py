@@ -46,7 +46,7 @@ METRICS: tuple[Metric, ...] = (
     ("retransmissions", "packets", _flows("retransmissions", "sum")),
 )
 
-SIMULATED_CONGESTION_CONTROLS = ("reno", "cubic")
+SIMULATED_CONGESTION_CONTROLS = ("reno", "cubic", "bbr")
 
 
 def linux_profile(scenario: Mapping[str, Any], congestion_control: str | None) -> dict[str, Any]:

@@ -379,6 +379,7 @@ mod tests {
                     )
                     .1
                 }
+                CongestionControlKind::Bbr => unreachable!("only Reno and CUBIC are driven here"),
             };
             assert!(
                 got.iter()
