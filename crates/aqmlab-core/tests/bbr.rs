@@ -196,7 +196,13 @@ fn bbr_needs_the_rfc6675_sender() {
         to = "receivers"
         "#;
     let e = Scenario::from_toml(toml).unwrap_err().to_string();
-    assert!(e.contains("congestion_control") && e.contains("rfc6675"), "{e}");
-    let ok = toml.replace("congestion_control = \"bbr\"", "congestion_control = \"bbr\"\n        recovery = \"rfc6675\"");
+    assert!(
+        e.contains("congestion_control") && e.contains("rfc6675"),
+        "{e}"
+    );
+    let ok = toml.replace(
+        "congestion_control = \"bbr\"",
+        "congestion_control = \"bbr\"\n        recovery = \"rfc6675\"",
+    );
     assert!(Scenario::from_toml(&ok).is_ok());
 }

@@ -28,8 +28,8 @@
 //! - cwnd = cwnd_gain (2 in ProbeBW) x BDP + the ACK-aggregation allowance
 //!   (`bbr_ack_aggregation_cwnd`, Linux 4.20+) + `bbr_quantization_budget` (3 TSO segments'
 //!   worth, rounded up to even, + 2 in the 1.25 phase); reached by adding the packets acked
-//!   (`bbr_set_cwnd`). In the first round of a recovery, packet conservation: cwnd = in flight
-//!   + acked; at its end the cwnd saved at its start comes back
+//!   (`bbr_set_cwnd`). In the first round of a recovery, packet conservation: cwnd = in
+//!   flight plus acked; at its end the cwnd saved at its start comes back
 //!   (`bbr_set_cwnd_to_recover_or_restore`, `bbr_save_cwnd`).
 //! - Long-term (policer) mode, "lt_bw" (`bbr_lt_bw_sampling`, `bbr_lt_bw_interval_done`): two
 //!   intervals of 4 to 16 rounds that each end on a loss, with loss rate >= 50/256 and
@@ -655,7 +655,7 @@ impl Bbr {
 
     /// `bbr_check_probe_rtt_done`; the window comes back in `set_cwnd`.
     fn check_probe_rtt_done(&mut self, rate: &DeliveryRate, now: Time) {
-        if !self.probe_rtt_done_stamp.is_some_and(|t| now > t) {
+        if self.probe_rtt_done_stamp.is_none_or(|t| now <= t) {
             return;
         }
         self.min_rtt_stamp = now;
