@@ -13,11 +13,21 @@ use aqmlab_core::{run, RunResult, Scenario};
 const BDP_PACKETS: f64 = 10e6 * 0.040 / 8.0 / 1500.0;
 
 fn path(flows: &[&str], buffer_bdp: f64, duration_s: u32, aqm: &str) -> Scenario {
+    path_measured_after(flows, buffer_bdp, duration_s, aqm, 5)
+}
+
+fn path_measured_after(
+    flows: &[&str],
+    buffer_bdp: f64,
+    duration_s: u32,
+    aqm: &str,
+    warmup_s: u32,
+) -> Scenario {
     let buffer = (buffer_bdp * BDP_PACKETS).round().max(2.0) as u32;
     let mut toml = format!(
         r#"
         duration = "{duration_s}s"
-        warmup = "5s"
+        warmup = "{warmup_s}s"
         sample_interval = "10ms"
         [topology]
         kind = "dumbbell"
@@ -137,4 +147,62 @@ fn bbr_diag() {
     }
     eprintln!("{:?}", r.flows[0]);
     eprintln!("{:?}", r.queue("bottleneck").unwrap());
+}
+
+/// BBR against CUBIC (one flow each, 10 Mb/s, 40 ms, 60 s measured after 10 s) over buffers of
+/// 0.5 to 10 BDP: BBR's share of the two flows' goodput, for docs/validation.md ("BBR").
+/// `cargo test --release -p aqmlab-core --test bbr bbr_against_cubic_shares -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore]
+fn bbr_against_cubic_shares() {
+    for bdp in [0.5, 1.0, 2.0, 5.0, 10.0] {
+        let mut shares = vec![];
+        let mut line = String::new();
+        for seed in 1..=3 {
+            let s = path_measured_after(&["bbr", "cubic"], bdp, 70, "droptail", 10);
+            let r = run(&s, seed).unwrap();
+            let (b, c) = (r.flows[0].goodput_bps, r.flows[1].goodput_bps);
+            let q = r.queue("bottleneck").unwrap();
+            shares.push(b / (b + c));
+            line += &format!(
+                " seed {seed}: bbr {:.2} cubic {:.2} Mb/s util {:.3} delay {:.1} ms loss {:.4};",
+                b / 1e6,
+                c / 1e6,
+                q.utilization,
+                q.mean_delay_ms,
+                q.loss_rate
+            );
+        }
+        let mean = shares.iter().sum::<f64>() / shares.len() as f64;
+        eprintln!("buffer {bdp} BDP: BBR share {mean:.3} {shares:.3?} |{line}");
+    }
+}
+
+#[test]
+fn bbr_needs_the_rfc6675_sender() {
+    let toml = r#"
+        duration = "1s"
+        [topology]
+        kind = "dumbbell"
+        senders = 1
+        bottleneck = { rate = "10Mbps", delay = "10ms" }
+        access = { rate = "100Mbps", delay = "1ms" }
+        [tcp]
+        congestion_control = "bbr"
+        [[flows]]
+        kind = "tcp"
+        from = "senders"
+        to = "receivers"
+        "#;
+    let e = Scenario::from_toml(toml).unwrap_err().to_string();
+    assert!(
+        e.contains("congestion_control") && e.contains("rfc6675"),
+        "{e}"
+    );
+    let ok = toml.replace(
+        "congestion_control = \"bbr\"",
+        "congestion_control = \"bbr\"\n        recovery = \"rfc6675\"",
+    );
+    assert!(Scenario::from_toml(&ok).is_ok());
 }

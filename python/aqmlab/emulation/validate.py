@@ -46,7 +46,7 @@ METRICS: tuple[Metric, ...] = (
     ("retransmissions", "packets", _flows("retransmissions", "sum")),
 )
 
-SIMULATED_CONGESTION_CONTROLS = ("reno", "cubic")
+SIMULATED_CONGESTION_CONTROLS = ("reno", "cubic", "bbr")
 
 
 def linux_profile(scenario: Mapping[str, Any], congestion_control: str | None) -> dict[str, Any]:
@@ -124,7 +124,9 @@ def validate_emulation(
 ) -> EmulationValidation:
     """Simulates ``scenario`` with the ``linux`` profile and emulates it, once per seed (the
     scenario's seed when ``seeds`` is None). A congestion control the simulator does not model
-    (``bbr``) is emulated only: its simulated column is NaN."""
+    is emulated only: its simulated column is NaN (reno, cubic and, since issue 28, bbr are
+    simulated; the scenario's ``tcp`` must then allow them, e.g. ``recovery = "rfc6675"`` for
+    bbr, which the linux profile gives)."""
     from .. import api
     from .emulate import emulate
 

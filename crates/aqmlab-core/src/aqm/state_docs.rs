@@ -373,7 +373,7 @@ pub const TCP: &[StateDoc] = &[
     doc(
         "delivery_rate_bps",
         "bit/s",
-        "the kernel's delivery rate estimate (emulation only: Linux TCP_INFO)",
+        "the delivery rate estimate: the kernel's in emulation (Linux TCP_INFO); the rfc6675 sender's with bbr (tcp_rate.c)",
     ),
     doc(
         "pacing_rate_bps",
@@ -389,6 +389,28 @@ pub const TCP: &[StateDoc] = &[
         "dctcp_alpha",
         "fraction",
         "DCTCP's alpha, the smoothed fraction of data acknowledged with ECE (dctcp and prague only)",
+    ),
+    doc(
+        "bbr_mode",
+        "code",
+        "BBR's mode: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT (bbr only)",
+    ),
+    doc(
+        "bbr_btl_bw_bps",
+        "bit/s",
+        "BBR's bottleneck bandwidth estimate BtlBw (its long-term rate while in policer mode; bbr only)",
+    ),
+    doc(
+        "bbr_rt_prop_ms",
+        "ms",
+        "BBR's minimum RTT estimate RTprop (bbr only)",
+    ),
+    doc("bbr_pacing_gain", "", "BBR's pacing gain (bbr only)"),
+    doc("bbr_cwnd_gain", "", "BBR's cwnd gain (bbr only)"),
+    doc(
+        "bbr_lt_use_bw",
+        "0/1",
+        "1 while BBR paces at its long-term (policer) rate (bbr only)",
     ),
     doc(
         "hystart_phase",

@@ -282,7 +282,9 @@ pub struct TcpConfig {
     /// transmit or a probe, as ns-2 sends those at once.
     pub overhead: Duration,
     /// How the window grows and shrinks: `reno` (RFC 5681 as ns-2 does it, the default) or
-    /// `cubic` (RFC 9438), with any `variant`'s loss recovery.
+    /// `cubic` (RFC 9438), with any `variant`'s loss recovery; or `bbr` (BBR v1 as Linux
+    /// tcp_bbr.c, `congestion/bbr.rs`: model-based, always paced), with `recovery =
+    /// "rfc6675"` only.
     pub congestion_control: CongestionControlKind,
     /// What an ACK is worth to the window: `per_ack` (one increase per ACK, ns-2's
     /// `opencwnd`, the default) | `packets_acked` (every packet it covers, Linux's
