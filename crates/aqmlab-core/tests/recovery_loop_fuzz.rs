@@ -97,6 +97,20 @@ fn scenario(d: &Dumbbell, profile: &str) -> Scenario {
     .unwrap()
 }
 
+/// The most times a flow may send one packet: twelve (above), or, when the flow's loss rate
+/// `p` makes a longer run of losses of one packet plausible, the k with n p^(k-1) = 1e-4 for
+/// its `n` packets sent. A sender that does not back off on loss (BBR v1 against a dropping
+/// AQM under overload: 57 BBR flows through PIE on 10 Mb/s lose a third of their packets) can
+/// lose a packet 12 times in a row without any loop; a loop sends a packet again that was not
+/// lost, which a low loss rate does not excuse: at 5 % loss the bound stays 12.
+fn transmission_bound(p: f64, n: u64) -> u32 {
+    if !(p > 0.0 && p < 1.0) || n == 0 {
+        return 12;
+    }
+    let k = 1.0 + (1e-4 / n as f64).ln() / p.ln();
+    12.max(k.ceil() as u32)
+}
+
 proptest! {
     // A fixed seed (the number, chosen once): the same 64 dumbbells on every run, as
     // the project's determinism asks; `PROPTEST_RNG_SEED` or `PROPTEST_CASES` explore more.
@@ -113,11 +127,13 @@ proptest! {
             let q = r.queue("bottleneck").unwrap();
             prop_assert!((0.0..=1.0).contains(&q.loss_rate), "{profile}: queue loss {}", q.loss_rate);
             for f in &r.flows {
+                let bound = transmission_bound(f.loss_rate, f.packets_sent);
                 prop_assert!(
-                    f.max_transmissions_of_a_segment <= 12,
-                    "{profile} {d:?} seed {seed}: flow {} sent a packet {} times",
+                    f.max_transmissions_of_a_segment <= bound,
+                    "{profile} {d:?} seed {seed}: flow {} sent a packet {} times (bound {bound} at loss {:.3})",
                     f.flow,
-                    f.max_transmissions_of_a_segment
+                    f.max_transmissions_of_a_segment,
+                    f.loss_rate
                 );
                 prop_assert!((0.0..=1.0).contains(&f.loss_rate), "{profile}: flow loss {}", f.loss_rate);
                 prop_assert!(f.rto_backoffs <= f.timeouts);

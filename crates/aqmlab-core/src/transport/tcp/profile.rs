@@ -8,11 +8,12 @@ use crate::scenario::ScenarioError;
 use serde_json::{Map, Value};
 
 /// (name, TOML text) of every profile.
-pub const PROFILES: [(&str, &str); 5] = [
+pub const PROFILES: [(&str, &str); 6] = [
     ("ns2", include_str!("profiles/ns2.toml")),
     ("linux", include_str!("profiles/linux.toml")),
     ("ns3", include_str!("profiles/ns3.toml")),
     ("dctcp", include_str!("profiles/dctcp.toml")),
+    ("prague", include_str!("profiles/prague.toml")),
     ("bbr", include_str!("profiles/bbr.toml")),
 ];
 
@@ -90,7 +91,7 @@ mod tests {
     #[test]
     fn a_sender_profile_is_the_linux_profile_with_its_own_fields() {
         let linux = profile_fields("linux").unwrap();
-        for name in ["dctcp", "bbr"] {
+        for name in ["dctcp", "prague", "bbr"] {
             let (_, text) = PROFILES.iter().find(|(n, _)| *n == name).unwrap();
             let own: toml::Table = toml::from_str(text).unwrap();
             assert_eq!(own["profile"].as_str(), Some("linux"), "{name}");
@@ -108,6 +109,7 @@ mod tests {
             "dctcp"
         );
         assert_eq!(profile_fields("dctcp").unwrap()["ecn"], true);
+        assert_eq!(profile_fields("prague").unwrap()["ecn_codepoint"], "ect1");
         // The rfc6675 sender, which DCTCP and BBR need, comes from the base.
         assert_eq!(profile_fields("bbr").unwrap()["recovery"], "rfc6675");
     }
