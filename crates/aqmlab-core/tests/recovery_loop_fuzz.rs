@@ -103,12 +103,12 @@ fn scenario(d: &Dumbbell, profile: &str) -> Scenario {
 /// AQM under overload: 57 BBR flows through PIE on 10 Mb/s lose a third of their packets) can
 /// lose a packet 12 times in a row without any loop; a loop sends a packet again that was not
 /// lost, which a low loss rate does not excuse: at 5 % loss the bound stays 12.
-fn transmission_bound(p: f64, n: u64) -> u32 {
+fn transmission_bound(p: f64, n: u64) -> u64 {
     if !(p > 0.0 && p < 1.0) || n == 0 {
         return 12;
     }
     let k = 1.0 + (1e-4 / n as f64).ln() / p.ln();
-    12.max(k.ceil() as u32)
+    12.max(k.ceil() as u64)
 }
 
 proptest! {
