@@ -33,6 +33,11 @@ def test_every_algorithm_of_the_mission_is_documented_and_implemented():
         "codel",
         "pie",
         "fq_codel",
+        "step_marking",
+        "pi2",
+        "dualpi2",
+        "fq_pie",
+        "cobalt",
     }
     builtin = reg[reg.builtin]
     assert mission <= set(builtin.name)
