@@ -21,6 +21,7 @@ __all__ = [
     "load_toml",
     "aqms",
     "series_docs",
+    "tcp_profiles",
     "version",
     "_panic_for_test",
     "table_columns",

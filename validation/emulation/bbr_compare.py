@@ -28,7 +28,7 @@ def probe_rtt_entries(result, flow: int = 0) -> list[float]:
     ts = result.timeseries
     s = ts[(ts.source == f"flow{flow}") & (ts.variable == "cwnd")].sort_values("time_s")
     out, above = [], False
-    for t, v in zip(s.time_s, s.value):
+    for t, v in zip(s.time_s, s.value, strict=True):
         if v <= 4 and above:
             out.append(round(float(t), 2))
         above = v > 4

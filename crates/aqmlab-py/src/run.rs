@@ -315,8 +315,8 @@ pub(crate) fn aqms(py: Python<'_>) -> PyResult<Py<PyList>> {
     Ok(out.unbind())
 }
 
-/// The TCP profiles the engine carries (`tcp.profile`), in its order: name -> the profile's
-/// fields (a profile built on another has the other's fields under its own).
+/// The TCP profiles the engine carries (`tcp.profile`), by name: name -> the profile's fields
+/// (a profile built on another has the other's fields under its own).
 #[pyfunction]
 pub(crate) fn tcp_profiles(py: Python<'_>) -> PyResult<Py<PyAny>> {
     use aqmlab_core::transport::tcp::profile::{profile_fields, PROFILES};
