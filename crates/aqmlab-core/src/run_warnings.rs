@@ -50,10 +50,13 @@ pub fn of(stats: &[FlowStats], span: Time) -> Vec<ScenarioWarning> {
         message: format!(
             "{} flow(s) spent more than half of the measurement period in fast recovery \
              without progress (the first unacknowledged packet still unacknowledged more than \
-             an RTO after its retransmission, the timer re-armed): flow {}; their recovery \
-             loops instead of repairing (see the flow table's max_transmissions_of_a_segment \
-             and rto_backoffs; with the `rfc6675` sender, prr_bound = \"safe_ack\" and a send \
-             jitter, `overhead`, break such loops)",
+             an RTO after its retransmission, the timer re-armed): flow {}; either their \
+             recovery loops instead of repairing (see the flow table's \
+             max_transmissions_of_a_segment, spurious_retransmissions and rto_backoffs; with \
+             the `rfc6675` sender, prr_bound = \"safe_ack\" and a send jitter, `overhead`, \
+             break such loops), or the network drops their retransmissions again and again \
+             (a high loss_rate with no spurious retransmission: a sender that does not back \
+             off on loss, BBR v1, through an overloaded AQM)",
             stalled.len(),
             names.join(", ")
         ),

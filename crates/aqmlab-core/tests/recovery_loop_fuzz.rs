@@ -111,6 +111,41 @@ fn transmission_bound(p: f64, n: u64) -> u64 {
     12.max(k.ceil() as u64)
 }
 
+/// Whether a stall warning names only flows whose head was really lost again and again, not
+/// resent in a loop: with D-SACK (the profile's receiver reports duplicates) none of the flow's
+/// retransmissions was spurious, it lost at least a fifth of its packets, and its most-sent
+/// packet is within [`transmission_bound`]. BBR v1 does not back off on loss: 27 BBR flows on
+/// 2 Mb/s through COBALT (seed 722) lose 40 % of their packets, and one flow's head was
+/// dropped 7 times in a row (each copy dropped by CoDel at dequeue, the packet trace shows),
+/// each resend and each timer restart one Linux makes too. A loop resends what was not lost,
+/// which D-SACK reveals; without D-SACK (the ns2 profile) no warning is excused.
+fn stall_from_real_losses(
+    message: &str,
+    flows: &[aqmlab_core::metrics::flow_stats::FlowSummary],
+    profile: &str,
+) -> bool {
+    if !message.contains("in fast recovery without progress")
+        || profile_fields(profile).unwrap()["dsack"] != true
+    {
+        return false;
+    }
+    // "flow 20 (66 % stalled, a packet sent 8 times), 31 (...)": the ids before " (".
+    let ids: Vec<usize> = message
+        .split(" % stalled")
+        .filter_map(|part| part.rsplit(['(', ' ']).nth(2)?.parse().ok())
+        .collect();
+    !ids.is_empty()
+        && ids.iter().all(|&i| {
+            let Some(f) = flows.iter().find(|f| f.flow as usize == i) else {
+                return false;
+            };
+            f.spurious_retransmissions == 0
+                && f.loss_rate >= 0.2
+                && f.max_transmissions_of_a_segment
+                    <= transmission_bound(f.loss_rate, f.packets_sent)
+        })
+}
+
 proptest! {
     // A fixed seed (the number, chosen once): the same 64 dumbbells on every run, as
     // the project's determinism asks; `PROPTEST_RNG_SEED` or `PROPTEST_CASES` explore more.
@@ -138,7 +173,12 @@ proptest! {
                 prop_assert!((0.0..=1.0).contains(&f.loss_rate), "{profile}: flow loss {}", f.loss_rate);
                 prop_assert!(f.rto_backoffs <= f.timeouts);
             }
-            prop_assert!(r.warnings.is_empty(), "{profile} {d:?} seed {seed}: {:?}", r.warnings);
+            for w in &r.warnings {
+                prop_assert!(
+                    stall_from_real_losses(&w.message, &r.flows, profile),
+                    "{profile} {d:?} seed {seed}: {w:?}"
+                );
+            }
         }
     }
 }
