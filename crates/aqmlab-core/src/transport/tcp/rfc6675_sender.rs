@@ -501,7 +501,7 @@ impl Rfc6675Sender {
             // RFC 8985 7.4: the probe repaired a loss the controller has not seen; it
             // reduces as for any loss (Linux tcp_process_tlp_ack: cwnd = ssthresh).
             self.reduce(cx, false);
-            if self.rate.is_none() {
+            if !self.bbr_sets_cwnd() {
                 self.cwnd = self.ssthresh as f64;
             }
         }
@@ -566,7 +566,7 @@ impl Rfc6675Sender {
         }
         // BBR v1 does not react to ECN (Linux: `tcp_enter_cwr` calls `bbr_ssthresh`, which
         // does not cut, and with `cong_control` no PRR reduction follows).
-        if ece && cum > self.ecn_recover && !self.scb.in_recovery() && self.rate.is_none() {
+        if ece && cum > self.ecn_recover && !self.scb.in_recovery() && !self.bbr_sets_cwnd() {
             // The controller's ECN response (DCTCP's alpha / 2, Prague's on a fractional
             // window; a loss's for the others).
             let slow_start = self.cwnd < self.ssthresh as f64;
@@ -623,11 +623,11 @@ impl Rfc6675Sender {
 
         if was_recovering {
             if self.scb.in_recovery() {
-                let sndcnt = if self.rate.is_some() {
+                let sndcnt = if self.bbr_sets_cwnd() {
                     // BBR sets cwnd itself (Linux: with `cong_control`, no PRR), and the
                     // recovery sends what it allows over the pipe (`tcp_xmit_retransmit_queue`).
                     self.bbr_update(cx);
-                    (self.cwnd.floor() as i64 - self.scb.pipe()).max(0)
+                    self.cwnd_allowance()
                 } else {
                     self.prr.on_ack(u.delivered, self.scb.pipe(), safe_ack)
                 };
@@ -635,7 +635,7 @@ impl Rfc6675Sender {
                 return;
             }
             // This ACK ended the recovery (RFC 6937: cwnd = ssthresh; BBR restores its own).
-            if self.rate.is_none() {
+            if !self.bbr_sets_cwnd() {
                 self.cwnd = self.ssthresh as f64;
             }
             self.end_recovery_clock(cx);
@@ -793,8 +793,8 @@ impl Rfc6675Sender {
         let marked = self.rack_detect_loss(cx);
         if marked > 0 {
             if self.scb.in_recovery() {
-                let sndcnt = if self.rate.is_some() {
-                    (self.cwnd.floor() as i64 - self.scb.pipe()).max(0)
+                let sndcnt = if self.bbr_sets_cwnd() {
+                    self.cwnd_allowance()
                 } else {
                     self.prr.on_ack(0, self.scb.pipe(), false)
                 };
@@ -1033,11 +1033,11 @@ impl Rfc6675Sender {
         self.prr.enter(self.ssthresh, recover_fs);
         cx.stats.fast_recoveries += 1;
         self.recovery_since = Some(cx.now);
-        let sndcnt = if self.rate.is_some() {
+        let sndcnt = if self.bbr_sets_cwnd() {
             // Linux: `tcp_enter_recovery` (bbr_ssthresh saved the window) comes before
             // `bbr_main`, which sees the Recovery state: packet conservation.
             self.bbr_update(cx);
-            (self.cwnd.floor() as i64 - self.scb.pipe()).max(0)
+            self.cwnd_allowance()
         } else {
             self.prr.on_ack(delivered, self.scb.pipe(), false)
         };
@@ -1061,7 +1061,7 @@ impl Rfc6675Sender {
                 // cwnd keeps what is still allowed, for the pacing timer's send (as Linux's
                 // PRR leaves it in snd_cwnd for `tcp_xmit_retransmit_queue`); BBR's cwnd is
                 // its own.
-                if self.rate.is_none() {
+                if !self.bbr_sets_cwnd() {
                     self.cwnd = (self.scb.pipe() + count - sent).max(1) as f64;
                 }
                 return;
@@ -1073,7 +1073,7 @@ impl Rfc6675Sender {
             self.output(cx, seg);
             self.prr.on_send(1);
         }
-        if self.rate.is_none() {
+        if !self.bbr_sets_cwnd() {
             self.cwnd = (self.scb.pipe() as f64).max(1.0);
         }
     }
@@ -1094,7 +1094,7 @@ impl Rfc6675Sender {
             self.send_recovery(cx, sndcnt);
             return;
         }
-        if self.rate.is_none() {
+        if !self.bbr_sets_cwnd() {
             self.cwnd = (self.scb.pipe() + sndcnt.max(0)) as f64;
         }
         if sndcnt > 0 {
@@ -1133,7 +1133,7 @@ impl Rfc6675Sender {
             return;
         }
         if self.scb.in_recovery() {
-            let count = (self.cwnd.floor() as i64 - self.scb.pipe()).max(0);
+            let count = self.cwnd_allowance();
             self.send_recovery(cx, count);
         } else if self.send_window(cx) {
             self.schedule_probe(cx, false);
@@ -1354,6 +1354,18 @@ impl Rfc6675Sender {
         if let Some(p) = &mut self.pacer {
             p.set_rate(Some(pacing));
         }
+    }
+
+    /// BBR sets cwnd itself on every ACK (Linux: a `cong_control` module, `bbr_main`), so the
+    /// sender's own window rules stand aside: no PRR, no cwnd = ssthresh after an episode, no
+    /// cut on ECE.
+    fn bbr_sets_cwnd(&self) -> bool {
+        self.cc.as_bbr().is_some()
+    }
+
+    /// The packets cwnd allows over the pipe now (a recovery's sends under PRR's or BBR's cwnd).
+    fn cwnd_allowance(&self) -> i64 {
+        (self.cwnd.floor() as i64 - self.scb.pipe()).max(0)
     }
 
     /// Linux `tcp_pacing_check`: whether the next send must wait for its departure time; if
