@@ -113,10 +113,10 @@ BOMBS = {
         "",
         "flows[0]: the run would need about",
     ),
-    "a sample every nanosecond": (
+    "a sample every microsecond": (
         'bottleneck = { rate = "10Mbps" }',
-        'sample_interval = "1ns"',
-        "sample_interval: would record 1000000000000 samples per series",
+        'sample_interval = "1us"',
+        "sample_interval: would record 1000000000 samples per series",
     ),
     "window 2^32": (
         'bottleneck = { rate = "10Mbps" }',

@@ -94,6 +94,7 @@ pub fn run_writing(
     capture_dir: &std::path::Path,
 ) -> Result<RunResult, Error> {
     let building = std::time::Instant::now();
+    scenario::capture::check_capture_dir(&scenario.capture, capture_dir)?;
     let mut simulator = scenario::build::build(scenario, seed, custom, &mut || progress(0.0))?;
     simulator.open_taps(capture_dir)?;
     let setup_s = building.elapsed().as_secs_f64();

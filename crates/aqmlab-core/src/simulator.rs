@@ -7,9 +7,9 @@ use crate::metrics::queue_stats::QueueSummary;
 use crate::metrics::{Fairness, FlowStats, TimeSeries};
 use crate::net::link::LinkCtx;
 use crate::net::tap::{TapPlan, Taps};
-use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, PacketKind, RoutingTable};
+use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, RoutingTable};
 use crate::result::{RunResult, SeriesColumns, Timings};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{advise_huge_pages, time, EventKind, EventQueue, PollPacer, Time};
 use crate::transport::probe::RrProbe;
 use crate::transport::{Agent, AgentCtx};
@@ -181,12 +181,14 @@ impl Simulator {
         }
     }
 
-    /// Opens the scenario's capture files in `dir` (created if missing) and its trace.
-    pub fn open_taps(&mut self, dir: &std::path::Path) -> Result<(), RunError> {
+    /// Opens the scenario's capture files in `dir` (created if missing) and its trace. A file
+    /// that cannot be created is an output path the run was given that does not work: bad
+    /// input (the scenario's error, at `capture_dir`), found before the run starts.
+    pub fn open_taps(&mut self, dir: &std::path::Path) -> Result<(), ScenarioError> {
         if let Some(plan) = self.tap_plan.take() {
             let names: Vec<&str> = self.links.iter().map(|l| l.name.as_str()).collect();
-            let taps =
-                Taps::open(plan, &names, dir).map_err(|e| RunError::Output(e.to_string()))?;
+            let taps = Taps::open(plan, &names, dir)
+                .map_err(|e| ScenarioError::new("capture_dir", e.to_string()))?;
             self.taps = Some(Box::new(taps));
         }
         Ok(())
@@ -360,7 +362,7 @@ impl Simulator {
             .collect()
     }
 
-    /// Every probe's RTT samples, and each probe's requests still unanswered.
+    /// Every probe's RTT samples, and each probe's lost requests.
     fn latency_samples(
         &self,
     ) -> (
@@ -390,7 +392,7 @@ impl Simulator {
             }
         }
         for p in &self.rr_probes {
-            add((p.client_sender / 2) as usize, &p.samples, p.unanswered());
+            add((p.client_sender / 2) as usize, &p.samples, p.lost());
         }
         (samples, lost)
     }
@@ -523,11 +525,17 @@ impl Simulator {
             let p = self.packets.get(id);
             let s = &mut self.flow_stats[p.flow as usize];
             s.drops += 1;
-            // The loss rate is over the window's own packets: a drop inside the window of a
-            // packet sent before it is not one of them (else loss rates above 1 after a
-            // warm-up).
-            if p.kind != PacketKind::TcpAck && p.sent_at >= s.start {
+            let sender = self.flows[p.flow as usize].sender;
+            // The loss rate is of the packets the flow's sender sent (its `packets_sent`),
+            // those leaving the sender's node, whatever their kind: TCP's data, not its ACKs;
+            // a ping's requests, not the echo's replies. And over the window's own packets: a
+            // drop inside the window of a packet sent before it is not one of them (else loss
+            // rates above 1 after a warm-up).
+            if p.src == self.agent_node[sender as usize] && p.sent_at >= s.start {
                 s.data_drops += 1;
+            }
+            if let Agent::PingSource(ping) = &mut self.agents[sender as usize] {
+                ping.on_drop();
             }
             self.packets.free(id);
         }

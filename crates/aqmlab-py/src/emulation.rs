@@ -6,7 +6,7 @@ use crate::conversion::{json_to_py, result_to_py};
 use crate::errors::{scenario_error, SimulationError};
 use crate::run::guarded;
 use aqmlab_core::emulation::{EmulatedNetwork, FlowReport, SeriesSample};
-use aqmlab_core::{Error, Scenario};
+use aqmlab_core::Error;
 use aqmlab_emulator::{run_router, RouterOptions, RouterOutcome, TunDevice};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -50,7 +50,7 @@ impl EmulationRouter {
 impl EmulationRouter {
     #[new]
     fn new(py: Python<'_>, scenario_json: &str, seed: u64, device_prefix: &str) -> PyResult<Self> {
-        let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+        let scenario = crate::run::parse_scenario(py, scenario_json)?;
         let network = match EmulatedNetwork::new(&scenario, seed, None) {
             Ok(n) => n,
             Err(Error::Scenario(e)) => return Err(scenario_error(py, &e)),

@@ -10,6 +10,7 @@ use aqmlab_core::aqm::registry::{build_queue, Builder, CustomAqmFactory, REGISTR
 use aqmlab_core::aqm::QueueLimit;
 use aqmlab_core::scenario::memory;
 use aqmlab_core::scenario::schema::FlowSpec;
+use aqmlab_core::sim::work_budget::with_interrupt_check;
 use aqmlab_core::{Error, RunError, Scenario};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError};
 use pyo3::prelude::*;
@@ -27,6 +28,37 @@ pub(crate) fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> 
                 panic_message(payload.as_ref())
             ))
         })
+}
+
+/// Parses a scenario (JSON text) as the engine reads it, with the GIL released and Ctrl-C
+/// heard: the trace files it names are read while it is parsed (`scenario::input_file`),
+/// which may take a while for a large one. Raises ScenarioError, or KeyboardInterrupt.
+pub(crate) fn parse_scenario(py: Python<'_>, scenario_json: &str) -> PyResult<Scenario> {
+    let failure = Arc::new(Failure::default());
+    let epoch = CANCEL_EPOCH.load(Ordering::SeqCst);
+    let seen = Arc::clone(&failure);
+    let parsed = guarded(py, move || {
+        let check = Box::new(move || {
+            if CANCEL_EPOCH.load(Ordering::SeqCst) != epoch {
+                return false;
+            }
+            Python::attach(|py| match py.check_signals() {
+                Ok(()) => true,
+                Err(e) => {
+                    seen.record(e);
+                    false
+                }
+            })
+        });
+        with_interrupt_check(check, || Scenario::from_json(scenario_json))
+    })?;
+    if let Some(e) = failure.take() {
+        return Err(e);
+    }
+    if CANCEL_EPOCH.load(Ordering::SeqCst) != epoch {
+        return Err(PyKeyboardInterrupt::new_err("interrupted"));
+    }
+    parsed.map_err(|e| scenario_error(py, &e))
 }
 
 /// Bumped by `interrupt_runs`: a run that sees it differ from its value at the run's start
@@ -100,7 +132,7 @@ pub(crate) fn run(
     capture_dir: Option<std::path::PathBuf>,
 ) -> PyResult<Py<PyAny>> {
     let capture_dir = capture_dir.unwrap_or_else(|| ".".into());
-    let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+    let scenario = parse_scenario(py, scenario_json)?;
     if let Some(limit) = max_memory {
         memory::estimate(&scenario)
             .check(limit)
@@ -173,7 +205,7 @@ pub(crate) fn validate(
     custom_aqms: Option<Bound<'_, PyDict>>,
     build: bool,
 ) -> PyResult<Vec<(String, String)>> {
-    let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+    let scenario = parse_scenario(py, scenario_json)?;
     if build {
         let failure = Arc::new(Failure::default());
         let factory = custom_factory(custom_aqms, &failure)?;
@@ -207,7 +239,7 @@ pub(crate) fn validate(
 /// default filled in; None for a UDP flow. What a user of `profile = "ns3"` actually got.
 #[pyfunction]
 pub(crate) fn resolved_tcp(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyList>> {
-    let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+    let scenario = parse_scenario(py, scenario_json)?;
     let out = PyList::empty(py);
     for flow in &scenario.flows {
         match flow {
@@ -226,7 +258,7 @@ pub(crate) fn resolved_tcp(py: Python<'_>, scenario_json: &str) -> PyResult<Py<P
 /// Raises ScenarioError naming the field, AQM parameters included.
 #[pyfunction]
 pub(crate) fn resolve_scenario(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyAny>> {
-    let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+    let scenario = parse_scenario(py, scenario_json)?;
     let value = scenario.resolved().map_err(|e| scenario_error(py, &e))?;
     Ok(json_to_py(py, &value)?.unbind())
 }
@@ -235,7 +267,7 @@ pub(crate) fn resolve_scenario(py: Python<'_>, scenario_json: &str) -> PyResult<
 /// "bytes"}]}` (see `aqmlab_core::scenario::memory`).
 #[pyfunction]
 pub(crate) fn estimate_memory(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyAny>> {
-    let scenario = Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, &e))?;
+    let scenario = parse_scenario(py, scenario_json)?;
     let estimate = memory::estimate(&scenario);
     let out = PyDict::new(py);
     out.set_item("total", estimate.total())?;

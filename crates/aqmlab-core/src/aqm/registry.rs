@@ -8,6 +8,8 @@ use super::{
     newque, orange, pi, pi2, pie, qvared, red, rem, step_marking,
 };
 use super::{Aqm, FifoQueue, LinkQueue, QueueDiscipline};
+use crate::scenario::error::join_path;
+use crate::scenario::units::check_period;
 use crate::scenario::ScenarioError;
 
 /// Builds a single-FIFO algorithm from its parameters and the link it serves.
@@ -34,6 +36,11 @@ pub struct AqmInfo {
     /// The variables it records in the time series (see [`state_docs`]).
     pub state: &'static [StateDoc],
     pub builder: Builder,
+    /// The parameter (one of `params`) that sets the period of its periodic timer, if it has
+    /// one: where an error about a period below [`crate::scenario::units::MIN_PERIOD`] points. Every discipline's
+    /// timer is checked, declared or not (`check_timer`); a test checks that the disciplines
+    /// with a timer are those that declare one.
+    pub timer: Option<&'static str>,
 }
 
 fn build_droptail(p: &AqmParams, _env: &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError> {
@@ -51,6 +58,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: &[],
         state: &[],
         builder: Builder::Fifo(build_droptail),
+        timer: None,
     },
     AqmInfo {
         name: "red",
@@ -60,6 +68,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: red::RED_PARAM_DOCS,
         state: state_docs::RED,
         builder: Builder::Fifo(red::build),
+        timer: None,
     },
     AqmInfo {
         name: "ared",
@@ -69,6 +78,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: ared::PARAMS,
         state: state_docs::ARED,
         builder: Builder::Fifo(ared::build),
+        timer: None,
     },
     AqmInfo {
         name: "lpf_oda",
@@ -78,6 +88,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: lpf_oda::PARAMS,
         state: state_docs::HYBRID_RED,
         builder: Builder::Fifo(lpf_oda::build),
+        timer: None,
     },
     AqmInfo {
         name: "hybrid_red",
@@ -87,6 +98,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: hybrid_red::PARAMS,
         state: state_docs::HYBRID_RED,
         builder: Builder::Fifo(hybrid_red::build),
+        timer: None,
     },
     AqmInfo {
         name: "qvared",
@@ -96,6 +108,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: qvared::PARAMS,
         state: state_docs::QVARED,
         builder: Builder::Fifo(qvared::build),
+        timer: None,
     },
     AqmInfo {
         name: "dsred",
@@ -105,6 +118,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: dsred::PARAMS,
         state: state_docs::DSRED,
         builder: Builder::Fifo(dsred::build),
+        timer: None,
     },
     AqmInfo {
         name: "orange",
@@ -114,6 +128,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: orange::PARAMS,
         state: state_docs::ORANGE,
         builder: Builder::Fifo(orange::build),
+        timer: None,
     },
     AqmInfo {
         name: "newque",
@@ -123,6 +138,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: newque::PARAMS,
         state: state_docs::NEWQUE,
         builder: Builder::Fifo(newque::build),
+        timer: None,
     },
     AqmInfo {
         name: "blue",
@@ -132,6 +148,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: blue::PARAMS,
         state: state_docs::BLUE,
         builder: Builder::Fifo(blue::build),
+        timer: None,
     },
     AqmInfo {
         name: "pi",
@@ -141,6 +158,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: pi::PARAMS,
         state: state_docs::PI,
         builder: Builder::Fifo(pi::build),
+        timer: Some("w"),
     },
     AqmInfo {
         name: "rem",
@@ -150,6 +168,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: rem::PARAMS,
         state: state_docs::REM,
         builder: Builder::Fifo(rem::build),
+        timer: Some("interval"),
     },
     AqmInfo {
         name: "codel",
@@ -159,6 +178,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: codel::PARAMS,
         state: state_docs::CODEL,
         builder: Builder::Fifo(codel::build),
+        timer: None,
     },
     AqmInfo {
         name: "pie",
@@ -168,6 +188,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: pie::PARAMS,
         state: state_docs::PIE,
         builder: Builder::Fifo(pie::build),
+        timer: Some("t_update"),
     },
     AqmInfo {
         name: "fq_codel",
@@ -177,6 +198,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: fq_codel::PARAMS,
         state: state_docs::FQ_CODEL,
         builder: Builder::Discipline(fq_codel::build),
+        timer: None,
     },
     AqmInfo {
         name: "step_marking",
@@ -186,6 +208,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: step_marking::PARAMS,
         state: state_docs::STEP_MARKING,
         builder: Builder::Fifo(step_marking::build),
+        timer: None,
     },
     AqmInfo {
         name: "pi2",
@@ -195,6 +218,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: pi2::PARAMS,
         state: state_docs::PI2,
         builder: Builder::Fifo(pi2::build),
+        timer: Some("t_update"),
     },
     AqmInfo {
         name: "dualpi2",
@@ -204,6 +228,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: dualpi2::PARAMS,
         state: state_docs::DUALPI2,
         builder: Builder::Discipline(dualpi2::build),
+        timer: Some("t_update"),
     },
     AqmInfo {
         name: "fq_pie",
@@ -213,6 +238,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: fq_pie::PARAMS,
         state: state_docs::FQ_PIE,
         builder: Builder::Discipline(fq_pie::build),
+        timer: Some("t_update"),
     },
     AqmInfo {
         name: "cobalt",
@@ -222,6 +248,7 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: cobalt::PARAMS,
         state: state_docs::COBALT,
         builder: Builder::Fifo(cobalt::build),
+        timer: None,
     },
 ];
 
@@ -285,22 +312,24 @@ pub fn build_queue(
     };
     let params = AqmParams::new(params, path);
     if let Some(info) = lookup(&name) {
-        return match info.builder {
-            Builder::Fifo(f) => Ok(LinkQueue::Fifo(FifoQueue::new(
+        let queue = match info.builder {
+            Builder::Fifo(f) => LinkQueue::Fifo(FifoQueue::new(
                 f(&params, env)?,
                 env.limit,
                 env.link_rate_bps,
-            ))),
-            Builder::Discipline(f) => Ok(LinkQueue::Scheduler(f(&params, env)?)),
+            )),
+            Builder::Discipline(f) => LinkQueue::Scheduler(f(&params, env)?),
         };
+        check_timer(&queue, info, &params)?;
+        return Ok(queue);
     }
     if let Some(factory) = custom {
         if let Some(result) = factory.build(&name, &params, env) {
-            return Ok(LinkQueue::Fifo(FifoQueue::new(
-                result?,
-                env.limit,
-                env.link_rate_bps,
-            )));
+            let queue = LinkQueue::Fifo(FifoQueue::new(result?, env.limit, env.link_rate_bps));
+            if let Some(period) = queue.timer_interval() {
+                check_period(path, period)?;
+            }
+            return Ok(queue);
         }
     }
     let known: Vec<&str> = REGISTRY.iter().map(|i| i.name).collect();
@@ -316,4 +345,26 @@ pub fn build_queue(
             known.iter().copied(),
         ),
     ))
+}
+
+/// A built discipline's timer period against [`crate::scenario::units::MIN_PERIOD`], whichever parameter (or
+/// default, or combination) set it: checked here, where every scenario's queue and every
+/// event's `set` is built, so that no algorithm can leave it out. The error names the
+/// parameter the algorithm declares (`AqmInfo::timer`).
+fn check_timer(queue: &LinkQueue, info: &AqmInfo, params: &AqmParams) -> Result<(), ScenarioError> {
+    let Some(period) = queue.timer_interval() else {
+        return Ok(());
+    };
+    let Some(name) = info.timer else {
+        return check_period(&params.path, period);
+    };
+    let in_seconds = info.params.iter().any(|d| d.name == name && d.unit == "s");
+    check_period(&join_path(&params.path, name), period).map_err(|e| {
+        if in_seconds {
+            e
+        } else {
+            // A frequency (PI's `w`): say that it is the period it gives that is refused.
+            ScenarioError::new(e.path, format!("sets the timer's period: {}", e.message))
+        }
+    })
 }

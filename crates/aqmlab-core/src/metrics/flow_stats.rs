@@ -36,7 +36,8 @@ pub struct FlowStats {
     pub time_in_recovery_ns: Time,
     /// Packets of this flow dropped anywhere (data and ACKs) inside the window.
     pub drops: u64,
-    /// Drops of data packets sent inside the window (the loss rate's numerator).
+    /// Drops of the packets the sender sent (not those sent back to it: ACKs, echo
+    /// replies) inside the window: the loss rate's numerator.
     pub data_drops: u64,
     /// Data packets sent inside the window that arrived at the receiver marked CE.
     pub marks_received: u64,
@@ -120,8 +121,10 @@ pub struct FlowSummary {
     /// Bits per second of data packets sent and received inside the measurement period
     /// (headers, duplicates included).
     pub throughput_bps: f64,
-    /// Drops of this flow's data packets sent inside the period / data packets sent inside
-    /// it (in [0, 1]).
+    /// Drops of the packets this flow's sender sent inside the period / the packets it sent
+    /// inside it (`packets_sent`; in [0, 1]), for every kind: TCP's data (not its ACKs), a
+    /// UDP source's packets, a ping's requests (not the echo's replies: a lost reply is in
+    /// `drops` and the latency table's `lost`), each tcp_rr flow's requests or responses.
     pub loss_rate: f64,
     pub mean_rtt_ms: f64,
     pub mean_delay_ms: f64,

@@ -41,8 +41,7 @@ impl DeliveryTrace {
             message,
         };
         let mut at: Vec<Time> = Vec::new();
-        let lines: Vec<&str> = text.lines().collect();
-        for (i, raw) in lines.iter().enumerate() {
+        for (i, raw) in text.lines().enumerate() {
             let line = raw.trim();
             let n = i + 1;
             if line.is_empty() {

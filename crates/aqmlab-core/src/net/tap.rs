@@ -41,6 +41,8 @@ pub struct Taps {
     /// The first write error; the run reports it at its end.
     pub error: Option<String>,
     pub files: Vec<PathBuf>,
+    /// Per link: the index of its capture's file in `files` (for captured links only).
+    files_by_link: Vec<usize>,
 }
 
 /// A capture's file name: the link's name with what a file name should not hold replaced
@@ -77,8 +79,11 @@ impl Taps {
         let n = link_names.len();
         let mut pcaps: Vec<Option<PcapWriter<BufWriter<File>>>> = (0..n).map(|_| None).collect();
         let mut files = vec![];
+        let mut files_by_link = vec![usize::MAX; n];
         if !plan.captured.is_empty() {
-            std::fs::create_dir_all(dir)?;
+            std::fs::create_dir_all(dir).map_err(|e| {
+                std::io::Error::new(e.kind(), format!("cannot create '{}': {e}", dir.display()))
+            })?;
         }
         for &l in &plan.captured {
             let name = link_names[l as usize];
@@ -90,9 +95,13 @@ impl Taps {
                 )));
             }
             let w = PcapWriter::create(&path, plan.format, plan.snaplen, name).map_err(|e| {
-                std::io::Error::new(e.kind(), format!("capture file {}: {e}", path.display()))
+                std::io::Error::new(
+                    e.kind(),
+                    format!("cannot create the capture file '{}': {e}", path.display()),
+                )
             })?;
             pcaps[l as usize] = Some(w);
+            files_by_link[l as usize] = files.len();
             files.push(path);
         }
         let mut traced = vec![false; n];
@@ -107,6 +116,7 @@ impl Taps {
             trace: PacketTrace::new(plan.trace_max_rows),
             error: None,
             files,
+            files_by_link,
         })
     }
 
@@ -117,9 +127,14 @@ impl Taps {
 
     /// Flushes every capture file; the first error of the run, if any.
     pub fn finish(&mut self) -> Result<(), String> {
-        for w in self.pcaps.iter_mut().flatten() {
+        for (l, w) in self.pcaps.iter_mut().enumerate() {
+            let Some(w) = w else { continue };
             if let Err(e) = w.flush() {
-                self.error.get_or_insert(format!("writing a capture: {e}"));
+                let path = &self.files[self.files_by_link[l]];
+                self.error.get_or_insert(format!(
+                    "writing the capture file '{}': {e}",
+                    path.display()
+                ));
             }
         }
         match self.error.take() {
@@ -168,8 +183,11 @@ impl Taps {
             let p = packets.get(id);
             let h = wire_headers::encode(p, &self.flows[p.flow as usize]);
             if let Err(e) = w.record(now, h.as_slice(), h.wire_len) {
-                self.error
-                    .get_or_insert(format!("writing the capture of link {link}: {e}"));
+                let path = self.files_by_link[link as usize];
+                self.error.get_or_insert(format!(
+                    "writing the capture file '{}': {e}",
+                    self.files[path].display()
+                ));
             }
         }
         if self.traced[link as usize] {

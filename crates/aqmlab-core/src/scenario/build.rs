@@ -289,7 +289,6 @@ pub fn build(
     let mut agent_node: Vec<NodeId> = vec![];
     let mut flows: Vec<FlowInfo> = vec![];
     let mut starts: Vec<(Time, EventKind)> = vec![];
-    let mut wires = vec![];
     let mut rr_probes: Vec<RrProbe> = vec![];
     for (fi, spec) in scenario.flows.iter().enumerate() {
         let path = format!("flows[{fi}]");
@@ -463,9 +462,6 @@ pub fn build(
                 }
                 agent_node.push(src);
                 agent_node.push(dst);
-                if !scenario.capture.capture.is_empty() {
-                    wires.push(super::capture::flow_wire(spec, flow));
-                }
                 let own_start = match &c.start {
                     _ if arrival.is_some() => arrival.map_or(0, |a| a.at),
                     StartSpec::At(t) => t.0,
@@ -630,7 +626,9 @@ pub fn build(
     }
 
     let names: Vec<&str> = b.links.iter().map(|l| l.name.as_str()).collect();
-    let taps = super::capture::plan(&scenario.capture, &names, wires)?;
+    let taps = super::capture::plan(&scenario.capture, &names, || {
+        super::capture::flow_wires(&scenario.flows, &flows)
+    })?;
     let (timeline, actions) = Timeline::resolve(
         &scenario.events,
         &LinkIndex {

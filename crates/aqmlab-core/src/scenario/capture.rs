@@ -14,12 +14,15 @@
 //! links are known (`check_link_names`).
 
 use super::error::ScenarioError;
+use super::probe::ProbeSpec;
 use super::schema::FlowSpec;
 use crate::net::pcap::CaptureFormat;
-use crate::net::tap::TapPlan;
+use crate::net::tap::{file_name, TapPlan};
 use crate::net::wire_headers::{flow_ports, FlowWire, TcpWire};
+use crate::simulator::FlowInfo;
 use crate::transport::tcp::config::Handshake;
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// Bytes kept of a packet by default: every IPv4 + TCP header whole (at most 20 + 60), as
 /// `tcpdump -s 128` would keep them.
@@ -127,44 +130,167 @@ pub fn link_index(links: &[&str], name: &str, path: &str) -> Result<usize, Scena
     })
 }
 
-/// How flow `flow` of `spec` looks on the wire (`net/wire_headers.rs`).
-pub(crate) fn flow_wire(spec: &FlowSpec, flow: u32) -> FlowWire {
-    let (sport, dport) = flow_ports(flow);
-    match spec {
-        FlowSpec::Tcp { tcp, .. } => FlowWire::Tcp(TcpWire {
-            sport,
-            dport,
-            isn_sender: TcpWire::isn(flow, false),
-            isn_receiver: TcpWire::isn(flow, true),
-            mss: tcp.packet_size,
-            header_size: tcp.header_size,
-            window_bytes: tcp.window as u64 * tcp.packet_size as u64,
-            sack: tcp.sack(),
-            ecn: tcp.ecn,
-            timestamps: tcp.timestamps,
-            handshake: tcp.handshake == Handshake::Syn,
-        }),
-        _ => FlowWire::Udp { sport, dport },
-    }
+/// How each flow of the run looks on the wire (`net/wire_headers.rs`), by flow id: from the
+/// engine's flows, not the scenario's entries, since an entry may make many flows (`count`,
+/// a workload's arrivals) and one instance of it more than one (a tcp_rr probe is two).
+pub(crate) fn flow_wires(specs: &[FlowSpec], flows: &[FlowInfo]) -> Vec<FlowWire> {
+    flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| flow_wire(&specs[f.spec], i as u32))
+        .collect()
 }
 
-/// The taps of a run: links resolved against the network's `links` (names by index).
+/// How flow `flow`, made from `spec`, looks on the wire.
+fn flow_wire(spec: &FlowSpec, flow: u32) -> FlowWire {
+    let (sport, dport) = flow_ports(flow);
+    let tcp = match spec {
+        FlowSpec::Tcp { tcp, .. }
+        | FlowSpec::Workload { tcp, .. }
+        | FlowSpec::Probe {
+            probe: ProbeSpec::TcpRr { .. },
+            tcp,
+            ..
+        } => tcp,
+        FlowSpec::Cbr { .. }
+        | FlowSpec::Poisson { .. }
+        | FlowSpec::OnOff { .. }
+        | FlowSpec::Probe {
+            probe: ProbeSpec::Ping { .. },
+            ..
+        } => return FlowWire::Udp { sport, dport },
+    };
+    FlowWire::Tcp(TcpWire {
+        sport,
+        dport,
+        isn_sender: TcpWire::isn(flow, false),
+        isn_receiver: TcpWire::isn(flow, true),
+        mss: tcp.packet_size,
+        header_size: tcp.header_size,
+        window_bytes: tcp.window as u64 * tcp.packet_size as u64,
+        sack: tcp.sack(),
+        ecn: tcp.ecn,
+        timestamps: tcp.timestamps,
+        handshake: tcp.handshake == Handshake::Syn,
+    })
+}
+
+/// The taps of a run: links resolved against the network's `links` (names by index), and
+/// `wires` (how each flow looks on the wire) asked for only when a link is captured.
 pub(crate) fn plan(
     spec: &CaptureSpec,
     links: &[&str],
-    flows: Vec<FlowWire>,
+    wires: impl FnOnce() -> Vec<FlowWire>,
 ) -> Result<Option<TapPlan>, ScenarioError> {
     if spec.capture.is_empty() && spec.trace.is_empty() {
         return Ok(None);
     }
+    let captured = check_link_names("capture", &spec.capture, links)?;
+    check_file_names(spec)?;
     Ok(Some(TapPlan {
-        captured: check_link_names("capture", &spec.capture, links)?,
+        captured,
         traced: check_link_names("trace", &spec.trace, links)?,
-        flows,
+        flows: if spec.capture.is_empty() {
+            vec![]
+        } else {
+            wires()
+        },
         format: spec.capture_format,
         snaplen: spec.capture_snaplen,
         trace_max_rows: spec.trace_max_rows as usize,
     }))
+}
+
+/// The longest file name most file systems take (POSIX NAME_MAX on Linux and macOS, 255
+/// UTF-16 units on NTFS); a capture's name is ASCII, so its bytes are its characters.
+pub const MAX_FILE_NAME_BYTES: usize = 255;
+
+/// Each captured link must have a file of its own, with a name a file system takes: checked
+/// with the scenario, where an entry can be named, rather than when the files are opened.
+fn check_file_names(spec: &CaptureSpec) -> Result<(), ScenarioError> {
+    let mut seen: Vec<(String, usize)> = Vec::with_capacity(spec.capture.len());
+    for (i, link) in spec.capture.iter().enumerate() {
+        let name = file_name(link, spec.capture_format);
+        let at = format!("capture[{i}]");
+        if name.len() > MAX_FILE_NAME_BYTES {
+            return Err(ScenarioError::new(
+                at,
+                format!(
+                    "link '{}...' would be captured to a file name of {} bytes, longer than \
+                     the {MAX_FILE_NAME_BYTES} a file system takes; give the link a shorter name",
+                    link.chars().take(40).collect::<String>(),
+                    name.len()
+                ),
+            ));
+        }
+        match seen.iter().find(|(n, _)| *n == name) {
+            // The same link named twice is captured once (`check_link_names`).
+            Some((_, j)) if spec.capture[*j] == *link => {}
+            Some((_, j)) => {
+                return Err(ScenarioError::new(
+                    at,
+                    format!(
+                        "link '{link}' would be captured to '{name}', the file of capture[{j}] \
+                         ('{}'); rename one of the links",
+                        spec.capture[*j]
+                    ),
+                ))
+            }
+            None => seen.push((name, i)),
+        }
+    }
+    Ok(())
+}
+
+/// Checks, before anything is built, that the capture files can go into `dir`: it is a
+/// directory, or can be created as one (its nearest existing ancestor is a directory), and no
+/// capture's file is a directory. Errors are the scenario's (bad input, named with the
+/// path), not the run's.
+pub fn check_capture_dir(spec: &CaptureSpec, dir: &Path) -> Result<(), ScenarioError> {
+    if spec.capture.is_empty() {
+        return Ok(());
+    }
+    let shown = dir.display();
+    let mut at = dir;
+    loop {
+        match std::fs::metadata(at) {
+            Ok(m) if m.is_dir() => break,
+            Ok(_) if at == dir => {
+                return Err(ScenarioError::new(
+                    "capture_dir",
+                    format!("'{shown}' is a file, not a directory for the capture files"),
+                ))
+            }
+            Ok(_) => {
+                return Err(ScenarioError::new(
+                    "capture_dir",
+                    format!(
+                        "'{shown}' cannot be created: '{}' is a file, not a directory",
+                        at.display()
+                    ),
+                ))
+            }
+            Err(_) => match at.parent() {
+                Some(p) if !p.as_os_str().is_empty() => at = p,
+                // A relative path whose first component does not exist: under the
+                // current directory.
+                _ => break,
+            },
+        }
+    }
+    for (i, link) in spec.capture.iter().enumerate() {
+        let path = dir.join(file_name(link, spec.capture_format));
+        if path.is_dir() {
+            return Err(ScenarioError::new(
+                format!("capture[{i}]"),
+                format!(
+                    "the capture file of link '{link}', '{}', is a directory",
+                    path.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -334,8 +334,7 @@ fn parse_event(
             ))
         }
         Some(RateSetting::Trace { path: file, trace }) => {
-            let text = std::fs::read_to_string(&*file)
-                .map_err(|io| err("rate.trace", format!("{file}: {io}")))?;
+            let text = super::input_file::read_text(file, &format!("{path}.rate.trace"))?;
             let parsed = DeliveryTrace::parse(&text).map_err(|t| {
                 let at = t.line.map(|n| format!(":{n}")).unwrap_or_default();
                 err("rate.trace", format!("{file}{at}: {}", t.message))

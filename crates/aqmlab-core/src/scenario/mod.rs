@@ -5,6 +5,7 @@ pub mod build;
 pub mod capture;
 pub mod error;
 pub mod events;
+pub mod input_file;
 pub mod limits;
 pub mod load;
 pub mod memory;

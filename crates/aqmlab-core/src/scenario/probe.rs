@@ -105,9 +105,7 @@ impl ProbeSpec {
         }
         let max = crate::transport::tcp::config::MAX_PACKET_BYTES as u64;
         let interval = f.interval.unwrap_or(Duration(200_000_000));
-        if interval.0 == 0 {
-            return Err(ScenarioError::new(at("interval"), "must be > 0"));
-        }
+        super::units::check_period(&at("interval"), interval.0)?;
         let size = f.packet_size.map_or(84, |b| b.0);
         if size == 0 || size > max {
             return Err(ScenarioError::new(

@@ -647,9 +647,7 @@ impl Scenario {
             ));
         }
         if let Some(iv) = self.sample_interval {
-            if iv.0 == 0 {
-                return Err(ScenarioError::new("sample_interval", "must be > 0"));
-            }
+            super::units::check_period("sample_interval", iv.0)?;
             let samples = self.duration.0 / iv.0;
             if samples > MAX_SAMPLES {
                 return Err(ScenarioError::new(

@@ -392,6 +392,29 @@ impl Duration {
     }
 }
 
+/// The shortest period anything in a run may repeat at (an AQM's timer, a ping's requests,
+/// the time series' samples): 1 us, the floor Python AQMs' timers already had. A run does
+/// one event per period, so 1 ns runs a billion events per simulated second (issue 35: a
+/// `t_update` of 1 ns ran for minutes), while no algorithm or probe studied here needs one
+/// below a microsecond (the shortest defaults are milliseconds).
+pub const MIN_PERIOD: Time = 1_000;
+
+/// Checks a period (`period`, at field `path`) against [`MIN_PERIOD`]: the error names the
+/// field, the value and the floor.
+pub fn check_period(path: &str, period: Time) -> Result<(), super::ScenarioError> {
+    if period >= MIN_PERIOD {
+        return Ok(());
+    }
+    Err(super::ScenarioError::new(
+        path,
+        format!(
+            "a period must be at least {} (one event per period), got {}",
+            format_duration(MIN_PERIOD),
+            format_duration(period)
+        ),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

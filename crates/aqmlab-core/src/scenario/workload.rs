@@ -405,9 +405,7 @@ fn parse_sizes(v: &Value, path: &str) -> Result<SizeDistribution, ScenarioError>
                     (text, "name")
                 }
                 (None, Some(p)) => {
-                    let text = std::fs::read_to_string(p).map_err(|e| {
-                        ScenarioError::new(at("file"), format!("cannot read '{p}': {e}"))
-                    })?;
+                    let text = super::input_file::read_text(p, &at("file"))?;
                     (text, "file")
                 }
                 _ => {

@@ -133,9 +133,60 @@ impl PollPacer {
     }
 }
 
+thread_local! {
+    /// The interrupt check of work that takes no callback of its own (reading a scenario's
+    /// input files while it is parsed), set by [`with_interrupt_check`].
+    static INTERRUPT_CHECK: std::cell::RefCell<Option<Box<dyn FnMut() -> bool>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with `keep_going` as this thread's interrupt check: work inside `f` that has no
+/// callback passed to it (a scenario's trace files are read while its text is parsed, deep
+/// in the parser) asks [`keep_going`], so that Ctrl-C stops it as it stops a build or a run.
+pub fn with_interrupt_check<T>(keep_going: Box<dyn FnMut() -> bool>, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Box<dyn FnMut() -> bool>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            INTERRUPT_CHECK.with(|c| *c.borrow_mut() = previous);
+        }
+    }
+    let _restore = Restore(INTERRUPT_CHECK.with(|c| c.borrow_mut().replace(keep_going)));
+    f()
+}
+
+/// Asks this thread's interrupt check (see [`with_interrupt_check`]) whether to go on; true
+/// when none is set.
+pub fn keep_going() -> Result<(), Stopped> {
+    // Taken out while it runs: the check may run Python code, which must not find it
+    // borrowed.
+    let Some(mut check) = INTERRUPT_CHECK.with(|c| c.borrow_mut().take()) else {
+        return Ok(());
+    };
+    let go = check();
+    INTERRUPT_CHECK.with(|c| *c.borrow_mut() = Some(check));
+    if go {
+        Ok(())
+    } else {
+        Err(Stopped)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_thread_interrupt_check_is_scoped() {
+        assert_eq!(keep_going(), Ok(()));
+        let stopped = with_interrupt_check(Box::new(|| false), keep_going);
+        assert_eq!(stopped, Err(Stopped));
+        let nested = with_interrupt_check(Box::new(|| false), || {
+            with_interrupt_check(Box::new(|| true), keep_going)
+        });
+        assert_eq!(nested, Ok(()));
+        assert_eq!(keep_going(), Ok(()), "restored when the scope ends");
+    }
 
     #[test]
     fn polls_once_per_period_and_reports_a_stop() {

@@ -2,8 +2,10 @@
 //! `interval` and an echo that returns each request at once, as ICMP echo does. The reply
 //! carries the request's send time (`echo_sent_at`), so each reply is one RTT sample:
 //! now - that time, recorded by the source with the time the reply arrived. A lost request
-//! or reply is a missing sample (counted in `lost` at the end: sent - received), as `ping`
-//! reports it.
+//! or reply is a missing sample. `lost` counts the requests that were lost, the request or
+//! its reply dropped (the simulator knows each drop): a request still on its way when the run
+//! ends, which could not have been answered yet, is not lost (`ping` itself would count it
+//! as lost if interrupted then: issue 35, every run reported at least one lost ping).
 
 use super::{AgentCtx, Endpoint};
 use crate::net::{AgentId, PacketId, PacketKind};
@@ -18,6 +20,8 @@ pub struct PingSource {
     next: LazyTimer,
     running: bool,
     sent: u64,
+    /// Requests or replies dropped, over the whole run.
+    dropped: u64,
     /// (arrival time of the reply, RTT), in order of arrival.
     pub samples: Vec<(Time, Time)>,
 }
@@ -31,6 +35,7 @@ impl PingSource {
             next: LazyTimer::new(),
             running: false,
             sent: 0,
+            dropped: 0,
             samples: vec![],
         }
     }
@@ -67,9 +72,16 @@ impl PingSource {
         cx.stats.on_rtt_sample(cx.now - echo);
     }
 
-    /// Requests sent whose reply never came (lost, or still on its way at the end).
+    /// A request of this probe, or its reply, was dropped: one request lost (a dropped
+    /// request has no reply to drop).
+    pub fn on_drop(&mut self) {
+        self.dropped += 1;
+    }
+
+    /// Requests lost: dropped, or whose reply was. Those still on their way at the end
+    /// (sent - replies - lost) are not.
     pub fn lost(&self) -> u64 {
-        self.sent - self.samples.len() as u64
+        self.dropped
     }
 }
 
@@ -167,9 +179,10 @@ impl RrProbe {
         None
     }
 
-    /// Transactions begun whose response had not been read by the end: the client always
-    /// has one outstanding (it writes the next request as it reads a response).
-    pub fn unanswered(&self) -> u64 {
-        1
+    /// Transactions lost: none, as TCP repairs every loss (a loss makes a transaction
+    /// late, not lost). The one under way at the end (the client writes the next request as
+    /// it reads a response) could not have been answered yet, and is not lost either.
+    pub fn lost(&self) -> u64 {
+        0
     }
 }
