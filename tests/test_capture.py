@@ -238,3 +238,97 @@ def test_no_capture_no_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.chdir(tmp_path)
     r = aqmlab.run(default_dumbbell(duration="1s"))
     assert r.trace is None and r.capture_files == [] and list(tmp_path.iterdir()) == []
+
+
+def every_kind_scenario() -> dict[str, Any]:
+    """One entry of each flow kind, a tcp_rr probe first (its two engine flows shift the ids of
+    every flow after it), each on its own sender."""
+    s = default_dumbbell(duration="2s", capture=["bottleneck", "bottleneck_reverse"])
+    s["topology"]["senders"] = 7
+    s["topology"]["access"] = {"rate": "100Mbps", "delay": "1ms"}
+    kinds: list[dict[str, Any]] = [
+        {"kind": "tcp_rr", "request_size": 100, "response_size": 2000},
+        {"kind": "ping", "interval": "50ms"},
+        {"kind": "workload", "rate": 20, "sizes": {"dist": "constant", "size": "5KB"}},
+        {"kind": "tcp", "size": "50KB"},
+        {"kind": "cbr", "rate": "200kbps", "packet_size": 300},
+        {"kind": "poisson", "packets_per_second": 40, "packet_size": 200},
+        {"kind": "onoff", "rate": "300kbps", "packet_size": 400, "on_time": "50ms", "off_time": "50ms"},
+    ]
+    s["flows"] = [{**k, "from": f"s{i}", "to": f"d{i}"} for i, k in enumerate(kinds)]
+    return s
+
+
+def test_every_flow_kind_is_captured_as_what_it_is(tmp_path: Path) -> None:
+    """Issue 35, class E: a tcp_rr probe in a captured run panicked the engine (the taps had
+    one wire entry for its two flows), and workloads and tcp_rr were written as UDP."""
+    r = aqmlab.run(every_kind_scenario(), capture_dir=tmp_path)
+    flows = r.flows
+    kinds = list(flows["kind"])
+    assert kinds[:2] == ["tcp_rr", "tcp_rr"]
+    tcp_kinds = {"tcp", "workload", "tcp_rr"}
+    seen: set[str] = set()
+    for link in ("bottleneck", "bottleneck_reverse"):
+        packets = read_pcap(tmp_path / f"{link}.pcap")
+        assert len(packets) == int(r.queue(link)["departures"]) > 0
+        for _, ip in packets:
+            l4 = ip.data
+            # The sender's port is 1024 + flow, the receiver's 5001 (flow_ports).
+            flow = (l4.dport if l4.sport == 5001 else l4.sport) - 1024
+            kind = kinds[flow]
+            seen.add(kind)
+            assert isinstance(l4, dpkt.tcp.TCP) == (kind in tcp_kinds), (link, flow, kind)
+            if kind == "ping":
+                src = flows.loc[flow, "src"]
+                # A reply answers from the port the request was sent to.
+                toward_echo = link == "bottleneck"
+                assert (l4.sport, l4.dport) == ((1024 + flow, 5001) if toward_echo else (5001, 1024 + flow)), src
+    assert seen == set(kinds), "every kind went over the bottleneck"
+
+
+def two_links_one_file() -> dict[str, Any]:
+    return {
+        "duration": "1s",
+        "capture": ["a b", "a_b"],
+        "topology": {
+            "kind": "graph",
+            "nodes": ["a", "b", "c"],
+            "links": [
+                {"from": "a", "to": "c", "name": "a b", "rate": "10Mbps", "delay": "1ms"},
+                {"from": "b", "to": "c", "name": "a_b", "rate": "10Mbps", "delay": "1ms"},
+            ],
+        },
+        "flows": [{"kind": "cbr", "from": "a", "to": "c", "rate": "1Mbps"}],
+    }
+
+
+def test_capture_file_problems_are_scenario_errors_before_the_run(tmp_path: Path) -> None:
+    """Issue 35, class L: these were SimulationErrors (exit 1), some without the path, found
+    when the files were opened; now each is invalid input naming the field and the path."""
+    with pytest.raises(aqmlab.ScenarioError, match=r"'a_b\.pcap', the file of capture\[0\] \('a b'\)") as e:
+        aqmlab.run(two_links_one_file(), capture_dir=tmp_path)
+    assert e.value.path == "capture[1]"
+    long = two_links_one_file()
+    long["topology"]["links"][0]["name"] = long["capture"][0] = "x" * 300
+    with pytest.raises(aqmlab.ScenarioError, match="file name of 305 bytes, longer than the 255") as e:
+        aqmlab.run(long, capture_dir=tmp_path)
+    assert e.value.path == "capture[0]"
+    plain = tmp_path / "plain"
+    plain.write_text("x")
+    s = default_dumbbell(duration="1s", capture=["bottleneck"])
+    for where in (plain, plain / "sub"):
+        with pytest.raises(aqmlab.ScenarioError, match=re.escape(f"'{plain}' is a file")) as e:
+            aqmlab.run(s, capture_dir=where)
+        assert e.value.path == "capture_dir"
+    assert list(tmp_path.iterdir()) == [plain], "nothing written"
+    # The command line: one line on stderr, exit 2, no table written.
+    p = tmp_path / "s.json"
+    import json
+
+    p.write_text(json.dumps(two_links_one_file()))
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["run", str(p), "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.startswith("error: capture[1]: link 'a_b' would be captured to 'a_b.pcap'")
+    assert len(res.stderr.strip().splitlines()) == 1
+    assert not (out / "queues.parquet").exists()

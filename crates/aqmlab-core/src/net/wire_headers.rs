@@ -8,8 +8,8 @@
 //!   complement of the one's complement sum of the header's 16-bit words, RFC 791 section
 //!   3.1 "Header Checksum", computed as RFC 1071 section 4.1 describes).
 //! - The ECN field, the two low bits of the former TOS byte (RFC 3168 section 5): Not-ECT 00,
-//!   ECT(0) 10, CE 11. The simulator's `ect` is ECT(0) (what RFC 3168 senders set); ECT(1)
-//!   is never written since no modelled sender sets it.
+//!   ECT(0) 10, CE 11; ECT(1) 01 for a packet with `ect1`, the L4S identifier (RFC 9331
+//!   section 4.1) that TCP Prague's data carry.
 //! - TCP header (RFC 793 section 3.1, RFC 9293 section 3.1): ports, sequence and
 //!   acknowledgment numbers, data offset, flags (CWR and ECE from RFC 3168 section 6.1),
 //!   window, checksum over the pseudo-header (RFC 793 section 3.1 "Checksum").
@@ -22,7 +22,7 @@
 //! zeros, which adds nothing to a one's complement sum, so they are right for the packet as
 //! the captured length says it was.
 
-use super::{NodeId, Packet, PacketKind, SackBlock};
+use super::{AgentId, NodeId, Packet, PacketKind, SackBlock};
 
 /// IPv4 header bytes (no options).
 pub const IPV4_HEADER: usize = 20;
@@ -62,7 +62,13 @@ pub fn flow_ports(flow: u32) -> (u16, u16) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FlowWire {
     Tcp(TcpWire),
-    Udp { sport: u16, dport: u16 },
+    /// `sender`: the flow's sending agent; a packet addressed to it (a ping's reply) goes the
+    /// other way, from dport to sport, as an echo answers from the port it was asked on.
+    Udp {
+        sport: u16,
+        dport: u16,
+        sender: AgentId,
+    },
 }
 
 /// A TCP flow's constants: how its packet-counted sequence numbers become bytes.
@@ -181,7 +187,16 @@ pub fn encode(p: &Packet, wire: &FlowWire) -> Headers {
             let (tcp_len, payload) = encode_tcp(p, t, &mut h.bytes[IPV4_HEADER..]);
             (PROTO_TCP, tcp_len, payload)
         }
-        FlowWire::Udp { sport, dport } => {
+        &FlowWire::Udp {
+            sport,
+            dport,
+            sender,
+        } => {
+            let (sport, dport) = if p.dst_agent == sender {
+                (dport, sport)
+            } else {
+                (sport, dport)
+            };
             // The simulator's UDP size is the whole IP packet (ns-2's packetSize_).
             let payload = p.size.saturating_sub((IPV4_HEADER + UDP_HEADER) as u32);
             let u = &mut h.bytes[IPV4_HEADER..IPV4_HEADER + UDP_HEADER];
@@ -523,6 +538,7 @@ mod tests {
             &FlowWire::Udp {
                 sport: flow_ports(70_000).0,
                 dport: flow_ports(70_000).1,
+                sender: 0,
             },
         );
         let b = h.as_slice();
@@ -533,6 +549,18 @@ mod tests {
         assert_eq!(u16_at(b, 22), 5002);
         assert_eq!(u16_at(b, 24), 480);
         assert!(verifies(&[&b[..20]]));
+        assert!(verifies(&[&pseudo(b, 480), &b[20..]]));
+        // A reply (addressed to the sender, agent 1 here) answers from the asked port.
+        let h = encode(
+            &p,
+            &FlowWire::Udp {
+                sport: 1024,
+                dport: 5001,
+                sender: 1,
+            },
+        );
+        let b = h.as_slice();
+        assert_eq!((u16_at(b, 20), u16_at(b, 22)), (5001, 1024));
         assert!(verifies(&[&pseudo(b, 480), &b[20..]]));
     }
 

@@ -19,6 +19,7 @@ use super::schema::FlowSpec;
 use crate::net::pcap::CaptureFormat;
 use crate::net::tap::{file_name, TapPlan};
 use crate::net::wire_headers::{flow_ports, FlowWire, TcpWire};
+use crate::net::AgentId;
 use crate::simulator::FlowInfo;
 use crate::transport::tcp::config::Handshake;
 use serde::{Deserialize, Serialize};
@@ -137,12 +138,12 @@ pub(crate) fn flow_wires(specs: &[FlowSpec], flows: &[FlowInfo]) -> Vec<FlowWire
     flows
         .iter()
         .enumerate()
-        .map(|(i, f)| flow_wire(&specs[f.spec], i as u32))
+        .map(|(i, f)| flow_wire(&specs[f.spec], i as u32, f.sender))
         .collect()
 }
 
-/// How flow `flow`, made from `spec`, looks on the wire.
-fn flow_wire(spec: &FlowSpec, flow: u32) -> FlowWire {
+/// How flow `flow`, made from `spec` with sending agent `sender`, looks on the wire.
+fn flow_wire(spec: &FlowSpec, flow: u32, sender: AgentId) -> FlowWire {
     let (sport, dport) = flow_ports(flow);
     let tcp = match spec {
         FlowSpec::Tcp { tcp, .. }
@@ -158,7 +159,13 @@ fn flow_wire(spec: &FlowSpec, flow: u32) -> FlowWire {
         | FlowSpec::Probe {
             probe: ProbeSpec::Ping { .. },
             ..
-        } => return FlowWire::Udp { sport, dport },
+        } => {
+            return FlowWire::Udp {
+                sport,
+                dport,
+                sender,
+            }
+        }
     };
     FlowWire::Tcp(TcpWire {
         sport,
