@@ -19,6 +19,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from ..cli_run import check_output_dir
 from .runner import (
     DEFAULT_OUT,
     ExperimentOutput,
@@ -46,6 +47,7 @@ def reproduce_command(
         raise ReproduceError("an EXPERIMENT needs a single PAPER, not 'all'")
     if replications is not None and replications < 1:
         raise ReproduceError("--replications must be >= 1")
+    check_output_dir(out if out is not None else DEFAULT_OUT, "--out")
     t0 = time.monotonic()
     failures = 0
     with Progress(
