@@ -79,7 +79,7 @@ def test_an_output_path_that_cannot_be_written_is_one_line_before_any_work(comma
     scenario = tmp_path / "long.toml"
     scenario.write_text(LONG_TOML)
     sweep = tmp_path / "sweep.toml"
-    sweep.write_text('name = "long-sweep"\nbase = "long.toml"\n[axes]\n"topology.bottleneck.queue.limit" = [50, 100]\n')
+    sweep.write_text('name = "long-sweep"\nbase = "long.toml"\n[grid]\n"topology.bottleneck.queue.limit" = [50, 100]\n')
     existing = tmp_path / "existing"
     existing.mkdir()
     out = bad_paths(kind, tmp_path)[why]

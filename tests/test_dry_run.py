@@ -21,6 +21,14 @@ runner = CliRunner()
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def _memory_limit_restored(monkeypatch) -> None:
+    """`--max-memory` hands its limit to the process's runs through the environment."""
+    from aqmlab.memory_limit import ENV_VAR
+
+    monkeypatch.delenv(ENV_VAR, raising=False)
+
+
 def edited(**edits: Any) -> dict[str, Any]:
     s = copy.deepcopy(UDP_DUMBBELL)
     s["duration"] = "2s"
@@ -39,12 +47,12 @@ def edited(**edits: Any) -> dict[str, Any]:
 #: against the network, the memory limit).
 REFUSED_BEFORE_THE_RUN: dict[str, tuple[dict[str, Any], list[str], str]] = {
     "max_p = 7": (
-        edited(**{"topology.bottleneck.queue.aqm": {"name": "red", "max_p": 7}}),
+        edited(**{"topology.bottleneck.queue.aqm": {"kind": "red", "max_p": 7}}),
         [],
         "topology.bottleneck.queue.aqm.max_p",
     ),
     "pie's target below zero": (
-        edited(**{"topology.bottleneck.queue.aqm": {"name": "pie", "target": "-5ms"}}),
+        edited(**{"topology.bottleneck.queue.aqm": {"kind": "pie", "t_update": "0ms"}}),
         [],
         "topology.bottleneck.queue.aqm",
     ),
@@ -76,7 +84,7 @@ def test_dry_run_refuses_what_the_run_refuses_with_the_same_line(case: str, tmp_
 def test_dry_run_shows_the_warnings_a_run_shows_and_writes_nothing(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "s.json"
-    path.write_text(json.dumps(edited(**{"topology.bottleneck.queue.aqm": {"name": "codel", "target": 15}})))
+    path.write_text(json.dumps(edited(**{"topology.bottleneck.queue.aqm": {"kind": "codel", "target": 15}})))
     ran = runner.invoke(app, ["run", str(path), "--json"])
     dry = runner.invoke(app, ["run", str(path), "--dry-run", "--pcap", "bottleneck", "--out", "out"])
     assert ran.exit_code == 0 and dry.exit_code == 0, dry.output

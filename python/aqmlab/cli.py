@@ -29,7 +29,6 @@ from .cli_run import (
     EXIT_OK,
     EXIT_USAGE,
     check_image_file,
-    check_output_dir,
     interrupted_anywhere,
     run_command,
 )
@@ -532,7 +531,6 @@ def league(
     if tcp is not None and out_dir == Path("results/league"):
         out_dir = Path(f"results/league-{tcp}")  # never mixed with the papers' TCP league
     with _user_errors():
-        check_output_dir(out_dir, "--out")
         code = league_command(
             out=out_dir,
             replications=replications,
