@@ -129,10 +129,12 @@ def test_a_write_that_fails_after_the_run_keeps_the_summary_and_says_so(tmp_path
 
 # ------------------------------------------------------------------ the checks themselves
 
-#: A small file tree: each name a file or a directory, nested at most three deep.
+#: A small file tree: each name a file, a broken symbolic link or a directory, nested.
 names = st.sampled_from(["a", "b", "c.png"])
 trees = st.recursive(
-    st.just("file"), lambda children: st.dictionaries(names, children, max_size=3), max_leaves=6
+    st.sampled_from(["file", "broken link"]),
+    lambda children: st.dictionaries(names, children, max_size=3),
+    max_leaves=6,
 ).filter(lambda t: isinstance(t, dict))
 
 
@@ -140,6 +142,8 @@ def make_tree(root: Path, tree: dict[str, object]) -> None:
     for name, sub in tree.items():
         if sub == "file":
             (root / name).write_text("x")
+        elif sub == "broken link":
+            (root / name).symlink_to("/nonexistent-aqmlab-dir/target")
         else:
             (root / name).mkdir()
             make_tree(root / name, sub)  # type: ignore[arg-type]

@@ -118,12 +118,19 @@ def _nearest_existing(path: Path) -> Path:
     return Path(".")
 
 
+def _not_a_dir(p: Path) -> str:
+    """What ``p``, which is in the way of a directory, is instead."""
+    if p.is_symlink() and not p.exists():
+        return "a broken symbolic link"
+    return "a file, not a directory"
+
+
 def _check_parent(path: Path, option: str) -> None:
     """The directories above ``path`` exist or can be made: the nearest one that exists is a
     directory this process may create entries in."""
     above = _nearest_existing(path.parent)
     if not above.is_dir():
-        raise OutputPathError(f"{option}: cannot write {path}: {above} is a file, not a directory")
+        raise OutputPathError(f"{option}: cannot write {path}: {above} is {_not_a_dir(above)}")
     if not os.access(above, os.W_OK | os.X_OK):
         raise OutputPathError(f"{option}: cannot write {path}: {above} is not writable")
 
@@ -133,8 +140,8 @@ def check_output_dir(path: Path | str, option: str) -> Path:
     that it cannot: a file in its place or above it, an ancestor without write permission.
     Raises :class:`OutputPathError` naming ``option``; returns ``path`` as a Path."""
     path = Path(path)
-    if path.exists() and not path.is_dir():
-        raise OutputPathError(f"{option}: {path} is a file, not a directory")
+    if (path.exists() or path.is_symlink()) and not path.is_dir():
+        raise OutputPathError(f"{option}: {path} is {_not_a_dir(path)}")
     if path.is_dir():
         if not os.access(path, os.W_OK | os.X_OK):
             raise OutputPathError(f"{option}: {path} is not writable")
@@ -151,6 +158,8 @@ def check_output_file(path: Path | str, option: str, suffixes: Sequence[str] = (
     path = Path(path)
     if path.is_dir():
         raise OutputPathError(f"{option}: {path} is a directory, not a file")
+    if path.is_symlink() and not path.exists():
+        raise OutputPathError(f"{option}: {path} is a broken symbolic link")
     if suffixes and path.suffix.lower().lstrip(".") not in suffixes:
         raise OutputPathError(
             f"{option}: {path}: unknown file type {path.suffix or '(no suffix)'!r}; use one of "
