@@ -18,6 +18,7 @@ TESTS = Path(__file__).parent
 sys.path.insert(0, str(TESTS))
 
 import sweep_fake_engine as fake  # noqa: E402
+from aqmlab.cli_run import OutputPathError  # noqa: E402
 from aqmlab.sweep import ResultStore, Sweep, atomic_file, run_sweep  # noqa: E402
 from aqmlab.sweep.cli import results_command, sweep_command  # noqa: E402
 from aqmlab.sweep.execute import SweepDiskFull  # noqa: E402
@@ -224,9 +225,11 @@ def test_a_store_path_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
     sweepfile = tmp_path / "sweep.toml"
     base = TESTS.parent / "scenarios" / "examples" / "dumbbell_red.toml"
     sweepfile.write_text(f'name = "x"\nbase = "{base}"\n[grid]\n"topology.bottleneck.queue.aqm.max_p" = [0.1]\n')
-    console = Console(record=True, width=200)
-    assert sweep_command(sweepfile, workers=1, out=f, console=console) == 2
-    assert "is a file" in console.export_text()
+    # Refused before any run (issue 35), raised for the command line's one line and exit 2.
+    with pytest.raises(OutputPathError, match=f"--out: {f} is a file, not a directory"):
+        sweep_command(sweepfile, workers=1, out=f, console=Console(record=True, width=200))
+    proc = cli("sweep", str(sweepfile), "--out", str(f))
+    assert proc.returncode == 2 and proc.stderr == f"error: --out: {f} is a file, not a directory\n"
     console = Console(record=True, width=200)
     assert results_command(f, console=console) == 2
     assert "is a file" in console.export_text()

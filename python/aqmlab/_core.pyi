@@ -13,6 +13,7 @@ __all__ = [
     "Rng",
     "EmulationRouter",
     "run",
+    "check",
     "interrupt_runs",
     "estimate_memory",
     "resolved_tcp",
@@ -221,6 +222,18 @@ def run(
     message)`` is called with each warning about the scenario before the run; the warnings
     about the result are in its ``warnings``. Capture files go to ``capture_dir`` (default:
     the current directory)."""
+
+def check(
+    scenario_json: str,
+    seed: int,
+    custom_aqms: Mapping[str, type] | None = None,
+    max_memory: int | None = None,
+    warn: Callable[[str, str], None] | None = None,
+) -> None:
+    """Everything :func:`run` does before its first event, and nothing after: the scenario
+    parsed, the memory limit, ``warn(path, message)`` for each warning, the simulator built
+    (flows, AQM parameters, events checked) and dropped; writes nothing. Raises as ``run``
+    would. See :func:`aqmlab.api.check`."""
 
 @type_check_only
 class MemoryPart(TypedDict):

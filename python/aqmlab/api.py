@@ -56,18 +56,43 @@ def run(
     :class:`aqmlab.SimulationError` for engine failures; an exception raised by a Python AQM or
     by ``progress`` propagates unchanged.
     """
-    s = load_scenario(scenario)
-    seed = resolve_seed(s, seed)
-    customs = merged(custom_aqms)
-    limit = resolve_max_memory(max_memory)
+    text, seed, customs, limit = _prepared(scenario, seed, custom_aqms, max_memory)
     where = None if capture_dir is None else os.fspath(capture_dir)
-    text = to_json(s)
     raw = _core.run(text, seed, progress, customs or None, limit, _warn_at_caller, where)
     # What the run measured that most likely was not meant (issue 25: a flow stalled in a
     # recovery that loops), issued after it as the scenario's warnings are before it.
     for w in raw.get("warnings", []):
         warn_scenario(w["path"], w["message"], stacklevel=2)
     return Result(raw, scenario_json=text)
+
+
+def check(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    custom_aqms: Mapping[str, type] | None = None,
+    max_memory: int | float | str | None = None,
+) -> None:
+    """Makes every check :func:`run` makes before the run starts, and runs nothing (``aqmlab
+    run --dry-run``): the schema, the memory limit, the scenario's warnings (issued as
+    :func:`run` issues them), and the simulator built and dropped, so that what only the
+    network can say (an AQM parameter out of range, a flow starting after the end, an event
+    naming a link that does not exist) is refused here as a run would refuse it. Writes
+    nothing. The arguments are :func:`run`'s; raises what it would raise before its first
+    event."""
+    text, seed, customs, limit = _prepared(scenario, seed, custom_aqms, max_memory)
+    _core.check(text, seed, customs or None, limit, _warn_at_caller)
+
+
+def _prepared(
+    scenario: ScenarioLike,
+    seed: int | None,
+    custom_aqms: Mapping[str, type] | None,
+    max_memory: int | float | str | None,
+) -> tuple[str, int, dict[str, type], int | None]:
+    """What :func:`run` and :func:`check` hand the engine: the scenario as JSON text, the
+    seed, the Python AQMs, the memory limit in bytes."""
+    s = load_scenario(scenario)
+    return to_json(s), resolve_seed(s, seed), merged(custom_aqms), resolve_max_memory(max_memory)
 
 
 def _warn_at_caller(path: str, message: str) -> None:

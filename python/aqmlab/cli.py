@@ -23,7 +23,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .cli_run import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, interrupted_anywhere, run_command
+from .cli_run import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    check_image_file,
+    interrupted_anywhere,
+    run_command,
+)
 from .cli_run import LazyProgress as _LazyProgress
 from .cli_run import apply_max_memory as _apply_max_memory
 from .cli_run import die as _die
@@ -245,6 +253,8 @@ def compare(
 
     _apply_max_memory(max_memory)
     with _user_errors():
+        if plot is not None:
+            plot = check_image_file(plot, "--plot")
         path = scenario if scenario is not None else str(default_scenario_path())
         base = apply_overrides(path, set_ or [])
         if tcp is not None:
@@ -313,7 +323,12 @@ def compare(
             from .plot import compare_figure
             from .plot.cli import save
 
-            written = save(compare_figure(rows, f"aqmlab compare: {base.get('name') or path}"), plot)
+            written = save(
+                compare_figure(rows, f"aqmlab compare: {base.get('name') or path}"),
+                plot,
+                "--plot",
+                "the table above is the comparison",
+            )
         sys.stderr.write(f"plot written to {written}\n")
     # Every registered AQM must run: a failure is a bug to see, not a row to skip.
     if notes:

@@ -86,16 +86,120 @@ def errors_as_lines() -> Iterator[None]:
     except IsADirectoryError as e:
         die(f"is a directory, not a scenario file: {e.filename}", EXIT_USAGE)
     except OSError as e:
-        if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            # A results store refuses to leave partial files, so the same command resumes.
+            die(f"disk full: {e.strerror or e}", EXIT_FAILED)
+        if e.filename is None:
             raise
-        # A results store refuses to leave partial files, so the same command resumes.
-        die(f"disk full: {e.strerror or e}", EXIT_FAILED)
+        # A file the command could not read or write, found while it worked (its output paths
+        # were checked before): the file and the reason, not a traceback.
+        die(f"{e.filename}: {e.strerror or e}", EXIT_FAILED)
+    except OutputPathError as e:
+        die(str(e), EXIT_USAGE)
     except UnicodeDecodeError as e:
         die(f"scenario file is not UTF-8 text: {e}", EXIT_USAGE)
     except SimulationError as e:
         die(str(e), EXIT_FAILED)
     except KeyboardInterrupt:
         interrupted()
+
+
+class OutputPathError(ValueError):
+    """An output path a command cannot write, found before any work: ``str(e)`` is ``"OPTION:
+    reason"``, one line (:func:`errors_as_lines` prints it and exits 2)."""
+
+
+def _nearest_existing(path: Path) -> Path:
+    """``path`` or its nearest ancestor that exists (the current directory's for a relative path
+    whose ancestors are all missing)."""
+    for p in (path, *path.parents):
+        if p.exists() or p.is_symlink():
+            return p
+    return Path(".")
+
+
+def _not_a_dir(p: Path) -> str:
+    """What ``p``, which is in the way of a directory, is instead."""
+    if p.is_symlink() and not p.exists():
+        return "a broken symbolic link"
+    return "a file, not a directory"
+
+
+def _check_parent(path: Path, option: str) -> None:
+    """The directories above ``path`` exist or can be made: the nearest one that exists is a
+    directory this process may create entries in."""
+    above = _nearest_existing(path.parent)
+    if not above.is_dir():
+        raise OutputPathError(f"{option}: cannot write {path}: {above} is {_not_a_dir(above)}")
+    if not os.access(above, os.W_OK | os.X_OK):
+        raise OutputPathError(f"{option}: cannot write {path}: {above} is not writable")
+
+
+def check_output_dir(path: Path | str, option: str) -> Path:
+    """Refuses, before any work, a directory a command would write into (made if missing)
+    that it cannot: a file in its place or above it, an ancestor without write permission.
+    Raises :class:`OutputPathError` naming ``option``; returns ``path`` as a Path."""
+    path = Path(path)
+    if (path.exists() or path.is_symlink()) and not path.is_dir():
+        raise OutputPathError(f"{option}: {path} is {_not_a_dir(path)}")
+    if path.is_dir():
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise OutputPathError(f"{option}: {path} is not writable")
+        return path
+    _check_parent(path, option)
+    return path
+
+
+def check_output_file(path: Path | str, option: str, suffixes: Sequence[str] = ()) -> Path:
+    """Refuses, before any work, a file a command would write (its directory made if
+    missing) that it cannot: a directory in its place, a file above it, no write permission;
+    and, when ``suffixes`` are given, a name ending in none of them (``suffixes`` without
+    their dot). Raises :class:`OutputPathError` naming ``option``; returns ``path``."""
+    path = Path(path)
+    if path.is_dir():
+        raise OutputPathError(f"{option}: {path} is a directory, not a file")
+    if path.is_symlink() and not path.exists():
+        raise OutputPathError(f"{option}: {path} is a broken symbolic link")
+    if suffixes and path.suffix.lower().lstrip(".") not in suffixes:
+        raise OutputPathError(
+            f"{option}: {path}: unknown file type {path.suffix or '(no suffix)'!r}; use one of "
+            + ", ".join(f".{s}" for s in suffixes)
+        )
+    if path.exists() and not os.access(path, os.W_OK):
+        raise OutputPathError(f"{option}: {path} is not writable")
+    _check_parent(path, option)
+    return path
+
+
+def image_formats() -> list[str]:
+    """The image file types matplotlib writes (``savefig``'s formats, e.g. png, pdf, svg):
+    imported only by commands that draw, which import matplotlib anyway."""
+    from .errors import import_extra
+
+    backend_bases = import_extra("matplotlib.backend_bases", "plot", "plotting", "matplotlib")
+    return sorted(backend_bases.FigureCanvasBase.get_supported_filetypes())
+
+
+def check_image_file(path: Path | str, option: str) -> Path:
+    """:func:`check_output_file` for an image: its suffix one matplotlib writes; a name
+    without one gets ``.png`` (returned)."""
+    path = Path(path)
+    if not path.suffix:
+        path = path.with_name(path.name + ".png")
+    return check_output_file(path, option, image_formats())
+
+
+@contextmanager
+def written_after_work(option: str, path: Path | str, kept: str) -> Iterator[None]:
+    """A write that fails after the work was done (disk full, permission changed meanwhile):
+    one line saying what was not written and where the work's result is (``kept``), exit 1,
+    never a traceback nor a silent loss."""
+    try:
+        yield
+    except OSError as e:
+        what = e.filename if e.filename is not None else path
+        why = e.strerror or str(e)
+        die(f"{option}: could not write {what}: {why}; {kept}", EXIT_FAILED)
 
 
 def interrupted() -> NoReturn:
@@ -225,6 +329,8 @@ def run_command(
 
     apply_max_memory(max_memory)
     with user_errors():
+        if out_dir is not None:
+            check_output_dir(out_dir, "--out")
         target: Any = scenario
         if overrides:
             from .scenario import apply_overrides
@@ -245,12 +351,16 @@ def run_command(
 
 
 def print_resolved(scenario: Any, seed: int | None, as_json: bool) -> None:
-    """``--dry-run``: the scenario checked (its warnings on stderr) and printed with every
-    default filled in; with ``seed`` (``--seed``) it is the scenario's seed, so that the
-    printed scenario runs as ``aqmlab run --seed`` would."""
-    from .scenario import resolve_scenario, validate_scenario
+    """``--dry-run``: the scenario put through every check a run makes before it starts
+    (:func:`aqmlab.api.check`: the schema, its warnings on stderr, the memory limit, the
+    network built and dropped) and printed with every default filled in; with ``seed``
+    (``--seed``) it is the scenario's seed, so that the printed scenario runs as ``aqmlab run
+    --seed`` would."""
+    from .api import check
+    from .scenario import load_scenario, resolve_scenario
 
-    checked = validate_scenario(scenario)
+    checked = load_scenario(scenario)
+    check(checked, seed=seed)
     resolved = resolve_scenario(checked)
     if seed is not None:
         resolved["seed"] = seed
@@ -265,13 +375,22 @@ def print_resolved(scenario: Any, seed: int | None, as_json: bool) -> None:
 def report_result(r: Any, out_dir: Path | None, as_json: bool) -> None:
     """A run's tables to ``out_dir`` if given, and its summary as JSON (``as_json``) or as
     tables (run_report.py): what ``aqmlab run`` and ``aqmlab emulate`` print."""
+    unwritten: OSError | None = None
     if out_dir is not None:
-        r.to_parquet(out_dir)
-        r.to_csv(out_dir)
+        try:
+            r.to_parquet(out_dir)
+            r.to_csv(out_dir)
+        except OSError as e:
+            # The run is done: its summary is still shown, then what could not be written.
+            unwritten = e
     if as_json:
         # the same document as summary.json (Result.summary_document), on one line
         sys.stdout.write(json.dumps(r.summary_document(), allow_nan=False) + "\n")
     else:
         from .run_report import show_run
 
-        show_run(r, out_dir)
+        show_run(r, None if unwritten is not None else out_dir)
+    if unwritten is not None:
+        sys.stdout.flush()
+        with written_after_work("--out", out_dir or ".", "the run's summary above is all that was kept"):
+            raise unwritten

@@ -384,6 +384,73 @@ fn workloads_probes_events_and_traces_round_trip() {
     check_round_trip(&s, "issue 27's parts");
 }
 
+/// Issue 35: every file a scenario names by a relative path (read by the engine from the
+/// current directory) is named by an absolute one in the resolved scenario, the same file, so
+/// that the resolved scenario saved in another folder runs as the original. Checked over the
+/// whole document, not only `FILE_FIELDS`: a relative path naming a file anywhere in it is a
+/// file-valued field left out of that list.
+#[test]
+fn files_are_named_by_absolute_paths_in_the_resolved_scenario() {
+    // cargo runs the tests from the crate's directory
+    let trace = "../../scenarios/traces/const_12mbps.mahimahi";
+    let cdf = "../../scenarios/workloads/websearch.txt";
+    let s = Scenario::from_toml(&format!(
+        r#"
+        duration = "2s"
+        warmup = "0.5s"
+        [topology]
+        kind = "dumbbell"
+        senders = 2
+        bottleneck = {{ rate = "10Mbps", delay = "5ms", queue = {{ limit = 40 }} }}
+        access = {{ rate = "100Mbps", delay = "1ms" }}
+        [[flows]]
+        kind = "workload"
+        from = "s0"
+        to = "d0"
+        rate = 5
+        sizes = {{ dist = "cdf", file = "{cdf}" }}
+        [[events]]
+        at = "1s"
+        link = "bottleneck"
+        rate = {{ trace = "{trace}" }}
+        "#
+    ))
+    .unwrap();
+    let r = s.resolved().unwrap();
+    let same_file = |written: &Value, original: &str| {
+        let written = Path::new(written.as_str().unwrap());
+        assert!(written.is_absolute(), "{written:?} is relative");
+        assert_eq!(
+            written.canonicalize().unwrap(),
+            Path::new(original).canonicalize().unwrap()
+        );
+    };
+    same_file(&r["events"][0]["rate"]["trace"], trace);
+    same_file(&r["flows"][0]["sizes"]["file"], cdf);
+    fn relative_files(v: &Value, at: &str, found: &mut Vec<String>) {
+        match v {
+            Value::String(p) if Path::new(p).is_relative() && Path::new(p).is_file() => {
+                found.push(format!("{at} = {p}"))
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    relative_files(item, &format!("{at}[{i}]"), found);
+                }
+            }
+            Value::Object(m) => {
+                for (k, item) in m {
+                    relative_files(item, &format!("{at}.{k}"), found);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = vec![];
+    relative_files(&r, "", &mut found);
+    assert!(found.is_empty(), "relative file paths left: {found:?}");
+    check_round_trip(&s, "files by relative paths");
+}
+
 fn arb_duration_text() -> impl Strategy<Value = String> {
     prop_oneof![
         (1u64..50_000_000).prop_map(|ns| format!("{ns}ns")),

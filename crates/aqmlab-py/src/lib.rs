@@ -32,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     #[cfg(target_os = "linux")]
     m.add_class::<emulation::EmulationRouter>()?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
+    m.add_function(wrap_pyfunction!(run::check, m)?)?;
     m.add_function(wrap_pyfunction!(run::interrupt_runs, m)?)?;
     m.add_function(wrap_pyfunction!(run::estimate_memory, m)?)?;
     m.add_function(wrap_pyfunction!(run::resolved_tcp, m)?)?;

@@ -1,5 +1,6 @@
 //! The module's functions: run (GIL released, Ctrl-C and progress through a callback, the
-//! scenario's warnings through another), interrupt, validate, resolve_scenario,
+//! scenario's warnings through another), check (a run's checks, built and not run), interrupt,
+//! validate, resolve_scenario,
 //! estimate_memory, load_toml, the AQM registry and the version.
 
 use crate::conversion::{json_to_py, result_to_py};
@@ -113,6 +114,68 @@ fn report_warnings(py: Python<'_>, scenario: &Scenario, warn: Option<&Py<PyAny>>
     Ok(())
 }
 
+/// What a run does before it builds anything, shared by `run` and `check`: the scenario
+/// parsed, refused if its memory estimate exceeds `max_memory` (bytes), its warnings handed
+/// to `warn(path, message)`, and the factory of its Python AQMs.
+fn prepare(
+    py: Python<'_>,
+    scenario_json: &str,
+    custom_aqms: Option<Bound<'_, PyDict>>,
+    max_memory: Option<u64>,
+    warn: Option<&Py<PyAny>>,
+) -> PyResult<(Scenario, Arc<Failure>, Option<PyAqmFactory>)> {
+    let scenario = parse_scenario(py, scenario_json)?;
+    if let Some(limit) = max_memory {
+        memory::estimate(&scenario)
+            .check(limit)
+            .map_err(|e| scenario_error(py, &e))?;
+    }
+    report_warnings(py, &scenario, warn)?;
+    let failure = Arc::new(Failure::default());
+    let factory = custom_factory(custom_aqms, &failure)?;
+    Ok((scenario, failure, factory))
+}
+
+/// The poll of a build and a run (`keep_going`): false, to stop, after a Python AQM failed,
+/// on `interrupt_runs` (the epoch moved since `epoch`), on Ctrl-C, or when `progress(frac)`
+/// raised or returned False (not None).
+fn keep_going(failure: &Failure, epoch: u64, progress: Option<&Py<PyAny>>, frac: f64) -> bool {
+    if failure.failed() || CANCEL_EPOCH.load(Ordering::SeqCst) != epoch {
+        return false;
+    }
+    Python::attach(|py| {
+        if let Err(e) = py.check_signals() {
+            failure.record(e);
+            return false;
+        }
+        if let Some(p) = progress {
+            match p.call1(py, (frac,)) {
+                Ok(v) => {
+                    if let Ok(false) = v.bind(py).extract::<bool>() {
+                        if !v.is_none(py) {
+                            return false;
+                        }
+                    }
+                }
+                Err(e) => {
+                    failure.record(e);
+                    return false;
+                }
+            }
+        }
+        true
+    })
+}
+
+/// An engine error as the Python exception a caller expects.
+fn engine_error(py: Python<'_>, e: Error) -> PyErr {
+    match e {
+        Error::Scenario(e) => scenario_error(py, &e),
+        Error::Run(RunError::Interrupted) => PyKeyboardInterrupt::new_err("run interrupted"),
+        e @ Error::Run(_) => SimulationError::new_err(e.to_string()),
+    }
+}
+
 /// Runs a scenario given as JSON text with master seed `seed`; returns the result as a dict.
 /// With `max_memory` (bytes), a scenario whose memory estimate exceeds it is refused with a
 /// ScenarioError before anything is built. `warn(path, message)` is called with each warning
@@ -132,51 +195,16 @@ pub(crate) fn run(
     capture_dir: Option<std::path::PathBuf>,
 ) -> PyResult<Py<PyAny>> {
     let capture_dir = capture_dir.unwrap_or_else(|| ".".into());
-    let scenario = parse_scenario(py, scenario_json)?;
-    if let Some(limit) = max_memory {
-        memory::estimate(&scenario)
-            .check(limit)
-            .map_err(|e| scenario_error(py, &e))?;
-    }
-    report_warnings(py, &scenario, warn.as_ref())?;
-    let failure = Arc::new(Failure::default());
-    let factory = custom_factory(custom_aqms, &failure)?;
+    let (scenario, failure, factory) =
+        prepare(py, scenario_json, custom_aqms, max_memory, warn.as_ref())?;
     let progress = progress.filter(|p| !p.is_none(py));
     let epoch = CANCEL_EPOCH.load(Ordering::SeqCst);
     let outcome = guarded(py, || {
-        let mut cb = |frac: f64| -> bool {
-            if failure.failed() || CANCEL_EPOCH.load(Ordering::SeqCst) != epoch {
-                return false;
-            }
-            Python::attach(|py| {
-                if let Err(e) = py.check_signals() {
-                    failure.record(e);
-                    return false;
-                }
-                if let Some(p) = &progress {
-                    match p.call1(py, (frac,)) {
-                        // Returning False (not None) asks to stop.
-                        Ok(v) => {
-                            if let Ok(false) = v.bind(py).extract::<bool>() {
-                                if !v.is_none(py) {
-                                    return false;
-                                }
-                            }
-                        }
-                        Err(e) => {
-                            failure.record(e);
-                            return false;
-                        }
-                    }
-                }
-                true
-            })
-        };
         aqmlab_core::run_writing(
             &scenario,
             seed,
             factory.as_ref().map(|f| f as &dyn CustomAqmFactory),
-            &mut cb,
+            &mut |frac| keep_going(&failure, epoch, progress.as_ref(), frac),
             &capture_dir,
         )
     });
@@ -185,12 +213,40 @@ pub(crate) fn run(
     }
     match outcome? {
         Ok(r) => result_to_py(py, r),
-        Err(Error::Scenario(e)) => Err(scenario_error(py, &e)),
-        Err(Error::Run(RunError::Interrupted)) => {
-            Err(PyKeyboardInterrupt::new_err("run interrupted"))
-        }
-        Err(e @ Error::Run(_)) => Err(SimulationError::new_err(e.to_string())),
+        Err(e) => Err(engine_error(py, e)),
     }
+}
+
+/// Everything `run` does before its first event, and nothing after (`aqmlab run --dry-run`):
+/// the scenario parsed, the memory limit, its warnings to `warn`, and the simulator built
+/// with seed `seed` (flows, AQM parameters, events checked against the network) and dropped.
+/// Writes nothing (the capture files are opened by a run). Raises as `run` would.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, seed, custom_aqms=None, max_memory=None, warn=None))]
+pub(crate) fn check(
+    py: Python<'_>,
+    scenario_json: &str,
+    seed: u64,
+    custom_aqms: Option<Bound<'_, PyDict>>,
+    max_memory: Option<u64>,
+    warn: Option<Py<PyAny>>,
+) -> PyResult<()> {
+    let (scenario, failure, factory) =
+        prepare(py, scenario_json, custom_aqms, max_memory, warn.as_ref())?;
+    let epoch = CANCEL_EPOCH.load(Ordering::SeqCst);
+    let built = guarded(py, || {
+        aqmlab_core::scenario::build::build(
+            &scenario,
+            seed,
+            factory.as_ref().map(|f| f as &dyn CustomAqmFactory),
+            &mut || keep_going(&failure, epoch, None, 0.0),
+        )
+        .map(drop)
+    })?;
+    if let Some(e) = failure.take() {
+        return Err(e);
+    }
+    built.map_err(|e| engine_error(py, e))
 }
 
 /// Parses and validates a scenario (JSON text) without running it; raises ScenarioError.

@@ -10,7 +10,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from ..cli_run import EXIT_FAILED, EXIT_USAGE, LazyProgress, die, jsonable, report_result, user_errors
+from ..cli_run import (
+    EXIT_FAILED,
+    EXIT_USAGE,
+    LazyProgress,
+    check_output_dir,
+    check_output_file,
+    die,
+    jsonable,
+    report_result,
+    user_errors,
+    written_after_work,
+)
 
 # 128 + SIGTERM, as a shell reports a process that SIGTERM ended.
 EXIT_TERMINATED = 143
@@ -56,6 +67,8 @@ def emulate_command(
     else:
         die(f"--router-cpu: {router_cpu!r}, expected a CPU number, 'auto' or 'none'", EXIT_USAGE)
     with emulation_errors():
+        if out_dir is not None:
+            check_output_dir(out_dir, "--out")
         progress = LazyProgress("emulating (real time)", enabled=not quiet)
         try:
             r = emulate(
@@ -101,6 +114,8 @@ def validate_command(
     if seeds < 1:
         die("--seeds: give at least 1", EXIT_USAGE)
     with emulation_errors():
+        if out is not None:
+            check_output_file(out, "--out")
         start = resolve_seed(load_scenario(scenario), first_seed)
 
         def say(message: str) -> None:
@@ -118,34 +133,41 @@ def validate_command(
             spin_us=spin_us,
         )
         d: dict[str, Any] = v.to_dict()
-        if out is not None:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps(jsonable(d), indent=1, allow_nan=False) + "\n")
         if as_json:
             sys.stdout.write(json.dumps(jsonable(d), allow_nan=False) + "\n")
-            return
-        from rich.table import Table
+        else:
+            _print_comparison(v, d, scenario, queue, congestion_control)
+        if out is not None:
+            sys.stdout.flush()
+            with written_after_work("--out", out, "the comparison printed above is all that was kept"):
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(json.dumps(jsonable(d), indent=1, allow_nan=False) + "\n")
 
-        from ..run_report import stdout_console
 
-        lag = d["lag"]
-        t = Table(
-            title=f"validate-emulation: {v.scenario or scenario}, queue {queue}",
-            caption=(
-                f"seeds {', '.join(map(str, v.seeds))}; {v.duration_s:g} s each; simulated: the linux profile; "
-                f"emulated: Linux TCP ({congestion_control or 'the scenario' + chr(39) + 's congestion control'}). "
-                f"Router lag p50 / p99 / max {lag['departure_lag_p50_us']:.1f} / {lag['departure_lag_p99_us']:.1f} / "
-                f"{lag['departure_lag_max_us']:.0f} us; {'every run valid' if lag['all_valid'] else 'NOT every run valid'}."
-            ),
+def _print_comparison(v: Any, d: dict[str, Any], scenario: str, queue: str, congestion_control: str | None) -> None:
+    """``validate-emulation``'s table on stdout."""
+    from rich.table import Table
+
+    from ..run_report import stdout_console
+
+    lag = d["lag"]
+    t = Table(
+        title=f"validate-emulation: {v.scenario or scenario}, queue {queue}",
+        caption=(
+            f"seeds {', '.join(map(str, v.seeds))}; {v.duration_s:g} s each; simulated: the linux profile; "
+            f"emulated: Linux TCP ({congestion_control or 'the scenario' + chr(39) + 's congestion control'}). "
+            f"Router lag p50 / p99 / max {lag['departure_lag_p50_us']:.1f} / {lag['departure_lag_p99_us']:.1f} / "
+            f"{lag['departure_lag_max_us']:.0f} us; {'every run valid' if lag['all_valid'] else 'NOT every run valid'}."
+        ),
+    )
+    for c in ("metric", "unit", "simulated", "emulated", "sim - emu"):
+        t.add_column(c, justify="left" if c in ("metric", "unit") else "right")
+    for row in d["rows"]:
+        t.add_row(
+            row["metric"],
+            row["unit"],
+            _num(row["simulated"]),
+            _num(row["emulated"]),
+            _rel(row["relative_difference"]),
         )
-        for c in ("metric", "unit", "simulated", "emulated", "sim - emu"):
-            t.add_column(c, justify="left" if c in ("metric", "unit") else "right")
-        for row in d["rows"]:
-            t.add_row(
-                row["metric"],
-                row["unit"],
-                _num(row["simulated"]),
-                _num(row["emulated"]),
-                _rel(row["relative_difference"]),
-            )
-        stdout_console().print(t)
+    stdout_console().print(t)

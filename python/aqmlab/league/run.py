@@ -216,6 +216,7 @@ def league_command(
     prints the summary. Returns an exit code: 0 ok, 1 some run failed, 2 bad input, 130 Ctrl-C."""
     import sys
 
+    from aqmlab.cli_run import check_output_dir, written_after_work
     from aqmlab.errors import ScenarioError
 
     def say(msg: str) -> None:
@@ -225,16 +226,19 @@ def league_command(
     try:
         if replications is not None and replications < 1:
             raise ValueError(f"--replications must be >= 1, got {replications}")
-        tidy = run_league(
-            out,
-            replications=replications,
-            quick=quick,
-            workers=workers,
-            aqms=aqms,
-            scenarios=scenarios,
-            progress=say,
-            tcp=tcp,
-        )
+        check_output_dir(out, "--out")
+        kept = f"the runs done are stored in {Path(out) / 'store'}: the same command resumes"
+        with written_after_work("--out", out, kept):
+            tidy = run_league(
+                out,
+                replications=replications,
+                quick=quick,
+                workers=workers,
+                aqms=aqms,
+                scenarios=scenarios,
+                progress=say,
+                tcp=tcp,
+            )
     except KeyboardInterrupt:
         say("interrupted")
         return 130

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..cli_run import check_image_file, check_output_dir
 from . import KINDS, PlotError, check_kind, plot_result
 
 if TYPE_CHECKING:
@@ -18,9 +19,15 @@ if TYPE_CHECKING:
 DPI = 110
 
 
-def save(fig: Figure, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=DPI)
+def save(fig: Figure, path: Path, option: str = "--out", kept: str = "nothing else was changed") -> Path:
+    """Writes ``fig`` to ``path`` (its directory made if missing); a write that fails (the
+    path was checked before the work: the disk filled, a permission changed) is one line
+    naming ``option`` and saying what is ``kept``, exit 1."""
+    from ..cli_run import written_after_work
+
+    with written_after_work(option, path, kept):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=DPI)
     return path
 
 
@@ -83,6 +90,12 @@ def plot_command(
     """What ``aqmlab plot`` does: a sweep's plot with ``--x``/``--y``, else a run's views."""
     if not path.exists():
         raise PlotError(f"no such directory: {path}")
+    # Where the images go, checked before any is drawn (several kinds: FILE_kind.SUFFIX, in
+    # FILE's directory, with FILE's suffix).
+    if out is not None:
+        check_image_file(out, "--out")
+    else:
+        check_output_dir(path / "plots", "--out (default DIRECTORY/plots)")
     if (x is None) != (y is None):
         raise PlotError("--x and --y go together: a sweep's metric (--y) against one of its parameters (--x)")
     if x is not None and y is not None:

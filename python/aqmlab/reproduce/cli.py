@@ -19,6 +19,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from ..cli_run import check_output_dir
 from .runner import (
     DEFAULT_OUT,
     ExperimentOutput,
@@ -46,6 +47,15 @@ def reproduce_command(
         raise ReproduceError("an EXPERIMENT needs a single PAPER, not 'all'")
     if replications is not None and replications < 1:
         raise ReproduceError("--replications must be >= 1")
+
+    def root_of(pid: str) -> Path:
+        """Where a paper's experiments go: OUT/PAPER for several papers, else OUT."""
+        if out is None:
+            return DEFAULT_OUT / pid
+        return out / pid if len(ids) > 1 else out
+
+    for pid in ids:
+        check_output_dir(root_of(pid), "--out")
     t0 = time.monotonic()
     failures = 0
     with Progress(
@@ -93,11 +103,7 @@ def reproduce_command(
             for pid in ids:
                 p = load_paper(pid)
                 exps = [p.experiment(experiment).id] if experiment else list(p.experiments)
-                root = (
-                    (out / p.id)
-                    if out is not None and len(ids) > 1
-                    else (out if out is not None else DEFAULT_OUT / p.id)
-                )
+                root = root_of(p.id)
                 for e in exps:
                     if finisher is None:
                         o = reproduce_experiment(

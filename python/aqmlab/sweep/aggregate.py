@@ -187,11 +187,10 @@ def to_wide(tidy: pd.DataFrame, axes: Sequence[str]) -> pd.DataFrame:
     return wide.reset_index(drop=True)
 
 
-def export_table(table: pd.DataFrame, path: str | Path, format: str | None = None) -> Path:  # noqa: A002
-    """Write ``table`` as Parquet or CSV, inferring the format from the suffix.
-
-    A path without a recognised suffix gets ``.parquet``.
-    """
+def export_target(path: str | Path, format: str | None = None) -> tuple[Path, str]:  # noqa: A002
+    """The file :func:`export_table` writes for ``path`` and ``format`` and its format
+    (``"parquet"`` or ``"csv"``), known before anything is read; ValueError for another
+    format. A path without a recognised suffix gets the format's."""
     path = Path(path)
     fmt = (format or path.suffix.lstrip(".") or "parquet").lower()
     if fmt in ("pq",):
@@ -200,6 +199,15 @@ def export_table(table: pd.DataFrame, path: str | Path, format: str | None = Non
         raise ValueError(f"unknown export format {fmt!r} (use 'parquet' or 'csv')")
     if path.suffix.lower() not in (".parquet", ".pq", ".csv"):
         path = path.with_name(path.name + "." + fmt)
+    return path, fmt
+
+
+def export_table(table: pd.DataFrame, path: str | Path, format: str | None = None) -> Path:  # noqa: A002
+    """Write ``table`` as Parquet or CSV, inferring the format from the suffix.
+
+    A path without a recognised suffix gets ``.parquet``.
+    """
+    path, fmt = export_target(path, format)
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "parquet":
         table.to_parquet(path, index=False)

@@ -34,8 +34,18 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from ..cli_run import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from ..cli_run import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    OutputPathError,
+    check_output_dir,
+    check_output_file,
+    written_after_work,
+)
 from ..interrupt import interrupt
+from .aggregate import export_target
 from .atomic_file import DiskFullError
 from .definition import Sweep, SweepDefinitionError
 from .execute import SweepInterrupted, SweepProgress, SweepReport, run_sweep
@@ -137,6 +147,8 @@ def sweep_command(
         console.print(f"[red]invalid sweep file {sweepfile}:[/] {exc}")
         return EXIT_USAGE
     store_dir = Path(out) if out is not None else default_store_dir(sweep)
+    # Raised, not printed: the command line's one line and exit 2, before any run.
+    check_output_dir(store_dir, "--out" if out is not None else f"{sweepfile}: store")
     console.print(f"{sweep!r}\nstore: {store_dir}")
 
     columns = (
@@ -193,8 +205,13 @@ def sweep_command(
     _print_report(console, report)
     table = report.table()
     if len(table):
-        report.store.export(store_dir / "aggregate.parquet")
-        report.store.export(store_dir / "aggregate.csv")
+        with written_after_work(
+            "--out",
+            store_dir,
+            f"the runs are stored in {store_dir}: `aqmlab results {store_dir} --export FILE` writes the aggregate",
+        ):
+            report.store.export(store_dir / "aggregate.parquet")
+            report.store.export(store_dir / "aggregate.csv")
         console.print(f"aggregate: {store_dir / 'aggregate.parquet'} (+ .csv)")
     if report.metrics:
         seen = set(table.loc[table["n"] > 0, "metric"]) if len(table) else set()
@@ -226,6 +243,13 @@ def results_command(
     if as_json:
         # the messages that are not the JSON go to stderr, so that stdout parses
         console = Console(stderr=True, highlight=False)
+    if export is not None:
+        # Raised, not printed: the command line's one line and exit 2, before the store is read.
+        try:
+            export, _ = export_target(export, format)
+        except ValueError as exc:
+            raise OutputPathError(f"{'--format' if format else '--export'}: {exc}") from None
+        check_output_file(export, "--export")
     try:
         store = ResultStore(dir, create=False)
     except (FileNotFoundError, NotADirectoryError) as exc:
@@ -317,11 +341,12 @@ def _export_and_exit_code(
     """The end of ``aqmlab results``, whatever it printed: the export if asked, the damaged
     run files named (the tables printed are without them), and the exit code."""
     if export is not None:
-        try:
-            path = store.export(export, format, wide=wide, metrics=metrics, skip_corrupt=True)
-        except ValueError as exc:
-            console.print(f"[red]error:[/] {exc}")
-            return EXIT_USAGE
+        with written_after_work("--export", export, "the store is unchanged: the same command exports it"):
+            try:
+                path = store.export(export, format, wide=wide, metrics=metrics, skip_corrupt=True)
+            except ValueError as exc:
+                console.print(f"[red]error:[/] {exc}")
+                return EXIT_USAGE
         console.print(f"exported {path}")
     if store.corrupt_found:
         _print_corrupt(console, store)

@@ -5,6 +5,10 @@
 //! the TCP profile a flow names is expanded into its `tcp` table, and each queue's AQM
 //! table carries all of its parameters (`aqm::resolved`).
 //!
+//! A field that names a file (`FILE_FIELDS`: a trace, a CDF) is written as an absolute
+//! path: the engine reads a relative one from the current directory, so that the resolved
+//! scenario, saved in another folder or run from another one, names the same file (issue 35).
+//!
 //! What stays out: the shared `[tcp]` table (merged into every TCP flow's own), and a field
 //! whose default is computed from other fields or from the link (RED's thresholds, a TCP's
 //! `ssthresh_init` and `partial_ack_timer`, a flow's `group` label), so that it is still
@@ -60,6 +64,9 @@ impl Scenario {
         let mut value = without_nulls(serde_json::to_value(doc).expect("a scenario serializes"));
         if let Some(topology) = value.get_mut("topology").and_then(Value::as_object_mut) {
             fill_topology(topology)?;
+        }
+        for field in FILE_FIELDS {
+            absolute_files(&mut value, field);
         }
         Ok(value)
     }
@@ -216,6 +223,45 @@ fn resolve_queue(queue: &mut Value, path: &str) -> Result<(), ScenarioError> {
         *aqm = crate::aqm::resolved::resolve(aqm, &join_path(path, "aqm"))?;
     }
     Ok(())
+}
+
+/// Every field of the schema whose value names a file, as its path in the document (`*`: each
+/// element of a list). A new file-valued field is added here, or its resolved scenario runs
+/// only from the folder it was written in (`tests/resolved_scenario.rs` checks each).
+pub const FILE_FIELDS: &[&[&str]] = &[
+    &["events", "*", "rate", "trace"],
+    &["flows", "*", "sizes", "file"],
+];
+
+/// The files named at `field` (a path of `FILE_FIELDS`) under `v` made absolute from the
+/// current directory, from which the engine reads them. Not canonicalized: a symbolic link
+/// stays the link the user named. A path that cannot be made absolute (empty, or no current
+/// directory) is left as written, for the parser to name.
+fn absolute_files(v: &mut Value, field: &[&str]) {
+    match field.split_first() {
+        None => {
+            if let Value::String(path) = v {
+                if let Some(abs) = std::path::absolute(path.as_str())
+                    .ok()
+                    .and_then(|p| p.to_str().map(str::to_owned))
+                {
+                    *path = abs;
+                }
+            }
+        }
+        Some((&"*", rest)) => {
+            if let Some(items) = v.as_array_mut() {
+                for item in items {
+                    absolute_files(item, rest);
+                }
+            }
+        }
+        Some((key, rest)) => {
+            if let Some(child) = v.get_mut(*key) {
+                absolute_files(child, rest);
+            }
+        }
+    }
 }
 
 /// Unset options (null) removed: TOML has no null, and an absent field reads as unset.
