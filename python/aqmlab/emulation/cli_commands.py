@@ -8,9 +8,9 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
-from ..cli_run import EXIT_FAILED, EXIT_USAGE, LazyProgress, die, jsonable, report_result, user_errors
+from ..cli_run import EXIT_FAILED, EXIT_NOT_VALID, EXIT_USAGE, LazyProgress, die, jsonable, report_result, user_errors
 
 # 128 + SIGTERM, as a shell reports a process that SIGTERM ended.
 EXIT_TERMINATED = 143
@@ -37,40 +37,64 @@ def emulation_errors() -> Iterator[None]:
 def emulate_command(
     scenario: str,
     seed: int | None,
-    duration: str | None,
+    duration: float | None,
+    warmup: float | None,
     congestion_control: str | None,
     out_dir: Path | None,
     as_json: bool,
     quiet: bool,
     max_lag_us: float,
     spin_us: float,
-    router_cpu: str,
+    router_cpu: int | Literal["auto"] | None,
 ) -> None:
+    """``aqmlab emulate``: its options were read and checked by the command line (cli.py),
+    the measurement window here, before anything is created on the machine. A run that is
+    not valid (the router's lag above ``--max-lag-us``) prints its result, then says so on
+    its last line and exits :data:`EXIT_NOT_VALID`."""
     from .emulate import emulate
 
-    cpu: int | Literal["auto"] | None
-    if router_cpu in ("auto", "none"):
-        cpu = None if router_cpu == "none" else "auto"
-    elif router_cpu.isdigit():
-        cpu = int(router_cpu)
-    else:
-        die(f"--router-cpu: {router_cpu!r}, expected a CPU number, 'auto' or 'none'", EXIT_USAGE)
     with emulation_errors():
+        check_window_options(scenario, duration, warmup)
         progress = LazyProgress("emulating (real time)", enabled=not quiet)
         try:
             r = emulate(
                 scenario,
                 seed,
                 duration=duration,
+                warmup=warmup,
                 congestion_control=congestion_control,
                 max_lag_us=max_lag_us,
                 spin_us=spin_us,
-                router_cpu=cpu,
+                router_cpu=router_cpu,
                 progress=progress,
             )
         finally:
             progress.close()
         report_result(r, out_dir, as_json)
+    if not r.emulation["valid"]:
+        not_valid(f"the run is not valid: {r.emulation['invalid_reason']}")
+
+
+def check_window_options(scenario: str, duration: float | None, warmup: float | None) -> None:
+    """--duration and --warmup against each other and the scenario's own: one line naming the
+    option that fixes it (exit 2), rather than the engine's error about the scenario's fields."""
+    from ..cli_options import check_window
+    from ..scenario import load_scenario
+
+    if duration is None and warmup is None:
+        return
+    try:
+        check_window(load_scenario(scenario), duration, warmup)
+    except ValueError as e:
+        die(str(e), EXIT_USAGE)
+
+
+def not_valid(message: str) -> NoReturn:
+    """The last line of a run whose result is not valid, and its exit code."""
+    sys.stdout.flush()
+    sys.stderr.write(f"not valid: {message}\n")
+    sys.stderr.flush()
+    raise SystemExit(EXIT_NOT_VALID)
 
 
 def _rel(x: float) -> str:
@@ -87,7 +111,8 @@ def validate_command(
     scenario: str,
     seeds: int,
     first_seed: int | None,
-    duration: str | None,
+    duration: float | None,
+    warmup: float | None,
     congestion_control: str | None,
     queue: str,
     as_json: bool,
@@ -95,12 +120,13 @@ def validate_command(
     max_lag_us: float,
     spin_us: float,
 ) -> None:
+    """``aqmlab validate-emulation``; exits :data:`EXIT_NOT_VALID` after its table when an
+    emulated run was not valid."""
     from ..scenario import load_scenario, resolve_seed
     from .validate import validate_emulation
 
-    if seeds < 1:
-        die("--seeds: give at least 1", EXIT_USAGE)
     with emulation_errors():
+        check_window_options(scenario, duration, warmup)
         start = resolve_seed(load_scenario(scenario), first_seed)
 
         def say(message: str) -> None:
@@ -111,6 +137,7 @@ def validate_command(
             scenario,
             range(start, start + seeds),
             duration=duration,
+            warmup=warmup,
             congestion_control=congestion_control,
             queue=queue,
             progress=say,
@@ -123,29 +150,36 @@ def validate_command(
             out.write_text(json.dumps(jsonable(d), indent=1, allow_nan=False) + "\n")
         if as_json:
             sys.stdout.write(json.dumps(jsonable(d), allow_nan=False) + "\n")
-            return
-        from rich.table import Table
+        else:
+            _print_table(v, d, scenario, queue, congestion_control)
+    if not d["lag"]["all_valid"]:
+        not_valid("not every emulated run was valid (the router's lag above --max-lag-us)")
 
-        from ..run_report import stdout_console
 
-        lag = d["lag"]
-        t = Table(
-            title=f"validate-emulation: {v.scenario or scenario}, queue {queue}",
-            caption=(
-                f"seeds {', '.join(map(str, v.seeds))}; {v.duration_s:g} s each; simulated: the linux profile; "
-                f"emulated: Linux TCP ({congestion_control or 'the scenario' + chr(39) + 's congestion control'}). "
-                f"Router lag p50 / p99 / max {lag['departure_lag_p50_us']:.1f} / {lag['departure_lag_p99_us']:.1f} / "
-                f"{lag['departure_lag_max_us']:.0f} us; {'every run valid' if lag['all_valid'] else 'NOT every run valid'}."
-            ),
+def _print_table(v: Any, d: dict[str, Any], scenario: str, queue: str, congestion_control: str | None) -> None:
+    """The comparison as a table on stdout."""
+    from rich.table import Table
+
+    from ..run_report import stdout_console
+
+    lag = d["lag"]
+    t = Table(
+        title=f"validate-emulation: {v.scenario or scenario}, queue {queue}",
+        caption=(
+            f"seeds {', '.join(map(str, v.seeds))}; {v.duration_s:g} s each; simulated: the linux profile; "
+            f"emulated: Linux TCP ({congestion_control or 'the scenario' + chr(39) + 's congestion control'}). "
+            f"Router lag p50 / p99 / max {lag['departure_lag_p50_us']:.1f} / {lag['departure_lag_p99_us']:.1f} / "
+            f"{lag['departure_lag_max_us']:.0f} us; {'every run valid' if lag['all_valid'] else 'NOT every run valid'}."
+        ),
+    )
+    for c in ("metric", "unit", "simulated", "emulated", "sim - emu"):
+        t.add_column(c, justify="left" if c in ("metric", "unit") else "right")
+    for row in d["rows"]:
+        t.add_row(
+            row["metric"],
+            row["unit"],
+            _num(row["simulated"]),
+            _num(row["emulated"]),
+            _rel(row["relative_difference"]),
         )
-        for c in ("metric", "unit", "simulated", "emulated", "sim - emu"):
-            t.add_column(c, justify="left" if c in ("metric", "unit") else "right")
-        for row in d["rows"]:
-            t.add_row(
-                row["metric"],
-                row["unit"],
-                _num(row["simulated"]),
-                _num(row["emulated"]),
-                _rel(row["relative_difference"]),
-            )
-        stdout_console().print(t)
+    stdout_console().print(t)

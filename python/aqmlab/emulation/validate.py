@@ -117,6 +117,7 @@ def validate_emulation(
     seeds: Iterable[int] | None = None,
     *,
     duration: float | str | None = None,
+    warmup: float | str | None = None,
     congestion_control: str | None = None,
     queue: str = "bottleneck",
     progress: Callable[[str], None] | None = None,
@@ -131,8 +132,9 @@ def validate_emulation(
     from .emulate import emulate
 
     base = load_scenario(scenario)
-    if duration is not None:
-        base["duration"] = duration
+    for name, value in (("duration", duration), ("warmup", warmup)):
+        if value is not None:
+            base[name] = value
     seed_list = list(seeds) if seeds is not None else [resolve_seed(base, None)]
     if not seed_list:
         raise ValueError("seeds: give at least one seed")
