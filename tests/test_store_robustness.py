@@ -209,14 +209,16 @@ def test_reading_a_store_creates_no_index(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------- a store path that is a file
-def test_a_store_path_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_store_path_that_is_a_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "results.csv"
     f.write_text("not a store\n")
     for args in (["results", str(f)], ["results", str(f / "sub")]):
         proc = cli(*args)
         assert proc.returncode == 2, proc.stderr
         assert "Traceback" not in proc.stdout + proc.stderr
-        assert "is a file" in proc.stdout + proc.stderr or "not found" in proc.stdout + proc.stderr
+        # issue 35, O: the error on stderr, in one line, and nothing on stdout
+        assert "is a file" in proc.stderr or "not found" in proc.stderr
+        assert proc.stdout == "" and len(proc.stderr.splitlines()) == 1, proc.stderr
     with pytest.raises(NotADirectoryError, match=f"a results store is a directory, and {f} is a file"):
         ResultStore(f)
     with pytest.raises(NotADirectoryError, match="is a file"):
@@ -225,11 +227,12 @@ def test_a_store_path_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
     base = TESTS.parent / "scenarios" / "examples" / "dumbbell_red.toml"
     sweepfile.write_text(f'name = "x"\nbase = "{base}"\n[grid]\n"topology.bottleneck.queue.aqm.max_p" = [0.1]\n')
     console = Console(record=True, width=200)
+    capsys.readouterr()
     assert sweep_command(sweepfile, workers=1, out=f, console=console) == 2
-    assert "is a file" in console.export_text()
+    assert "is a file" in capsys.readouterr().err
     console = Console(record=True, width=200)
     assert results_command(f, console=console) == 2
-    assert "is a file" in console.export_text()
+    assert "is a file" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------ a full disk

@@ -24,6 +24,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from . import cli_options as _options
+from .cli_options import DURATION_FORMS
 from .cli_run import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -38,8 +40,6 @@ from .cli_run import apply_max_memory as _apply_max_memory
 from .cli_run import die as _die
 from .cli_run import jsonable as _jsonable
 from .cli_run import user_errors as _user_errors
-from . import cli_options as _options
-from .cli_options import DURATION_FORMS
 
 # The exit codes, the one-line errors, the progress bar and `run` itself live with the fast
 # path of `aqmlab run` (cli_run.py, run_report.py), which must not import typer.

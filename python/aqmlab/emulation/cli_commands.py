@@ -71,8 +71,9 @@ def emulate_command(
         finally:
             progress.close()
         report_result(r, out_dir, as_json)
-    if not r.emulation["valid"]:
-        not_valid(f"the run is not valid: {r.emulation['invalid_reason']}")
+    figures = r.emulation or {}
+    if not figures.get("valid", True):
+        not_valid(f"the run is not valid: {figures.get('invalid_reason')}")
 
 
 def check_window_options(scenario: str, duration: float | None, warmup: float | None) -> None:
