@@ -228,3 +228,13 @@ def test_a_host_sending_with_and_without_ecn_is_invalid_input() -> None:
     with pytest.raises(aqmlab.ScenarioError) as e:
         emulate(s)
     assert e.value.path == "flows" and "with ECN" in str(e.value) and "without" in str(e.value)
+
+
+def test_the_python_entry_points_refuse_zero_workers_too() -> None:
+    """Not a silent default: `league --workers 0` ran with 2 (the CLI's `or cpu_count()`)."""
+    from aqmlab.cli import compare_aqms
+    from aqmlab.league import league_command
+
+    with pytest.raises(ValueError, match="workers"):
+        compare_aqms(UDP_DUMBBELL, ["red"], 1, 0)
+    assert league_command("unused-out", workers=0) == 2

@@ -234,6 +234,8 @@ def compare_aqms(
     from .errors import ScenarioError, SimulationError
     from .scenario import bottleneck_name, load_scenario, resolve_seed, with_bottleneck_aqm
 
+    if workers < 1:
+        raise ValueError(f"workers: must be at least 1, got {workers}")
     base = load_scenario(scenario)
     seed = resolve_seed(base, seed)
     queue_name = bottleneck_name(base)
@@ -252,7 +254,7 @@ def compare_aqms(
 
     rows: dict[str, dict[str, Any]] = {}
     notes: list[dict[str, str]] = []
-    with cf.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    with cf.ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(one, n): n for n in names}
         pending = set(futures)
         try:
