@@ -204,7 +204,7 @@ def test_an_emulation_that_is_not_valid_exits_3_and_says_so_last(monkeypatch: py
     r = runner.invoke(app, ["emulate", str(RED_EXAMPLE)])
     assert r.exit_code == EXIT_NOT_VALID == 3
     assert printed, "the result is printed all the same"
-    assert r.stderr.strip().splitlines()[-1] == f"not valid: the run is not valid: {reason}"
+    assert r.stderr.strip().splitlines()[-1] == f"not valid: {reason}"
 
 
 def test_a_host_sending_with_and_without_ecn_is_invalid_input() -> None:

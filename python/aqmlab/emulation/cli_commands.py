@@ -73,7 +73,7 @@ def emulate_command(
         report_result(r, out_dir, as_json)
     figures = r.emulation or {}
     if not figures.get("valid", True):
-        not_valid(f"the run is not valid: {figures.get('invalid_reason')}")
+        not_valid(str(figures.get("invalid_reason")))
 
 
 def check_window_options(scenario: str, duration: float | None, warmup: float | None) -> None:
