@@ -238,3 +238,14 @@ def test_the_python_entry_points_refuse_zero_workers_too() -> None:
     with pytest.raises(ValueError, match="workers"):
         compare_aqms(UDP_DUMBBELL, ["red"], 1, 0)
     assert league_command("unused-out", workers=0) == 2
+
+
+def test_validate_emulation_refuses_an_unknown_queue_before_it_emulates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Was a KeyError after every simulated and emulated run."""
+    emulated: list[Any] = []
+    monkeypatch.setattr("aqmlab.emulation.emulate.emulate", lambda *a, **k: emulated.append(a))
+    r = runner.invoke(
+        app, ["validate-emulation", str(RED_EXAMPLE), "--duration", "3s", "--warmup", "1s", "--queue", "nope"]
+    )
+    assert r.exit_code == 2 and emulated == []
+    assert r.stderr.strip().splitlines()[-1].startswith("error: --queue: no queue named 'nope'"), r.stderr
