@@ -32,7 +32,11 @@ lint:
 	$(PYTHON) -m mypy
 	$(PYTHON) -m mypy.stubtest aqmlab._core
 
+# cargo's test profile (optimized, debug assertions) is not the release profile pip built the
+# extension with, so the engine and each test binary are compiled again, a few minutes of
+# which cargo shows as a single "Compiling aqmlab-core" line when it is not on a terminal.
 test-rust:
+	@echo "aqmlab: building the engine and the Rust tests in cargo's test profile (not the release build pip made): about 8 minutes on 2 cores the first time, quiet while aqmlab-core compiles; then the tests run"
 	cargo test -p aqmlab-core -p aqmlab-emulator --all-targets
 
 test-python:

@@ -13,7 +13,7 @@ from _aqmlab_scenarios import UDP_DUMBBELL, UDP_TOML, scenario
 from aqmlab.result import RUN_KEYS, TIMING_KEYS
 
 QUEUE_COLUMNS = [
-    "name", "arrivals", "departures", "early_drops", "forced_drops", "drops", "marks", "link_losses", "down_drops",
+    "queue", "name", "arrivals", "departures", "early_drops", "forced_drops", "drops", "marks", "link_losses", "down_drops",
     "backlog_at_start", "backlog_at_end", "loss_rate", "mean_queue_packets", "mean_queue_bytes",
     "mean_delay_ms", "mean_wait_ms", "p50_delay_ms", "p95_delay_ms", "p99_delay_ms", "max_delay_ms",
     "utilization", "throughput_bps",
@@ -40,7 +40,7 @@ def test_frames_have_documented_columns(result: aqmlab.Result) -> None:
     assert list(result.flows.columns) == FLOW_COLUMNS
     assert list(result.timeseries.columns) == ["time_s", "source", "variable", "value"]
     assert len(result.flows) == 2
-    assert "bottleneck" in set(result.queues["name"])
+    assert "bottleneck" in set(result.queues["queue"])
     assert len(result.timeseries) > 0
     assert set(result.timeseries["source"]) >= {"bottleneck"}
     # NaN (e.g. RTT of UDP flows) is a float column, not objects
@@ -65,8 +65,8 @@ def test_run_level_figures(result: aqmlab.Result) -> None:
 
 def test_summary_contract(result: aqmlab.Result) -> None:
     s = result.summary
-    for col in QUEUE_COLUMNS[1:]:
-        for name in result.queues["name"]:
+    for col in QUEUE_COLUMNS[2:]:
+        for name in result.queues["queue"]:
             assert f"queue.{name}.{col}" in s
     for col in SUMMARY_FLOW_COLUMNS:
         assert f"flows.{col}.mean" in s and f"flows.{col}.sum" in s
@@ -210,3 +210,27 @@ def test_threads_run_in_parallel_and_deterministically() -> None:
         results = list(pool.map(lambda s: aqmlab.run(UDP_DUMBBELL, seed=s), [1, 2, 1, 2]))
     pd.testing.assert_frame_equal(results[0].flows, results[2].flows)
     pd.testing.assert_frame_equal(results[1].flows, results[3].flows)
+
+
+def test_the_queue_table_names_its_queues_in_queue_as_every_table_does() -> None:
+    """Issue 35: the queue table's column was `name` where queue_delays says `queue`; `name`
+    stays, the same text, for one release (deprecated), and neither is a summary key."""
+    from _aqmlab_scenarios import UDP_DUMBBELL
+
+    r = aqmlab.run(UDP_DUMBBELL, seed=1)
+    q = r.queues
+    assert q.columns[0] == "queue" and (q["queue"] == q["name"]).all()
+    assert set(r.queue_delays["queue"]) <= set(q["queue"])
+    assert r.queue("bottleneck")["queue"] == "bottleneck"
+    assert r.to_arrow("queues").schema.field("queue").metadata is None, "a text column has no unit"
+    assert not [k for k in r.summary if k.endswith((".queue", ".name"))]
+    # a result stored before: `name` alone
+    before = r.to_arrow("queues").drop_columns(["queue"]).combine_chunks().to_batches()[0]
+
+    class Stored:  # a batch as a stored result hands it over: the Arrow C data interface
+        def __arrow_c_array__(self, requested_schema: object = None) -> object:
+            return before.__arrow_c_array__(requested_schema)
+
+    old = aqmlab.Result({**r.raw, "queues": Stored()})
+    assert old.queues.columns[0] == "queue" and old.queue("bottleneck")["arrivals"] == r.queue("bottleneck")["arrivals"]
+    assert old.summary == r.summary

@@ -59,7 +59,7 @@ def leftovers(pid: int) -> list[str]:
 
 def conserved_at_router(r: aqmlab.Result) -> None:
     for q in r.queues.itertuples():
-        assert q.arrivals + q.backlog_at_start == q.departures + q.drops + q.backlog_at_end, q.name
+        assert q.arrivals + q.backlog_at_start == q.departures + q.drops + q.backlog_at_end, q.queue
 
 
 @pytest.mark.parametrize("flows", [2, 10])

@@ -327,7 +327,7 @@ def test_what_the_machine_lacks_is_one_line_naming_it(lacking, said, monkeypatch
         monkeypatch.setattr(netns.os, "open", lambda *a: os.dup(0))
         monkeypatch.setattr(netns.shutil, "which", lambda name: None)
     with pytest.raises(SystemExit) as e:
-        emulate_command(str(scenario), None, None, None, None, False, True, 500.0, 250.0, "auto")
+        emulate_command(str(scenario), None, None, None, None, None, False, True, 500.0, 250.0, "auto")
     assert e.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: cannot emulate here:") and said in err[0], err

@@ -228,3 +228,100 @@ def test_overall_consistency():
     assert "Best mean rank: **tied** (1.5" in text
     assert "Consistently good (in the top third, rank <= 2, in every scenario): tied and winner." in text
     assert "fast_but_idle (0 of 2)" in text
+
+
+# ---------------------------------------------------------------------------- issue 35
+
+
+def test_a_quick_league_does_not_rank_as_its_help_says(tmp_path):
+    L.run_league(tmp_path, replications=2, quick=True, workers=1, aqms=["red", "pie"], scenarios=[TINY, TINY2])
+    md = (tmp_path / "league.md").read_text()
+    from aqmlab.league.table import summary_section
+
+    summary = summary_section(md)
+    assert "QUICK mode" in summary and "do not rank" in summary
+    for ranking in ("Lowest delay", "Best fairness", "Best mean rank", "Across scenarios"):
+        assert ranking not in md, ranking
+    assert "## Overall ranks" not in md and "| # |" not in md
+    full = L.run_league(tmp_path / "full", replications=2, workers=1, aqms=["red", "pie"], scenarios=[TINY, TINY2])
+    assert len(full) and "Lowest delay" in (tmp_path / "full" / "league.md").read_text()
+
+
+def test_headings_name_the_sender_the_league_runs():
+    orange = next(s for s in L.SCENARIOS if s.id == "orange")
+    assert "Reno flows" in orange.heading() and "Reno" not in orange.heading("bbr")
+    assert "BBR flows" in orange.heading("bbr") and "CUBIC flows" in orange.heading("linux")
+    wide = SYNTH.assign(scenario="orange")
+    configs = {a: ({"kind": "red"}, "") for a in wide["aqm"]}
+    plans = [L.LeaguePlan(spec=orange, scenario={}, aqm_path="", configs=configs)]
+    meta = {"command": "c", "date": "d", "run_time_s": 1.0, "workers": 1, "replications": 5, "quick": False}
+    md = L.render_markdown(wide, plans, {**meta, "tcp_profile": "bbr"})
+    assert "heterogeneous-RTT BBR flows" in md and "Reno" not in md and "TCP: every flow with the bbr profile" in md
+
+
+def test_intervals_are_clipped_to_each_metrics_range():
+    from types import SimpleNamespace
+
+    p = SimpleNamespace(spec=SimpleNamespace(id="s", paper="P"), configs={"red": ({"kind": "red"}, "")})
+    agg = pd.DataFrame(
+        [
+            # league.utilization is a fraction (x 100 in the table); jain in [0, 1]; delay >= 0
+            {"name": "league-s-red", "metric": "league.utilization", "mean": 0.999, "std": 0.001, "n": 2,
+             "ci95_low": 0.990, "ci95_high": 1.008, "ci95_half_width": 0.009},
+            {"name": "league-s-red", "metric": "league.jain", "mean": 0.998, "std": 0.001, "n": 2,
+             "ci95_low": 0.989, "ci95_high": 1.007, "ci95_half_width": 0.009},
+            {"name": "league-s-red", "metric": "league.delay_ms", "mean": 0.5, "std": 0.1, "n": 2,
+             "ci95_low": -0.4, "ci95_high": 1.4, "ci95_half_width": 0.9},
+        ]
+    )  # fmt: skip
+    from aqmlab.league.table import tidy_rows
+
+    tidy = tidy_rows(p, agg).set_index("metric")  # type: ignore[arg-type]
+    assert tidy.loc["utilization_pct", "ci95_high"] == 100.0 and math.isclose(
+        tidy.loc["utilization_pct", "ci95_low"], 99.0
+    )
+    assert tidy.loc["jain", "ci95_high"] == 1.0 and tidy.loc["delay_ms", "ci95_low"] == 0.0
+    row = L.to_wide(tidy.reset_index()).iloc[0].to_dict()
+    from aqmlab.league.table import _cell
+
+    assert _cell(row, "jain", 3) == "0.998 [0.989, 1.000]"
+
+
+def test_league_figures_place_every_name_where_it_hides_no_other(tmp_path, monkeypatch):
+    import warnings
+
+    import matplotlib.pyplot as plt
+    from aqmlab.reproduce.figures import FigureWarning, overlapping_texts
+
+    seen = []  # each figure's labels and overlaps, as it is closed (once saved)
+    close = plt.close
+
+    def inspect_then_close(fig=None):
+        (ax,) = fig.axes
+        seen.append(([t.get_text() for t in ax.texts], overlapping_texts(ax)))
+        close(fig)
+
+    monkeypatch.setattr(plt, "close", inspect_then_close)
+    # fifteen AQMs within a few pixels of each other, as the league's 10 Mb/s scenarios give
+    rows = [_row(f"aqm_{i}", 99.0, 12.0 + 0.05 * i, 0.1, 0.95, 0.01, 1.0, goodput=9.4 + 0.002 * i) for i in range(15)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)  # the audit: overlapping labels are a problem
+        paths = L.write_figures(pd.DataFrame(rows), tmp_path)
+    assert {p.name for p in paths} == {"league_s.png", "league_s.svg"}
+    ((texts, overlaps),) = seen
+    assert sorted(texts) == sorted(r["aqm"] for r in rows)
+    assert overlaps == []
+
+
+def test_the_audit_finds_overlapping_labels():
+    import matplotlib.pyplot as plt
+    from aqmlab.reproduce.figures import audit
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [1, 2], label="x")
+    ax.set_xlabel("x (s)")
+    ax.set_ylabel("y (s)")
+    ax.annotate("codel", (1.5, 1.5))
+    ax.annotate("fq_codel", (1.5, 1.5))
+    assert any("labels 'codel' and 'fq_codel' overlap" in p for p in audit(fig))
+    plt.close(fig)

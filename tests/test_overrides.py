@@ -79,6 +79,11 @@ def test_values_are_toml_values() -> None:
         ("count", "--set", "expected PATH=VALUE"),
         ("=3", "--set", "empty path"),
         ('name="unterminated', "name", "not a TOML value"),
+        # issue 35, J: Unicode's other digits are not indices ('²' was a ValueError out of
+        # int(), '١' was read as flows[1])
+        ("flows.\u00b2.count=1", "flows.\u00b2.count", "is not an index: a list index is written in ASCII digits"),
+        ("flows.\u0661.count=1", "flows.\u0661.count", "is not an index"),
+        ("flows.\uff10.count=1", "flows.\uff10.count", "is not an index"),
     ],
 )
 def test_paths_the_document_refuses_are_scenario_errors_naming_them(override: str, path: str, words: str) -> None:
@@ -143,6 +148,40 @@ def test_any_override_text_applies_or_raises_a_scenario_error(override: str) -> 
         assert e.path and "\n" not in e.path
 
 
+# Issue 35, J: any Unicode in a path's segments, numerals above all (str.isdigit() took '²'
+# and '١' for digits). Segments mix ASCII indices, keys and characters from every category.
+NUMERALS = st.sampled_from(["\u00b2", "\u0661", "\u0966", "\uff11", "\u2167", "\u00bd", "\U0001d7d8", "1\u0661"])
+SEGMENTS = st.one_of(
+    st.integers(min_value=0, max_value=3).map(str),
+    KEYS,
+    NUMERALS,
+    st.text(min_size=1, max_size=6),
+    st.builds(lambda k, n: f"{k}[{n}]", KEYS, st.integers(min_value=0, max_value=3)),
+)
+
+
+@given(segments=st.lists(SEGMENTS, min_size=1, max_size=4), head=st.sampled_from(["flows", "extra", "topology"]))
+def test_any_unicode_in_a_path_is_a_key_an_ascii_index_or_a_scenario_error(segments: list[str], head: str) -> None:
+    path = ".".join([head, *segments])
+    doc = copy.deepcopy(UDP_DUMBBELL)
+    doc["flows"] = [dict(doc["flows"][0]) for _ in range(3)]
+    try:
+        steps = split_override_path(path)
+    except aqmlab.ScenarioError as e:
+        assert e.path and "\n" not in str(e)
+        return
+    written = [s.strip() for s in path.split(".")]
+    for step in steps:
+        if isinstance(step, int):
+            assert any(w == str(step) or w.endswith(f"[{step}]") for w in written), (path, steps)
+        else:
+            assert not step.isnumeric(), f"{step!r} is a numeral taken for a key"
+    try:
+        apply_overrides(doc, [f"{path}=1"])
+    except aqmlab.ScenarioError as e:
+        assert e.path and "\n" not in str(e)
+
+
 # -- the resolved scenario -----------------------------------------------------------------------
 
 
@@ -205,6 +244,7 @@ def test_run_with_set_equals_the_api_on_the_edited_scenario(udp_file: Path) -> N
         ("flows[4].count=1", "error: flows[4]: index 4 out of range"),
         ("topology.senders.x=1", "error: topology.senders.x: `topology.senders` is a number"),
         ("topology.bottleneck.rate=-5Mbps", "error: topology.bottleneck.rate: "),
+        ("flows.\u00b2.count=1", "error: flows.\u00b2.count: path segment '\u00b2' is not an index"),
     ],
 )
 def test_set_errors_are_one_line_naming_the_path(udp_file: Path, override: str, line: str) -> None:

@@ -57,7 +57,7 @@ def test_the_engine_carries_the_sender_profiles_and_says_which_need_ecn():
 
 def test_dctcp_under_step_marking_is_marked_not_dropped_and_holds_the_queue_near_k():
     r = aqmlab.run(_on({"kind": "step_marking", "k_packets": 20}, "dctcp"), seed=1)
-    q = r.queues.set_index("name").loc["bottleneck"]
+    q = r.queues.set_index("queue").loc["bottleneck"]
     assert q["marks"] > 100 and q["drops"] == 0, q
     assert q["utilization"] > 0.95
     # K = 20 packets of 1500 B at 20 Mb/s is 12 ms: the queue sits around it, not at 400.
@@ -70,7 +70,7 @@ def test_prague_is_served_from_dualpi2s_l_queue():
     queued = ts[ts.source == "bottleneck"].pivot_table(index="time_s", columns="variable", values="value")
     assert queued["l_queue_packets"].max() > 0
     assert queued["c_queue_packets"].max() == 0, "Prague's ECT(1) packets must all go to L"
-    q = r.queues.set_index("name").loc["bottleneck"]
+    q = r.queues.set_index("queue").loc["bottleneck"]
     assert q["mean_delay_ms"] < 5.0 and q["utilization"] > 0.9, q
 
 
@@ -78,7 +78,7 @@ def test_bbr_records_its_model_and_paces_into_a_deep_buffer_without_filling_it()
     r = aqmlab.run(_on({"kind": "droptail"}, "bbr"), seed=1)
     variables = set(r.timeseries.variable)
     assert {"bbr_mode", "bbr_btl_bw_bps", "bbr_rt_prop_ms", "pacing_rate_bps"} <= variables
-    q = r.queues.set_index("name").loc["bottleneck"]
+    q = r.queues.set_index("queue").loc["bottleneck"]
     # 400 packets is 12 BDP here (BDP 20 Mb/s x 20 ms = 33 packets); BBR keeps far below it.
     assert q["utilization"] > 0.9 and q["mean_queue_packets"] < 2 * 34, q
 

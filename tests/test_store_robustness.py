@@ -210,14 +210,16 @@ def test_reading_a_store_creates_no_index(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------- a store path that is a file
-def test_a_store_path_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_store_path_that_is_a_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "results.csv"
     f.write_text("not a store\n")
     for args in (["results", str(f)], ["results", str(f / "sub")]):
         proc = cli(*args)
         assert proc.returncode == 2, proc.stderr
         assert "Traceback" not in proc.stdout + proc.stderr
-        assert "is a file" in proc.stdout + proc.stderr or "not found" in proc.stdout + proc.stderr
+        # issue 35, O: the error on stderr, in one line, and nothing on stdout
+        assert "is a file" in proc.stderr or "not found" in proc.stderr
+        assert proc.stdout == "" and len(proc.stderr.splitlines()) == 1, proc.stderr
     with pytest.raises(NotADirectoryError, match=f"a results store is a directory, and {f} is a file"):
         ResultStore(f)
     with pytest.raises(NotADirectoryError, match="is a file"):
@@ -232,7 +234,7 @@ def test_a_store_path_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
     assert proc.returncode == 2 and proc.stderr == f"error: --out: {f} is a file, not a directory\n"
     console = Console(record=True, width=200)
     assert results_command(f, console=console) == 2
-    assert "is a file" in console.export_text()
+    assert "is a file" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------ a full disk

@@ -70,20 +70,23 @@ def test_sweep_command_failures_and_retry(tmp_path):
     assert "2 ok" in console.file.getvalue()
 
 
-def test_sweep_command_reports_definition_errors(tmp_path):
+def test_sweep_command_reports_definition_errors(tmp_path, capsys):
     f = tmp_path / "bad.toml"
     f.write_text('[base]\na = 1\n[grid]\n"a.b" = [1]\n')
     console = _console()
     assert sweep_command(f, console=console) == 2
-    assert "grid['a.b']" in console.file.getvalue()
+    # issue 35, O: an error is one line on stderr, not among the tables on stdout
+    err = capsys.readouterr().err
+    assert "grid['a.b']" in err and err.startswith("error: ") and len(err.splitlines()) == 1
+    assert "grid['a.b']" not in console.file.getvalue()
     console = _console()
     assert sweep_command(tmp_path / "missing.toml", console=console) == 2
     console = _console()
     assert sweep_command(_write(tmp_path), backend="mpi", out=tmp_path / "s", console=console) == 2
-    assert "unknown backend" in console.file.getvalue()
+    assert "unknown backend" in capsys.readouterr().err
 
 
-def test_results_command_prints_and_exports(tmp_path):
+def test_results_command_prints_and_exports(tmp_path, capsys):
     out = tmp_path / "store"
     sweep_command(_write(tmp_path, "run_failing"), workers=1, out=out, console=_console())
     console = _console()
@@ -96,5 +99,7 @@ def test_results_command_prints_and_exports(tmp_path):
     wide = pd.read_parquet(tmp_path / "wide.parquet")
     assert "jain_index:mean" in wide.columns and len(wide) == 1
     console = _console()
+    capsys.readouterr()
     assert results_command(tmp_path / "nope", console=console) == 2
-    assert "not found" in console.file.getvalue()
+    # issue 35, O: on stderr, one line; nothing on stdout
+    assert "not found" in capsys.readouterr().err and console.file.getvalue() == ""

@@ -1,7 +1,8 @@
 """The ``aqmlab`` command line: run, compare, aqms, sweep, results, reproduce.
 
-Exit codes: 0 success; 1 a run failed; 2 invalid input (the message names the field);
-130 interrupted (Ctrl-C).
+Exit codes: 0 success; 1 a run failed; 2 invalid input (the message names the field or the
+option); 3 an emulation that ran but is not valid (its router lagged beyond --max-lag-us);
+130 interrupted (Ctrl-C); 143 an emulation ended by SIGTERM.
 """
 
 from __future__ import annotations
@@ -23,9 +24,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from . import cli_options as _options
+from .cli_options import DURATION_FORMS
 from .cli_run import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
+    EXIT_NOT_VALID,
     EXIT_OK,
     EXIT_USAGE,
     check_image_file,
@@ -44,13 +48,75 @@ from .emulation import DEFAULT_MAX_LAG_US, DEFAULT_SPIN_US
 from .run_report import fmt as _f
 from .run_report import stdout_console
 
-__all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "app", "compare_aqms", "main"]
+__all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_NOT_VALID", "EXIT_OK", "EXIT_USAGE", "app", "compare_aqms", "main"]
 
 UNITS_NOTE = (
     'unit s: a duration such as "5ms" or a bare number of seconds; bytes, packets, probability, weight: plain numbers'
 )
 
+
+class _OneLineUsageErrors(typer.core.TyperGroup):
+    """A command line the framework cannot read (an unknown option, a value of the wrong kind,
+    a missing argument) answered as every other bad input is: one line on stderr naming the
+    option, exit 2 (issue 35, O), where typer drew a box of six lines."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        with _usage_error_as_line():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _usage_error_as_line():
+            return super().invoke(ctx)
+
+
+# The framework's usage error, found from the one it exports: typer vendors click since 0.20
+# (typer._click), and used click itself before; `typer>=0.12` may be either.
+_UsageError: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
+@contextlib.contextmanager
+def _usage_error_as_line() -> Iterator[None]:
+    try:
+        yield
+    except _UsageError as e:
+        if type(e).__name__ == "NoArgsIsHelpError":
+            raise  # `aqmlab` alone: the help
+        message = e.format_message().rstrip(".")  # type: ignore[attr-defined]
+        ctx = getattr(e, "ctx", None)
+        if isinstance(e, typer.BadParameter):
+            _die(message, EXIT_USAGE)  # names the option and says what it takes
+        where = ctx.command_path if ctx is not None else "aqmlab"
+        _die(f"{message} (see {where} --help)", EXIT_USAGE)
+
+
+def _parsed(read: Callable[[str], Any], option: str) -> Callable[[Any], Any]:
+    """The parser of ``option`` from one of cli_options' readers: its ValueError becomes
+    "Invalid value for '--OPTION': reason", which :class:`_OneLineUsageErrors` prints as one
+    line, before the command starts."""
+
+    def parse(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value  # a default, already a value
+        try:
+            return read(value)
+        except ValueError as e:
+            raise typer.BadParameter(str(e), param_hint=f"'{option}'") from None
+
+    return parse
+
+
+SEED = _parsed(_options.seed, "--seed")
+WORKERS = _parsed(_options.count, "--workers")
+SEEDS = _parsed(_options.count, "--seeds")
+REPLICATIONS = _parsed(_options.count, "--replications")
+DURATION = _parsed(lambda t: _options.duration_s(t, positive=True), "--duration")
+WARMUP = _parsed(_options.duration_s, "--warmup")
+MAX_LAG_US = _parsed(lambda t: _options.microseconds(t, 1e6, positive=True), "--max-lag-us")
+SPIN_US = _parsed(lambda t: _options.microseconds(t, 1e6), "--spin-us")
+ROUTER_CPU = _parsed(_options.router_cpu, "--router-cpu")
+
 app = typer.Typer(
+    cls=_OneLineUsageErrors,
     name="aqmlab",
     help="Packet-level simulation of Active Queue Management algorithms.",
     pretty_exceptions_enable=False,
@@ -90,7 +156,10 @@ SetOption = Annotated[
 @app.command()
 def run(
     scenario: Annotated[str, typer.Argument(help="Scenario file (.toml or .json).")],
-    seed: Annotated[int | None, typer.Option(help="Master seed (default: the scenario's `seed`, else 1).")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(parser=SEED, metavar="SEED", help="Master seed (default: the scenario's `seed`, else 1)."),
+    ] = None,
     out_dir: Annotated[
         Path | None,
         typer.Option("--out", help="Write queues/flows/timeseries as Parquet and CSV, and summary.json, here."),
@@ -166,6 +235,8 @@ def compare_aqms(
     from .errors import ScenarioError, SimulationError
     from .scenario import bottleneck_name, load_scenario, resolve_seed, with_bottleneck_aqm
 
+    if workers < 1:
+        raise ValueError(f"workers: must be at least 1, got {workers}")
     base = load_scenario(scenario)
     seed = resolve_seed(base, seed)
     queue_name = bottleneck_name(base)
@@ -184,7 +255,7 @@ def compare_aqms(
 
     rows: dict[str, dict[str, Any]] = {}
     notes: list[dict[str, str]] = []
-    with cf.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    with cf.ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(one, n): n for n in names}
         pending = set(futures)
         try:
@@ -228,15 +299,27 @@ def compare(
     scenario: Annotated[
         str | None, typer.Argument(help="Scenario file (default: the packaged 20-flow dumbbell).")
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="Master seed (default: the scenario's `seed`, else 1).")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(parser=SEED, metavar="SEED", help="Master seed (default: the scenario's `seed`, else 1)."),
+    ] = None,
     aqm: Annotated[
         list[str] | None, typer.Option("--aqm", help="AQM to include (repeatable; default: every registered AQM).")
     ] = None,
-    workers: Annotated[int | None, typer.Option(help="Parallel runs (threads; default: CPU count).")] = None,
-    duration: Annotated[
-        float | None, typer.Option(help="Override the duration (seconds); warm-up becomes a sixth of it.")
+    workers: Annotated[
+        int | None, typer.Option(parser=WORKERS, metavar="N", help="Parallel runs (threads; default: CPU count).")
     ] = None,
-    warmup: Annotated[float | None, typer.Option(help="Override the warm-up (seconds).")] = None,
+    duration: Annotated[
+        float | None,
+        typer.Option(
+            parser=DURATION,
+            metavar="DURATION",
+            help=f"Override the duration, {DURATION_FORMS}; warm-up becomes a sixth of it unless --warmup.",
+        ),
+    ] = None,
+    warmup: Annotated[
+        float | None, typer.Option(parser=WARMUP, metavar="DURATION", help="Override the warm-up, as --duration.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print rows and notes as JSON on stdout.")] = False,
     plot: Annotated[
         Path | None,
@@ -260,22 +343,20 @@ def compare(
         if tcp is not None:
             base = with_tcp_profile(base, tcp)
         if duration is not None or warmup is not None:
-            if duration is not None and not (math.isfinite(duration) and duration > 0):
-                _die(f"--duration: must be > 0 seconds, got {duration}")
-            if warmup is not None and not (math.isfinite(warmup) and warmup >= 0):
-                _die(f"--warmup: must be >= 0 seconds, got {warmup}")
-            d = duration if duration is not None else base.get("duration")
+            try:
+                # --duration alone: its warm-up is a sixth of it, never too long
+                _options.check_window(base, duration, warmup if duration is None or warmup is not None else 0.0)
+            except ValueError as e:
+                _die(str(e))
             if duration is None:
                 base["warmup"] = warmup
             else:
-                base = with_duration(base, d, warmup)  # type: ignore[arg-type]
+                base = with_duration(base, duration, warmup)
         registry = [a["name"] for a in _core.aqms()]
         names = list(dict.fromkeys(aqm)) if aqm else registry
         unknown = [n for n in names if n not in registry]
         if unknown:
             _die(f"--aqm: unknown AQM '{unknown[0]}'; known: {', '.join(registry)}")
-        if workers is not None and workers < 1:
-            _die(f"--workers: must be at least 1, got {workers}")
         n_workers = workers or os.cpu_count() or 1
         bar = _LazyProgress(f"{len(names)} AQMs", delay=0.3, enabled=not quiet)
         try:
@@ -382,7 +463,7 @@ def _sweep_cli() -> Any:
 @app.command()
 def sweep(
     sweepfile: Annotated[Path, typer.Argument(help="Sweep definition file.")],
-    workers: Annotated[int | None, typer.Option(help="Parallel workers.")] = None,
+    workers: Annotated[int | None, typer.Option(parser=WORKERS, metavar="N", help="Parallel workers.")] = None,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (with --backend dask).")] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Results store directory.")] = None,
     backend: Annotated[str, typer.Option(help="process, thread or dask.")] = "process",
@@ -481,7 +562,12 @@ def reproduce(
     paper: Annotated[str, typer.Argument(help="orange, newque, hybrid-red, qvared, dsred, or all.")],
     experiment: Annotated[str | None, typer.Argument(help="One experiment of the paper (default: all).")] = None,
     replications: Annotated[
-        int | None, typer.Option(help="Runs per point (default: the paper's count, or the data file's if larger).")
+        int | None,
+        typer.Option(
+            parser=REPLICATIONS,
+            metavar="N",
+            help="Runs per point (default: the paper's count, or the data file's if larger).",
+        ),
     ] = None,
     quick: Annotated[
         bool, typer.Option("--quick", help="Reduced runs (CI-sized); notes.md says what changed.")
@@ -489,7 +575,9 @@ def reproduce(
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Output directory (default results/reproduce/<paper>).")
     ] = None,
-    workers: Annotated[int | None, typer.Option(help="Parallel workers (default: all cores).")] = None,
+    workers: Annotated[
+        int | None, typer.Option(parser=WORKERS, metavar="N", help="Parallel workers (default: all cores).")
+    ] = None,
     max_memory: MaxMemoryOption = None,
 ) -> None:
     """Reproduce a seed paper's experiments: tables next to the paper's, figures, notes."""
@@ -513,12 +601,17 @@ def league(
         Path, typer.Option("--out", help="Output directory (tables, figures, resumable stores).")
     ] = Path("results/league"),
     replications: Annotated[
-        int | None, typer.Option(help="Replications per (scenario, AQM); default 5, or 2 with --quick.")
+        int | None,
+        typer.Option(
+            parser=REPLICATIONS, metavar="N", help="Replications per (scenario, AQM); default 5, or 2 with --quick."
+        ),
     ] = None,
     quick: Annotated[
         bool, typer.Option("--quick", help="Shortened runs and fewer replications: checks that it runs, does not rank.")
     ] = False,
-    workers: Annotated[int | None, typer.Option(help="Parallel worker processes (default: all cores).")] = None,
+    workers: Annotated[
+        int | None, typer.Option(parser=WORKERS, metavar="N", help="Parallel worker processes (default: all cores).")
+    ] = None,
     aqm: Annotated[list[str] | None, typer.Option("--aqm", help="Only these AQMs (repeatable).")] = None,
     scenario: Annotated[
         list[str] | None, typer.Option("--scenario", help="Only these papers' scenarios (repeatable).")
@@ -548,10 +641,34 @@ def league(
 
 MaxLagOption = Annotated[
     float,
-    typer.Option("--max-lag-us", help="Bound on the router's departure lag (p99, us); above it the run is not valid."),
+    typer.Option(
+        "--max-lag-us",
+        parser=MAX_LAG_US,
+        metavar="US",
+        help="Bound on the router's departure lag (p99, us, above 0 to 1e6); above it the run is not valid "
+        f"(exit {EXIT_NOT_VALID}).",
+    ),
 ]
 SpinOption = Annotated[
-    float, typer.Option("--spin-us", help="How long before an event the router polls instead of sleeping (us).")
+    float,
+    typer.Option(
+        "--spin-us",
+        parser=SPIN_US,
+        metavar="US",
+        help="How long before an event the router polls instead of sleeping (us, 0 to 1e6).",
+    ),
+]
+DurationOption = Annotated[
+    float | None,
+    typer.Option(parser=DURATION, metavar="DURATION", help=f"Replace the scenario's duration: {DURATION_FORMS}."),
+]
+WarmupOption = Annotated[
+    float | None,
+    typer.Option(
+        parser=WARMUP,
+        metavar="DURATION",
+        help="Replace the scenario's warm-up (the start left out of the measurements), as --duration.",
+    ),
 ]
 CcOption = Annotated[
     str | None,
@@ -564,8 +681,11 @@ CcOption = Annotated[
 @app.command()
 def emulate(
     scenario: Annotated[str, typer.Argument(help="Scenario file (.toml or .json).")],
-    seed: Annotated[int | None, typer.Option(help="Master seed (the AQMs' random streams).")] = None,
-    duration: Annotated[str | None, typer.Option(help="Replace the scenario's duration ('30s').")] = None,
+    seed: Annotated[
+        int | None, typer.Option(parser=SEED, metavar="SEED", help="Master seed (the AQMs' random streams).")
+    ] = None,
+    duration: DurationOption = None,
+    warmup: WarmupOption = None,
     cc: CcOption = None,
     out_dir: Annotated[
         Path | None,
@@ -576,27 +696,34 @@ def emulate(
     max_lag_us: MaxLagOption = DEFAULT_MAX_LAG_US,
     spin_us: SpinOption = DEFAULT_SPIN_US,
     router_cpu: Annotated[
-        str,
+        Any,
         typer.Option(
             "--router-cpu",
+            parser=ROUTER_CPU,
+            metavar="CPU",
             help="Pin the router thread to this CPU and the hosts to the others: a CPU number, "
             "'auto' (the last CPU, with two or more) or 'none'.",
         ),
     ] = "auto",
 ) -> None:
     """Run one scenario in real time with the hosts' Linux TCP through aqmlab's own router and
-    AQM code (one network namespace per host; needs root and /dev/net/tun)."""
+    AQM code (one network namespace per host; needs root and /dev/net/tun). Exit 3: the run
+    finished but is not valid (the router's lag above --max-lag-us); its result is printed and
+    written all the same."""
     from .emulation.cli_commands import emulate_command
 
-    emulate_command(scenario, seed, duration, cc, out_dir, as_json, quiet, max_lag_us, spin_us, router_cpu)
+    emulate_command(scenario, seed, duration, warmup, cc, out_dir, as_json, quiet, max_lag_us, spin_us, router_cpu)
 
 
 @app.command("validate-emulation")
 def validate_emulation(
     scenario: Annotated[str, typer.Argument(help="Scenario file (.toml or .json).")],
-    seeds: Annotated[int, typer.Option(help="Number of seeds, from --seed up.")] = 1,
-    seed: Annotated[int | None, typer.Option(help="First seed (default: the scenario's, else 1).")] = None,
-    duration: Annotated[str | None, typer.Option(help="Replace the scenario's duration ('30s').")] = None,
+    seeds: Annotated[int, typer.Option(parser=SEEDS, metavar="N", help="Number of seeds, from --seed up.")] = 1,
+    seed: Annotated[
+        int | None, typer.Option(parser=SEED, metavar="SEED", help="First seed (default: the scenario's, else 1).")
+    ] = None,
+    duration: DurationOption = None,
+    warmup: WarmupOption = None,
     cc: CcOption = None,
     queue: Annotated[str, typer.Option(help="The queue compared.")] = "bottleneck",
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON on stdout.")] = False,
@@ -605,10 +732,11 @@ def validate_emulation(
     spin_us: SpinOption = DEFAULT_SPIN_US,
 ) -> None:
     """Simulate a scenario (the linux TCP profile) and emulate it (Linux TCP through the same
-    AQM code), side by side with relative differences and the emulator's lag."""
+    AQM code), side by side with relative differences and the emulator's lag. Exit 3: an
+    emulated run was not valid (the router's lag above --max-lag-us)."""
     from .emulation.cli_commands import validate_command
 
-    validate_command(scenario, seeds, seed, duration, cc, queue, as_json, out, max_lag_us, spin_us)
+    validate_command(scenario, seeds, seed, duration, warmup, cc, queue, as_json, out, max_lag_us, spin_us)
 
 
 @app.command()

@@ -25,6 +25,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: A run that finished, its result written and printed, but is not valid: an emulation whose
+#: router lagged beyond its bound (issue 35). Not 1: nothing failed, the numbers are there to
+#: read; not 0: a script must not take them for a valid measurement.
+EXIT_NOT_VALID = 3
 
 
 def die(message: str, code: int = EXIT_USAGE) -> NoReturn:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import cli_options
 from .cli_run import EXIT_OK, interrupted_anywhere, run_command
 
 
@@ -78,7 +79,7 @@ def parse_fast_run(argv: Sequence[str]) -> FastRun | None:
     seed: int | None = None
     if "--seed" in values:
         try:
-            seed = int(values["--seed"].strip())
+            seed = cli_options.seed(values["--seed"])
         except ValueError:
             return None
     out = values.get("--out")

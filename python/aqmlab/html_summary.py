@@ -15,7 +15,7 @@ MAX_ROWS = 10
 
 #: The queue columns shown (of those present), in this order.
 QUEUE_COLUMNS = (
-    "name",
+    "queue",
     "utilization",
     "mean_queue_packets",
     "mean_delay_ms",

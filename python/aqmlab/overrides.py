@@ -51,7 +51,15 @@ def split_override_path(path: str) -> list[Step]:
                 path, f"malformed path segment {segment!r}: expected key, key[i] or i (e.g. flows[0].count)"
             )
         key = m.group("key").strip()
-        steps.append(int(key) if key.isdigit() and steps else key)
+        # str.isdigit() is Unicode's: '²' (int() refuses it) and '١' (int() reads it as 1) are
+        # digits to it. An index is ASCII digits, as in `[i]`; other numerals are refused
+        # rather than read as a key that happens to look like a number, or as an index.
+        ascii_index = key.isascii() and key.isdigit()
+        if not ascii_index and all(c.isnumeric() or c.isspace() for c in key):
+            raise scenario_error(
+                path, f"path segment {segment!r} is not an index: a list index is written in ASCII digits 0-9"
+            )
+        steps.append(int(key) if ascii_index and steps else key)
         steps.extend(int(i) for i in re.findall(r"\[([0-9]+)\]", m.group("indices")))
     return steps
 

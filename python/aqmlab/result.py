@@ -21,6 +21,9 @@ if TYPE_CHECKING:  # imported where a table is first built: `import aqmlab` stay
 
 #: Text columns of the flow table; every other flow column is numeric.
 FLOW_TEXT_COLUMNS = ("group", "kind", "src", "dst")
+#: Text columns of the queue table: ``queue``, the queue's name as every other table writes
+#: it, and ``name``, the same, kept for one release (deprecated, issue 35; docs/metrics.md).
+QUEUE_TEXT_COLUMNS = ("queue", "name")
 #: Flow columns left out of the summary (identifiers, not measurements).
 FLOW_ID_COLUMNS = ("flow",)
 #: Run-level keys of the summary, besides the queue, flow and group keys. ``jain_index`` is
@@ -222,9 +225,13 @@ class Result:
 
     @cached_property
     def queues(self) -> pd.DataFrame:
-        """One row per queue: arrivals, drops, marks, loss_rate, mean_queue_packets, delays
-        (ms), utilization, throughput_bps, ..."""
-        return self.to_arrow("queues").to_pandas()
+        """One row per queue: queue (its name), arrivals, drops, marks, loss_rate,
+        mean_queue_packets, delays (ms), utilization, throughput_bps, ...; ``name``, the same
+        as ``queue``, is deprecated (kept for one release)."""
+        df = self.to_arrow("queues").to_pandas()
+        if "queue" not in df.columns and "name" in df.columns:  # stored before issue 35
+            df.insert(0, "queue", df["name"])
+        return df
 
     @cached_property
     def flows(self) -> pd.DataFrame:
@@ -304,7 +311,9 @@ class Result:
     # summary then imports neither pyarrow nor numpy (issue 24, item 12); same values.
     @cached_property
     def _queue_rows(self) -> list[dict[str, Any]]:
-        return _rows(_core.table_columns(self.raw["queues"]))
+        rows = _rows(_core.table_columns(self.raw["queues"]))
+        # A result stored before issue 35 names its queues in `name` alone.
+        return [r if "queue" in r else {"queue": r["name"], **r} for r in rows]
 
     @cached_property
     def _group_rows(self) -> list[dict[str, Any]]:
@@ -348,9 +357,9 @@ class Result:
         import pandas as pd
 
         for row in self._queue_rows:
-            if row["name"] == name:
-                return pd.Series({k: (v if k == "name" else _num(v)) for k, v in row.items()}, name=name)
-        known = ", ".join(r["name"] for r in self._queue_rows) or "none"
+            if row["queue"] == name:
+                return pd.Series({k: (v if k in QUEUE_TEXT_COLUMNS else _num(v)) for k, v in row.items()}, name=name)
+        known = ", ".join(r["queue"] for r in self._queue_rows) or "none"
         raise KeyError(f"no queue named {name!r} in the result; queues: {known}")
 
     # -- summary --------------------------------------------------------------------------
@@ -377,9 +386,9 @@ class Result:
         """
         out: dict[str, SummaryValue] = {}
         for row in self._queue_rows:
-            qname = row["name"]
+            qname = row["queue"]
             for col, v in row.items():
-                if col == "name":
+                if col in QUEUE_TEXT_COLUMNS:
                     continue
                 out[f"queue.{qname}.{col}"] = _num(v)
         for col, column in self._flow_columns.items():

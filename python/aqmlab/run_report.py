@@ -98,10 +98,10 @@ def print_run(r: Any, out: Console) -> None:
         else:
             q.add_column(c, justify="right", min_width=max(6, max(len(w) for w in c.split())))
     rows: list[dict[str, Any]] = [{k: math.nan if v is None else v for k, v in x.items()} for x in r._queue_rows]
-    shown = [x for x in rows if "bottleneck" in x["name"] or x["drops"] or x["marks"]]
+    shown = [x for x in rows if "bottleneck" in x["queue"] or x["drops"] or x["marks"]]
     for x in shown:
         q.add_row(
-            x["name"],
+            x["queue"],
             _f(x["arrivals"]),
             _f(x["drops"]),
             _f(x["marks"]),

@@ -38,6 +38,23 @@ pub fn rows_batch<T: Serialize + for<'de> Deserialize<'de>>(rows: &[T]) -> PyRes
     with_units(batch)
 }
 
+/// The queue table: the rows' columns after a first column `queue`, the queue's name, as the
+/// other tables name a queue (issue 35). `name`, the same text, stays for one release
+/// (deprecated, docs/metrics.md): scripts and saved results read it. Here and not in
+/// `QueueSummary`, whose JSON the ns-2 fingerprints hash.
+pub fn queues_batch<T: Serialize + for<'de> Deserialize<'de>>(rows: &[T]) -> PyResult<RecordBatch> {
+    let batch = rows_batch(rows)?;
+    let schema = batch.schema();
+    let (index, field) = schema
+        .column_with_name("name")
+        .ok_or_else(|| arrow_error("the queue table has no name column"))?;
+    let mut fields: Vec<FieldRef> = vec![Arc::new(field.as_ref().clone().with_name("queue"))];
+    fields.extend(schema.fields().iter().cloned());
+    let mut columns: Vec<ArrayRef> = vec![batch.column(index).clone()];
+    columns.extend(batch.columns().iter().cloned());
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(arrow_error)
+}
+
 /// `batch` with each column's unit in its field's metadata, `{"unit": ...}`
 /// (aqmlab_core::metrics::column_units; text columns have none).
 fn with_units(batch: RecordBatch) -> PyResult<RecordBatch> {

@@ -28,7 +28,7 @@ pub(crate) fn json_to_py<'py>(
 /// without a copy of the series. `timings.collect_s` grows by this conversion's own time.
 pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Py<PyAny>> {
     let converting = Instant::now();
-    let queues = arrow_tables::rows_batch(&std::mem::take(&mut r.queues))?;
+    let queues = arrow_tables::queues_batch(&std::mem::take(&mut r.queues))?;
     let flows = arrow_tables::rows_batch(&std::mem::take(&mut r.flows))?;
     let groups = arrow_tables::rows_batch(&std::mem::take(&mut r.groups))?;
     let series = arrow_tables::series_batch(std::mem::take(&mut r.timeseries))?;

@@ -8,10 +8,11 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from ..cli_run import (
     EXIT_FAILED,
+    EXIT_NOT_VALID,
     EXIT_USAGE,
     LazyProgress,
     check_output_dir,
@@ -48,25 +49,24 @@ def emulation_errors() -> Iterator[None]:
 def emulate_command(
     scenario: str,
     seed: int | None,
-    duration: str | None,
+    duration: float | None,
+    warmup: float | None,
     congestion_control: str | None,
     out_dir: Path | None,
     as_json: bool,
     quiet: bool,
     max_lag_us: float,
     spin_us: float,
-    router_cpu: str,
+    router_cpu: int | Literal["auto"] | None,
 ) -> None:
+    """``aqmlab emulate``: its options were read and checked by the command line (cli.py),
+    the measurement window here, before anything is created on the machine. A run that is
+    not valid (the router's lag above ``--max-lag-us``) prints its result, then says so on
+    its last line and exits :data:`EXIT_NOT_VALID`."""
     from .emulate import emulate
 
-    cpu: int | Literal["auto"] | None
-    if router_cpu in ("auto", "none"):
-        cpu = None if router_cpu == "none" else "auto"
-    elif router_cpu.isdigit():
-        cpu = int(router_cpu)
-    else:
-        die(f"--router-cpu: {router_cpu!r}, expected a CPU number, 'auto' or 'none'", EXIT_USAGE)
     with emulation_errors():
+        check_window_options(scenario, duration, warmup)
         if out_dir is not None:
             check_output_dir(out_dir, "--out")
         progress = LazyProgress("emulating (real time)", enabled=not quiet)
@@ -75,15 +75,41 @@ def emulate_command(
                 scenario,
                 seed,
                 duration=duration,
+                warmup=warmup,
                 congestion_control=congestion_control,
                 max_lag_us=max_lag_us,
                 spin_us=spin_us,
-                router_cpu=cpu,
+                router_cpu=router_cpu,
                 progress=progress,
             )
         finally:
             progress.close()
         report_result(r, out_dir, as_json)
+    figures = r.emulation or {}
+    if not figures.get("valid", True):
+        not_valid(str(figures.get("invalid_reason")))
+
+
+def check_window_options(scenario: str, duration: float | None, warmup: float | None) -> None:
+    """--duration and --warmup against each other and the scenario's own: one line naming the
+    option that fixes it (exit 2), rather than the engine's error about the scenario's fields."""
+    from ..cli_options import check_window
+    from ..scenario import load_scenario
+
+    if duration is None and warmup is None:
+        return
+    try:
+        check_window(load_scenario(scenario), duration, warmup)
+    except ValueError as e:
+        die(str(e), EXIT_USAGE)
+
+
+def not_valid(message: str) -> NoReturn:
+    """The last line of a run whose result is not valid, and its exit code."""
+    sys.stdout.flush()
+    sys.stderr.write(f"not valid: {message}\n")
+    sys.stderr.flush()
+    raise SystemExit(EXIT_NOT_VALID)
 
 
 def _rel(x: float) -> str:
@@ -100,7 +126,8 @@ def validate_command(
     scenario: str,
     seeds: int,
     first_seed: int | None,
-    duration: str | None,
+    duration: float | None,
+    warmup: float | None,
     congestion_control: str | None,
     queue: str,
     as_json: bool,
@@ -108,12 +135,13 @@ def validate_command(
     max_lag_us: float,
     spin_us: float,
 ) -> None:
+    """``aqmlab validate-emulation``; exits :data:`EXIT_NOT_VALID` after its table when an
+    emulated run was not valid."""
     from ..scenario import load_scenario, resolve_seed
     from .validate import validate_emulation
 
-    if seeds < 1:
-        die("--seeds: give at least 1", EXIT_USAGE)
     with emulation_errors():
+        check_window_options(scenario, duration, warmup)
         if out is not None:
             check_output_file(out, "--out")
         start = resolve_seed(load_scenario(scenario), first_seed)
@@ -126,6 +154,7 @@ def validate_command(
             scenario,
             range(start, start + seeds),
             duration=duration,
+            warmup=warmup,
             congestion_control=congestion_control,
             queue=queue,
             progress=say,
@@ -136,16 +165,18 @@ def validate_command(
         if as_json:
             sys.stdout.write(json.dumps(jsonable(d), allow_nan=False) + "\n")
         else:
-            _print_comparison(v, d, scenario, queue, congestion_control)
+            _print_table(v, d, scenario, queue, congestion_control)
         if out is not None:
             sys.stdout.flush()
             with written_after_work("--out", out, "the comparison printed above is all that was kept"):
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_text(json.dumps(jsonable(d), indent=1, allow_nan=False) + "\n")
+    if not d["lag"]["all_valid"]:
+        not_valid("not every emulated run was valid (the router's lag above --max-lag-us)")
 
 
-def _print_comparison(v: Any, d: dict[str, Any], scenario: str, queue: str, congestion_control: str | None) -> None:
-    """``validate-emulation``'s table on stdout."""
+def _print_table(v: Any, d: dict[str, Any], scenario: str, queue: str, congestion_control: str | None) -> None:
+    """The comparison as a table on stdout."""
     from rich.table import Table
 
     from ..run_report import stdout_console

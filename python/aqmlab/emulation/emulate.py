@@ -60,18 +60,22 @@ def _host_sysctls(plan: Mapping[str, Any], ends: list[tuple[int, int]]) -> dict[
     whose flows ask for it. tcp_ecn is per namespace, so a host whose flows differ cannot be
     emulated; Linux's default (2) answers an ECN request without making one, which is what a
     receiver needs."""
-    ecn: dict[int, set[bool]] = {}
+    ecn: dict[int, dict[bool, set[str]]] = {}
     for f, (src, _) in zip(plan["flows"], ends, strict=True):
         if f["kind"] == "tcp":
-            ecn.setdefault(src, set()).add(bool(f["ecn"]))
+            ecn.setdefault(src, {}).setdefault(bool(f["ecn"]), set()).add(str(f.get("group", "")))
     out: dict[int, dict[str, int]] = {}
     for i in range(len(plan["hosts"])):
         s = {"net.ipv6.conf.all.disable_ipv6": 1, "net.ipv6.conf.default.disable_ipv6": 1}
-        wanted = ecn.get(i, set())
+        wanted = set(ecn.get(i, {}))
         if len(wanted) > 1:
-            raise EmulationError(
-                f"flows: host {plan['hosts'][i]['node']} sends flows with and without ECN; the kernel's "
-                "tcp_ecn is one setting per host (network namespace)"
+            # The scenario asks what one host cannot do: invalid input (exit 2), not a failed run.
+            groups = ecn[i]
+            raise scenario_error(
+                "flows",
+                f"host {plan['hosts'][i]['node']} sends flows with ECN ({', '.join(sorted(groups[True]))}) and "
+                f"without ({', '.join(sorted(groups[False]))}); the kernel's tcp_ecn is one setting per host "
+                "(network namespace): send them from different hosts",
             )
         if wanted == {True}:
             s["net.ipv4.tcp_ecn"] = 1
@@ -244,6 +248,7 @@ def emulate(
     seed: int | None = None,
     *,
     duration: float | str | None = None,
+    warmup: float | str | None = None,
     congestion_control: str | None = None,
     max_lag_us: float = DEFAULT_MAX_LAG_US,
     spin_us: float = DEFAULT_SPIN_US,
@@ -253,7 +258,7 @@ def emulate(
     """Runs ``scenario`` in real time with the hosts' Linux TCP (or UDP) through aqmlab's
     router, and returns a :class:`Result` with the tables of a simulation.
 
-    ``duration`` replaces the scenario's (seconds or "30s"); ``congestion_control`` makes
+    ``duration`` and ``warmup`` replace the scenario's (seconds or "30s"); ``congestion_control`` makes
     every TCP flow use that kernel congestion control (any of
     /proc/sys/net/ipv4/tcp_available_congestion_control), instead of the scenario's
     ``tcp.congestion_control`` (reno or cubic). ``max_lag_us``: the bound on the router's
@@ -274,11 +279,15 @@ def emulate(
 
     s = dict(load_scenario(scenario))
     refuse_what_is_not_emulated(s)
-    if duration is not None:
-        s["duration"] = duration if isinstance(duration, str) else float(duration)
+    for field, value in (("duration", duration), ("warmup", warmup)):
+        if value is not None:
+            s[field] = value if isinstance(value, str) else float(value)
     seed = resolve_seed(s, seed)
+    # The options first, before the network is built and anything created on the machine.
     if not (max_lag_us > 0 and math.isfinite(max_lag_us)):
         raise ValueError(f"max_lag_us: {max_lag_us}, expected a positive number of microseconds")
+    if not (0 <= spin_us <= 1e6):  # the router's own range (EmulationRouter.start)
+        raise ValueError(f"spin_us: {spin_us}, expected 0 to 1e6 microseconds")
     scenario_json = to_json(s)
     # The network and its plan first, before anything is created on the machine.
     router = _core.EmulationRouter(scenario_json, seed, _device_prefix())
@@ -290,6 +299,8 @@ def emulate(
         if congestion_control
         else {f["congestion_control"] for f in plan["flows"] if f["kind"] == "tcp"}
     )
+    ends = flow_hosts(plan)
+    sysctls = _host_sysctls(plan, ends)
     preflight(sorted(c for c in ccs if c))
     cpus = os.sched_getaffinity(0)
     if router_cpu == "auto":
@@ -299,8 +310,6 @@ def emulate(
         others = cpus - {router_cpu}
         if router_cpu not in cpus or not others:
             raise ValueError(f"router_cpu: {router_cpu} is not one of this process's CPUs, or the only one")
-    ends = flow_hosts(plan)
-    sysctls = _host_sysctls(plan, ends)
     specs = _agent_specs(plan, ends, seed, congestion_control)
     remove_stale()
 

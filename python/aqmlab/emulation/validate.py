@@ -117,6 +117,7 @@ def validate_emulation(
     seeds: Iterable[int] | None = None,
     *,
     duration: float | str | None = None,
+    warmup: float | str | None = None,
     congestion_control: str | None = None,
     queue: str = "bottleneck",
     progress: Callable[[str], None] | None = None,
@@ -131,8 +132,9 @@ def validate_emulation(
     from .emulate import emulate
 
     base = load_scenario(scenario)
-    if duration is not None:
-        base["duration"] = duration
+    for name, value in (("duration", duration), ("warmup", warmup)):
+        if value is not None:
+            base[name] = value
     seed_list = list(seeds) if seeds is not None else [resolve_seed(base, None)]
     if not seed_list:
         raise ValueError("seeds: give at least one seed")
@@ -150,9 +152,22 @@ def validate_emulation(
             if progress:
                 progress(f"simulating seed {seed}")
             v.simulated.append(api.run(sim_scenario, seed=seed))
+            # a queue the scenario does not have is refused before the first emulation
+            _check_queue(v.simulated[0], queue)
         if progress:
             progress(f"emulating seed {seed}")
         v.emulated.append(emulate(base, seed, congestion_control=congestion_control, **emulate_options))
+        _check_queue(v.emulated[0], queue)
     v.duration_s = v.emulated[0].duration_s
-    v.emulated[0].queue(queue)  # a queue the scenario does not have fails here, naming it
     return v
+
+
+def _check_queue(result: Result, queue: str) -> None:
+    """ScenarioError naming ``--queue`` when ``result`` has no such queue (a queue's row exists
+    once it saw traffic, so a run is the first place to know)."""
+    from ..errors import scenario_error
+
+    try:
+        result.queue(queue)
+    except KeyError as e:
+        raise scenario_error("--queue", str(e).strip("'\"")) from None

@@ -43,6 +43,19 @@ METRICS: tuple[tuple[str, str, str, float], ...] = (
     ("jain", "Jain", "league.jain", 1.0),
 )
 METRIC_COLUMNS = tuple(m[0] for m in METRICS)
+#: Each metric's physical range, in the league's units. A Student-t interval over a few
+#: replications of a value near a bound reaches past it (a Jain index of 0.998 ± 0.004 over 2
+#: replications, utilization 99.9 ± 0.3 %): the league clips its intervals to the range
+#: (issue 35; docs/league.md, "Statistics").
+METRIC_BOUNDS: Mapping[str, tuple[float, float]] = {
+    "utilization_pct": (0.0, 100.0),
+    "goodput_mbps": (0.0, math.inf),
+    "delay_ms": (0.0, math.inf),
+    "p99_delay_ms": (0.0, math.inf),
+    "loss_pct": (0.0, 100.0),
+    "marks": (0.0, math.inf),
+    "jain": (0.0, 1.0),
+}
 SUMMARY_KEYS = tuple(m[2] for m in METRICS) + ("league.fair_flows",)
 
 
@@ -61,6 +74,11 @@ class LeagueScenario:
     exclude_groups: tuple[str, ...] = ()  # flow groups not counted in goodput and fairness
     overrides: Mapping[str, Any] = field(default_factory=dict)  # dotted path -> value, always
     quick: Mapping[str, Any] = field(default_factory=dict)  # dotted path -> value, --quick only
+
+    def heading(self, tcp: str | None = None) -> str:
+        """The title with the sender the league runs: the paper's own TCP (Reno in ns-2), or
+        the congestion control of ``tcp``'s profile (issue 35: `--tcp bbr` was headed "Reno")."""
+        return self.title.replace("{sender}", sender_name(tcp))
 
     def uses_ecn(self, tcp: str | None = None) -> bool:
         """ECN-capable TCP in this scenario: the paper's own choice, or always under a TCP
@@ -93,12 +111,27 @@ class LeagueScenario:
         return s
 
 
+#: How a heading names a congestion control.
+_SENDER_NAMES = {"reno": "Reno", "cubic": "CUBIC", "bbr": "BBR", "dctcp": "DCTCP", "prague": "Prague"}
+
+
+def sender_name(tcp: str | None) -> str:
+    """The sender of TCP profile ``tcp`` in words ("BBR"); the papers' TCP for None: the ns-2
+    Reno of every league scenario."""
+    if tcp is None:
+        return "Reno"
+    from aqmlab import _core
+
+    cc = str(_core.tcp_profiles().get(tcp, {}).get("congestion_control", tcp))
+    return _SENDER_NAMES.get(cc, cc)
+
+
 SCENARIOS: tuple[LeagueScenario, ...] = (
     LeagueScenario(
         id="orange",
         paper="Orange (Catalkaya & Sis)",
         file="orange/sec5_table2.toml",
-        title="Orange sec. 5 / Table 2: 60 heterogeneous-RTT Reno flows (RTT 50/100/200 ms), 10 Mb/s, buffer 120",
+        title="Orange sec. 5 / Table 2: 60 heterogeneous-RTT {sender} flows (RTT 50/100/200 ms), 10 Mb/s, buffer 120",
         choice="The paper's only TCP experiment (Tables 2-3), as the scenario file has it: 100 s, first 20 s discarded.",
         quick={"duration": "30s", "warmup": "6s"},
     ),
@@ -106,7 +139,7 @@ SCENARIOS: tuple[LeagueScenario, ...] = (
         id="newque",
         paper="NEWQUE (Santhi & Natarajan)",
         file="newque/dumbbell.toml",
-        title="NEWQUE dumbbell: 200 ECN Reno flows, 10 Mb/s 100 ms, buffer 300",
+        title="NEWQUE dumbbell: 200 ECN {sender} flows, 10 Mb/s 100 ms, buffer 300",
         choice=(
             "The scenario file's base point, 200 flows with a 300-packet buffer: the one point shared by "
             "both of the paper's dumbbell series (flows 50..300 at buffer 300, buffer 150..400 at 200 flows). "
@@ -132,7 +165,7 @@ SCENARIOS: tuple[LeagueScenario, ...] = (
         id="qvared",
         paper="QVARED (Seol & Lee)",
         file="qvared/dumbbell.toml",
-        title="QVARED dumbbell: 80 Reno sources, 10 Mb/s 2 ms, buffer 160",
+        title="QVARED dumbbell: 80 {sender} sources, 10 Mb/s 2 ms, buffer 160",
         choice=(
             "The scenario file's base point, 80 sources: the heaviest load of Figs 6-7 (1..80 sources) and the "
             "point of Fig. 8. TCP without ECN here (the file's tcp.ecn is switched off; ECN only in NEWQUE)."

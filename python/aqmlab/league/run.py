@@ -172,6 +172,7 @@ def run_league(
         "replications": reps,
         "quick": quick,
         "tcp": tcp or "each paper's own (ns-2)",
+        "tcp_profile": tcp,
         "workers": workers,
         "failures": failures,
     }
@@ -226,6 +227,8 @@ def league_command(
     try:
         if replications is not None and replications < 1:
             raise ValueError(f"--replications must be >= 1, got {replications}")
+        if workers is not None and workers < 1:
+            raise ValueError(f"--workers must be >= 1, got {workers}")
         check_output_dir(out, "--out")
         kept = f"the runs done are stored in {Path(out) / 'store'}: the same command resumes"
         with written_after_work("--out", out, kept):

@@ -18,7 +18,7 @@ from typing import Any, cast
 
 import pandas as pd
 
-from .grid import METRIC_COLUMNS, METRICS, SCENARIOS, LeaguePlan, LeagueScenario, plan
+from .grid import METRIC_BOUNDS, METRIC_COLUMNS, METRICS, SCENARIOS, LeaguePlan, LeagueScenario, plan, sender_name
 
 #: Utilization (%) an AQM must reach to compete for "lowest delay".
 UTILIZATION_FLOOR_PCT = 95.0
@@ -48,6 +48,9 @@ def tidy_rows(p: LeaguePlan, table: pd.DataFrame) -> pd.DataFrame:
         }
         for stat in ("mean", "std", "ci95_low", "ci95_high", "ci95_half_width"):
             row[stat] = float(r[stat]) * scale if pd.notna(r[stat]) else math.nan
+        lowest, highest = METRIC_BOUNDS[col]
+        row["ci95_low"] = max(lowest, row["ci95_low"]) if math.isfinite(row["ci95_low"]) else math.nan
+        row["ci95_high"] = min(highest, row["ci95_high"]) if math.isfinite(row["ci95_high"]) else math.nan
         row["n"] = int(r["n"])
         rows.append(row)
     return pd.DataFrame(rows)
@@ -242,10 +245,20 @@ def overall_sentences(wide: pd.DataFrame, floor_pct: float = UTILIZATION_FLOOR_P
 
 # ---------------------------------------------------------------------------- report
 def _cell(row: Mapping[str, Any], metric: str, digits: int) -> str:
+    """mean ± half width; mean [low, high] where the interval was clipped to the metric's
+    range (mean ± half width would reach past it)."""
     m, hw = row[metric], row.get(metric + "_hw", math.nan)
     if not math.isfinite(m):
         return "n/a"
-    return f"{m:.{digits}f} ± {hw:.{digits}f}" if math.isfinite(hw) else f"{m:.{digits}f}"
+    if not math.isfinite(hw):
+        return f"{m:.{digits}f}"
+    lo, hi = row.get(metric + "_lo", math.nan), row.get(metric + "_hi", math.nan)
+    clipped = (math.isfinite(lo) and lo > m - hw + 1e-9 * max(1.0, abs(m))) or (
+        math.isfinite(hi) and hi < m + hw - 1e-9 * max(1.0, abs(m))
+    )
+    if clipped:
+        return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+    return f"{m:.{digits}f} ± {hw:.{digits}f}"
 
 
 _DIGITS = {
@@ -259,24 +272,38 @@ _DIGITS = {
 }
 
 
-def scenario_table_md(df: pd.DataFrame, floor_pct: float = UTILIZATION_FLOOR_PCT) -> str:
-    d = rank_scenario(df, floor_pct)
-    head = ["#", "AQM"] + [m[1] for m in METRICS]
+def scenario_table_md(df: pd.DataFrame, floor_pct: float = UTILIZATION_FLOOR_PCT, ranked: bool = True) -> str:
+    """One scenario's table: in league order with each AQM's rank, or (not ``ranked``: quick
+    mode) in the order the AQMs ran, without ranks."""
+    d = rank_scenario(df, floor_pct) if ranked else df
+    head = (["#"] if ranked else []) + ["AQM"] + [m[1] for m in METRICS]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in _records(d):
-        name = r["aqm"] + ("" if r["qualified"] else " ⁻") + (" *" if r.get("adjustment") else "")
-        cells = [str(r["rank"]), name] + [_cell(r, m, _DIGITS[m]) for m in METRIC_COLUMNS]
+        below = ranked and not r["qualified"]
+        name = r["aqm"] + (" ⁻" if below else "") + (" *" if r.get("adjustment") else "")
+        cells = ([str(r["rank"])] if ranked else []) + [name] + [_cell(r, m, _DIGITS[m]) for m in METRIC_COLUMNS]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+#: What a quick league's summary says instead of a ranking.
+QUICK_NOTE = (
+    "QUICK mode: shortened runs and {n} replications check that every (scenario, AQM) runs; they do not "
+    "rank the AQMs (30 s runs are dominated by the start-up, and {n}-replication intervals are wide): the "
+    "tables below are in the order the AQMs ran, without ranks. Run without --quick for the ranking."
+)
 
 
 def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mapping[str, Any]) -> str:
     floor = UTILIZATION_FLOOR_PCT
     n = int(wide["n"].min()) if len(wide) else 0
+    ranked = not meta.get("quick")
+    tcp = meta.get("tcp_profile")
     lines = [
         "# AQM league",
         "",
         f"- command: `{meta['command']}`",
+        f"- TCP: {f'every flow with the {tcp} profile ({sender_name(tcp)})' if tcp else 'each paper' + chr(39) + 's own (ns-2 Reno)'}",
         (
             f"- date: {meta['date']}; run time {meta['run_time_s']:.0f} s (workers: {meta['workers']}; "
             "runs already in the stores are reused, so a resumed league reports less)"
@@ -292,6 +319,12 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
         (
             f"- order: AQMs with mean utilization >= {floor:g}% first, by mean delay (lowest first); then the "
             f"others (marked ⁻) by utilization (highest first). * = a parameter scaled to the buffer (notes below each table)"
+            if ranked
+            else "- order: as the AQMs ran (quick mode does not rank). * = a parameter scaled to the buffer (notes below each table)"
+        ),
+        (
+            "- an interval that would reach past its metric's range (utilization and loss 0-100 %, Jain 0-1, the others "
+            ">= 0) is clipped to it, and its cell shows mean [low, high] instead of mean ± half width"
         ),
         (
             "- Util: bottleneck busy fraction; Goodput: sum over the counted flows; Delay / p99: sojourn time in the "
@@ -302,14 +335,19 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
     if meta.get("failures"):
         lines += ["", "**Failed runs:**", ""] + [f"- {f}" for f in meta["failures"]]
     lines += ["", "## Summary (generated from the numbers)", ""]
+    if not ranked:
+        lines += [QUICK_NOTE.format(n=n), ""]
     for p in plans:
         df = wide[wide["scenario"] == p.spec.id]
         if not len(df):
             continue
         lines.append(f"**{p.spec.paper}** ({p.spec.id}):")
-        lines += [f"- {s}" for s in scenario_sentences(df, floor)]
+        if ranked:
+            lines += [f"- {s}" for s in scenario_sentences(df, floor)]
+        else:
+            lines.append(f"- {len(df)} AQMs ran, {int(df['n'].min())} replications each.")
         lines.append("")
-    if wide["scenario"].nunique() > 1:
+    if ranked and wide["scenario"].nunique() > 1:
         lines.append("**Across scenarios:**")
         lines += [f"- {s}" for s in overall_sentences(wide, floor)]
         lines.append("")
@@ -318,8 +356,8 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
         df = wide[wide["scenario"] == p.spec.id]
         if not len(df):
             continue
-        lines += [f"### {p.spec.id}: {p.spec.title}", "", p.spec.choice, ""]
-        lines.append(scenario_table_md(df, floor))
+        lines += [f"### {p.spec.id}: {p.spec.heading(tcp)}", "", p.spec.choice, ""]
+        lines.append(scenario_table_md(df, floor, ranked))
         notes = sorted({(a, note) for a, (_, note) in p.configs.items() if note})
         if notes:
             lines.append("")
@@ -328,7 +366,7 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
         if fig in meta.get("figures", []):
             lines += ["", f"![{p.spec.id}: delay vs goodput]({fig})"]
         lines.append("")
-    if wide["scenario"].nunique() > 1:
+    if ranked and wide["scenario"].nunique() > 1:
         o = overall_ranks(wide, floor)
         scen = [c for c in o.columns if c not in ("position", "aqm", "mean_rank", "worst_rank", "qualified", "top")]
         lines += [
@@ -359,8 +397,10 @@ def render_markdown(wide: pd.DataFrame, plans: Sequence[LeaguePlan], meta: Mappi
 
 
 def write_figures(wide: pd.DataFrame, out: Path) -> list[Path]:
-    """A delay-vs-goodput scatter (with 95% CIs) per scenario, PNG and SVG."""
-    from ..reproduce import figures as _  # noqa: F401  (matplotlib with the Agg backend, or MissingExtraError)
+    """A delay-vs-goodput scatter (with 95% CIs) per scenario, PNG and SVG, saved through the
+    reproduction's figure audit; each AQM's name placed where it hides no other (issue 35:
+    fifteen names at one offset from points a few pixels apart overlapped)."""
+    from ..reproduce import figures
 
     # isort: split
     import matplotlib.pyplot as plt
@@ -368,7 +408,8 @@ def write_figures(wide: pd.DataFrame, out: Path) -> list[Path]:
     paths = []
     for sc, df in wide.groupby("scenario", sort=False):
         fig, ax = plt.subplots(figsize=(7, 5))
-        for r in _records(df):
+        recs = _records(df)
+        for r in recs:
             xerr = (
                 [[r["delay_ms"] - r["delay_ms_lo"]], [r["delay_ms_hi"] - r["delay_ms"]]]
                 if math.isfinite(r["delay_ms_hw"])
@@ -381,20 +422,14 @@ def write_figures(wide: pd.DataFrame, out: Path) -> list[Path]:
             )
             marker = "o" if r["utilization_pct"] >= UTILIZATION_FLOOR_PCT else "x"
             ax.errorbar(r["delay_ms"], r["goodput_mbps"], xerr=xerr, yerr=yerr, fmt=marker, capsize=2, ms=5)
-            ax.annotate(
-                r["aqm"], (r["delay_ms"], r["goodput_mbps"]), textcoords="offset points", xytext=(4, 3), fontsize=8
-            )
         ax.set_xscale("log")
         ax.set_xlabel("mean sojourn delay at the bottleneck (ms, log scale)")
         ax.set_ylabel("total goodput (Mb/s)")
         ax.set_title(f"{sc}: delay vs goodput (o: util >= {UTILIZATION_FLOOR_PCT:g}%, x: below)")
         ax.grid(True, which="both", alpha=0.3)
         fig.tight_layout()
-        for ext in ("png", "svg"):
-            p = out / f"league_{sc}.{ext}"
-            fig.savefig(p, dpi=120)
-            paths.append(p)
-        plt.close(fig)
+        figures.place_labels(ax, [(r["delay_ms"], r["goodput_mbps"], r["aqm"]) for r in recs])
+        paths += figures.save(fig, out, f"league_{sc}")
     return paths
 
 
@@ -429,7 +464,7 @@ def rerender(out: str | Path, scenarios: Sequence[LeagueScenario] | None = None)
     meta = json.loads((out / "league.json").read_text(encoding="utf-8"))
     ids = list(dict.fromkeys(tidy["scenario"]))
     specs = [s for s in (scenarios or SCENARIOS) if s.id in ids]
-    plans = plan(specs, list(dict.fromkeys(tidy["aqm"])), bool(meta.get("quick")))
+    plans = plan(specs, list(dict.fromkeys(tidy["aqm"])), bool(meta.get("quick")), meta.get("tcp_profile"))
     path = out / "league.md"
     path.write_text(render_markdown(to_wide(tidy), plans, meta), encoding="utf-8")
     return path

@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,10 +141,73 @@ def audit(fig: Any, *, drawn: bool = False) -> list[str]:
         for line in ax.lines:
             if not _finite_xy(line):
                 problems.append(f"{name}: line {line.get_label()!r} has no finite point")
+        for a, b in overlapping_texts(ax):
+            problems.append(f"{name}: labels {a!r} and {b!r} overlap")
     for leg in fig.legends:
         if len(leg.get_texts()) > MAX_LEGEND:
             problems.append(f"figure legend has {len(leg.get_texts())} entries (> {MAX_LEGEND})")
     return problems
+
+
+def overlapping_texts(ax: Any) -> list[tuple[str, str]]:
+    """The pairs of an axes' texts (labels put on points) whose drawn extents overlap: one
+    label hides part of the other (issue 35: the league's figures). Needs a drawn figure."""
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts if t.get_visible() and t.get_text()]
+    return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1 :] if box_a.overlaps(box_b)]
+
+
+#: Where a point's label may go, in points from the point, tried in this order: beside it
+#: first, then further out (with a leader line).
+_LABEL_OFFSETS = [
+    (dx * r, dy * r)
+    for r in (1, 2, 3, 4, 6)
+    for dx, dy in ((5, 3), (5, -9), (-5, 3), (-5, -9), (0, 8), (0, -14), (9, -3), (-9, -3))
+]
+
+
+def place_labels(ax: Any, points: Sequence[tuple[float, float, str]], fontsize: float = 8) -> None:
+    """Labels each point (x, y, text) of ``ax`` where it overlaps no label placed before and
+    stays inside the axes: the first free place of :data:`_LABEL_OFFSETS`, with a leader line
+    when away from its point; the least-overlapping place if none is free."""
+    fig = ax.figure
+    fig.canvas.draw()  # the axes' limits and the renderer, to measure each label
+    renderer = fig.canvas.get_renderer()
+    inside = ax.get_window_extent(renderer)
+    placed: list[Any] = []
+    for x, y, text in points:
+        best: tuple[float, Any] | None = None
+        for dx, dy in _LABEL_OFFSETS:
+            far = abs(dx) > 9 or abs(dy) > 14
+            t = ax.annotate(
+                text,
+                (x, y),
+                textcoords="offset points",
+                xytext=(dx, dy),
+                fontsize=fontsize,
+                ha="left" if dx > 0 else "right" if dx < 0 else "center",
+                arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "0.5"} if far else None,
+            )
+            box = t.get_window_extent(renderer)
+            clash = sum(_overlap_area(box, p) for p in placed)
+            if not (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1):
+                clash += box.width * box.height  # outside the axes: as bad as hiding a label
+            if best is None or clash < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (clash, t)
+            else:
+                t.remove()
+            if clash == 0:
+                break
+        assert best is not None
+        placed.append(best[1].get_window_extent(renderer))
+
+
+def _overlap_area(a: Any, b: Any) -> float:
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return w * h if w > 0 and h > 0 else 0.0
 
 
 # --------------------------------------------------------------------------- names and units

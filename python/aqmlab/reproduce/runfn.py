@@ -51,7 +51,7 @@ def extras(result: Any) -> dict[str, float]:
         out["x.flows.delay_ms"] = float((d[ok] * w[ok]).sum() / w[ok].sum()) if ok.any() else math.nan
         out["x.flows.normalized_throughput"] = recv / sent if sent > 0 else math.nan
     for q in result.to_arrow("queues").to_pylist():
-        name = q["name"]
+        name = q["queue"]
         out[f"x.queue.{name}.in_system"] = float(q["mean_queue_packets"] + q["utilization"])
         out[f"x.queue.{name}.drop_rate_pps"] = float(q["drops"]) / measured
     if result.to_arrow("timeseries").num_rows:

@@ -54,6 +54,15 @@ from .store import ResultStore
 from .store_index import StoreIndexError, StoreReadOnlyError
 
 
+def _error(message: str) -> None:
+    """An error as every command gives one: a line on stderr, never among the tables on
+    stdout (issue 35, O: `results` printed its errors on stdout). The caller returns the exit
+    code."""
+    line = "; ".join(part.strip() for part in message.strip().splitlines() if part.strip()) or "failed"
+    sys.stderr.write(f"error: {line}\n")
+    sys.stderr.flush()
+
+
 def default_store_dir(sweep: Sweep) -> Path:
     """``store`` from the sweep file, else ``results/<sweep name>``."""
     return sweep.store if sweep.store is not None else Path("results") / sweep.name
@@ -141,10 +150,10 @@ def sweep_command(
         if overrides:
             sweep.override_base(overrides)
     except FileNotFoundError as exc:
-        console.print(f"[red]error:[/] {exc}")
+        _error(str(exc))
         return EXIT_USAGE
     except SweepDefinitionError as exc:
-        console.print(f"[red]invalid sweep file {sweepfile}:[/] {exc}")
+        _error(f"invalid sweep file {sweepfile}: {exc}")
         return EXIT_USAGE
     store_dir = Path(out) if out is not None else default_store_dir(sweep)
     # Raised, not printed: the command line's one line and exit 2, before any run.
@@ -191,15 +200,15 @@ def sweep_command(
             return EXIT_INTERRUPTED
         except DiskFullError as exc:  # SweepDiskFull, or the index could not even be opened
             bar.stop()
-            console.print(f"[red]error:[/] {exc.strerror}", soft_wrap=True)
+            _error(str(exc.strerror))
             return EXIT_FAILED
         except (StoreReadOnlyError, NotADirectoryError) as exc:  # a store that cannot be written
             bar.stop()
-            console.print(f"[red]error:[/] {exc}", soft_wrap=True)
+            _error(str(exc))
             return EXIT_USAGE
         except ValueError as exc:  # bad backend / workers
             bar.stop()
-            console.print(f"[red]error:[/] {exc}")
+            _error(str(exc))
             return EXIT_USAGE
 
     _print_report(console, report)
@@ -253,7 +262,7 @@ def results_command(
     try:
         store = ResultStore(dir, create=False)
     except (FileNotFoundError, NotADirectoryError) as exc:
-        console.print(f"[red]error:[/] {exc}", soft_wrap=True)
+        _error(str(exc))
         return EXIT_USAGE
     # A damaged run file is reported below, once, naming the file, and left out of the
     # tables (issue 24): not a warning's two lines, nor a traceback.
@@ -263,10 +272,7 @@ def results_command(
             return _summarise_json(store, dir, export, format, wide, metrics, console)
         return _summarise(store, dir, export, format, wide, metrics, max_rows, console)
     except StoreIndexError as exc:
-        console.print(
-            f"[red]error:[/] {exc} (the run files are untouched: moving the index away rebuilds it from them)",
-            soft_wrap=True,
-        )
+        _error(f"{exc} (the run files are untouched: moving the index away rebuilds it from them)")
         return EXIT_FAILED
 
 
@@ -345,7 +351,7 @@ def _export_and_exit_code(
             try:
                 path = store.export(export, format, wide=wide, metrics=metrics, skip_corrupt=True)
             except ValueError as exc:
-                console.print(f"[red]error:[/] {exc}")
+                _error(str(exc))
                 return EXIT_USAGE
         console.print(f"exported {path}")
     if store.corrupt_found:
