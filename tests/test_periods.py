@@ -63,7 +63,9 @@ def test_ping_interval_and_sample_interval_have_the_floor(tmp_path: Path) -> Non
     p.write_text(json.dumps(s))
     res = CliRunner().invoke(app, ["run", str(p)])
     assert res.exit_code == 2
-    assert res.stderr.strip() == "error: flows[1].interval: a period must be at least 1us (one event per period), got 1ns"
+    assert (
+        res.stderr.strip() == "error: flows[1].interval: a period must be at least 1us (one event per period), got 1ns"
+    )
     with pytest.raises(aqmlab.ScenarioError, match="a period must be at least 1us") as e:
         aqmlab.run(dumbbell("red", sample_interval="500ns"))
     assert e.value.path == "sample_interval"
