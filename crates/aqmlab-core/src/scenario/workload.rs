@@ -822,6 +822,7 @@ fn normal_quantile(p: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn builtin_cdfs_parse_and_have_the_papers_means() {
@@ -880,6 +881,73 @@ mod tests {
                 "{d:?}: {numeric} vs {exact}"
             );
         }
+    }
+
+    /// Random distributions of every kind: a constant, Pareto and lognormal of random
+    /// parameters (shapes and sigmas whose midpoint integral converges), and CDFs of one to six
+    /// points whose first point may carry mass (issue 35, A: the property test above had one
+    /// CDF, starting at cdf 0, the case where that mass is nothing).
+    fn any_distribution() -> impl Strategy<Value = SizeDistribution> {
+        let cdf = (
+            1.0f64..1e6,
+            proptest::collection::vec((1.0f64..1e6, 0.0f64..1.0), 0..6),
+            0.0f64..0.95,
+        )
+            .prop_map(|(x0, rest, p0)| {
+                let mut pts = vec![(x0, p0)];
+                let n = rest.len();
+                for (i, (dx, dp)) in rest.into_iter().enumerate() {
+                    let (x, p) = *pts.last().unwrap();
+                    let next = if i + 1 == n { 1.0 } else { p + (1.0 - p) * dp };
+                    pts.push((x + dx, next));
+                }
+                pts.last_mut().unwrap().1 = 1.0;
+                SizeDistribution::Empirical(pts)
+            });
+        prop_oneof![
+            (1.0f64..1e6).prop_map(SizeDistribution::Constant),
+            (2.5f64..6.0, 1.0f64..1e5)
+                .prop_map(|(shape, scale)| SizeDistribution::Pareto { shape, scale }),
+            (0.0f64..12.0, 0.05f64..1.5)
+                .prop_map(|(mu, sigma)| SizeDistribution::Lognormal { mu, sigma }),
+            cdf,
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// The mean `load` divides by is the mean of what `quantile` draws, clipped or not:
+        /// E[g(X)] is the integral over u of g(Q(u)), taken at 200,000 midpoints.
+        #[test]
+        fn every_distributions_mean_is_the_mean_of_its_draws(
+            d in any_distribution(),
+            cap_at in proptest::option::of(0.3f64..0.999),
+        ) {
+            let cap = cap_at.map(|u| d.quantile(u).max(1.0));
+            let n = 200_000;
+            let numeric = (0..n)
+                .map(|i| d.quantile((i as f64 + 0.5) / n as f64).min(cap.unwrap_or(f64::INFINITY)))
+                .sum::<f64>()
+                / n as f64;
+            let exact = d.mean_clipped(cap);
+            proptest::prop_assert!(
+                (numeric / exact - 1.0).abs() < 2e-3,
+                "{d:?} cap {cap:?}: {numeric} drawn vs {exact}"
+            );
+        }
+    }
+
+    /// Issue 35, A: the first point's mass.
+    #[test]
+    fn a_cdf_whose_first_point_has_mass_has_it_in_its_mean() {
+        let d = SizeDistribution::Empirical(parse_cdf("10000 0.9\n20000 1\n").unwrap());
+        assert!((d.mean_clipped(None) - 10_500.0).abs() < 1e-9);
+        let one = SizeDistribution::Empirical(parse_cdf("1000 1\n").unwrap());
+        assert_eq!(
+            (one.mean_clipped(None), one.quantile(0.7), one.min()),
+            (1000.0, 1000.0, 1000.0)
+        );
     }
 
     #[test]

@@ -121,6 +121,44 @@ mod tests {
         );
     }
 
+    /// Issue 35, H: however heavy the tail, no size is beyond what a run represents (they
+    /// saturated at u64::MAX). Such a distribution is refused when read; one put in by hand
+    /// shows the sampler's own bound.
+    #[test]
+    fn no_draw_is_beyond_the_largest_transfer() {
+        let mut w = workload(
+            json!({"dist": "constant", "size": "1KB"}),
+            json!({"flows": 20000}),
+        );
+        w.sizes = crate::scenario::workload::SizeDistribution::Pareto {
+            shape: 0.02,
+            scale: 1000.0,
+        };
+        let a = arrivals(&w, 3, 0, 0, Time::MAX, &[(0, 1000.0)], 1);
+        let limit = crate::scenario::limits::MAX_TRANSFER_BYTES;
+        assert!(a.iter().all(|x| x.size_bytes <= limit));
+        assert!(a.iter().filter(|x| x.size_bytes == limit).count() > 5000);
+    }
+
+    /// A rate that changes: the arrivals in each span are its integrated rate (the same
+    /// stream gives the arrivals of one rate, up to the first change, unchanged).
+    #[test]
+    fn arrivals_follow_a_rate_that_changes() {
+        let w = workload(json!({"dist": "constant", "size": "10KB"}), json!({}));
+        let s = time::from_secs_f64;
+        let rates = [(0, 1000.0), (s(10.0), 100.0), (s(15.0), 4000.0)];
+        let a = arrivals(&w, 5, 0, 0, s(20.0), &rates, 1);
+        let count =
+            |lo: f64, hi: f64| a.iter().filter(|x| x.at >= s(lo) && x.at < s(hi)).count() as f64;
+        // 10,000 (sd 100), 500 (sd 22), 20,000 (sd 141).
+        assert!((count(0.0, 10.0) - 10_000.0).abs() < 500.0);
+        assert!((count(10.0, 15.0) - 500.0).abs() < 112.0);
+        assert!((count(15.0, 20.0) - 20_000.0).abs() < 707.0);
+        let one = arrivals(&w, 5, 0, 0, s(20.0), &[(0, 1000.0)], 1);
+        let before = one.iter().take_while(|x| x.at < s(10.0)).count();
+        assert_eq!(one[..before], a[..before]);
+    }
+
     #[test]
     fn sizes_follow_the_distribution_and_the_cap() {
         let w = workload(
