@@ -84,7 +84,7 @@ def test_the_cli_says_which_flows_its_index_is_over(tmp_path: Any) -> None:
     p.write_text(json.dumps(MIXED))
     res = CliRunner().invoke(app, ["run", str(p), "--seed", "3", "-q"])
     assert res.exit_code == 0, res.output
-    assert "Jain index (TCP flows)" in res.output
+    assert 'Jain index (kind "tcp", 6 flows)' in res.output
     assert "Jain index (all flows)" in res.output
     assert "Jain index by group" in res.output and "bulk" in res.output
     res = CliRunner().invoke(app, ["run", str(p), "--seed", "3", "-q", "--json"])

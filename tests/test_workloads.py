@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import html
 import math
 from pathlib import Path
 from typing import Any
@@ -145,6 +146,15 @@ def _with_flow(**fields: Any) -> dict[str, Any]:
         ({"pairs": "shuffled"}, "flows[0].pairs"),
         ({"start": ["1s", "2s"]}, "flows[0].start"),
         ({"sizes": {"dist": "pareto", "shape": 2.5, "scale": "10KB"}, "max_size": "1KB"}, "flows[0].max_size"),
+        # Issue 35, B: `load` with no usable mean (these ran with no arrivals).
+        ({"sizes": {"dist": "pareto", "shape": 1.0, "scale": "1KB"}, "max_size": None}, "flows[0].sizes.shape"),
+        ({"sizes": {"dist": "lognormal", "mean": "20KB", "sigma": 30}, "max_size": None}, "flows[0].sizes.sigma"),
+        # Issue 35, H: sizes beyond 2^53 bytes (they saturated and the result table failed).
+        (
+            {"sizes": {"dist": "pareto", "shape": 0.02, "scale": "1KB"}, "load": None, "rate": 5, "max_size": None},
+            "flows[0].sizes.shape",
+        ),
+        ({"max_size": 2**60}, "flows[0].max_size"),
     ],
 )
 def test_errors_name_the_field(fields: dict[str, Any], path: str) -> None:
@@ -176,6 +186,31 @@ def test_cdf_file_and_custom_bins(tmp_path: Path) -> None:
     assert fct["size_bytes"].between(1000, 5000).all()
     assert abs(fct["size_bytes"].mean() / 3000 - 1) < 0.1
     assert list(r.fct_summary()["bin"]) == ["lower", "upper", "all"]
+
+
+def test_one_point_cdf_is_a_constant_size(tmp_path: Path) -> None:
+    """Issue 35, A: a one-point CDF was refused at `flows[0].count`, a field it does not have."""
+    cdf = tmp_path / "one.txt"
+    cdf.write_text("1000 1\n")
+    r = aqmlab.run(_with_flow(sizes={"dist": "cdf", "file": str(cdf)}, max_size=None, flows=None), seed=1)
+    assert (r.fct["size_bytes"] == 1000).all()
+    # 0.3 x 10 Mb/s / 8 kbit = 375 arrivals/s for 30 s: 11,250 (sd 106).
+    assert abs(len(r.fct) - 11_250) < 5 * 106
+
+
+def test_the_headline_jain_index_says_it_leaves_out_workload_transfers(tmp_path: Path) -> None:
+    """Friction of issue 35: the web-search example's "Jain index (TCP flows)" was 1.00 over
+    the two bulk flows while the web group's was 0.27: the label names the flows it is over."""
+    from aqmlab.cli import app
+    from typer.testing import CliRunner
+
+    res = CliRunner().invoke(app, ["run", str(ROOT / "scenarios" / "websearch_fqcodel.toml"), "-q"])
+    assert res.exit_code == 0, res.output
+    assert 'Jain index (kind "tcp", 2 flows)' in res.output
+    assert "Jain index (all flows)" in res.output
+    assert "web " in res.output.split("Jain index by group")[1]
+    r = aqmlab.run(str(ROOT / "scenarios" / "websearch_fqcodel.toml"), seed=1)
+    assert html.escape('Jain index (kind "tcp", 2 flows)') in r._repr_html_()
 
 
 def test_example_scenario_runs() -> None:

@@ -66,6 +66,16 @@ def _warnings(warnings: Sequence[tuple[str, str]]) -> str:
     return f"<p><b>warnings</b></p><ul>{items}</ul>"
 
 
+def jain_index_label(r: Any) -> str:
+    """The headline Jain index's label, naming the flows it is over: those of kind "tcp"
+    (not workload transfers, which are TCP too, nor probes or UDP flows: issue 35; their
+    groups have their own index) when the run has any, else every flow; and how many."""
+    kinds = r._flow_columns.get("kind", [])
+    if r.jain_index_over == "tcp_flows":
+        return f'Jain index (kind "tcp", {sum(1 for k in kinds if k == "tcp")} flows)'
+    return f"Jain index (all {len(kinds)} flows)"
+
+
 def result_html(r: Any) -> str:
     """A run's summary: name, seed, duration, key figures, the queues and flows tables
     (first rows), its warnings."""
@@ -75,7 +85,7 @@ def result_html(r: Any) -> str:
         ("duration", f"{r.duration_s:g} s (warm-up {r.warmup_s:g} s)"),
         ("flows", r.n_flows),
         ("goodput, all flows (Mb/s)", float(goodput) / 1e6 if isinstance(goodput, (int, float)) else goodput),
-        (f"Jain index ({r.jain_index_over})", r.jain_index),
+        (jain_index_label(r), r.jain_index),
         ("conserved", r.conserved),
         ("events", r.events),
         ("wall time (s)", r.wall_time_s),

@@ -15,6 +15,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from .html_summary import jain_index_label
+
 
 def stdout_console() -> Console:
     """The console the command's tables are printed on."""
@@ -72,7 +74,7 @@ def print_run(r: Any, out: Console) -> None:
     # The headline is over the TCP flows when the run has any (issue 24): say so, and show
     # the all-flows value and the groups' beside it when they say something else.
     groups = r._group_rows
-    head.add_row(f"Jain index ({r.jain_index_over.replace('_', ' ').replace('tcp', 'TCP')})", _f(r.jain_index, 4))
+    head.add_row(jain_index_label(r), _f(r.jain_index, 4))
     if r.jain_index_over == "tcp_flows" and any(g["kind"] != "tcp" for g in groups):
         head.add_row("Jain index (all flows)", _f(r.jain_index_all_flows, 4))
     if len(groups) > 1:

@@ -8,6 +8,7 @@ use crate::aqm::registry::{build_queue, CustomAqmFactory};
 use crate::aqm::Aqm;
 use crate::net::delivery_trace::{DeliveryTrace, TraceClock};
 use crate::net::link::{LinkChanges, LinkCtx};
+use crate::net::link_schedule::{LinkSchedule, Regime};
 use crate::net::Link;
 use crate::scenario::events::{AqmState, EventDirection, EventSpec, LinkState, RateSetting};
 use crate::scenario::ScenarioError;
@@ -163,6 +164,31 @@ impl Timeline {
             }
         }
         Ok((t, scheduled))
+    }
+
+    /// Each link's rates and delays over the run, from its own and the changes `scheduled`
+    /// (what [`Timeline::resolve`] returned with this timeline) make.
+    pub(crate) fn link_schedules(
+        &self,
+        scheduled: &[(Time, EventKind)],
+        links: &[Link],
+    ) -> Vec<LinkSchedule> {
+        let mut out: Vec<LinkSchedule> = links
+            .iter()
+            .map(|l| LinkSchedule::new(l.rate_bps, l.delay))
+            .collect();
+        for &(at, kind) in scheduled {
+            let EventKind::Timeline(i) = kind else {
+                continue;
+            };
+            match &self.actions[i as usize] {
+                Action::Rate(l, r) => out[*l as usize].set_rate(at, Regime::Fixed(*r)),
+                Action::Trace(l, t) => out[*l as usize].set_rate(at, Regime::Trace(t.clone())),
+                Action::Delay(l, d) => out[*l as usize].set_delay(at, *d),
+                Action::Loss(..) | Action::State(..) | Action::Aqm(..) => {}
+            }
+        }
+        out
     }
 
     pub(crate) fn link_changes(&self) -> &[LinkChanges] {

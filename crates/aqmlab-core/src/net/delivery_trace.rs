@@ -106,6 +106,26 @@ impl DeliveryTrace {
         best as u64 * OPPORTUNITY_BYTES as u64 * 8 * 1000
     }
 
+    /// The time of opportunity `k` (counted over all periods) of the trace started at
+    /// `origin`.
+    pub fn opportunity_time(&self, origin: Time, k: u64) -> Time {
+        let n = self.at.len() as u64;
+        origin + (k / n) * self.period + self.at[(k % n) as usize]
+    }
+
+    /// The first opportunity after `now` (strictly) of the trace started at `origin`.
+    pub fn first_opportunity_after(&self, origin: Time, now: Time) -> u64 {
+        if now < origin {
+            return 0;
+        }
+        let rel = now - origin;
+        let n = self.at.len() as u64;
+        let cycle = rel / self.period;
+        let within = rel % self.period;
+        let i = self.at.partition_point(|&t| t <= within) as u64;
+        cycle * n + i
+    }
+
     /// Opportunities per period.
     pub fn len(&self) -> usize {
         self.at.len()
@@ -161,25 +181,12 @@ impl TraceClock {
         &self.trace
     }
 
-    /// The time of opportunity `k` (over all periods).
     fn time_of(&self, k: u64) -> Time {
-        let n = self.trace.at.len() as u64;
-        self.origin + (k / n) * self.trace.period + self.trace.at[(k % n) as usize]
+        self.trace.opportunity_time(self.origin, k)
     }
 
-    /// The first opportunity after `now`.
     fn first_after(&self, now: Time) -> u64 {
-        let rel = now.saturating_sub(self.origin);
-        let n = self.trace.at.len() as u64;
-        let cycle = rel / self.trace.period;
-        let within = rel % self.trace.period;
-        let i = self.trace.at.partition_point(|&t| t <= within) as u64;
-        let k = cycle * n + i;
-        if now < self.origin {
-            0
-        } else {
-            k
-        }
+        self.trace.first_opportunity_after(self.origin, now)
     }
 
     /// A packet of `bytes` starts at `now` (`chained`: right after the one before, at the

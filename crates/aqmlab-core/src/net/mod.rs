@@ -2,6 +2,7 @@
 
 pub mod delivery_trace;
 pub mod link;
+pub mod link_schedule;
 pub mod packet;
 pub mod pcap;
 pub mod routing;

@@ -11,14 +11,16 @@ use super::ScenarioError;
 use crate::aqm::params::QueueEnv;
 use crate::aqm::registry::{build_queue, CustomAqmFactory};
 use crate::aqm::QueueLimit;
+use crate::net::link_schedule::LinkSchedule;
 use crate::net::{Link, NodeId, RoutingTable};
 use crate::sim::{time, EventKind, RngStream, StreamKind, Time, WorkBudget};
 use crate::simulator::{FlowInfo, Simulator};
 use crate::timeline::{LinkIndex, Timeline};
+use crate::transport::ideal_fct::{ideal_fct_in_force, Transfer};
 use crate::transport::probe::{PingEcho, PingSource, RrProbe};
 use crate::transport::tcp::{Recovery, Rfc6675Sender, TcpSender, TcpSink};
 use crate::transport::udp::{SizeDistribution, UdpPattern, UdpSink, UdpSource};
-use crate::transport::workload::{arrivals, ideal_fct, Arrival};
+use crate::transport::workload::{arrivals, Arrival};
 use crate::transport::{Agent, Endpoint};
 use crate::Error;
 use std::collections::{HashMap, HashSet};
@@ -284,6 +286,19 @@ pub fn build(
         }
     }
 
+    // The events are resolved before the flows: a workload's offered load and a transfer's
+    // ideal FCT follow the rates they set (issue 35, C).
+    let (timeline, actions) = Timeline::resolve(
+        &scenario.events,
+        &LinkIndex {
+            links: &b.links,
+            partner: &b.partner,
+            queues: &b.queues,
+            custom: b.custom,
+        },
+    )?;
+    let schedules = timeline.link_schedules(&actions, &b.links);
+
     // Agents: each flow has a sender (agent 2k) and a receiver (agent 2k+1).
     let mut agents: Vec<Agent> = vec![];
     let mut agent_node: Vec<NodeId> = vec![];
@@ -321,24 +336,44 @@ pub fn build(
         // Each flow of the entry: its pair, and for a workload its arrival.
         let instances: Vec<(NodeId, NodeId, Option<Arrival>)> = match spec {
             FlowSpec::Workload { workload, .. } => {
-                let link_rate = match &workload.rate {
+                let link_rates = match &workload.rate {
                     crate::scenario::workload::ArrivalRate::Load { link, .. } => {
                         let names: Vec<&str> = b.links.iter().map(|l| l.name.as_str()).collect();
                         let l =
                             super::capture::link_index(&names, link, &format!("{path}.load_link"))?;
-                        Some(b.links[l].rate_bps)
+                        schedules[l].nominal_rates()
                     }
-                    _ => None,
+                    _ => vec![],
                 };
-                let start = match c.start {
+                let own_start = match c.start {
                     StartSpec::At(t) => t.0,
                     _ => unreachable!("checked by Workload::parse"),
                 };
-                let end = c
-                    .stop
-                    .map_or(scenario.duration.0, |s| s.0.min(scenario.duration.0));
-                let per_second = workload.arrivals_per_second(link_rate);
-                arrivals(workload, seed, fi, start, end, per_second, pairs.len())
+                // Events move when arrivals begin and end, not each transfer's start (issue
+                // 35, D: a start at 1 s started every arrival at 1 s; arrivals after a stop
+                // were transfers that never sent).
+                let (start, stop) =
+                    flow_window(&scenario.events, &group, fi, own_start, c.stop.map(|d| d.0));
+                if start >= scenario.duration.0 {
+                    return Err(ScenarioError::new(
+                        format!("{path}.start"),
+                        format!(
+                            "arrivals begin at {}s, at or after the end of the run",
+                            time::to_secs_f64(start)
+                        ),
+                    )
+                    .into());
+                }
+                if c.stop.is_some_and(|stop| stop.0 <= own_start) {
+                    return Err(ScenarioError::new(
+                        format!("{path}.stop"),
+                        "must be later than `start` (when arrivals begin)",
+                    )
+                    .into());
+                }
+                let end = stop.map_or(scenario.duration.0, |s| s.min(scenario.duration.0));
+                let rates = workload.arrival_rates(&link_rates);
+                arrivals(workload, seed, fi, start, end, &rates, pairs.len())
                     .into_iter()
                     .map(|a| (pairs[a.pair].0, pairs[a.pair].1, Some(a)))
                     .collect()
@@ -471,8 +506,18 @@ pub fn build(
                         lo.0 + ((hi.0 - lo.0) as f64 * r.uniform()) as Time
                     }
                 };
-                let (start, stop) =
-                    flow_window(&scenario.events, &group, fi, own_start, c.stop.map(|d| d.0));
+                let (start, stop) = match arrival {
+                    // A transfer starts when it arrives; the workload's own `stop` ends the
+                    // arrivals, not the transfers, and a `stop_flows` event stops those
+                    // still running (as it stops any flow).
+                    Some(a) => (
+                        a.at,
+                        flow_window(&scenario.events, &group, fi, a.at, None).1,
+                    ),
+                    None => {
+                        flow_window(&scenario.events, &group, fi, own_start, c.stop.map(|d| d.0))
+                    }
+                };
                 if start >= scenario.duration.0 {
                     return Err(ScenarioError::new(
                         format!("{path}.start"),
@@ -604,23 +649,26 @@ pub fn build(
                 FlowSpec::Tcp { tcp, .. } | FlowSpec::Workload { tcp, .. } => tcp,
                 _ => unreachable!("only TCP flows have a transfer"),
             };
-            let hops = |a: NodeId, z: NodeId| -> Vec<(u64, Time)> {
+            let hops = |a: NodeId, z: NodeId| -> Vec<&LinkSchedule> {
                 let mut at = a;
                 let mut out = vec![];
                 while at != z {
-                    let l = &b.links[routing.next_hop(at, z).expect("routes checked") as usize];
-                    out.push((l.rate_bps, l.delay));
-                    at = l.to;
+                    let l = routing.next_hop(at, z).expect("routes checked") as usize;
+                    out.push(&schedules[l]);
+                    at = b.links[l].to;
                 }
                 out
             };
-            *ideal = ideal_fct(
+            *ideal = ideal_fct_in_force(
                 &hops(s, d),
                 &hops(d, s),
-                size.div_ceil(tcp.packet_size as u64),
-                tcp.data_size(),
-                tcp.ack_size,
-                tcp.handshake != crate::transport::tcp::Handshake::None,
+                &Transfer {
+                    start: f.start,
+                    packets: size.div_ceil(tcp.packet_size as u64),
+                    data_bytes: tcp.data_size(),
+                    ack_bytes: tcp.ack_size,
+                    handshake: tcp.handshake != crate::transport::tcp::Handshake::None,
+                },
             );
         }
     }
@@ -629,15 +677,6 @@ pub fn build(
     let taps = super::capture::plan(&scenario.capture, &names, || {
         super::capture::flow_wires(&scenario.flows, &flows)
     })?;
-    let (timeline, actions) = Timeline::resolve(
-        &scenario.events,
-        &LinkIndex {
-            links: &b.links,
-            partner: &b.partner,
-            queues: &b.queues,
-            custom: b.custom,
-        },
-    )?;
     starts.extend(actions);
     let mut sim = Simulator::new(
         scenario, seed, b.nodes, b.links, routing, agents, agent_node, flows, starts,

@@ -6,7 +6,8 @@
 use super::error::ScenarioError;
 use super::limits::MAX_FLOWS;
 use super::memory::ScenarioSize;
-use super::schema::Scenario;
+use super::schema::{FlowSpec, Scenario};
+use super::workload::ArrivalRate;
 use serde_json::Value;
 
 impl Scenario {
@@ -33,7 +34,9 @@ impl Scenario {
 }
 
 /// The flows after expanding `count` and node lists stay within [`MAX_FLOWS`]; the error names
-/// the `flows` entry where the total passes it.
+/// the field of the `flows` entry where the total passes it: `count`, or for a workload the
+/// field that sets its number of arrivals (`flows`, `rate` or `load`), never one the entry
+/// does not have.
 fn check_flow_count(s: &Scenario) -> Result<(), ScenarioError> {
     let size = ScenarioSize::of(s);
     if size.flows > MAX_FLOWS {
@@ -41,11 +44,25 @@ fn check_flow_count(s: &Scenario) -> Result<(), ScenarioError> {
         for (i, n) in size.flows_per_entry.iter().enumerate() {
             total += n;
             if total > MAX_FLOWS {
+                let (field, what) = match &s.flows[i] {
+                    FlowSpec::Workload { workload, .. } => {
+                        let field = match workload.rate {
+                            _ if workload.max_flows.is_some_and(|m| m <= *n) => "flows",
+                            ArrivalRate::PerSecond(_) => "rate",
+                            ArrivalRate::Load { .. } => "load",
+                        };
+                        (
+                            field,
+                            "a workload's expected arrivals plus six standard deviations",
+                        )
+                    }
+                    _ => ("count", "count x nodes"),
+                };
                 return Err(ScenarioError::new(
-                    format!("flows[{i}].count"),
+                    format!("flows[{i}].{field}"),
                     format!(
-                        "the scenario would have {} flows (count x nodes, over all \
-                             entries), above the maximum of {MAX_FLOWS}",
+                        "the scenario would have {} flows ({what}, over all entries), above \
+                         the maximum of {MAX_FLOWS}",
                         size.flows
                     ),
                 ));

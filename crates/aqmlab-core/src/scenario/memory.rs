@@ -33,6 +33,7 @@
 //! `tests/test_memory_limit.py` checks the estimate against the peak resident memory of real
 //! runs that stress each part.
 
+use super::events::RateSetting;
 use super::schema::{Endpoints, FlowSpec, GraphSpec, LimitSpec, QueueSpec, Scenario, Topology};
 use super::ScenarioError;
 use crate::aqm::{fq_codel, fq_pie};
@@ -345,7 +346,7 @@ impl ScenarioSize {
                 // The arrivals are drawn at build time: bound them by their expected number
                 // plus six standard deviations of a Poisson count.
                 FlowSpec::Workload { workload, .. } => {
-                    workload_flow_bound(workload, s, fastest_link_rate(s))
+                    workload_flow_bound(workload, i, s, fastest_link_rate(s))
                 }
                 // A tcp_rr probe is two flows, the requests and the responses.
                 FlowSpec::Probe {
@@ -392,30 +393,58 @@ impl ScenarioSize {
 /// The most arrivals a workload entry is expected to have: `flows`, or its rate over its
 /// span plus six standard deviations (the link `load` names is looked up by name, the
 /// dumbbell's bottleneck when the topology is a dumbbell; an unknown link counts as the
-/// fastest link of the scenario, the build then reports it).
-fn workload_flow_bound(w: &super::workload::Workload, s: &Scenario, fastest: u64) -> u64 {
+/// fastest link of the scenario, the build then reports it). With `load`, the arrival rate
+/// follows the link's rate in force (issue 35, C): the bound takes the highest rate an event
+/// gives either direction of it, a trace at its mean.
+fn workload_flow_bound(
+    w: &super::workload::Workload,
+    entry: usize,
+    s: &Scenario,
+    fastest: u64,
+) -> u64 {
     let rate = match &w.rate {
         super::workload::ArrivalRate::Load { link, .. } => {
+            // The link's own rate, and the name of its other direction.
             let named = match &s.topology {
-                Topology::Dumbbell(d) if link == "bottleneck" => Some(d.bottleneck.rate.0),
+                Topology::Dumbbell(d) if link == "bottleneck" => {
+                    Some((d.bottleneck.rate.0, "bottleneck_reverse".to_string()))
+                }
                 Topology::Graph(g) => g
                     .links
                     .iter()
                     .find(|l| {
                         l.name.as_deref() == Some(link) || format!("{}->{}", l.from, l.to) == *link
                     })
-                    .map(|l| l.rate.0),
+                    .map(|l| (l.rate.0, format!("{}->{}", l.to, l.from))),
                 _ => None,
             };
-            Some(named.unwrap_or(fastest))
+            Some(match named {
+                Some((own, reverse)) => s
+                    .events
+                    .iter()
+                    .filter(|e| e.link.as_deref().is_some_and(|n| n == link || n == reverse))
+                    .filter_map(|e| match &e.rate {
+                        Some(RateSetting::Fixed(r)) => Some(r.0),
+                        Some(RateSetting::Trace { trace, .. }) => {
+                            trace.as_ref().map(|t| t.mean_rate_bps())
+                        }
+                        None => None,
+                    })
+                    .fold(own, u64::max),
+                None => fastest,
+            })
         }
         _ => None,
     };
-    let start = match w.file.start {
+    let own_start = match w.file.start {
         super::schema::StartSpec::At(t) => t.0,
         _ => 0,
     };
-    let end = w.file.stop.map_or(s.duration.0, |t| t.0.min(s.duration.0));
+    // Arrivals run over the window the events leave them (`flow_window`), as when built.
+    let group = w.file.group.clone().unwrap_or(format!("flows[{entry}]"));
+    let own_stop = w.file.stop.map(|t| t.0);
+    let (start, stop) = super::events::flow_window(&s.events, &group, entry, own_start, own_stop);
+    let end = stop.map_or(s.duration.0, |t| t.min(s.duration.0));
     let expected =
         w.arrivals_per_second(rate) * crate::sim::time::to_secs_f64(end.saturating_sub(start));
     let bound = (expected + 6.0 * expected.sqrt() + 1.0).min(u64::MAX as f64) as u64;

@@ -895,6 +895,17 @@ fn parse_flow(
                     "must be > 0 bytes",
                 ));
             }
+            let max = super::limits::MAX_TRANSFER_BYTES;
+            if let Some(size) = f.size.filter(|s| s.0 > max) {
+                return Err(ScenarioError::new(
+                    format!("{path}.size"),
+                    format!(
+                        "{} bytes is beyond the largest transfer a run represents ({max} bytes, \
+                         2^53)",
+                        size.0
+                    ),
+                ));
+            }
             FlowSpec::Tcp {
                 common: flow_common!(f),
                 tcp,

@@ -13,6 +13,7 @@
 //! ```
 
 use super::error::{from_value, ScenarioError};
+use super::limits::{MAX_TRANSFER_BYTES, MAX_TRANSFER_TAIL};
 use super::schema::{Endpoints, StartSpec};
 use super::units::{Bytes, Duration};
 use serde::{Deserialize, Serialize};
@@ -43,7 +44,7 @@ pub struct WorkloadFile {
     pub flows: Option<u64>,
     pub sizes: Value,
     /// Draws above it are clipped to it (a truncated distribution; the mean used for `load`
-    /// is the truncated one).
+    /// is the truncated one). At most [`MAX_TRANSFER_BYTES`], where draws are clipped anyway.
     pub max_size: Option<Bytes>,
     /// How arrivals are given their (sender, receiver) pair: "round_robin" (default) or
     /// "random".
@@ -104,6 +105,11 @@ pub struct Workload {
     pub max_size: Option<u64>,
     pub max_flows: Option<u64>,
 }
+
+/// The share of a workload's mean that may come from sizes beyond [`MAX_TRANSFER_BYTES`]
+/// (which are clipped there) before `load`, which divides by the mean, is refused: beyond it
+/// the arrival rate would hinge on sizes no run represents.
+const MAX_MEAN_BEYOND_LIMIT: f64 = 0.01;
 
 /// The CDFs bundled with aqmlab (`scenarios/workloads/`, provenance in its README.md).
 pub const BUILTIN_CDFS: [(&str, &str); 2] = [
@@ -240,7 +246,16 @@ impl Workload {
         if max_size == Some(0) {
             return Err(ScenarioError::new(at("max_size"), "must be > 0 bytes"));
         }
-        let sizes = parse_sizes(&f.sizes, &at("sizes"))?;
+        if let Some(m) = max_size.filter(|&m| m > MAX_TRANSFER_BYTES) {
+            return Err(ScenarioError::new(
+                at("max_size"),
+                format!(
+                    "{m} bytes is beyond the largest transfer a run represents \
+                     ({MAX_TRANSFER_BYTES} bytes, 2^53)"
+                ),
+            ));
+        }
+        let (sizes, tail_field) = parse_sizes(&f.sizes, &at("sizes"))?;
         if let Some(m) = max_size {
             if (m as f64) < sizes.min() {
                 return Err(ScenarioError::new(
@@ -248,6 +263,50 @@ impl Workload {
                     format!(
                         "{m} bytes is below the smallest size the distribution draws ({} bytes)",
                         sizes.min()
+                    ),
+                ));
+            }
+        }
+        let tail_at = || at(&format!("sizes.{tail_field}"));
+        let limit = MAX_TRANSFER_BYTES as f64;
+        let beyond = sizes.tail_beyond(limit);
+        if max_size.is_none() && beyond > MAX_TRANSFER_TAIL {
+            return Err(ScenarioError::new(
+                tail_at(),
+                format!(
+                    "{} of the sizes drawn would be beyond {MAX_TRANSFER_BYTES} bytes (2^53), \
+                     the largest transfer a run represents: give `max_size`, or a \
+                     distribution with a lighter tail",
+                    percent(beyond)
+                ),
+            ));
+        }
+        if matches!(rate, ArrivalRate::Load { .. }) {
+            // `load` divides by the mean: it must be finite, and what is drawn (clipped at
+            // the limit) must have nearly that mean, or the rate would be 0 or hinge on
+            // sizes no run represents (issue 35, B: shape 1 ran with no arrivals).
+            let own = sizes.mean_clipped(max_size.map(|m| m as f64));
+            let drawn = sizes.mean_clipped(Some(max_size.map_or(limit, |m| m as f64)));
+            if !own.is_finite() {
+                return Err(ScenarioError::new(
+                    tail_at(),
+                    format!(
+                        "{} has no finite mean, and `load` sets the arrival rate from the mean \
+                         size: give `max_size` (the mean is then of the clipped sizes), or \
+                         `rate` (flows per second) instead of `load`",
+                        sizes.describe()
+                    ),
+                ));
+            }
+            if own - drawn > MAX_MEAN_BEYOND_LIMIT * own {
+                return Err(ScenarioError::new(
+                    tail_at(),
+                    format!(
+                        "{} of the mean size ({own:.4e} bytes) comes from sizes beyond \
+                         {MAX_TRANSFER_BYTES} bytes (2^53), which a run clips, and `load` sets \
+                         the arrival rate from the mean: give `max_size`, or `rate` (flows \
+                         per second) instead of `load`",
+                        percent((own - drawn) / own)
                     ),
                 ));
             }
@@ -262,10 +321,44 @@ impl Workload {
         Ok((w, f))
     }
 
+    /// The largest size drawn, bytes: `max_size`, or the largest a run represents.
+    pub fn size_cap(&self) -> u64 {
+        self.max_size.unwrap_or(MAX_TRANSFER_BYTES)
+    }
+
     /// The mean payload size the generator draws, bytes: of the distribution clipped at
-    /// `max_size`, before rounding up to whole bytes.
+    /// [`Self::size_cap`], before rounding up to whole bytes (which adds less than a byte).
+    /// Without `max_size`, the distribution's own mean where the clip at the largest size
+    /// changes it by less than a millionth: the closed form without a cap is exact where the
+    /// clipped lognormal's carries the 1.2e-7 error of its erfc, and a run that draws nothing
+    /// near the limit gets the arrivals it got before the limit existed.
     pub fn mean_size(&self) -> f64 {
-        self.sizes.mean_clipped(self.max_size.map(|m| m as f64))
+        let drawn = self.sizes.mean_clipped(Some(self.size_cap() as f64));
+        if self.max_size.is_some() {
+            return drawn;
+        }
+        let own = self.sizes.mean_clipped(None);
+        if own.is_finite() && (own - drawn).abs() <= 1e-6 * own {
+            own
+        } else {
+            drawn
+        }
+    }
+
+    /// Arrivals per second over the run, (from, rate): with `load`, from each change of the
+    /// load link's rate in force (`link_rates`, (from, bits/s), the first at 0); with `rate`,
+    /// that rate from 0.
+    pub fn arrival_rates(
+        &self,
+        link_rates: &[(crate::sim::Time, u64)],
+    ) -> Vec<(crate::sim::Time, f64)> {
+        match &self.rate {
+            ArrivalRate::PerSecond(r) => vec![(0, *r)],
+            ArrivalRate::Load { .. } => link_rates
+                .iter()
+                .map(|&(t, bps)| (t, self.arrivals_per_second(Some(bps))))
+                .collect(),
+        }
     }
 
     /// Arrivals per second, given the rate of the link `load` refers to.
@@ -279,7 +372,18 @@ impl Workload {
     }
 }
 
-fn parse_sizes(v: &Value, path: &str) -> Result<SizeDistribution, ScenarioError> {
+/// A share in words: a percentage, or for a small one its value.
+fn percent(share: f64) -> String {
+    if share >= 1e-3 {
+        format!("{:.1} %", share * 100.0)
+    } else {
+        format!("a share of {share:.1e}")
+    }
+}
+
+/// The distribution, and the parameter that sets its tail (where an error about sizes too
+/// large for a run, or a mean too large for `load`, points).
+fn parse_sizes(v: &Value, path: &str) -> Result<(SizeDistribution, &'static str), ScenarioError> {
     let s: SizesFile = from_value(v, path)?;
     let at = |field: &str| format!("{path}.{field}");
     let given: [(&str, bool); 9] = [
@@ -320,7 +424,7 @@ fn parse_sizes(v: &Value, path: &str) -> Result<SizeDistribution, ScenarioError>
             only(&["size"])?;
             let size = bytes("size", s.size)?
                 .ok_or_else(|| ScenarioError::new(at("size"), "required, but missing"))?;
-            Ok(SizeDistribution::Constant(size))
+            Ok((SizeDistribution::Constant(size), "size"))
         }
         "pareto" => {
             only(&["shape", "scale", "mean"])?;
@@ -356,7 +460,7 @@ fn parse_sizes(v: &Value, path: &str) -> Result<SizeDistribution, ScenarioError>
                     ))
                 }
             };
-            Ok(SizeDistribution::Pareto { shape, scale })
+            Ok((SizeDistribution::Pareto { shape, scale }, "shape"))
         }
         "lognormal" => {
             only(&["mu", "sigma", "mean", "median"])?;
@@ -364,16 +468,16 @@ fn parse_sizes(v: &Value, path: &str) -> Result<SizeDistribution, ScenarioError>
                 .sigma
                 .ok_or_else(|| ScenarioError::new(at("sigma"), "required, but missing"))?;
             let sigma = positive("sigma", sigma)?;
-            let mu = match (s.mu, bytes("median", s.median)?, bytes("mean", s.mean)?) {
-                (Some(mu), None, None) if mu.is_finite() => mu,
+            let (mu, location) = match (s.mu, bytes("median", s.median)?, bytes("mean", s.mean)?) {
+                (Some(mu), None, None) if mu.is_finite() => (mu, "mu"),
                 (Some(mu), None, None) => {
                     return Err(ScenarioError::new(
                         at("mu"),
                         format!("must be finite, got {mu}"),
                     ))
                 }
-                (None, Some(median), None) => median.ln(),
-                (None, None, Some(mean)) => mean.ln() - sigma * sigma / 2.0,
+                (None, Some(median), None) => (median.ln(), "median"),
+                (None, None, Some(mean)) => (mean.ln() - sigma * sigma / 2.0, "mean"),
                 _ => {
                     return Err(ScenarioError::new(
                         at("mu"),
@@ -381,7 +485,14 @@ fn parse_sizes(v: &Value, path: &str) -> Result<SizeDistribution, ScenarioError>
                     ))
                 }
             };
-            Ok(SizeDistribution::Lognormal { mu, sigma })
+            // A median beyond what a run represents is the location's doing; a long tail
+            // beyond it, sigma's.
+            let tail = if mu > (MAX_TRANSFER_BYTES as f64).ln() {
+                location
+            } else {
+                "sigma"
+            };
+            Ok((SizeDistribution::Lognormal { mu, sigma }, tail))
         }
         "cdf" => {
             only(&["name", "file"])?;
@@ -416,7 +527,7 @@ fn parse_sizes(v: &Value, path: &str) -> Result<SizeDistribution, ScenarioError>
                 }
             };
             parse_cdf(&text)
-                .map(SizeDistribution::Empirical)
+                .map(|pts| (SizeDistribution::Empirical(pts), field))
                 .map_err(|m| ScenarioError::new(at(field), m))
         }
         other => Err(ScenarioError::new(
@@ -438,6 +549,7 @@ fn parse_sizes(v: &Value, path: &str) -> Result<SizeDistribution, ScenarioError>
 /// skipped. The last cdf must be 1, or 100 (then every cdf is read as a percentage).
 pub fn parse_cdf(text: &str) -> Result<Vec<(f64, f64)>, String> {
     let mut points: Vec<(f64, f64)> = vec![];
+    let mut lines: Vec<usize> = vec![];
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -459,6 +571,7 @@ pub fn parse_cdf(text: &str) -> Result<Vec<(f64, f64)>, String> {
                 .ok_or_else(|| format!("line {}: '{s}' is not a number >= 0", i + 1))
         };
         points.push((num(x)?, num(p)?));
+        lines.push(i + 1);
     }
     let Some(&(_, last)) = points.last() else {
         return Err("the CDF has no points".into());
@@ -485,6 +598,23 @@ pub fn parse_cdf(text: &str) -> Result<Vec<(f64, f64)>, String> {
     }
     if points.last().is_some_and(|p| p.0 < 1.0) {
         return Err("the largest size must be at least 1 byte".into());
+    }
+    // Draws below the first point's cdf are its size (`quantile`): an atom there.
+    let (x0, p0) = points[0];
+    if p0 > 0.0 && x0 < 1.0 {
+        return Err(format!(
+            "line {}: {} of the transfers would be of size {x0} (the first point's cdf): \
+             a transfer carries at least 1 byte; start the CDF at cdf 0, or at 1 byte",
+            lines[0],
+            percent(p0)
+        ));
+    }
+    if let Some(i) = points.iter().position(|p| p.0 > MAX_TRANSFER_BYTES as f64) {
+        return Err(format!(
+            "line {}: {} bytes is beyond the largest transfer a run represents \
+             ({MAX_TRANSFER_BYTES} bytes, 2^53)",
+            lines[i], points[i].0
+        ));
     }
     Ok(points)
 }
@@ -539,22 +669,70 @@ impl SizeDistribution {
                 }
             }
             // Piecewise-linear CDF: uniform within each segment, so each contributes its
-            // probability times its midpoint (as the HPCC generator's getAvg), clipped.
-            SizeDistribution::Empirical(pts) => pts
-                .windows(2)
-                .map(|w| {
-                    let ((x0, p0), (x1, p1)) = (w[0], w[1]);
-                    let dp = p1 - p0;
-                    if x1 <= cap {
-                        dp * (x0 + x1) / 2.0
-                    } else if x0 >= cap {
-                        dp * cap
-                    } else {
-                        let f = (cap - x0) / (x1 - x0);
-                        dp * (f * (x0 + cap) / 2.0 + (1.0 - f) * cap)
+            // probability times its midpoint (as the HPCC generator's getAvg), clipped; and
+            // the first point is an atom of its cdf (`quantile` returns its size for every
+            // draw below it; HPCC's getAvg and the bundled CDFs start at cdf 0, where it
+            // weighs nothing; issue 35, A: `10000 0.9` / `20000 1` has mean 10,500, not 1,500).
+            SizeDistribution::Empirical(pts) => {
+                pts[0].1 * pts[0].0.min(cap)
+                    + pts
+                        .windows(2)
+                        .map(|w| {
+                            let ((x0, p0), (x1, p1)) = (w[0], w[1]);
+                            let dp = p1 - p0;
+                            if x1 <= cap {
+                                dp * (x0 + x1) / 2.0
+                            } else if x0 >= cap {
+                                dp * cap
+                            } else {
+                                let f = (cap - x0) / (x1 - x0);
+                                dp * (f * (x0 + cap) / 2.0 + (1.0 - f) * cap)
+                            }
+                        })
+                        .sum::<f64>()
+            }
+        }
+    }
+
+    /// P(X > x): the share of draws beyond `x` (before any clipping).
+    pub fn tail_beyond(&self, x: f64) -> f64 {
+        match self {
+            SizeDistribution::Constant(s) => (*s > x) as u8 as f64,
+            SizeDistribution::Pareto { shape, scale } => {
+                if x <= *scale {
+                    1.0
+                } else {
+                    (scale / x).powf(*shape)
+                }
+            }
+            SizeDistribution::Lognormal { mu, sigma } => {
+                0.5 * erfc((x.ln() - mu) / (sigma * std::f64::consts::SQRT_2))
+            }
+            SizeDistribution::Empirical(pts) => {
+                let i = pts.partition_point(|p| p.0 <= x);
+                match i {
+                    0 => 1.0,
+                    _ if i == pts.len() => 0.0,
+                    _ => {
+                        let ((x0, p0), (x1, p1)) = (pts[i - 1], pts[i]);
+                        1.0 - (p0 + (p1 - p0) * (x - x0) / (x1 - x0))
                     }
-                })
-                .sum(),
+                }
+            }
+        }
+    }
+
+    /// The distribution in words, for errors.
+    pub fn describe(&self) -> String {
+        match self {
+            SizeDistribution::Constant(s) => format!("a constant size of {s} bytes"),
+            SizeDistribution::Pareto { shape, .. } => {
+                format!("a Pareto distribution of shape {shape} (<= 1)")
+            }
+            SizeDistribution::Lognormal { mu, sigma } => {
+                format!("a lognormal distribution of mu {mu} and sigma {sigma}")
+            }
+            SizeDistribution::Empirical(_) => "the CDF".into(),
         }
     }
 
@@ -655,6 +833,7 @@ fn normal_quantile(p: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn builtin_cdfs_parse_and_have_the_papers_means() {
@@ -713,6 +892,73 @@ mod tests {
                 "{d:?}: {numeric} vs {exact}"
             );
         }
+    }
+
+    /// Random distributions of every kind: a constant, Pareto and lognormal of random
+    /// parameters (shapes and sigmas whose midpoint integral converges), and CDFs of one to six
+    /// points whose first point may carry mass (issue 35, A: the property test above had one
+    /// CDF, starting at cdf 0, the case where that mass is nothing).
+    fn any_distribution() -> impl Strategy<Value = SizeDistribution> {
+        let cdf = (
+            1.0f64..1e6,
+            proptest::collection::vec((1.0f64..1e6, 0.0f64..1.0), 0..6),
+            0.0f64..0.95,
+        )
+            .prop_map(|(x0, rest, p0)| {
+                let mut pts = vec![(x0, p0)];
+                let n = rest.len();
+                for (i, (dx, dp)) in rest.into_iter().enumerate() {
+                    let (x, p) = *pts.last().unwrap();
+                    let next = if i + 1 == n { 1.0 } else { p + (1.0 - p) * dp };
+                    pts.push((x + dx, next));
+                }
+                pts.last_mut().unwrap().1 = 1.0;
+                SizeDistribution::Empirical(pts)
+            });
+        prop_oneof![
+            (1.0f64..1e6).prop_map(SizeDistribution::Constant),
+            (2.5f64..6.0, 1.0f64..1e5)
+                .prop_map(|(shape, scale)| SizeDistribution::Pareto { shape, scale }),
+            (0.0f64..12.0, 0.05f64..1.5)
+                .prop_map(|(mu, sigma)| SizeDistribution::Lognormal { mu, sigma }),
+            cdf,
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// The mean `load` divides by is the mean of what `quantile` draws, clipped or not:
+        /// E[g(X)] is the integral over u of g(Q(u)), taken at 200,000 midpoints.
+        #[test]
+        fn every_distributions_mean_is_the_mean_of_its_draws(
+            d in any_distribution(),
+            cap_at in proptest::option::of(0.3f64..0.999),
+        ) {
+            let cap = cap_at.map(|u| d.quantile(u).max(1.0));
+            let n = 200_000;
+            let numeric = (0..n)
+                .map(|i| d.quantile((i as f64 + 0.5) / n as f64).min(cap.unwrap_or(f64::INFINITY)))
+                .sum::<f64>()
+                / n as f64;
+            let exact = d.mean_clipped(cap);
+            proptest::prop_assert!(
+                (numeric / exact - 1.0).abs() < 2e-3,
+                "{d:?} cap {cap:?}: {numeric} drawn vs {exact}"
+            );
+        }
+    }
+
+    /// Issue 35, A: the first point's mass.
+    #[test]
+    fn a_cdf_whose_first_point_has_mass_has_it_in_its_mean() {
+        let d = SizeDistribution::Empirical(parse_cdf("10000 0.9\n20000 1\n").unwrap());
+        assert!((d.mean_clipped(None) - 10_500.0).abs() < 1e-9);
+        let one = SizeDistribution::Empirical(parse_cdf("1000 1\n").unwrap());
+        assert_eq!(
+            (one.mean_clipped(None), one.quantile(0.7), one.min()),
+            (1000.0, 1000.0, 1000.0)
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! through which every agent acts on the simulation (send a packet, arm a timer, count).
 
 pub mod agent;
+pub mod ideal_fct;
 pub mod probe;
 pub mod tcp;
 pub mod udp;

@@ -16,30 +16,48 @@ pub struct Arrival {
     pub pair: usize,
 }
 
-/// The arrivals of workload entry `entry` in [start, end), at most `max_flows` of them:
-/// exponential gaps of mean 1 / `per_second` from `start`, sizes drawn by inversion of the
-/// size distribution (one uniform each), clipped at `max_size` and rounded up to whole bytes.
+/// The arrivals of workload entry `entry` in [start, end), at most `max_flows` of them: a
+/// Poisson process from `start` whose rate is `rates` (per second, (from, rate) in time
+/// order, the first at or before `start`: one rate, or with `load` the load link's rate in
+/// force, issue 35, C), sizes drawn by inversion of the size distribution (one uniform
+/// each), clipped at the workload's size cap and rounded up to whole bytes.
+///
+/// A rate that changes is followed by the time change that makes any Poisson process one of
+/// rate 1 (Cinlar, "Introduction to Stochastic Processes", 1975, section 4.7): each gap is a
+/// unit exponential of the integrated rate. The gap is drawn at the rate in force, as with
+/// one rate; when it crosses a change, the integrated rate left over is spent at the rates
+/// that follow. With one rate no gap crosses anything: the arrivals are those it always gave.
 pub fn arrivals(
     w: &Workload,
     seed: u64,
     entry: usize,
     start: Time,
     end: Time,
-    per_second: f64,
+    rates: &[(Time, f64)],
     n_pairs: usize,
 ) -> Vec<Arrival> {
     let mut gaps = RngStream::new(seed, StreamKind::WorkloadArrivals, entry as u64);
     let mut sizes = RngStream::new(seed, StreamKind::WorkloadSizes, entry as u64);
     let mut pairs = RngStream::new(seed, StreamKind::WorkloadPairs, entry as u64);
-    let cap = w.max_size.map(|m| m as f64).unwrap_or(f64::INFINITY);
+    // Never above what a run represents (`MAX_TRANSFER_BYTES`): a size saturated at
+    // u64::MAX broke the result tables (issue 35, H).
+    let cap = w.size_cap() as f64;
     let max_flows = w.max_flows.unwrap_or(u64::MAX);
-    let mean_gap_s = 1.0 / per_second;
     let mut out = vec![];
+    // The rate in force at `start`, and when the next one begins.
+    let mut seg = rates.partition_point(|r| r.0 <= start).saturating_sub(1);
+    let next_change = |seg: usize| rates.get(seg + 1).map(|r| time::to_secs_f64(r.0));
     // Time is kept in float seconds and rounded once per arrival, so rounding does not
     // accumulate over thousands of gaps.
     let mut t_s = time::to_secs_f64(start);
     while (out.len() as u64) < max_flows {
-        t_s += gaps.exponential(mean_gap_s);
+        let mut next = t_s + gaps.exponential(1.0 / rates[seg].1);
+        while let Some(b) = next_change(seg).filter(|&b| next >= b) {
+            let unit_mass = (next - b) * rates[seg].1;
+            seg += 1;
+            next = b + unit_mass / rates[seg].1;
+        }
+        t_s = next;
         let at = time::from_secs_f64(t_s);
         if at >= end {
             break;
@@ -56,39 +74,6 @@ pub fn arrivals(
         });
     }
     out
-}
-
-/// The transfer's completion time on an empty network, the denominator of its slowdown:
-/// the data leave back to back at the path's slowest rate and the last ACK comes back, with
-/// no slow start, no queueing and no handshake (the HPCC simulator's `standalone_fct`,
-/// base RTT + size / bottleneck rate, third.cc `qp_finish`; pFabric, SIGCOMM 2013, section
-/// 5, normalizes by the same line-rate FCT). Store-and-forward makes it exact for such a
-/// train: n packets over hops of per-packet times T_i finish after n T_max + sum of the
-/// other T_i plus the propagation delays, and the last ACK adds its own transmission and
-/// propagation on each reverse hop. A handshake (`tcp.handshake = "syn"`) adds the SYN's
-/// round trip, which the measured FCT includes too.
-pub fn ideal_fct(
-    forward: &[(u64, Time)],
-    reverse: &[(u64, Time)],
-    packets: u64,
-    data_bytes: u32,
-    ack_bytes: u32,
-    handshake: bool,
-) -> Time {
-    let tx = |bytes: u32, rate: u64| -> f64 { bytes as f64 * 8.0 / rate as f64 };
-    let slowest = forward.iter().map(|h| h.0).min().unwrap_or(u64::MAX);
-    let others: f64 =
-        forward.iter().map(|h| tx(data_bytes, h.0)).sum::<f64>() - tx(data_bytes, slowest);
-    let acks: f64 = reverse.iter().map(|h| tx(ack_bytes, h.0)).sum();
-    let propagation: Time = forward.iter().chain(reverse).map(|h| h.1).sum();
-    let train = packets as f64 * tx(data_bytes, slowest) + others;
-    let syn_round_trip = if handshake {
-        forward.iter().map(|h| tx(ack_bytes, h.0)).sum::<f64>() + acks
-    } else {
-        0.0
-    };
-    let s = train + acks + syn_round_trip;
-    propagation * (1 + handshake as Time) + time::from_secs_f64(s)
 }
 
 #[cfg(test)]
@@ -109,7 +94,7 @@ mod tests {
     #[test]
     fn arrivals_are_poisson_at_the_rate_and_deterministic() {
         let w = workload(json!({"dist": "constant", "size": "10KB"}), json!({}));
-        let a = arrivals(&w, 7, 0, 0, time::from_secs_f64(20.0), 1000.0, 3);
+        let a = arrivals(&w, 7, 0, 0, time::from_secs_f64(20.0), &[(0, 1000.0)], 3);
         // 20,000 expected; a Poisson count's sd is sqrt(20000) = 141.
         assert!(
             (a.len() as f64 - 20_000.0).abs() < 5.0 * 141.0,
@@ -128,12 +113,50 @@ mod tests {
         assert_eq!(a[..3].iter().map(|x| x.pair).collect::<Vec<_>>(), [0, 1, 2]);
         assert_eq!(
             a,
-            arrivals(&w, 7, 0, 0, time::from_secs_f64(20.0), 1000.0, 3)
+            arrivals(&w, 7, 0, 0, time::from_secs_f64(20.0), &[(0, 1000.0)], 3)
         );
         assert_ne!(
             a,
-            arrivals(&w, 8, 0, 0, time::from_secs_f64(20.0), 1000.0, 3)
+            arrivals(&w, 8, 0, 0, time::from_secs_f64(20.0), &[(0, 1000.0)], 3)
         );
+    }
+
+    /// Issue 35, H: however heavy the tail, no size is beyond what a run represents (they
+    /// saturated at u64::MAX). Such a distribution is refused when read; one put in by hand
+    /// shows the sampler's own bound.
+    #[test]
+    fn no_draw_is_beyond_the_largest_transfer() {
+        let mut w = workload(
+            json!({"dist": "constant", "size": "1KB"}),
+            json!({"flows": 20000}),
+        );
+        w.sizes = crate::scenario::workload::SizeDistribution::Pareto {
+            shape: 0.02,
+            scale: 1000.0,
+        };
+        let a = arrivals(&w, 3, 0, 0, Time::MAX, &[(0, 1000.0)], 1);
+        let limit = crate::scenario::limits::MAX_TRANSFER_BYTES;
+        assert!(a.iter().all(|x| x.size_bytes <= limit));
+        assert!(a.iter().filter(|x| x.size_bytes == limit).count() > 5000);
+    }
+
+    /// A rate that changes: the arrivals in each span are its integrated rate (the same
+    /// stream gives the arrivals of one rate, up to the first change, unchanged).
+    #[test]
+    fn arrivals_follow_a_rate_that_changes() {
+        let w = workload(json!({"dist": "constant", "size": "10KB"}), json!({}));
+        let s = time::from_secs_f64;
+        let rates = [(0, 1000.0), (s(10.0), 100.0), (s(15.0), 4000.0)];
+        let a = arrivals(&w, 5, 0, 0, s(20.0), &rates, 1);
+        let count =
+            |lo: f64, hi: f64| a.iter().filter(|x| x.at >= s(lo) && x.at < s(hi)).count() as f64;
+        // 10,000 (sd 100), 500 (sd 22), 20,000 (sd 141).
+        assert!((count(0.0, 10.0) - 10_000.0).abs() < 500.0);
+        assert!((count(10.0, 15.0) - 500.0).abs() < 112.0);
+        assert!((count(15.0, 20.0) - 20_000.0).abs() < 707.0);
+        let one = arrivals(&w, 5, 0, 0, s(20.0), &[(0, 1000.0)], 1);
+        let before = one.iter().take_while(|x| x.at < s(10.0)).count();
+        assert_eq!(one[..before], a[..before]);
     }
 
     #[test]
@@ -142,7 +165,7 @@ mod tests {
             json!({"dist": "pareto", "shape": 2.5, "mean": "100KB"}),
             json!({"flows": 200000, "pairs": "random"}),
         );
-        let a = arrivals(&w, 1, 0, 0, Time::MAX, 1000.0, 4);
+        let a = arrivals(&w, 1, 0, 0, Time::MAX, &[(0, 1000.0)], 4);
         assert_eq!(a.len(), 200_000);
         let mean = a.iter().map(|x| x.size_bytes as f64).sum::<f64>() / a.len() as f64;
         // Pareto 2.5: sd/mean = 1/sqrt(2.5 * 0.5) = 0.89, so the mean of 2e5 draws is
@@ -158,36 +181,10 @@ mod tests {
             json!({"dist": "pareto", "shape": 1.2, "scale": "1KB"}),
             json!({"flows": 200000, "max_size": "1MB"}),
         );
-        let a = arrivals(&capped, 1, 0, 0, Time::MAX, 1000.0, 1);
+        let a = arrivals(&capped, 1, 0, 0, Time::MAX, &[(0, 1000.0)], 1);
         assert!(a.iter().all(|x| x.size_bytes <= 1_000_000));
         let mean = a.iter().map(|x| x.size_bytes as f64).sum::<f64>() / a.len() as f64;
         let expected = capped.mean_size();
         assert!((mean / expected - 1.0).abs() < 0.02, "{mean} vs {expected}");
-    }
-
-    #[test]
-    fn ideal_fct_of_one_hop_is_rtt_plus_transmission() {
-        // 10 packets of 1040 B at 10 Mb/s (832 us each), 20 ms of propagation, a 40 B ACK.
-        let t = ideal_fct(
-            &[(10_000_000, 10_000_000)],
-            &[(10_000_000, 10_000_000)],
-            10,
-            1040,
-            40,
-            false,
-        );
-        let expected = 0.020 + 10.0 * 1040.0 * 8.0 / 1e7 + 40.0 * 8.0 / 1e7;
-        assert!((time::to_secs_f64(t) - expected).abs() < 1e-9);
-        // A fast access hop adds one packet's time there, not n.
-        let t2 = ideal_fct(
-            &[(100_000_000, 0), (10_000_000, 10_000_000)],
-            &[(10_000_000, 10_000_000), (100_000_000, 0)],
-            10,
-            1040,
-            40,
-            false,
-        );
-        let extra = 1040.0 * 8.0 / 1e8 + 40.0 * 8.0 / 1e8;
-        assert!((time::to_secs_f64(t2) - expected - extra).abs() < 1e-9);
     }
 }
