@@ -35,6 +35,7 @@ TIMERS = {"pie": "t_update", "pi2": "t_update", "dualpi2": "t_update", "fq_pie":
 CHANGEABLE = {"pie", "pi2"}
 
 
+@pytest.mark.filterwarnings("ignore::aqmlab.ScenarioWarning")
 @pytest.mark.parametrize("aqm", sorted(TIMERS))
 def test_an_aqm_timer_below_1us_is_refused_at_load_and_in_set(aqm: str) -> None:
     name = TIMERS[aqm]
@@ -63,7 +64,9 @@ def test_ping_interval_and_sample_interval_have_the_floor(tmp_path: Path) -> Non
     p.write_text(json.dumps(s))
     res = CliRunner().invoke(app, ["run", str(p)])
     assert res.exit_code == 2
-    assert res.stderr.strip() == "error: flows[1].interval: a period must be at least 1us (one event per period), got 1ns"
+    assert (
+        res.stderr.strip() == "error: flows[1].interval: a period must be at least 1us (one event per period), got 1ns"
+    )
     with pytest.raises(aqmlab.ScenarioError, match="a period must be at least 1us") as e:
         aqmlab.run(dumbbell("red", sample_interval="500ns"))
     assert e.value.path == "sample_interval"
