@@ -332,3 +332,35 @@ def test_capture_file_problems_are_scenario_errors_before_the_run(tmp_path: Path
     assert res.stderr.startswith("error: capture[1]: link 'a_b' would be captured to 'a_b.pcap'")
     assert len(res.stderr.strip().splitlines()) == 1
     assert not (out / "queues.parquet").exists()
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_capture_doc_says_what_the_engine_does(tmp_path: Path) -> None:
+    """Issue 35, class Q: docs/capture.md did not list the `link_down` drop reason nor say what
+    happens to an arrival at a down link, and said ECT(1) never appears on the wire, which TCP
+    Prague's data carry. Both behaviours, and the doc's account of them."""
+    doc = (ROOT / "docs" / "capture.md").read_text()
+    s = default_dumbbell(duration="4s", trace=["bottleneck"], capture=["bottleneck"])
+    s["tcp"] = {"profile": "prague"}
+    s["events"] = [
+        {"at": "1s", "link": "bottleneck", "state": "down"},
+        {"at": "2s", "link": "bottleneck", "state": "up"},
+    ]
+    r = aqmlab.run(s, capture_dir=tmp_path)
+    trace = r.trace
+    assert trace is not None
+    down = trace[trace["reason"] == "link_down"]
+    assert len(down) == int(r.queue("bottleneck")["down_drops"]) > 0
+    assert set(down["event"]) == {"drop"}
+    assert ((down["time_s"] >= 1) & (down["time_s"] < 2)).all()
+    # No enqueue for them: enqueues = arrivals - link_down drops.
+    assert (trace["event"] == "enqueue").sum() == int(r.queue("bottleneck")["arrivals"]) - len(down)
+    # Every drop reason the trace can hold is in the doc's table.
+    for reason in (x for x in trace["reason"].cat.categories if x):
+        assert f"`{reason}`" in doc, reason
+    assert "arrived while the link was down" in doc
+    ecn = {ip.tos & 3 for _, ip in read_pcap(tmp_path / "bottleneck.pcap") if isinstance(ip.data, dpkt.tcp.TCP)}
+    assert 0b01 in ecn, "Prague's data carry ECT(1)"
+    assert "ECT(1) never" not in doc and "ECT(1) 01" in doc

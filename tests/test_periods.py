@@ -35,6 +35,7 @@ TIMERS = {"pie": "t_update", "pi2": "t_update", "dualpi2": "t_update", "fq_pie":
 CHANGEABLE = {"pie", "pi2"}
 
 
+@pytest.mark.filterwarnings("ignore::aqmlab.ScenarioWarning")
 @pytest.mark.parametrize("aqm", sorted(TIMERS))
 def test_an_aqm_timer_below_1us_is_refused_at_load_and_in_set(aqm: str) -> None:
     name = TIMERS[aqm]

@@ -296,7 +296,7 @@ class Result:
     def trace(self) -> pd.DataFrame | None:
         """The packet trace of the links the scenario names in ``trace`` (None without):
         one row per queue event, time_s, link, event (enqueue, dequeue, drop, mark), reason
-        (a drop's: early, forced, link_loss), flow (the flows table's id), kind, seq (packets),
+        (a drop's: early, forced, link_loss, link_down), flow (the flows table's id), kind, seq (packets),
         size_bytes, queue_packets and queue_bytes after the event (docs/capture.md)."""
         if "trace" not in self.raw:
             return None

@@ -23,7 +23,8 @@ pub struct LatencySummary {
     pub group: String,
     pub kind: String,
     pub samples: u64,
-    /// Requests whose reply had not come back by the end of the run.
+    /// Requests lost: dropped, or their reply dropped (0 for tcp_rr, whose TCP repairs
+    /// every loss). A request still on its way at the end of the run is not lost.
     pub lost: u64,
     pub rtt_p50_ms: f64,
     pub rtt_mean_ms: f64,
@@ -31,7 +32,7 @@ pub struct LatencySummary {
 }
 
 /// One row per group, in order of first appearance; `lost` gives each probe's (group, kind,
-/// unanswered requests).
+/// lost requests).
 pub fn summarize(samples: &[LatencySample], lost: &[(String, String, u64)]) -> Vec<LatencySummary> {
     let mut groups: Vec<(String, String)> = vec![];
     for s in samples {

@@ -7,7 +7,9 @@
 //! - `dequeue`: its transmission starts (ns-2's `-`);
 //! - `drop`, with a reason: `early` (the AQM's choice), `forced` (the buffer was full, or the
 //!   algorithm's hard rule such as RED's avg >= max_th: the queue table's `forced_drops`),
-//!   `link_loss` (lost on the wire after transmission, the queue table's `link_losses`);
+//!   `link_loss` (lost on the wire after transmission, the queue table's `link_losses`),
+//!   `link_down` (arrived while the link was down: dropped before the queue, with no
+//!   `enqueue` row; the queue table's `down_drops`);
 //! - `mark`: a CE mark (on arrival, at the head, or on a queued packet).
 //!
 //! `queue_packets` / `queue_bytes`: the queue's length (waiting packets, as the queue table

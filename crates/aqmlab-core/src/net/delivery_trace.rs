@@ -42,6 +42,13 @@ impl DeliveryTrace {
         };
         let mut at: Vec<Time> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
+            // A trace may have millions of lines (`scenario::input_file`): Ctrl-C is heard.
+            if i % (1 << 16) == 0 && crate::sim::work_budget::keep_going().is_err() {
+                return Err(TraceError {
+                    line: None,
+                    message: "reading was interrupted".into(),
+                });
+            }
             let line = raw.trim();
             let n = i + 1;
             if line.is_empty() {
@@ -224,6 +231,14 @@ mod tests {
     use super::*;
 
     const MS: Time = NS_PER_MS;
+
+    #[test]
+    fn parsing_stops_when_interrupted() {
+        let e = crate::sim::work_budget::with_interrupt_check(Box::new(|| false), || {
+            DeliveryTrace::parse("1\n")
+        });
+        assert_eq!(e.unwrap_err().message, "reading was interrupted");
+    }
 
     #[test]
     fn a_line_per_ms_is_12_mbps_and_repeats() {

@@ -411,7 +411,7 @@ mod tests {
         assert!(msg(
             serde_json::json!({"at": "1s", "link": "b", "rate": {"trace": "/nonexistent.mm"}})
         )
-        .starts_with("events[0].rate.trace: /nonexistent.mm: "));
+        .starts_with("events[0].rate.trace: '/nonexistent.mm': cannot read it: "));
     }
 
     #[test]
