@@ -21,14 +21,6 @@ runner = CliRunner()
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(autouse=True)
-def _memory_limit_restored(monkeypatch) -> None:
-    """`--max-memory` hands its limit to the process's runs through the environment."""
-    from aqmlab.memory_limit import ENV_VAR
-
-    monkeypatch.delenv(ENV_VAR, raising=False)
-
-
 def edited(**edits: Any) -> dict[str, Any]:
     s = copy.deepcopy(UDP_DUMBBELL)
     s["duration"] = "2s"
