@@ -803,9 +803,9 @@ fn canonical(case: &Case, r: &RunResult) -> String {
         ),
     ] {
         if text != "[]" {
-            write!(
+            writeln!(
                 out,
-                "table {table} fnv={:016x}\n",
+                "table {table} fnv={:016x}",
                 fnv1a(FNV_OFFSET, text.as_bytes())
             )
             .unwrap();
@@ -828,57 +828,88 @@ fn canonical(case: &Case, r: &RunResult) -> String {
     out
 }
 
-/// What differs between two canonical texts, line by line: the first lines that moved, and
-/// for a JSON row the fields that changed (old -> new).
+/// What differs between two canonical texts: which tables moved (the rows' ids, the series'
+/// names), then the first rows that moved of each table (flows first), and for a JSON row
+/// the fields that changed (old -> new).
 fn explain(name: &str, want: &str, got: &str) -> String {
     let mut msg = format!("scenario {name}: results differ from tests/golden/{name}.txt\n");
     let (w, g): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
     if w.len() != g.len() {
         writeln!(msg, "  {} lines recorded, {} now", w.len(), g.len()).unwrap();
     }
-    let mut shown = 0;
-    for i in 0..w.len().max(g.len()) {
-        let (a, b) = (
-            w.get(i).copied().unwrap_or(""),
-            g.get(i).copied().unwrap_or(""),
-        );
-        if a == b {
-            continue;
-        }
-        shown += 1;
-        if shown > 6 {
-            msg.push_str("  ... (more lines differ)\n");
-            break;
-        }
-        let json = |s: &str| {
-            s.split_once(' ')
-                .and_then(|(_, rest)| serde_json::from_str::<serde_json::Value>(rest).ok())
-        };
-        match (json(a), json(b)) {
-            (Some(serde_json::Value::Object(x)), Some(serde_json::Value::Object(y))) => {
-                let table = a.split(' ').next().unwrap_or("");
-                let id = ["name", "flow"]
-                    .iter()
-                    .find_map(|k| x.get(*k))
-                    .map_or(String::new(), |v| v.to_string());
-                write!(msg, "  line {}: {table} {id}:", i + 1).unwrap();
-                for (k, v) in &x {
-                    let now = y.get(k).unwrap_or(&serde_json::Value::Null);
-                    if v != now {
-                        write!(msg, " {k} {v} -> {now};").unwrap();
-                    }
-                }
-                for k in y.keys().filter(|k| !x.contains_key(*k)) {
-                    write!(msg, " {k} (new) {};", y[k]).unwrap();
-                }
-                msg.push('\n');
+    let json = |s: &str| match s
+        .split_once(' ')
+        .and_then(|(_, rest)| serde_json::from_str::<serde_json::Value>(rest).ok())
+    {
+        Some(serde_json::Value::Object(m)) => Some(m),
+        _ => None,
+    };
+    // A row's table (its first word) and id (a flow's number, a queue's name, a series').
+    let id = |s: &str| -> String {
+        if let Some(m) = json(s) {
+            if let Some(v) = ["flow", "name", "group"].iter().find_map(|k| m.get(*k)) {
+                return v.to_string();
             }
-            _ => writeln!(
-                msg,
-                "  line {}:\n    recorded: {a}\n    now:      {b}",
-                i + 1
+        }
+        s.split(' ').nth(1).unwrap_or("").to_string()
+    };
+    let diffs: Vec<(usize, &str, &str)> = (0..w.len().max(g.len()))
+        .map(|i| {
+            (
+                i,
+                w.get(i).copied().unwrap_or(""),
+                g.get(i).copied().unwrap_or(""),
             )
-            .unwrap(),
+        })
+        .filter(|(_, a, b)| a != b)
+        .collect();
+    let table = |a: &str, b: &str| {
+        let line = if a.is_empty() { b } else { a };
+        line.split(' ').next().unwrap_or("").to_string()
+    };
+    const ORDER: [&str; 7] = [
+        "flow", "queue", "run", "group", "warning", "table", "series",
+    ];
+    for t in ORDER {
+        let ids: Vec<String> = diffs
+            .iter()
+            .filter(|(_, a, b)| table(a, b) == t)
+            .map(|(_, a, b)| id(if a.is_empty() { b } else { a }))
+            .collect();
+        if !ids.is_empty() {
+            let shown = ids.iter().take(12).cloned().collect::<Vec<_>>().join(", ");
+            let more = if ids.len() > 12 { ", ..." } else { "" };
+            writeln!(msg, "  {t} moved ({}): {shown}{more}", ids.len()).unwrap();
+        }
+    }
+    for t in ORDER {
+        let first = if t == "flow" { 2 } else { 1 };
+        for (i, a, b) in diffs
+            .iter()
+            .filter(|(_, a, b)| table(a, b) == t)
+            .take(first)
+        {
+            match (json(a), json(b)) {
+                (Some(x), Some(y)) => {
+                    write!(msg, "  line {}: {t} {}:", i + 1, id(a)).unwrap();
+                    for (k, v) in &x {
+                        let now = y.get(k).unwrap_or(&serde_json::Value::Null);
+                        if v != now {
+                            write!(msg, " {k} {v} -> {now};").unwrap();
+                        }
+                    }
+                    for k in y.keys().filter(|k| !x.contains_key(*k)) {
+                        write!(msg, " {k} (new) {};", y[k]).unwrap();
+                    }
+                    msg.push('\n');
+                }
+                _ => writeln!(
+                    msg,
+                    "  line {}:\n    recorded: {a}\n    now:      {b}",
+                    i + 1
+                )
+                .unwrap(),
+            }
         }
     }
     msg
