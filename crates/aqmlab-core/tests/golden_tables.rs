@@ -999,9 +999,22 @@ fn every_profile_gives_the_recorded_tables() {
             )),
         }
     }
+    // A recorded file without its scenario is a scenario dropped unnoticed.
+    for entry in std::fs::read_dir(golden_dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        if !cases.iter().any(|c| format!("{}.txt", c.name) == file) {
+            failures.push(format!(
+                "tests/golden/{file} has no scenario in golden_tables.rs (delete it with the scenario)"
+            ));
+        }
+    }
     assert!(
         failures.is_empty(),
-        "{} of {} scenarios moved (an intended change: re-record with AQMLAB_RECORD_GOLDEN=1 \
+        "{} failures over {} scenarios (an intended change: re-record with AQMLAB_RECORD_GOLDEN=1 \
          and explain it in the commit):\n{}",
         failures.len(),
         cases.len(),
