@@ -156,8 +156,7 @@ pub enum DepartureVerdict {
     Drop,
 }
 
-/// Receives an AQM's named internal state variables for the sampled time series.
-pub type StateSink<'a> = dyn FnMut(&str, f64) + 'a;
+pub use crate::sim::StateSink;
 
 /// A single-FIFO active queue management algorithm as a small state machine.
 /// `Any`: an algorithm recognises a configuration built for it in [`Aqm::reconfigure`].

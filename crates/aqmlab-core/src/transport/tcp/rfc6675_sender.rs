@@ -74,10 +74,10 @@ use super::{
     DupacksAfterTimeout, PartialAckTimer, RtoRestart, RttSampling, SsthreshBase, TcpConfig,
     TimeoutResponse,
 };
-use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::wire_headers::SYN_SEQ;
 use crate::net::{PacketId, PacketKind, SackBlock};
+use crate::sim::StateSink;
 use crate::sim::{LazyTimer, RngStream, StreamKind, Time};
 use crate::transport::{AgentCtx, Endpoint};
 

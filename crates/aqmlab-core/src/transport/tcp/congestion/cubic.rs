@@ -423,7 +423,7 @@ impl Cubic {
         }
     }
 
-    pub fn state(&self, out: &mut crate::aqm::StateSink) {
+    pub fn state(&self, out: &mut crate::sim::StateSink) {
         out("cubic_w_max", self.w_max);
         out("cubic_k_s", self.epoch.map_or(0.0, |e| e.k));
     }

@@ -281,7 +281,7 @@ impl HyStart {
         self.phase = Phase::Over;
     }
 
-    pub fn state(&self, out: &mut crate::aqm::StateSink) {
+    pub fn state(&self, out: &mut crate::sim::StateSink) {
         let phase = match self.phase {
             Phase::SlowStart => 0.0,
             Phase::Css { .. } | Phase::ToCongestionAvoidance => 1.0,
