@@ -21,10 +21,12 @@ pub mod sim;
 pub mod simulator;
 pub mod timeline;
 pub mod transport;
+pub mod units;
 
 pub use result::RunResult;
-pub use scenario::{Scenario, ScenarioError};
+pub use scenario::Scenario;
 pub use simulator::{RunError, Simulator};
+pub use units::ScenarioError;
 
 /// The engine's version, part of every result's identity in a results store.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -9,10 +9,11 @@ use crate::net::link::LinkCtx;
 use crate::net::tap::{TapPlan, Taps};
 use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, RoutingTable};
 use crate::result::{RunResult, SeriesColumns, Timings};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::Scenario;
 use crate::sim::{advise_huge_pages, time, EventKind, EventQueue, PollPacer, Time};
 use crate::transport::probe::RrProbe;
 use crate::transport::{Agent, AgentCtx};
+use crate::units::ScenarioError;
 
 /// What the flow table says about a flow besides its counters.
 #[derive(Debug, Clone)]

@@ -11,9 +11,9 @@ use crate::net::link::{LinkChanges, LinkCtx};
 use crate::net::link_schedule::{LinkSchedule, Regime};
 use crate::net::Link;
 use crate::scenario::events::{AqmState, EventDirection, EventSpec, LinkState, RateSetting};
-use crate::scenario::ScenarioError;
 use crate::sim::{EventKind, Time};
 use crate::simulator::Simulator;
+use crate::units::ScenarioError;
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@
 
 use aqmlab_core::aqm::registry::REGISTRY;
 use aqmlab_core::scenario::build::build;
-use aqmlab_core::scenario::units::MIN_PERIOD;
+use aqmlab_core::units::MIN_PERIOD;
 use aqmlab_core::Scenario;
 
 fn dumbbell(aqm: &str, extra: &str, flows: &str) -> String {

@@ -19,8 +19,8 @@
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::{Aqm, ArrivalVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
-use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 pub const PARAMS: &[ParamDoc] = &[

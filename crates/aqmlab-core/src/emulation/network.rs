@@ -19,8 +19,8 @@ use super::report::{FlowReport, SeriesSample};
 use crate::aqm::registry::CustomAqmFactory;
 use crate::net::{Packet, PacketId, PacketKind};
 use crate::result::RunResult;
-use crate::scenario::ScenarioError;
 use crate::sim::{time, EventKind, Time};
+use crate::units::ScenarioError;
 use crate::{Error, RunError, Scenario, Simulator};
 use std::collections::HashMap;
 

@@ -7,7 +7,6 @@ use super::schema::{
     AccessSpec, Endpoints, FlowSpec, LimitSpec, LinkSpec, LossDirection, QueueSpec, Scenario,
     StartSpec, Topology,
 };
-use super::ScenarioError;
 use crate::aqm::params::QueueEnv;
 use crate::aqm::registry::{build_queue, CustomAqmFactory};
 use crate::aqm::QueueLimit;
@@ -22,6 +21,7 @@ use crate::transport::tcp::{Recovery, Rfc6675Sender, TcpSender, TcpSink};
 use crate::transport::udp::{SizeDistribution, UdpPattern, UdpSink, UdpSource};
 use crate::transport::workload::{arrivals, Arrival};
 use crate::transport::{Agent, Endpoint};
+use crate::units::ScenarioError;
 use crate::Error;
 use std::collections::{HashMap, HashSet};
 

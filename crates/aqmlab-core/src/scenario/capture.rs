@@ -13,7 +13,6 @@
 //! "from->to"); each is one direction. Names are checked when the network is built, where the
 //! links are known (`check_link_names`).
 
-use super::error::ScenarioError;
 use super::probe::ProbeSpec;
 use super::schema::FlowSpec;
 use crate::net::pcap::CaptureFormat;
@@ -22,6 +21,7 @@ use crate::net::wire_headers::{flow_ports, FlowWire, TcpWire};
 use crate::net::AgentId;
 use crate::simulator::FlowInfo;
 use crate::transport::tcp::config::Handshake;
+use crate::units::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -122,7 +122,7 @@ pub fn link_index(links: &[&str], name: &str, path: &str) -> Result<usize, Scena
         };
         ScenarioError::new(
             path,
-            super::suggest::with_suggestion(
+            crate::units::suggest::with_suggestion(
                 format!("unknown link '{name}'; links: {listed}"),
                 name,
                 links.iter().copied(),

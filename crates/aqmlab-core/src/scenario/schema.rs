@@ -24,9 +24,9 @@
 //! Polymorphic parts (`topology`, `flows`, `aqm`) are read in two steps: the `kind` first,
 //! then the matching struct, so every error names the full field path.
 
-use super::error::{from_value, ScenarioError};
-use super::limits::{MAX_GRAPH_LINKS, MAX_NODES, MAX_SAMPLES};
-use super::units::{Bytes, Duration, Rate};
+use crate::units::error::{from_value, ScenarioError};
+use crate::units::limits::{MAX_GRAPH_LINKS, MAX_NODES, MAX_SAMPLES};
+use crate::units::{Bytes, Duration, Rate};
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -156,7 +156,7 @@ impl<'de> Deserialize<'de> for LimitSpec {
                         return Ok(LimitSpec::Packets(k));
                     }
                 }
-                let b = super::units::parse_bytes(t).map_err(D::Error::custom)?;
+                let b = crate::units::parse_bytes(t).map_err(D::Error::custom)?;
                 if b == 0 {
                     return Err(D::Error::custom("must be at least 1 byte"));
                 }
@@ -647,7 +647,7 @@ impl Scenario {
             ));
         }
         if let Some(iv) = self.sample_interval {
-            super::units::check_period("sample_interval", iv.0)?;
+            crate::units::check_period("sample_interval", iv.0)?;
             let samples = self.duration.0 / iv.0;
             if samples > MAX_SAMPLES {
                 return Err(ScenarioError::new(
@@ -848,7 +848,7 @@ fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
         }
         other => Err(ScenarioError::new(
             "topology.kind",
-            super::suggest::with_suggestion(
+            crate::units::suggest::with_suggestion(
                 format!("unknown topology '{other}'; known: dumbbell, graph"),
                 other,
                 ["dumbbell", "graph"],
@@ -895,7 +895,7 @@ fn parse_flow(
                     "must be > 0 bytes",
                 ));
             }
-            let max = super::limits::MAX_TRANSFER_BYTES;
+            let max = crate::units::limits::MAX_TRANSFER_BYTES;
             if let Some(size) = f.size.filter(|s| s.0 > max) {
                 return Err(ScenarioError::new(
                     format!("{path}.size"),
@@ -1042,7 +1042,7 @@ fn parse_flow(
             ];
             return Err(ScenarioError::new(
                 format!("{path}.kind"),
-                super::suggest::with_suggestion(
+                crate::units::suggest::with_suggestion(
                     format!("unknown flow kind '{other}'; known: {}", KINDS.join(", ")),
                     other,
                     KINDS,

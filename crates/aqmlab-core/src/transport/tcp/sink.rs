@@ -560,7 +560,7 @@ mod tests {
         use crate::transport::tcp::linux_delack::DelayedAckAto;
         let cfg = TcpConfig {
             delayed_ack: true,
-            delayed_ack_timeout: crate::scenario::units::Duration(40 * MS),
+            delayed_ack_timeout: crate::units::Duration(40 * MS),
             quick_ack: true,
             delayed_ack_ato: DelayedAckAto::Adaptive,
             window: 2048,

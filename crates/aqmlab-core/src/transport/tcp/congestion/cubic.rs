@@ -57,8 +57,8 @@
 //! cwnd has not changed, and the epoch moved on by an idle period (`cubictcp_cwnd_event`).
 
 use super::packet_counting::{self, AckedCount};
-use crate::scenario::ScenarioError;
 use crate::sim::{time, Time};
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// The RTT the target looks ahead by.
