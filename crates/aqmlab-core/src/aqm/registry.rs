@@ -368,3 +368,21 @@ fn check_timer(queue: &LinkQueue, info: &AqmInfo, params: &AqmParams) -> Result<
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    /// A parameter's error names its field under the queue's path (PI's `q_ref` here).
+    #[test]
+    fn invalid_parameters_name_the_field() {
+        let env = crate::aqm::test_rig::env(300);
+        let e = super::build_queue(
+            &serde_json::json!({"kind": "pi", "q_ref": -3}),
+            &env,
+            None,
+            "q.aqm",
+        )
+        .err()
+        .unwrap();
+        assert_eq!(e.path, "q.aqm.q_ref");
+    }
+}
