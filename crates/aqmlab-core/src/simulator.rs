@@ -430,6 +430,11 @@ impl Simulator {
             EventKind::Timeline(i) => self.run_timeline_action(i),
         }
     }
+    /// Carries out action `i` of the timeline.
+    fn run_timeline_action(&mut self, i: u32) {
+        let (l, change) = self.timeline.take_change(i, self.events.now());
+        self.with_link(l, |link, cx| change.apply(link, cx));
+    }
 
     /// Lets link `l` act, then charges and frees whatever it dropped.
     #[inline]
