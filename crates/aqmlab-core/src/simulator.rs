@@ -2,7 +2,7 @@
 //! names. Entities live in arenas (`Vec`s) and are addressed by index; packets are recycled.
 
 use crate::aqm::QueueDiscipline;
-use crate::metrics::flow_stats::FlowSummary;
+use crate::metrics::flow_stats::{FlowInfo, FlowSummary};
 use crate::metrics::queue_stats::QueueSummary;
 use crate::metrics::{Fairness, FlowStats, TimeSeries};
 use crate::net::link::LinkCtx;
@@ -14,25 +14,6 @@ use crate::sim::{advise_huge_pages, time, EventKind, EventQueue, PollPacer, Time
 use crate::transport::probe::RrProbe;
 use crate::transport::{Agent, AgentCtx};
 use crate::units::ScenarioError;
-
-/// What the flow table says about a flow besides its counters.
-#[derive(Debug, Clone)]
-pub struct FlowInfo {
-    pub group: String,
-    pub kind: &'static str,
-    pub src: String,
-    pub dst: String,
-    /// The sending agent; the receiver is `sender + 1`.
-    pub sender: AgentId,
-    pub start: Time,
-    /// When the flow stops, if the scenario says so.
-    pub stop: Option<Time>,
-    /// The `flows` entry of the scenario this flow comes from.
-    pub spec: usize,
-    /// A finite TCP transfer's payload bytes and its completion time on an empty network
-    /// (`transport::workload::ideal_fct`): a row of the FCT table.
-    pub transfer: Option<(u64, Time)>,
-}
 
 /// Why a run stopped early.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,10 +10,11 @@ use super::schema::{
 use crate::aqm::params::QueueEnv;
 use crate::aqm::registry::{build_queue, CustomAqmFactory};
 use crate::aqm::QueueLimit;
+use crate::metrics::flow_stats::FlowInfo;
 use crate::net::link_schedule::LinkSchedule;
 use crate::net::{Link, NodeId, RoutingTable};
 use crate::sim::{time, EventKind, RngStream, StreamKind, Time, WorkBudget};
-use crate::simulator::{FlowInfo, Simulator};
+use crate::simulator::Simulator;
 use crate::timeline::{LinkIndex, Timeline};
 use crate::transport::ideal_fct::{ideal_fct_in_force, Transfer};
 use crate::transport::probe::{PingEcho, PingSource, RrProbe};

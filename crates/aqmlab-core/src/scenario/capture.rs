@@ -15,11 +15,11 @@
 
 use super::probe::ProbeSpec;
 use super::schema::FlowSpec;
+use crate::metrics::flow_stats::FlowInfo;
 use crate::net::pcap::CaptureFormat;
 use crate::net::tap::{file_name, TapPlan};
 use crate::net::wire_headers::{flow_ports, FlowWire, TcpWire};
 use crate::net::AgentId;
-use crate::simulator::FlowInfo;
 use crate::transport::tcp::config::Handshake;
 use crate::units::error::ScenarioError;
 use serde::{Deserialize, Serialize};
