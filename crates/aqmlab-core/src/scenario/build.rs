@@ -676,7 +676,7 @@ pub fn build(
 
     let names: Vec<&str> = b.links.iter().map(|l| l.name.as_str()).collect();
     let taps = super::capture::plan(&scenario.capture, &names, || {
-        super::capture::flow_wires(&scenario.flows, &flows)
+        super::flow_wires::flow_wires(&scenario.flows, &flows)
     })?;
     starts.extend(actions);
     let mut sim = Simulator::new(
