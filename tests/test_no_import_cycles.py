@@ -65,10 +65,6 @@ ALLOWED_PYTHON: set[tuple[str, str]] = {
     ("aqmlab/html_summary.py", "aqmlab/sweep/results_view.py"),
     ("aqmlab/result.py", "aqmlab/plot/__init__.py"),
 }
-# Cycles not yet broken, as the sorted files of each strongly connected component.
-ALLOWED_RUST_CYCLES: list[list[str]] = [
-    ["scenario/probe.rs", "scenario/schema.rs", "scenario/workload.rs"],
-]
 
 USE = re.compile(r"\b(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.S)
 INLINE = re.compile(r"(?<![:\w])((?:crate|super|self)(?:\s*::\s*\w+)+)")
@@ -342,11 +338,7 @@ def python_violations() -> set[tuple[str, str]]:
 
 def test_no_rust_module_cycle() -> None:
     for src in CRATES:
-        cycles = _names(_cycles(_rust_graph(src)))
-        allowed = [[str(CORE.relative_to(ROOT) / p) for p in c] for c in ALLOWED_RUST_CYCLES]
-        assert [c for c in cycles if c not in allowed] == [], src
-        if src == CORE:
-            assert [c for c in allowed if c not in cycles] == [], "a cycle is gone: remove it from ALLOWED_RUST_CYCLES"
+        assert _names(_cycles(_rust_graph(src))) == [], src
 
 
 def test_no_python_module_cycle() -> None:

@@ -4,6 +4,7 @@
 pub mod build;
 pub mod capture;
 pub mod events;
+pub mod flow_common;
 pub mod flow_wires;
 pub mod input_file;
 pub mod load;

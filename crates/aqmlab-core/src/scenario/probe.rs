@@ -6,7 +6,7 @@
 //! 1-byte request, a 1-byte response by default, the next request when the response has
 //! arrived). Each echo or transaction is one RTT sample (`transport/probe.rs`).
 
-use super::schema::{Endpoints, StartSpec};
+use super::flow_common::{Endpoints, StartSpec};
 use crate::units::error::{from_value, ScenarioError};
 use crate::units::{Bytes, Duration};
 use serde::{Deserialize, Serialize};

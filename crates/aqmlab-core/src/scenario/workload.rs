@@ -12,7 +12,7 @@
 //! flows = 10000               # at most this many arrivals (default: until stop / the end)
 //! ```
 
-use super::schema::{Endpoints, StartSpec};
+use super::flow_common::{Endpoints, StartSpec};
 use crate::units::error::{from_value, ScenarioError};
 use crate::units::limits::{MAX_TRANSFER_BYTES, MAX_TRANSFER_TAIL};
 use crate::units::{Bytes, Duration};
