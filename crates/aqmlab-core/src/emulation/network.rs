@@ -9,14 +9,14 @@
 //! sent on the first link of its path at the current time. Events keep their scheduled
 //! times, so the links' departure clocks run on exact time however late the driver handles
 //! them: lateness delays the real packet but never changes the schedule, and it is recorded
-//! ([`super::fidelity`]).
+//! ([`crate::metrics::emulation_fidelity`]).
 
-use super::fidelity::{EmulationFidelity, LagRecorder};
 use super::ipv4::{self, NotCarried, PROTO_TCP, PROTO_UDP};
 use super::plan::{self, EmulationPlan, MAX_FLOWS, MAX_HOSTS};
 use super::reassembly::InOrderDelivery;
 use super::report::{FlowReport, SeriesSample};
 use crate::aqm::registry::CustomAqmFactory;
+use crate::metrics::emulation_fidelity::{EmulationFidelity, LagRecorder};
 use crate::net::{Packet, PacketId, PacketKind};
 use crate::result::RunResult;
 use crate::sim::{time, EventKind, Time};

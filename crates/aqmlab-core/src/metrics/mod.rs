@@ -3,6 +3,7 @@
 
 pub mod column_units;
 pub mod delay_histogram;
+pub mod emulation_fidelity;
 pub mod fairness;
 pub mod fct;
 pub mod flow_stats;
