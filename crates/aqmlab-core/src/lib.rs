@@ -25,47 +25,11 @@ pub mod units;
 
 pub use result::RunResult;
 pub use scenario::Scenario;
-pub use simulator::{RunError, Simulator};
+pub use simulator::{Error, RunError, Simulator};
 pub use units::ScenarioError;
 
 /// The engine's version, part of every result's identity in a results store.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Any reason a run did not produce a result.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Error {
-    Scenario(ScenarioError),
-    Run(RunError),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Scenario(e) => write!(f, "{e}"),
-            Error::Run(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<ScenarioError> for Error {
-    fn from(e: ScenarioError) -> Self {
-        Error::Scenario(e)
-    }
-}
-
-impl From<sim::Stopped> for Error {
-    fn from(_: sim::Stopped) -> Self {
-        Error::Run(RunError::Interrupted)
-    }
-}
-
-impl From<RunError> for Error {
-    fn from(e: RunError) -> Self {
-        Error::Run(e)
-    }
-}
 
 /// Builds and runs `scenario` with master seed `seed`.
 pub fn run(scenario: &Scenario, seed: u64) -> Result<RunResult, Error> {

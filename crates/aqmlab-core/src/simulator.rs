@@ -15,6 +15,42 @@ use crate::transport::probe::RrProbe;
 use crate::transport::{Agent, AgentCtx};
 use crate::units::ScenarioError;
 
+/// Any reason a run did not produce a result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    Scenario(ScenarioError),
+    Run(RunError),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Scenario(e) => write!(f, "{e}"),
+            Error::Run(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<ScenarioError> for Error {
+    fn from(e: ScenarioError) -> Self {
+        Error::Scenario(e)
+    }
+}
+
+impl From<crate::sim::Stopped> for Error {
+    fn from(_: crate::sim::Stopped) -> Self {
+        Error::Run(RunError::Interrupted)
+    }
+}
+
+impl From<RunError> for Error {
+    fn from(e: RunError) -> Self {
+        Error::Run(e)
+    }
+}
+
 /// Why a run stopped early.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunError {

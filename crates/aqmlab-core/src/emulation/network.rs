@@ -19,9 +19,10 @@ use crate::aqm::registry::CustomAqmFactory;
 use crate::metrics::emulation_fidelity::{EmulationFidelity, LagRecorder};
 use crate::net::{Packet, PacketId, PacketKind};
 use crate::result::RunResult;
+use crate::scenario::Scenario;
 use crate::sim::{time, EventKind, Time};
+use crate::simulator::{Error, RunError, Simulator};
 use crate::units::ScenarioError;
-use crate::{Error, RunError, Scenario, Simulator};
 use std::collections::HashMap;
 
 /// One flow as the router tells its packets apart: by protocol and the port its receiver

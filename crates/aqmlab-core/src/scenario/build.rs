@@ -14,6 +14,7 @@ use crate::metrics::flow_stats::FlowInfo;
 use crate::net::link_schedule::LinkSchedule;
 use crate::net::{Link, NodeId, RoutingTable};
 use crate::sim::{time, EventKind, RngStream, StreamKind, Time, WorkBudget};
+use crate::simulator::Error;
 use crate::simulator::Simulator;
 use crate::timeline::{LinkIndex, Timeline};
 use crate::transport::ideal_fct::{ideal_fct_in_force, Transfer};
@@ -23,7 +24,6 @@ use crate::transport::udp::{SizeDistribution, UdpPattern, UdpSink, UdpSource};
 use crate::transport::workload::{arrivals, Arrival};
 use crate::transport::{Agent, Endpoint};
 use crate::units::ScenarioError;
-use crate::Error;
 use std::collections::{HashMap, HashSet};
 
 struct NetworkBuilder<'a> {
