@@ -3,11 +3,14 @@ each crate or among the Python modules of the package, and no import from a high
 (the floors of ARCHITECTURE.md, written here as data).
 
 A file depends on another when it names something defined there. In Rust: every path that
-starts at `crate::`, `super::` or `self::`, in a `use` (top of file or inside a function, `pub
-use` included, except a module's re-export of its own child's names) or inline in the code (`crate::a::b::f()`), and a bare `name::...` where `name`
-is a child module the file declares (`mod name;`). A name a `mod.rs` only re-exports with `pub
-use child::X` counts as the child's. Comments are not code. In Python: `import` / `from ...
-import` anywhere in a module (a local import is still a dependency).
+starts at `crate::`, `super::` or `self::`, in a `use` (top of file or inside a function,
+`pub use` included, except a module's re-export of its own child's names) or inline in the
+code (`crate::a::b::f()`), and a bare `name::...` where `name` is a child module the file
+declares (`mod name;`); `super::` inside an inline `mod tests { ... }` is the file itself. A
+name a `mod.rs` only re-exports with `pub use child::X` counts as the child's. Comments,
+strings and character literals are not code. Test code counts: it is part of the file. In
+Python: `import` / `from ... import` anywhere in a module (a local import is still a
+dependency).
 
 Run as a script to print the whole graph's violations: `python tests/test_no_import_cycles.py`."""
 
@@ -54,12 +57,18 @@ PYTHON_FLOORS: list[tuple[str, list[str]]] = [
 # (file -> file, paths from the crate's src/ or the package). The test fails when one of them
 # is gone without being removed here, so this list can only shrink.
 ALLOWED_RUST: set[tuple[str, str]] = {
+    # A unit test of the scoreboard that runs whole scenarios (`crate::run`) to count its
+    # steps per event with the crate's private counters: to move with a test hook.
     ("transport/tcp/recovery/scoreboard_tests.rs", "lib.rs"),
     ("transport/tcp/recovery/scoreboard_tests.rs", "scenario/mod.rs"),
+    # A workload's arrivals read the parsed workload (`Workload`, `PairChoice`: data), which
+    # is still defined with its parser in scenario/workload.rs.
     ("transport/workload.rs", "scenario/workload.rs"),
 }
 ALLOWED_PYTHON: set[tuple[str, str]] = {
+    # A sweep's `_repr_html_` names its axes as the sweep's results view does (a local import).
     ("aqmlab/html_summary.py", "aqmlab/sweep/results_view.py"),
+    # `Result.plot()`, public API, draws with `aqmlab.plot` (a local import).
     ("aqmlab/result.py", "aqmlab/plot/__init__.py"),
 }
 
