@@ -33,13 +33,12 @@ RUST_FLOORS: list[tuple[str, list[str]]] = [
     ("units and errors", ["units"]),
     ("net", ["net"]),
     ("metrics", ["metrics"]),
-    ("captures", ["net::tap"]),
     ("aqm", ["aqm"]),
-    ("links", ["net::link"]),
+    ("link", ["link"]),
     ("transport", ["transport"]),
     ("scenario", ["scenario"]),
     ("simulator", ["timeline", "simulator", "result", "run_warnings"]),
-    ("build", ["scenario::build"]),
+    ("build", ["build"]),
     ("emulation and the crate's root", ["emulation", ""]),
 ]
 

@@ -11,7 +11,9 @@
 //! ```
 
 pub mod aqm;
+pub mod build;
 pub mod emulation;
+pub mod link;
 pub mod metrics;
 pub mod net;
 pub mod result;
@@ -61,7 +63,7 @@ pub fn run_writing(
 ) -> Result<RunResult, Error> {
     let building = std::time::Instant::now();
     scenario::capture::check_capture_dir(&scenario.capture, capture_dir)?;
-    let mut simulator = scenario::build::build(scenario, seed, custom, &mut || progress(0.0))?;
+    let mut simulator = build::build(scenario, seed, custom, &mut || progress(0.0))?;
     simulator.open_taps(capture_dir)?;
     let setup_s = building.elapsed().as_secs_f64();
     let mut result = simulator.run_with_progress(progress)?;

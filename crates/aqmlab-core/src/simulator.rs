@@ -2,12 +2,12 @@
 //! names. Entities live in arenas (`Vec`s) and are addressed by index; packets are recycled.
 
 use crate::aqm::QueueDiscipline;
+use crate::link::{Link, LinkCtx};
 use crate::metrics::flow_stats::{FlowInfo, FlowSummary};
 use crate::metrics::queue_stats::QueueSummary;
+use crate::metrics::tap::{TapPlan, Taps};
 use crate::metrics::{Fairness, FlowStats, TimeSeries};
-use crate::net::link::LinkCtx;
-use crate::net::tap::{TapPlan, Taps};
-use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, RoutingTable};
+use crate::net::{AgentId, NodeId, PacketArena, PacketId, RoutingTable};
 use crate::result::{RunResult, SeriesColumns, Timings};
 use crate::scenario::Scenario;
 use crate::sim::{advise_huge_pages, time, EventKind, EventQueue, PollPacer, Time};

@@ -6,10 +6,9 @@
 use crate::aqm::params::QueueEnv;
 use crate::aqm::registry::{build_queue, CustomAqmFactory};
 use crate::aqm::Aqm;
+use crate::link::{Link, LinkChanges, LinkCtx};
 use crate::net::delivery_trace::{DeliveryTrace, TraceClock};
-use crate::net::link::{LinkChanges, LinkCtx};
 use crate::net::link_schedule::{LinkSchedule, Regime};
-use crate::net::Link;
 use crate::scenario::events::{AqmState, EventDirection, EventSpec, LinkState, RateSetting};
 use crate::sim::{EventKind, Time};
 use crate::units::ScenarioError;

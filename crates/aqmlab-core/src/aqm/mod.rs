@@ -51,8 +51,8 @@ pub use fifo_queue::FifoQueue;
 pub use link_queue::LinkQueue;
 
 use crate::metrics::packet_trace::{DropReason, TraceEvent};
+use crate::metrics::tap::Taps;
 use crate::metrics::QueueStats;
-use crate::net::tap::Taps;
 use crate::net::{Packet, PacketArena, PacketId};
 use crate::sim::{RngStream, Time};
 
@@ -213,7 +213,7 @@ pub struct QueueCtx<'a> {
     /// Packets this discipline dropped; the simulator charges them to their flows and frees
     /// them.
     pub dropped: &'a mut Vec<PacketId>,
-    /// The run's captures and packet trace, if it has any (`net/tap.rs`): drops and marks
+    /// The run's captures and packet trace, if it has any (`metrics/tap.rs`): drops and marks
     /// are logged there for the link's step.
     pub tap: Option<&'a mut Taps>,
 }

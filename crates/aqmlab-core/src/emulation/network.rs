@@ -69,7 +69,7 @@ impl EmulatedNetwork {
         seed: u64,
         custom: Option<&dyn CustomAqmFactory>,
     ) -> Result<Self, Error> {
-        let mut sim = crate::scenario::build::build(scenario, seed, custom, &mut || true)?;
+        let mut sim = crate::build::build(scenario, seed, custom, &mut || true)?;
         sim.host_egress = Some(Vec::with_capacity(64));
         if sim.flows.len() > MAX_FLOWS {
             return Err(ScenarioError::new(

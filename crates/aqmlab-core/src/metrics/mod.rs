@@ -11,6 +11,7 @@ pub mod latency;
 pub mod packet_trace;
 pub mod queue_delays;
 pub mod queue_stats;
+pub mod tap;
 pub mod time_average;
 pub mod timeseries;
 

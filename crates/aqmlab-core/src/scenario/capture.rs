@@ -13,8 +13,8 @@
 //! "from->to"); each is one direction. Names are checked when the network is built, where the
 //! links are known (`check_link_names`).
 
+use crate::metrics::tap::{file_name, TapPlan};
 use crate::net::pcap::CaptureFormat;
-use crate::net::tap::{file_name, TapPlan};
 use crate::net::wire_headers::FlowWire;
 use crate::units::error::ScenarioError;
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,6 @@
 //! Scenarios: the configuration schema (one schema for TOML files and Python dicts), unit
 //! parsing, validation with field paths, and building a runnable network from a scenario.
 
-pub mod build;
 pub mod capture;
 pub mod events;
 pub mod flow_common;
