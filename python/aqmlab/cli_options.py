@@ -25,7 +25,7 @@ MAX_SEED = 2**64 - 1
 _INTEGER = re.compile(r"[+]?[0-9]+")
 
 #: A duration: a number, then a unit of the scenario's durations or none (seconds). The
-#: units are the engine's (crates/aqmlab-core/src/scenario/units.rs, TIME_UNITS), so that
+#: units are the engine's (crates/aqmlab-core/src/units/mod.rs, TIME_UNITS), so that
 #: an option takes what the scenario's `duration` field takes.
 _DURATION = re.compile(r"(?P<number>[+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)\s*(?P<unit>s|sec|ms|us|µs|ns|min)?")
 _SECONDS_PER = {None: 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0}

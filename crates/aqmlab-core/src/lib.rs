@@ -11,7 +11,9 @@
 //! ```
 
 pub mod aqm;
+pub mod build;
 pub mod emulation;
+pub mod link;
 pub mod metrics;
 pub mod net;
 pub mod result;
@@ -21,49 +23,15 @@ pub mod sim;
 pub mod simulator;
 pub mod timeline;
 pub mod transport;
+pub mod units;
 
 pub use result::RunResult;
-pub use scenario::{Scenario, ScenarioError};
-pub use simulator::{RunError, Simulator};
+pub use scenario::Scenario;
+pub use simulator::{Error, RunError, Simulator};
+pub use units::ScenarioError;
 
 /// The engine's version, part of every result's identity in a results store.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Any reason a run did not produce a result.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Error {
-    Scenario(ScenarioError),
-    Run(RunError),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Scenario(e) => write!(f, "{e}"),
-            Error::Run(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<ScenarioError> for Error {
-    fn from(e: ScenarioError) -> Self {
-        Error::Scenario(e)
-    }
-}
-
-impl From<sim::Stopped> for Error {
-    fn from(_: sim::Stopped) -> Self {
-        Error::Run(RunError::Interrupted)
-    }
-}
-
-impl From<RunError> for Error {
-    fn from(e: RunError) -> Self {
-        Error::Run(e)
-    }
-}
 
 /// Builds and runs `scenario` with master seed `seed`.
 pub fn run(scenario: &Scenario, seed: u64) -> Result<RunResult, Error> {
@@ -95,7 +63,7 @@ pub fn run_writing(
 ) -> Result<RunResult, Error> {
     let building = std::time::Instant::now();
     scenario::capture::check_capture_dir(&scenario.capture, capture_dir)?;
-    let mut simulator = scenario::build::build(scenario, seed, custom, &mut || progress(0.0))?;
+    let mut simulator = build::build(scenario, seed, custom, &mut || progress(0.0))?;
     simulator.open_taps(capture_dir)?;
     let setup_s = building.elapsed().as_secs_f64();
     let mut result = simulator.run_with_progress(progress)?;

@@ -104,10 +104,10 @@ pub struct RunResult {
     /// What the run measured that most likely was not meant (`run_warnings.rs`): a flow
     /// stalled in recovery.
     pub warnings: Vec<ScenarioWarning>,
-    /// How faithfully an emulation kept its schedule (`crate::emulation`); absent from a
+    /// How faithfully an emulation kept its schedule (`crate::emulation`, measured by `metrics::emulation_fidelity`); absent from a
     /// simulation's result.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub emulation: Option<crate::emulation::EmulationFidelity>,
+    pub emulation: Option<crate::metrics::emulation_fidelity::EmulationFidelity>,
     pub timeseries: SeriesColumns,
     /// One row per finite TCP transfer (`metrics::fct`), and their summary by size bin
     /// (empty without transfers). Left out of the JSON when empty, so that a run without

@@ -2,35 +2,53 @@
 //! names. Entities live in arenas (`Vec`s) and are addressed by index; packets are recycled.
 
 use crate::aqm::QueueDiscipline;
-use crate::metrics::flow_stats::FlowSummary;
+use crate::link::{Link, LinkCtx};
+use crate::metrics::flow_stats::{FlowInfo, FlowSummary};
 use crate::metrics::queue_stats::QueueSummary;
+use crate::metrics::tap::{TapPlan, Taps};
 use crate::metrics::{Fairness, FlowStats, TimeSeries};
-use crate::net::link::LinkCtx;
-use crate::net::tap::{TapPlan, Taps};
-use crate::net::{AgentId, Link, NodeId, PacketArena, PacketId, RoutingTable};
+use crate::net::{AgentId, NodeId, PacketArena, PacketId, RoutingTable};
 use crate::result::{RunResult, SeriesColumns, Timings};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::Scenario;
 use crate::sim::{advise_huge_pages, time, EventKind, EventQueue, PollPacer, Time};
 use crate::transport::probe::RrProbe;
 use crate::transport::{Agent, AgentCtx};
+use crate::units::ScenarioError;
 
-/// What the flow table says about a flow besides its counters.
-#[derive(Debug, Clone)]
-pub struct FlowInfo {
-    pub group: String,
-    pub kind: &'static str,
-    pub src: String,
-    pub dst: String,
-    /// The sending agent; the receiver is `sender + 1`.
-    pub sender: AgentId,
-    pub start: Time,
-    /// When the flow stops, if the scenario says so.
-    pub stop: Option<Time>,
-    /// The `flows` entry of the scenario this flow comes from.
-    pub spec: usize,
-    /// A finite TCP transfer's payload bytes and its completion time on an empty network
-    /// (`transport::workload::ideal_fct`): a row of the FCT table.
-    pub transfer: Option<(u64, Time)>,
+/// Any reason a run did not produce a result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    Scenario(ScenarioError),
+    Run(RunError),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Scenario(e) => write!(f, "{e}"),
+            Error::Run(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<ScenarioError> for Error {
+    fn from(e: ScenarioError) -> Self {
+        Error::Scenario(e)
+    }
+}
+
+impl From<crate::sim::Stopped> for Error {
+    fn from(_: crate::sim::Stopped) -> Self {
+        Error::Run(RunError::Interrupted)
+    }
+}
+
+impl From<RunError> for Error {
+    fn from(e: RunError) -> Self {
+        Error::Run(e)
+    }
 }
 
 /// Why a run stopped early.
@@ -428,6 +446,11 @@ impl Simulator {
             EventKind::WarmupEnd => self.restart_measurement(),
             EventKind::Timeline(i) => self.run_timeline_action(i),
         }
+    }
+    /// Carries out action `i` of the timeline.
+    fn run_timeline_action(&mut self, i: u32) {
+        let (l, change) = self.timeline.take_change(i, self.events.now());
+        self.with_link(l, |link, cx| change.apply(link, cx));
     }
 
     /// Lets link `l` act, then charges and frees whatever it dropped.

@@ -6,14 +6,12 @@
 use crate::aqm::params::QueueEnv;
 use crate::aqm::registry::{build_queue, CustomAqmFactory};
 use crate::aqm::Aqm;
+use crate::link::{Link, LinkChanges, LinkCtx};
 use crate::net::delivery_trace::{DeliveryTrace, TraceClock};
-use crate::net::link::{LinkChanges, LinkCtx};
 use crate::net::link_schedule::{LinkSchedule, Regime};
-use crate::net::Link;
 use crate::scenario::events::{AqmState, EventDirection, EventSpec, LinkState, RateSetting};
-use crate::scenario::ScenarioError;
 use crate::sim::{EventKind, Time};
-use crate::simulator::Simulator;
+use crate::units::ScenarioError;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -261,7 +259,7 @@ fn changed_aqm(
 }
 
 /// What an action does to its link when its time comes.
-enum Change {
+pub(crate) enum Change {
     Rate(u64),
     Trace(TraceClock),
     Delay(Time),
@@ -271,7 +269,7 @@ enum Change {
 }
 
 impl Change {
-    fn apply(self, link: &mut Link, cx: &mut LinkCtx) {
+    pub(crate) fn apply(self, link: &mut Link, cx: &mut LinkCtx) {
         match self {
             Change::Rate(r) => link.set_rate(r, cx),
             Change::Trace(clock) => link.set_trace(clock, cx),
@@ -287,11 +285,11 @@ impl Change {
     }
 }
 
-impl Simulator {
-    /// Carries out action `i` of the timeline.
-    pub(crate) fn run_timeline_action(&mut self, i: u32) {
-        let now = self.events.now();
-        let (l, change) = match &mut self.timeline.actions[i as usize] {
+impl Timeline {
+    /// Action `i` of the timeline, due at `now`: its link and what it does to it (the
+    /// simulator applies it, `Simulator::run_timeline_action`).
+    pub(crate) fn take_change(&mut self, i: u32, now: Time) -> (u32, Change) {
+        match &mut self.actions[i as usize] {
             Action::Rate(l, r) => (*l, Change::Rate(*r)),
             // The trace's time 0 is the event's time.
             Action::Trace(l, tr) => (*l, Change::Trace(TraceClock::new(tr.clone(), now))),
@@ -302,8 +300,7 @@ impl Simulator {
                 *l,
                 Change::Aqm(aqm.take().expect("an event runs once"), *reset),
             ),
-        };
-        self.with_link(l, |link, cx| change.apply(link, cx));
+        }
     }
 }
 

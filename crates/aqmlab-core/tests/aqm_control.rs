@@ -184,8 +184,8 @@ fn tcp_dumbbell_50_flows() {
 fn pi_and_rem_settle_at_their_reference_queues() {
     for (name, reference, tolerance) in [("pi", 50.0, 20.0), ("rem", 20.0, 8.0)] {
         let mut s = dumbbell(&format!(r#"{{ kind = "{name}" }}"#), 300, TCP_FLOWS);
-        s.duration = aqmlab_core::scenario::units::Duration(200_000_000_000);
-        s.warmup = aqmlab_core::scenario::units::Duration(150_000_000_000);
+        s.duration = aqmlab_core::units::Duration(200_000_000_000);
+        s.warmup = aqmlab_core::units::Duration(150_000_000_000);
         let r = run(&s, 1).unwrap();
         assert!(r.conserved);
         let q = r.queue("bottleneck").unwrap();

@@ -387,7 +387,7 @@ mod every_kind_property {
     }
 }
 
-fn scenario_error(s: &Scenario, dir: &Path) -> aqmlab_core::scenario::ScenarioError {
+fn scenario_error(s: &Scenario, dir: &Path) -> aqmlab_core::ScenarioError {
     match run_writing(s, 1, None, &mut |_| true, dir) {
         Err(aqmlab_core::Error::Scenario(e)) => e,
         other => panic!(

@@ -166,8 +166,8 @@ trait WithWarmup {
 
 impl WithWarmup for Scenario {
     fn with_warmup(mut self, w: &str) -> Scenario {
-        self.warmup = aqmlab_core::scenario::units::parse_duration(w)
-            .map(aqmlab_core::scenario::units::Duration)
+        self.warmup = aqmlab_core::units::parse_duration(w)
+            .map(aqmlab_core::units::Duration)
             .unwrap();
         self
     }

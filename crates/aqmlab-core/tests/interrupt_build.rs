@@ -2,7 +2,7 @@
 //! Ctrl-C stops it (before: the build ran to the end whatever the callback said, and a
 //! million-flow scenario ignored Ctrl-C for seconds).
 
-use aqmlab_core::scenario::build::build;
+use aqmlab_core::build::build;
 use aqmlab_core::sim::WorkBudget;
 use aqmlab_core::{Error, RunError, Scenario};
 

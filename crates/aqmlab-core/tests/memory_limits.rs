@@ -3,7 +3,7 @@
 //! and its maximum, or with the memory estimate and the field that makes the run large;
 //! before, each aborted the process (exit 134, out of memory).
 
-use aqmlab_core::scenario::build::build;
+use aqmlab_core::build::build;
 use aqmlab_core::scenario::memory::{estimate, ScenarioSize};
 use aqmlab_core::Scenario;
 

@@ -4,8 +4,8 @@
 //! a list of fields, has a floor of 1 us, at scenario load and when an event sets it.
 
 use aqmlab_core::aqm::registry::REGISTRY;
-use aqmlab_core::scenario::build::build;
-use aqmlab_core::scenario::units::MIN_PERIOD;
+use aqmlab_core::build::build;
+use aqmlab_core::units::MIN_PERIOD;
 use aqmlab_core::Scenario;
 
 fn dumbbell(aqm: &str, extra: &str, flows: &str) -> String {

@@ -61,7 +61,7 @@ fn shortened(text: &str, secs: f64) -> Scenario {
     let mut v = aqmlab_core::scenario::toml_text::parse_toml(text).unwrap();
     let original = v["duration"].clone();
     let seconds = |d: &serde_json::Value| {
-        serde_json::from_value::<aqmlab_core::scenario::units::Duration>(d.clone())
+        serde_json::from_value::<aqmlab_core::units::Duration>(d.clone())
             .unwrap()
             .0 as f64
             / 1e9

@@ -6,7 +6,7 @@
 //!
 //! CI runs `PROPTEST_CASES` cases (256 by default, a few seconds); `make fuzz` runs 20,000.
 
-use aqmlab_core::scenario::build::build;
+use aqmlab_core::build::build;
 use aqmlab_core::scenario::memory::estimate;
 use aqmlab_core::scenario::toml_text::parse_toml;
 use aqmlab_core::{Error, Scenario, ScenarioError};

@@ -185,7 +185,7 @@ impl PyRng {
 /// of wall time per simulated second, and the 1e-12 of issue 24 (silently rounded up to the
 /// engine's 1 ns) a thousand times that: 10 minutes per simulated second. The fastest periodic
 /// update among the built-in AQMs, PI's 170 Hz (5.9 ms), is far above the bound. Above 1e9 s
-/// (the longest duration a scenario may have, `scenario/units.rs`) the timer could never fire,
+/// (the longest duration a scenario may have, `units/mod.rs`) the timer could never fire,
 /// and an AQM whose timer silently never runs is a mistake to name, not a run to return.
 pub(crate) const MIN_TIMER_INTERVAL_S: f64 = 1e-6;
 pub(crate) const MAX_TIMER_INTERVAL_S: f64 = 1e9;

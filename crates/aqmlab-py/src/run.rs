@@ -235,7 +235,7 @@ pub(crate) fn check(
         prepare(py, scenario_json, custom_aqms, max_memory, warn.as_ref())?;
     let epoch = CANCEL_EPOCH.load(Ordering::SeqCst);
     let built = guarded(py, || {
-        aqmlab_core::scenario::build::build(
+        aqmlab_core::build::build(
             &scenario,
             seed,
             factory.as_ref().map(|f| f as &dyn CustomAqmFactory),
@@ -266,7 +266,7 @@ pub(crate) fn validate(
         let failure = Arc::new(Failure::default());
         let factory = custom_factory(custom_aqms, &failure)?;
         let built = guarded(py, || {
-            aqmlab_core::scenario::build::build(
+            aqmlab_core::build::build(
                 &scenario,
                 1,
                 factory.as_ref().map(|f| f as &dyn CustomAqmFactory),

@@ -47,9 +47,9 @@ use super::red::{
 };
 use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
-use crate::scenario::units::Duration;
-use crate::scenario::ScenarioError;
 use crate::sim::{RngStream, Time};
+use crate::units::Duration;
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// The adaptation's parameters (QVARED lists them too).

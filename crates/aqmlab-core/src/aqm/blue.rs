@@ -35,9 +35,9 @@
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::{Aqm, ArrivalVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
-use crate::scenario::units::Duration;
-use crate::scenario::ScenarioError;
 use crate::sim::{RngStream, Time};
+use crate::units::Duration;
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 pub const PARAMS: &[ParamDoc] = &[

@@ -36,8 +36,8 @@ use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::red::{count_corrected, no_count_correction, Red, RedConfig, RedParams, WeightSetting};
 use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
-use crate::scenario::ScenarioError;
 use crate::sim::{RngStream, Time};
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 pub const PARAMS: &[ParamDoc] = &[

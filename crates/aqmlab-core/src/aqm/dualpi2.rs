@@ -68,9 +68,9 @@ use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::pi2::{self, BasePi, PiGains};
 use super::{DepartureVerdict, DropKind, QueueCtx, QueueDiscipline, QueueLimit, StateSink};
 use crate::net::{Packet, PacketId};
-use crate::scenario::units::Duration;
-use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
+use crate::units::Duration;
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

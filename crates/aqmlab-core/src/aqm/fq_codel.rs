@@ -39,9 +39,9 @@ use super::flow_queues::{FlowQueue, FlowQueues};
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::{DepartureVerdict, DropKind, QueueCtx, QueueDiscipline, QueueLimit, StateSink};
 use crate::net::PacketId;
-use crate::scenario::units::Duration;
-use crate::scenario::ScenarioError;
 use crate::sim::Time;
+use crate::units::Duration;
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// Linux's default and largest number of flow queues (net/sched/sch_fq_codel.c).

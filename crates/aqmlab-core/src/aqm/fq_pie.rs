@@ -51,9 +51,9 @@ use super::{
     Aqm, ArrivalVerdict, DropKind, QueueCtx, QueueDiscipline, QueueLimit, QueueView, StateSink,
 };
 use crate::net::PacketId;
-use crate::scenario::units::Duration;
-use crate::scenario::ScenarioError;
 use crate::sim::{time, Time};
+use crate::units::Duration;
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// sch_fq_pie's default number of flow queues and its largest (`fq_pie_change`: "Number of

@@ -59,8 +59,8 @@ use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::red::{joined_docs, parse_variant, Red, RedConfig, RED_PARAM_DOCS};
 use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
-use crate::scenario::ScenarioError;
 use crate::sim::{RngStream, Time};
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 const OWN_DOCS: &[ParamDoc] = &[

@@ -31,7 +31,7 @@ use super::hybrid_red::{self, HybridOptions, Reduction};
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::red::{joined_docs, parse_variant, RED_PARAM_DOCS};
 use super::Aqm;
-use crate::scenario::ScenarioError;
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 const OWN_DOCS: &[ParamDoc] = &[doc(

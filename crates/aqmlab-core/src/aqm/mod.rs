@@ -51,8 +51,8 @@ pub use fifo_queue::FifoQueue;
 pub use link_queue::LinkQueue;
 
 use crate::metrics::packet_trace::{DropReason, TraceEvent};
+use crate::metrics::tap::Taps;
 use crate::metrics::QueueStats;
-use crate::net::tap::Taps;
 use crate::net::{Packet, PacketArena, PacketId};
 use crate::sim::{RngStream, Time};
 
@@ -156,8 +156,7 @@ pub enum DepartureVerdict {
     Drop,
 }
 
-/// Receives an AQM's named internal state variables for the sampled time series.
-pub type StateSink<'a> = dyn FnMut(&str, f64) + 'a;
+pub use crate::sim::StateSink;
 
 /// A single-FIFO active queue management algorithm as a small state machine.
 /// `Any`: an algorithm recognises a configuration built for it in [`Aqm::reconfigure`].
@@ -214,7 +213,7 @@ pub struct QueueCtx<'a> {
     /// Packets this discipline dropped; the simulator charges them to their flows and frees
     /// them.
     pub dropped: &'a mut Vec<PacketId>,
-    /// The run's captures and packet trace, if it has any (`net/tap.rs`): drops and marks
+    /// The run's captures and packet trace, if it has any (`metrics/tap.rs`): drops and marks
     /// are logged there for the link's step.
     pub tap: Option<&'a mut Taps>,
 }

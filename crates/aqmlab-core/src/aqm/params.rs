@@ -4,8 +4,8 @@
 //! algorithms, no algorithm knows the registry.
 
 use super::QueueLimit;
-use crate::scenario::error::{from_value, join_path, ScenarioError};
 use crate::sim::Time;
+use crate::units::error::{from_value, join_path, ScenarioError};
 use serde::de::DeserializeOwned;
 
 /// The parameters given for one queue's AQM (everything in its table except `kind`), and

@@ -49,9 +49,9 @@
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
-use crate::scenario::units::Duration;
-use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
+use crate::units::Duration;
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// Linux `dualpi2_reset_default`: target 15 ms, Tupdate 16 ms.

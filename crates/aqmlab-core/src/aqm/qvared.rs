@@ -61,8 +61,8 @@ use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::red::{joined_docs, Red, RedConfig, RedParams, WeightSetting};
 use super::{Aqm, ArrivalVerdict, QueueView, StateSink};
 use crate::net::Packet;
-use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 const OWN_DOCS: &[ParamDoc] = &[

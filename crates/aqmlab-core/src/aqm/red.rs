@@ -25,9 +25,9 @@ use super::ewma::EwmaQueueAverage;
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::{Aqm, ArrivalVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
-use crate::scenario::units::Duration;
-use crate::scenario::ScenarioError;
 use crate::sim::{time, RngStream, Time};
+use crate::units::Duration;
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// How w_q is chosen.

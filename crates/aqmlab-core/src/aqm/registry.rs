@@ -8,9 +8,9 @@ use super::{
     newque, orange, pi, pi2, pie, qvared, red, rem, step_marking,
 };
 use super::{Aqm, FifoQueue, LinkQueue, QueueDiscipline};
-use crate::scenario::error::join_path;
-use crate::scenario::units::check_period;
-use crate::scenario::ScenarioError;
+use crate::units::check_period;
+use crate::units::error::join_path;
+use crate::units::ScenarioError;
 
 /// Builds a single-FIFO algorithm from its parameters and the link it serves.
 pub type BuildAqm = fn(&AqmParams, &QueueEnv) -> Result<Box<dyn Aqm>, ScenarioError>;
@@ -37,7 +37,7 @@ pub struct AqmInfo {
     pub state: &'static [StateDoc],
     pub builder: Builder,
     /// The parameter (one of `params`) that sets the period of its periodic timer, if it has
-    /// one: where an error about a period below [`crate::scenario::units::MIN_PERIOD`] points. Every discipline's
+    /// one: where an error about a period below [`crate::units::MIN_PERIOD`] points. Every discipline's
     /// timer is checked, declared or not (`check_timer`); a test checks that the disciplines
     /// with a timer are those that declare one.
     pub timer: Option<&'static str>,
@@ -339,7 +339,7 @@ pub fn build_queue(
         } else {
             path.to_string()
         },
-        crate::scenario::suggest::with_suggestion(
+        crate::units::suggest::with_suggestion(
             format!("unknown AQM '{name}'; known: {}", known.join(", ")),
             &name,
             known.iter().copied(),
@@ -347,7 +347,7 @@ pub fn build_queue(
     ))
 }
 
-/// A built discipline's timer period against [`crate::scenario::units::MIN_PERIOD`], whichever parameter (or
+/// A built discipline's timer period against [`crate::units::MIN_PERIOD`], whichever parameter (or
 /// default, or combination) set it: checked here, where every scenario's queue and every
 /// event's `set` is built, so that no algorithm can leave it out. The error names the
 /// parameter the algorithm declares (`AqmInfo::timer`).
@@ -367,4 +367,22 @@ fn check_timer(queue: &LinkQueue, info: &AqmInfo, params: &AqmParams) -> Result<
             ScenarioError::new(e.path, format!("sets the timer's period: {}", e.message))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// A parameter's error names its field under the queue's path (PI's `q_ref` here).
+    #[test]
+    fn invalid_parameters_name_the_field() {
+        let env = crate::aqm::test_rig::env(300);
+        let e = super::build_queue(
+            &serde_json::json!({"kind": "pi", "q_ref": -3}),
+            &env,
+            None,
+            "q.aqm",
+        )
+        .err()
+        .unwrap();
+        assert_eq!(e.path, "q.aqm.q_ref");
+    }
 }

@@ -33,9 +33,9 @@
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
-use crate::scenario::units::Duration;
-use crate::scenario::ScenarioError;
 use crate::sim::{RngStream, Time};
+use crate::units::Duration;
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 pub const PARAMS: &[ParamDoc] = &[

@@ -12,7 +12,7 @@ use super::{
     ared, blue, cobalt, codel, droptail, dsred, dualpi2, fq_codel, fq_pie, hybrid_red, lpf_oda,
     newque, orange, pi, pi2, pie, qvared, red, rem, step_marking,
 };
-use crate::scenario::ScenarioError;
+use crate::units::ScenarioError;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};

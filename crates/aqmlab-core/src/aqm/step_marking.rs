@@ -38,9 +38,9 @@
 use super::params::{AqmParams, ParamDoc, Plausible, QueueEnv};
 use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
-use crate::scenario::units::Duration;
-use crate::scenario::ScenarioError;
 use crate::sim::{RngStream, Time};
+use crate::units::Duration;
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// K when the scenario names none: Alizadeh et al.'s 1 Gb/s setting (section 4).

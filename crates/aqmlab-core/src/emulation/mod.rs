@@ -11,14 +11,12 @@
 //! This module is pure logic, driven by whatever clock and packets it is given (a test drives
 //! it with a scripted clock); it knows nothing of TUN devices or namespaces.
 
-pub mod fidelity;
 pub mod ipv4;
 pub mod network;
 pub mod plan;
 pub mod reassembly;
 pub mod report;
 
-pub use fidelity::EmulationFidelity;
 pub use network::EmulatedNetwork;
 pub use plan::EmulationPlan;
 pub use report::{FlowReport, SeriesSample};

@@ -9,19 +9,20 @@
 //! sent on the first link of its path at the current time. Events keep their scheduled
 //! times, so the links' departure clocks run on exact time however late the driver handles
 //! them: lateness delays the real packet but never changes the schedule, and it is recorded
-//! ([`super::fidelity`]).
+//! ([`crate::metrics::emulation_fidelity`]).
 
-use super::fidelity::{EmulationFidelity, LagRecorder};
 use super::ipv4::{self, NotCarried, PROTO_TCP, PROTO_UDP};
 use super::plan::{self, EmulationPlan, MAX_FLOWS, MAX_HOSTS};
 use super::reassembly::InOrderDelivery;
 use super::report::{FlowReport, SeriesSample};
 use crate::aqm::registry::CustomAqmFactory;
+use crate::metrics::emulation_fidelity::{EmulationFidelity, LagRecorder};
 use crate::net::{Packet, PacketId, PacketKind};
 use crate::result::RunResult;
-use crate::scenario::ScenarioError;
+use crate::scenario::Scenario;
 use crate::sim::{time, EventKind, Time};
-use crate::{Error, RunError, Scenario, Simulator};
+use crate::simulator::{Error, RunError, Simulator};
+use crate::units::ScenarioError;
 use std::collections::HashMap;
 
 /// One flow as the router tells its packets apart: by protocol and the port its receiver
@@ -68,7 +69,7 @@ impl EmulatedNetwork {
         seed: u64,
         custom: Option<&dyn CustomAqmFactory>,
     ) -> Result<Self, Error> {
-        let mut sim = crate::scenario::build::build(scenario, seed, custom, &mut || true)?;
+        let mut sim = crate::build::build(scenario, seed, custom, &mut || true)?;
         sim.host_egress = Some(Vec::with_capacity(64));
         if sim.flows.len() > MAX_FLOWS {
             return Err(ScenarioError::new(

@@ -3,10 +3,10 @@
 //! size, or its UDP pattern). The orchestrator (Python, `aqmlab.emulation`) reads it; the
 //! router classifies packets by the same ports.
 
+use crate::metrics::flow_stats::FlowInfo;
 use crate::scenario::probe::ProbeSpec;
 use crate::scenario::schema::FlowSpec;
 use crate::sim::time;
-use crate::simulator::FlowInfo;
 use crate::transport::tcp::congestion::CongestionControlKind;
 use crate::Scenario;
 use serde::Serialize;

@@ -1,7 +1,27 @@
 //! Counters of one flow (a sender and its receiver).
 
+use crate::net::AgentId;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
+
+/// What the flow table says about a flow besides its counters.
+#[derive(Debug, Clone)]
+pub struct FlowInfo {
+    pub group: String,
+    pub kind: &'static str,
+    pub src: String,
+    pub dst: String,
+    /// The sending agent; the receiver is `sender + 1`.
+    pub sender: AgentId,
+    pub start: Time,
+    /// When the flow stops, if the scenario says so.
+    pub stop: Option<Time>,
+    /// The `flows` entry of the scenario this flow comes from.
+    pub spec: usize,
+    /// A finite TCP transfer's payload bytes and its completion time on an empty network
+    /// (`transport::workload::ideal_fct`): a row of the FCT table.
+    pub transfer: Option<(u64, Time)>,
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct FlowStats {

@@ -3,6 +3,7 @@
 
 pub mod column_units;
 pub mod delay_histogram;
+pub mod emulation_fidelity;
 pub mod fairness;
 pub mod fct;
 pub mod flow_stats;
@@ -10,6 +11,7 @@ pub mod latency;
 pub mod packet_trace;
 pub mod queue_delays;
 pub mod queue_stats;
+pub mod tap;
 pub mod time_average;
 pub mod timeseries;
 

@@ -1,15 +1,12 @@
 //! The network: packets, one-way links with their queues, nodes and static routing.
 
 pub mod delivery_trace;
-pub mod link;
 pub mod link_schedule;
 pub mod packet;
 pub mod pcap;
 pub mod routing;
-pub mod tap;
 pub mod wire_headers;
 
-pub use link::Link;
 pub use packet::{Ecn, Packet, PacketArena, PacketId, PacketKind, SackBlock};
 pub use routing::RoutingTable;
 

@@ -24,6 +24,9 @@
 
 use super::{AgentId, NodeId, Packet, PacketKind, SackBlock};
 
+/// The sequence number a SYN carries (data packets count from 0).
+pub const SYN_SEQ: i64 = -1;
+
 /// IPv4 header bytes (no options).
 pub const IPV4_HEADER: usize = 20;
 /// TCP header bytes without options.
@@ -259,7 +262,7 @@ fn put_timestamps(opt: &mut [u8], at: usize, tsval: u64, tsecr: u64) -> usize {
 
 /// Writes the TCP header of `p` into `out`; returns its length and the payload bytes.
 fn encode_tcp(p: &Packet, t: &TcpWire, out: &mut [u8]) -> (usize, u32) {
-    let syn_seq = crate::transport::tcp::sink::SYN_SEQ;
+    let syn_seq = SYN_SEQ;
     let mut opt = [0u8; 40];
     let mut n = 0;
     let (sport, dport) = sport_dport(p, t.sport, t.dport);
@@ -508,7 +511,7 @@ mod tests {
         w.timestamps = true;
         w.window_bytes = 10_000_000;
         let mut syn = Packet::new(PacketKind::TcpData, 3, 0, 5, 1, 40);
-        syn.seq = crate::transport::tcp::sink::SYN_SEQ;
+        syn.seq = SYN_SEQ;
         syn.sent_at = 5_000_000;
         let h = encode(&syn, &FlowWire::Tcp(w));
         let tcp = &h.as_slice()[20..];
@@ -521,7 +524,7 @@ mod tests {
         assert_eq!(&tcp[40..44], &[1, 3, 3, 8], "10 MB needs a shift of 8");
         assert!(verifies(&[&pseudo(h.as_slice(), tcp.len() as u32), tcp]));
         let mut sa = Packet::new(PacketKind::TcpAck, 3, 5, 0, 0, 40);
-        sa.ack = crate::transport::tcp::sink::SYN_SEQ;
+        sa.ack = SYN_SEQ;
         let h = encode(&sa, &FlowWire::Tcp(w));
         let tcp = &h.as_slice()[20..];
         assert_eq!(tcp[13], SYN | ACK | ECE);

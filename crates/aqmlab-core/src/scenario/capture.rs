@@ -13,15 +13,10 @@
 //! "from->to"); each is one direction. Names are checked when the network is built, where the
 //! links are known (`check_link_names`).
 
-use super::error::ScenarioError;
-use super::probe::ProbeSpec;
-use super::schema::FlowSpec;
+use crate::metrics::tap::{file_name, TapPlan};
 use crate::net::pcap::CaptureFormat;
-use crate::net::tap::{file_name, TapPlan};
-use crate::net::wire_headers::{flow_ports, FlowWire, TcpWire};
-use crate::net::AgentId;
-use crate::simulator::FlowInfo;
-use crate::transport::tcp::config::Handshake;
+use crate::net::wire_headers::FlowWire;
+use crate::units::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -122,63 +117,12 @@ pub fn link_index(links: &[&str], name: &str, path: &str) -> Result<usize, Scena
         };
         ScenarioError::new(
             path,
-            super::suggest::with_suggestion(
+            crate::units::suggest::with_suggestion(
                 format!("unknown link '{name}'; links: {listed}"),
                 name,
                 links.iter().copied(),
             ),
         )
-    })
-}
-
-/// How each flow of the run looks on the wire (`net/wire_headers.rs`), by flow id: from the
-/// engine's flows, not the scenario's entries, since an entry may make many flows (`count`,
-/// a workload's arrivals) and one instance of it more than one (a tcp_rr probe is two).
-pub(crate) fn flow_wires(specs: &[FlowSpec], flows: &[FlowInfo]) -> Vec<FlowWire> {
-    flows
-        .iter()
-        .enumerate()
-        .map(|(i, f)| flow_wire(&specs[f.spec], i as u32, f.sender))
-        .collect()
-}
-
-/// How flow `flow`, made from `spec` with sending agent `sender`, looks on the wire.
-fn flow_wire(spec: &FlowSpec, flow: u32, sender: AgentId) -> FlowWire {
-    let (sport, dport) = flow_ports(flow);
-    let tcp = match spec {
-        FlowSpec::Tcp { tcp, .. }
-        | FlowSpec::Workload { tcp, .. }
-        | FlowSpec::Probe {
-            probe: ProbeSpec::TcpRr { .. },
-            tcp,
-            ..
-        } => tcp,
-        FlowSpec::Cbr { .. }
-        | FlowSpec::Poisson { .. }
-        | FlowSpec::OnOff { .. }
-        | FlowSpec::Probe {
-            probe: ProbeSpec::Ping { .. },
-            ..
-        } => {
-            return FlowWire::Udp {
-                sport,
-                dport,
-                sender,
-            }
-        }
-    };
-    FlowWire::Tcp(TcpWire {
-        sport,
-        dport,
-        isn_sender: TcpWire::isn(flow, false),
-        isn_receiver: TcpWire::isn(flow, true),
-        mss: tcp.packet_size,
-        header_size: tcp.header_size,
-        window_bytes: tcp.window as u64 * tcp.packet_size as u64,
-        sack: tcp.sack(),
-        ecn: tcp.ecn,
-        timestamps: tcp.timestamps,
-        handshake: tcp.handshake == Handshake::Syn,
     })
 }
 

@@ -23,9 +23,9 @@
 //! set = { max_p = 0.2 }
 //! ```
 
-use super::error::{from_value, ScenarioError};
-use super::units::{Duration, Rate};
 use crate::net::delivery_trace::DeliveryTrace;
+use crate::units::error::{from_value, ScenarioError};
+use crate::units::{Duration, Rate};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -310,7 +310,7 @@ fn parse_event(
             names.dedup();
             return Err(err(
                 field,
-                super::suggest::with_suggestion(
+                crate::units::suggest::with_suggestion(
                     format!("no flows named '{name}'; groups: {}", groups.join(", ")),
                     name,
                     names.iter().map(|s| s.as_str()),

@@ -4,8 +4,8 @@
 //! (`sim::work_budget::keep_going`). Issue 35: a FIFO given as a trace blocked with no
 //! error, and a file that never ends was read until memory ran out, deaf to Ctrl-C.
 
-use super::error::ScenarioError;
 use crate::sim::work_budget::keep_going;
+use crate::units::error::ScenarioError;
 use std::fs::File;
 use std::io::Read;
 

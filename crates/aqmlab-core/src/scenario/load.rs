@@ -3,11 +3,11 @@
 //! `memory.rs`. Kept apart so that the schema knows nothing of the counting. A scenario read
 //! here carries the warnings about it (`warnings.rs`, `tcp_warnings.rs`).
 
-use super::error::ScenarioError;
-use super::limits::MAX_FLOWS;
 use super::memory::ScenarioSize;
 use super::schema::{FlowSpec, Scenario};
 use super::workload::ArrivalRate;
+use crate::units::error::ScenarioError;
+use crate::units::limits::MAX_FLOWS;
 use serde_json::Value;
 
 impl Scenario {
@@ -70,4 +70,23 @@ fn check_flow_count(s: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// Issue 24, item 13: `senders = 10**30` said "must be a whole number" (the message
+    /// itself is `units/error.rs`'s, tested there).
+    #[test]
+    fn an_integer_too_large_for_any_integer_type_is_called_too_large() {
+        let e = crate::Scenario::from_json(
+            r#"{"duration": 1, "topology": {"kind": "dumbbell", "senders": 1000000000000000000000000000000,
+                "bottleneck": {"rate": "1Mbps"}, "access": {"rate": "1Mbps"}},
+                "flows": [{"kind": "tcp", "from": "senders", "to": "receivers"}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "topology.senders: too large: must be a whole number from 0 to 4294967295, got 1e30"
+        );
+    }
 }

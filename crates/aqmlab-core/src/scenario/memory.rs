@@ -35,13 +35,14 @@
 
 use super::events::RateSetting;
 use super::schema::{Endpoints, FlowSpec, GraphSpec, LimitSpec, QueueSpec, Scenario, Topology};
-use super::ScenarioError;
 use crate::aqm::{fq_codel, fq_pie};
+use crate::link::Link;
 use crate::net::routing::TreeRoutes;
-use crate::net::{Link, LinkId, NodeId, Packet};
+use crate::net::{LinkId, NodeId, Packet};
 use crate::sim::Time;
 use crate::transport::tcp::recovery::rfc6675::SendStamp;
 use crate::transport::tcp::{Recovery, TcpConfig};
+use crate::units::ScenarioError;
 use serde_json::Value;
 use std::collections::HashMap;
 

@@ -6,9 +6,9 @@
 //! 1-byte request, a 1-byte response by default, the next request when the response has
 //! arrived). Each echo or transaction is one RTT sample (`transport/probe.rs`).
 
-use super::error::{from_value, ScenarioError};
-use super::schema::{Endpoints, StartSpec};
-use super::units::{Bytes, Duration};
+use super::flow_common::{Endpoints, StartSpec};
+use crate::units::error::{from_value, ScenarioError};
+use crate::units::{Bytes, Duration};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -105,7 +105,7 @@ impl ProbeSpec {
         }
         let max = crate::transport::tcp::config::MAX_PACKET_BYTES as u64;
         let interval = f.interval.unwrap_or(Duration(200_000_000));
-        super::units::check_period(&at("interval"), interval.0)?;
+        crate::units::check_period(&at("interval"), interval.0)?;
         let size = f.packet_size.map_or(84, |b| b.0);
         if size == 0 || size > max {
             return Err(ScenarioError::new(

@@ -15,13 +15,13 @@
 //! computed the same way by a run.
 
 use super::capture::CaptureSpec;
-use super::error::{join_path, ScenarioError};
 use super::events::EventSpec;
 use super::probe::ProbeSpec;
 use super::schema::{FlowCommon, FlowSpec, Scenario, Topology};
-use super::units::{Bytes, Duration};
 use super::workload::Workload;
 use crate::transport::tcp::TcpConfig;
+use crate::units::error::{join_path, ScenarioError};
+use crate::units::{Bytes, Duration};
 use serde::Serialize;
 use serde_json::{Map, Value};
 

@@ -24,12 +24,15 @@
 //! Polymorphic parts (`topology`, `flows`, `aqm`) are read in two steps: the `kind` first,
 //! then the matching struct, so every error names the full field path.
 
-use super::error::{from_value, ScenarioError};
-use super::limits::{MAX_GRAPH_LINKS, MAX_NODES, MAX_SAMPLES};
-use super::units::{Bytes, Duration, Rate};
+use crate::units::error::{from_value, ScenarioError};
+use crate::units::limits::{MAX_GRAPH_LINKS, MAX_NODES, MAX_SAMPLES};
+use crate::units::{Bytes, Duration, Rate};
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::flow_common::{one, one_or_list};
+pub use super::flow_common::{Endpoints, FlowCommon, StartSpec};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -156,7 +159,7 @@ impl<'de> Deserialize<'de> for LimitSpec {
                         return Ok(LimitSpec::Packets(k));
                     }
                 }
-                let b = super::units::parse_bytes(t).map_err(D::Error::custom)?;
+                let b = crate::units::parse_bytes(t).map_err(D::Error::custom)?;
                 if b == 0 {
                     return Err(D::Error::custom("must be at least 1 byte"));
                 }
@@ -257,28 +260,6 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for OneOrMany<T> {
     }
 }
 
-/// Reads one value or a list of them, with errors in the user's terms: serde's untagged enums
-/// said only "data did not match any variant of untagged enum OneOrMany" (found by
-/// tests/test_scenario_fuzz.py). An element's error names its index.
-fn one_or_list<T: DeserializeOwned>(v: Value) -> Result<Result<T, Vec<T>>, String> {
-    match v {
-        Value::Array(items) => items
-            .into_iter()
-            .enumerate()
-            .map(|(i, x)| T::deserialize(x).map_err(|e| format!("item {i}: {e}")))
-            .collect::<Result<Vec<T>, String>>()
-            .map(Err),
-        other => T::deserialize(other).map(Ok).map_err(|e| {
-            let e = e.to_string();
-            if e.starts_with("invalid type") {
-                format!("{e}, or a list of them")
-            } else {
-                e
-            }
-        }),
-    }
-}
-
 impl<T: Clone> OneOrMany<T> {
     pub fn get(&self, i: usize) -> T {
         match self {
@@ -371,88 +352,6 @@ pub struct GraphLinkSpec {
 pub struct GraphSpec {
     pub nodes: Vec<String>,
     pub links: Vec<GraphLinkSpec>,
-}
-
-/// When flows start: a time, a list cycled over the flows of the entry, or uniform at random.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum StartSpec {
-    At(Duration),
-    Each(Vec<Duration>),
-    Random { uniform: [Duration; 2] },
-}
-
-impl<'de> Deserialize<'de> for StartSpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Random {
-            uniform: [Duration; 2],
-        }
-        match Value::deserialize(d)? {
-            Value::Object(m) => Random::deserialize(Value::Object(m))
-                .map(|r| StartSpec::Random { uniform: r.uniform })
-                .map_err(D::Error::custom),
-            v => Ok(
-                match one_or_list(v).map_err(|e| {
-                    D::Error::custom(format!(
-                        "expected a time, a list of times or {{ uniform = [lo, hi] }}: {e}"
-                    ))
-                })? {
-                    Ok(t) => StartSpec::At(t),
-                    Err(ts) => StartSpec::Each(ts),
-                },
-            ),
-        }
-    }
-}
-
-impl Default for StartSpec {
-    fn default() -> Self {
-        StartSpec::At(Duration(0))
-    }
-}
-
-/// Node names: one, a list, or the dumbbell's "senders" / "receivers".
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum Endpoints {
-    One(String),
-    Many(Vec<String>),
-}
-
-impl<'de> Deserialize<'de> for Endpoints {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(
-            match one_or_list(Value::deserialize(d)?).map_err(|e| {
-                D::Error::custom(format!("expected a node name or a list of them: {e}"))
-            })? {
-                Ok(one) => Endpoints::One(one),
-                Err(many) => Endpoints::Many(many),
-            },
-        )
-    }
-}
-
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlowCommon {
-    pub from: Endpoints,
-    pub to: Endpoints,
-    /// Flows per (from, to) pair.
-    #[serde(default = "one")]
-    pub count: u32,
-    #[serde(default)]
-    pub start: StartSpec,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stop: Option<Duration>,
-    /// Label in the flow table (default "flows[i]").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub group: Option<String>,
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// Written back (`Serialize`) as the flow table it was read from, `kind` first.
@@ -647,7 +546,7 @@ impl Scenario {
             ));
         }
         if let Some(iv) = self.sample_interval {
-            super::units::check_period("sample_interval", iv.0)?;
+            crate::units::check_period("sample_interval", iv.0)?;
             let samples = self.duration.0 / iv.0;
             if samples > MAX_SAMPLES {
                 return Err(ScenarioError::new(
@@ -848,7 +747,7 @@ fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
         }
         other => Err(ScenarioError::new(
             "topology.kind",
-            super::suggest::with_suggestion(
+            crate::units::suggest::with_suggestion(
                 format!("unknown topology '{other}'; known: dumbbell, graph"),
                 other,
                 ["dumbbell", "graph"],
@@ -895,7 +794,7 @@ fn parse_flow(
                     "must be > 0 bytes",
                 ));
             }
-            let max = super::limits::MAX_TRANSFER_BYTES;
+            let max = crate::units::limits::MAX_TRANSFER_BYTES;
             if let Some(size) = f.size.filter(|s| s.0 > max) {
                 return Err(ScenarioError::new(
                     format!("{path}.size"),
@@ -1042,7 +941,7 @@ fn parse_flow(
             ];
             return Err(ScenarioError::new(
                 format!("{path}.kind"),
-                super::suggest::with_suggestion(
+                crate::units::suggest::with_suggestion(
                     format!("unknown flow kind '{other}'; known: {}", KINDS.join(", ")),
                     other,
                     KINDS,

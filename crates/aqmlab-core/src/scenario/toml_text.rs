@@ -6,8 +6,8 @@
 //! default without a word (issue 11, item 1). Non-finite floats are refused here, naming the
 //! field: `topology.bottleneck.queue.aqm.min_th: must be finite, got nan`.
 
-use super::error::join_path;
-use super::ScenarioError;
+use crate::units::error::join_path;
+use crate::units::ScenarioError;
 
 /// Parses TOML text; syntax errors name the line, non-finite numbers name the field.
 pub fn parse_toml(text: &str) -> Result<serde_json::Value, ScenarioError> {

@@ -9,11 +9,11 @@
 //! - item 10: a rate written in bytes per second (`"2MBps"`), one case slip away from the
 //!   same number in bits per second and 8 times the load.
 
-use super::error::join_path;
-use super::units::{byte_rate, format_rate, parse_duration, split_quantity};
 use crate::aqm::params::ParamDoc;
 use crate::aqm::registry;
 use crate::sim::time;
+use crate::units::error::join_path;
+use crate::units::{byte_rate, format_rate, parse_duration, split_quantity};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;

@@ -12,10 +12,10 @@
 //! flows = 10000               # at most this many arrivals (default: until stop / the end)
 //! ```
 
-use super::error::{from_value, ScenarioError};
-use super::limits::{MAX_TRANSFER_BYTES, MAX_TRANSFER_TAIL};
-use super::schema::{Endpoints, StartSpec};
-use super::units::{Bytes, Duration};
+use super::flow_common::{Endpoints, StartSpec};
+use crate::units::error::{from_value, ScenarioError};
+use crate::units::limits::{MAX_TRANSFER_BYTES, MAX_TRANSFER_TAIL};
+use crate::units::{Bytes, Duration};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -506,7 +506,7 @@ fn parse_sizes(v: &Value, path: &str) -> Result<(SizeDistribution, &'static str)
                         .ok_or_else(|| {
                             ScenarioError::new(
                                 at("name"),
-                                super::suggest::with_suggestion(
+                                crate::units::suggest::with_suggestion(
                                     format!("unknown CDF '{n}'; known: {}", known.join(", ")),
                                     n,
                                     known.iter().copied(),
@@ -532,7 +532,7 @@ fn parse_sizes(v: &Value, path: &str) -> Result<(SizeDistribution, &'static str)
         }
         other => Err(ScenarioError::new(
             at("dist"),
-            super::suggest::with_suggestion(
+            crate::units::suggest::with_suggestion(
                 format!("unknown distribution '{other}'; known: constant, pareto, lognormal, cdf"),
                 other,
                 ["constant", "pareto", "lognormal", "cdf"],

@@ -17,3 +17,7 @@ pub use rng::{RngStream, StreamKind};
 pub use time::{RateClock, Time, NANOS_PER_SEC};
 pub use timer::LazyTimer;
 pub use work_budget::{PollPacer, Stopped, WorkBudget};
+
+/// Receives a component's named internal state variables (an AQM's, a congestion
+/// controller's) for the sampled time series.
+pub type StateSink<'a> = dyn FnMut(&str, f64) + 'a;

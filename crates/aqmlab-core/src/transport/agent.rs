@@ -4,8 +4,8 @@ use super::probe::{PingEcho, PingSource};
 use super::tcp::{Rfc6675Sender, TcpSender, TcpSink};
 use super::udp::{UdpSink, UdpSource};
 use super::AgentCtx;
-use crate::aqm::StateSink;
 use crate::net::PacketId;
+use crate::sim::StateSink;
 
 // Senders are half the agents and every packet event dispatches through this enum: boxing
 // the largest sender to shrink the sinks' slots would add a pointer chase per packet. The

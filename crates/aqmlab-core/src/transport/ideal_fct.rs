@@ -22,7 +22,7 @@ pub struct Transfer {
 /// While nothing on the path changes from the start to the end of the ideal transfer, it is
 /// [`ideal_fct`] with the rates and delays in force at the start (the same number as without
 /// events). Otherwise the packets cross each hop at the rate in force when each starts its
-/// transmission (what a link does, `net/link.rs`: a change applies from the next packet),
+/// transmission (what a link does, `link/mod.rs`: a change applies from the next packet),
 /// and the ideal is a lower bound on the FCT a run can give, exact while rates are constant:
 /// the last ACK's earliest return after the last data packet's earliest arrival, which is
 /// at least, for every hop h, the time hop h needs to send all n packets from the first

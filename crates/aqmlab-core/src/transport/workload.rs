@@ -135,7 +135,7 @@ mod tests {
             scale: 1000.0,
         };
         let a = arrivals(&w, 3, 0, 0, Time::MAX, &[(0, 1000.0)], 1);
-        let limit = crate::scenario::limits::MAX_TRANSFER_BYTES;
+        let limit = crate::units::limits::MAX_TRANSFER_BYTES;
         assert!(a.iter().all(|x| x.size_bytes <= limit));
         assert!(a.iter().filter(|x| x.size_bytes == limit).count() > 5000);
     }

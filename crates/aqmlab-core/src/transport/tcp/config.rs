@@ -7,8 +7,8 @@ use super::congestion::{
 pub use super::pacing::Pacing;
 use super::recovery::prr::PrrBound;
 use super::recovery::rack_tlp::RackTlpParams;
-use crate::scenario::units::Duration;
-use crate::scenario::ScenarioError;
+use crate::units::Duration;
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]

@@ -7,8 +7,8 @@ use super::congestion::CongestionControlKind;
 use super::rfc6675_sender_rig::{seqs, SenderRig as H};
 use super::{Recovery, SsthreshBase, TcpConfig, TcpVariant};
 use crate::net::Packet;
-use crate::scenario::units::Duration;
 use crate::sim::Time;
+use crate::units::Duration;
 
 const MS: Time = 1_000_000;
 

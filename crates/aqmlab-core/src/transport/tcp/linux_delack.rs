@@ -196,7 +196,7 @@ impl LinuxDelayedAck {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::units::Duration;
+    use crate::units::Duration;
 
     const MS: Time = 1_000_000;
 

@@ -354,7 +354,7 @@ fn rack_tlp_repairs_any_three_losses_in_a_window_of_20() {
 fn a_lost_syn_delays_the_transfer_by_the_syn_timeout() {
     let mut c = cfg(Recovery::Rfc6675, 10, true);
     c.handshake = Handshake::Syn;
-    c.initial_rto = crate::scenario::units::Duration(3000 * MS);
+    c.initial_rto = crate::units::Duration(3000 * MS);
     c.rtt_sampling = RttSampling::OldestUnacked;
     let mut path = LossyPath::new(c, 60, &[-1]);
     path.run(30_000 * MS);

@@ -19,8 +19,8 @@ fn base(iw: u32) -> TcpConfig {
         window_init: iw,
         ssthresh_init: Some(1000),
         limited_transmit: false,
-        min_rto: crate::scenario::units::Duration(SEC),
-        initial_rto: crate::scenario::units::Duration(SEC),
+        min_rto: crate::units::Duration(SEC),
+        initial_rto: crate::units::Duration(SEC),
         ..TcpConfig::default()
     }
 }
@@ -102,7 +102,7 @@ fn after_a_timeout_the_samples_resume_with_new_data() {
     let mut h = H::validated(TcpConfig {
         rtt_sampling: RttSampling::OldestUnacked,
         rto_estimator: RtoEstimatorKind::Ns3,
-        tick: crate::scenario::units::Duration(MS),
+        tick: crate::units::Duration(MS),
         ..base(2)
     });
     h.start();
@@ -189,8 +189,8 @@ fn a_syn_handshake_precedes_the_data_and_ns3_times_the_first_syn() {
             handshake: Handshake::Syn,
             rtt_sampling: sampling,
             rto_estimator: RtoEstimatorKind::Ns3,
-            tick: crate::scenario::units::Duration(MS),
-            initial_rto: crate::scenario::units::Duration(3 * SEC),
+            tick: crate::units::Duration(MS),
+            initial_rto: crate::units::Duration(3 * SEC),
             ..base(2)
         });
         let syn = h.start();

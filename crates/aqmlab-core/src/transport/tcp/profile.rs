@@ -3,8 +3,8 @@
 //! `profile = "linux"` gets the profile's fields first and its own fields over them; a flow's
 //! own `tcp` table may name another profile. Each file documents its fields' sources.
 
-use crate::scenario::suggest::with_suggestion;
-use crate::scenario::ScenarioError;
+use crate::units::suggest::with_suggestion;
+use crate::units::ScenarioError;
 use serde_json::{Map, Value};
 
 /// (name, TOML text) of every profile.

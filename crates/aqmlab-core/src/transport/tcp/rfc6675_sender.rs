@@ -69,15 +69,15 @@ use super::recovery::rack_tlp::{
 };
 use super::recovery::rfc6675::{AckUpdate, Delivered, LossRule, NextSeg, Scoreboard, SendStamp};
 use super::rto::RtoEstimator;
-use super::sink::SYN_SEQ;
 use super::transmissions::Transmissions;
 use super::{
     DupacksAfterTimeout, PartialAckTimer, RtoRestart, RttSampling, SsthreshBase, TcpConfig,
     TimeoutResponse,
 };
-use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
+use crate::net::wire_headers::SYN_SEQ;
 use crate::net::{PacketId, PacketKind, SackBlock};
+use crate::sim::StateSink;
 use crate::sim::{LazyTimer, RngStream, StreamKind, Time};
 use crate::transport::{AgentCtx, Endpoint};
 

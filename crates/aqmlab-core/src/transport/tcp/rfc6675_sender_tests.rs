@@ -4,11 +4,11 @@
 
 use super::*;
 use crate::net::Packet;
-use crate::scenario::units::Duration;
 use crate::sim::StreamKind;
 use crate::transport::tcp::congestion::CongestionControlKind;
 use crate::transport::tcp::rfc6675_sender_rig::{seqs, SenderRig as H};
 use crate::transport::tcp::{Recovery, TcpVariant};
+use crate::units::Duration;
 
 const MS: Time = 1_000_000;
 

@@ -200,9 +200,9 @@ mod tests {
         let cfg = TcpConfig {
             recovery: super::super::Recovery::Rfc6675,
             rto_estimator: RtoEstimatorKind::Ns3,
-            tick: crate::scenario::units::Duration(tick_ms * MS),
-            min_rto: crate::scenario::units::Duration(min_rto_ms * MS),
-            max_rto: crate::scenario::units::Duration(60_000 * MS),
+            tick: crate::units::Duration(tick_ms * MS),
+            min_rto: crate::units::Duration(min_rto_ms * MS),
+            max_rto: crate::units::Duration(60_000 * MS),
             max_backoff: super::super::config::MAX_BACKOFF,
             ..TcpConfig::default()
         };

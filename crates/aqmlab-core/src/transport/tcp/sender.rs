@@ -49,9 +49,9 @@ use super::rtt::RttEstimator;
 use super::sack_scoreboard::SackScoreboard;
 use super::transmissions::Transmissions;
 use super::{PartialAckTimer, TcpConfig, TcpVariant};
-use crate::aqm::StateSink;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{PacketId, PacketKind, SackBlock};
+use crate::sim::StateSink;
 use crate::sim::{LazyTimer, RngStream, Time};
 use crate::transport::{AgentCtx, Endpoint};
 

@@ -484,7 +484,7 @@ fn partial_ack_timer_defaults_follow_ns2_per_variant() {
 
 fn jitter_cfg(overhead: Time) -> TcpConfig {
     let mut c = cfg(TcpVariant::Reno);
-    c.overhead = crate::scenario::units::Duration(overhead);
+    c.overhead = crate::units::Duration(overhead);
     c
 }
 

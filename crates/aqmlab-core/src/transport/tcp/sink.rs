@@ -43,6 +43,7 @@ use super::held_runs::HeldRuns;
 use super::linux_delack::LinuxDelayedAck;
 use super::TcpConfig;
 use crate::net::packet::MAX_SACK_BLOCKS;
+use crate::net::wire_headers::SYN_SEQ;
 use crate::net::{PacketId, PacketKind, SackBlock};
 use crate::sim::{LazyTimer, Time};
 use crate::transport::{AgentCtx, Endpoint};
@@ -50,9 +51,6 @@ use std::collections::VecDeque;
 
 /// Timer number of the delayed-ACK timer.
 pub const DELACK_TIMER: u8 = 0;
-
-/// The sequence number a SYN carries (data packets count from 0).
-pub const SYN_SEQ: i64 = -1;
 
 /// Out-of-order packets further than this above the next expected one are not buffered (no
 /// sender window is this large; it only bounds memory against corrupt input).
@@ -562,7 +560,7 @@ mod tests {
         use crate::transport::tcp::linux_delack::DelayedAckAto;
         let cfg = TcpConfig {
             delayed_ack: true,
-            delayed_ack_timeout: crate::scenario::units::Duration(40 * MS),
+            delayed_ack_timeout: crate::units::Duration(40 * MS),
             quick_ack: true,
             delayed_ack_ato: DelayedAckAto::Adaptive,
             window: 2048,

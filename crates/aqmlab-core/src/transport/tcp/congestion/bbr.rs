@@ -729,7 +729,7 @@ impl Bbr {
     }
 
     /// Variables for the time series.
-    pub fn state(&self, out: &mut crate::aqm::StateSink) {
+    pub fn state(&self, out: &mut crate::sim::StateSink) {
         out("bbr_mode", self.mode as u8 as f64);
         out("bbr_btl_bw_bps", self.bw() * self.packet_bytes * 8.0);
         out(

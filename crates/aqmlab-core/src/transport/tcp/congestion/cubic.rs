@@ -57,8 +57,8 @@
 //! cwnd has not changed, and the epoch moved on by an idle period (`cubictcp_cwnd_event`).
 
 use super::packet_counting::{self, AckedCount};
-use crate::scenario::ScenarioError;
 use crate::sim::{time, Time};
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// The RTT the target looks ahead by.
@@ -423,7 +423,7 @@ impl Cubic {
         }
     }
 
-    pub fn state(&self, out: &mut crate::aqm::StateSink) {
+    pub fn state(&self, out: &mut crate::sim::StateSink) {
         out("cubic_w_max", self.w_max);
         out("cubic_k_s", self.epoch.map_or(0.0, |e| e.k));
     }

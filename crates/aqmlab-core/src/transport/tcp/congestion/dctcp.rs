@@ -72,8 +72,8 @@ impl Default for DctcpParams {
 }
 
 impl DctcpParams {
-    pub fn validate(&self, path: &str) -> Result<(), crate::scenario::ScenarioError> {
-        use crate::scenario::ScenarioError;
+    pub fn validate(&self, path: &str) -> Result<(), crate::units::ScenarioError> {
+        use crate::units::ScenarioError;
         if !(self.g.is_finite() && self.g > 0.0 && self.g <= 1.0) {
             return Err(ScenarioError::new(
                 format!("{path}.g"),

@@ -111,9 +111,9 @@ impl HystartParams {
     }
 
     /// `enabled = false` beside a `kind` is a contradiction, not an off switch to guess at.
-    pub fn validate(&self, path: &str) -> Result<(), crate::scenario::ScenarioError> {
+    pub fn validate(&self, path: &str) -> Result<(), crate::units::ScenarioError> {
         if let (Some(false), Some(kind)) = (self.enabled, self.kind) {
-            return Err(crate::scenario::ScenarioError::new(
+            return Err(crate::units::ScenarioError::new(
                 format!("{path}.enabled"),
                 format!(
                     "false contradicts kind = \"{}\": give `kind` alone to turn HyStart on, or \
@@ -281,7 +281,7 @@ impl HyStart {
         self.phase = Phase::Over;
     }
 
-    pub fn state(&self, out: &mut crate::aqm::StateSink) {
+    pub fn state(&self, out: &mut crate::sim::StateSink) {
         let phase = match self.phase {
             Phase::SlowStart => 0.0,
             Phase::Css { .. } | Phase::ToCongestionAvoidance => 1.0,

@@ -132,7 +132,7 @@ impl LinuxHyStart {
         self.start_round(now, snd_nxt);
     }
 
-    pub fn state(&self, out: &mut crate::aqm::StateSink) {
+    pub fn state(&self, out: &mut crate::sim::StateSink) {
         // The same variable as HyStart++'s: 0 in slow start, 2 once the exit is found.
         out("hystart_phase", if self.found { 2.0 } else { 0.0 });
     }

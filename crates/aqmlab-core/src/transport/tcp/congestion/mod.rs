@@ -406,7 +406,7 @@ impl CongestionControl {
     }
 
     /// Variables for the time series (none for Reno: cwnd and ssthresh say it all).
-    pub fn state(&self, out: &mut crate::aqm::StateSink) {
+    pub fn state(&self, out: &mut crate::sim::StateSink) {
         match &self.law {
             Law::Cubic(c) => c.state(out),
             Law::Dctcp(d) => out("dctcp_alpha", d.est.alpha()),

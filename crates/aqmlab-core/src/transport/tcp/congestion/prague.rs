@@ -48,8 +48,8 @@
 //! single packets), `prague_cwnd_undo`, and the step-wise (one packet per ACK) walk of
 //! `snd_cwnd` toward the fractional window: here cwnd is the fractional window at once.
 
-use crate::scenario::units::Duration;
 use crate::sim::Time;
+use crate::units::Duration;
 use serde::{Deserialize, Serialize};
 
 /// Prague's parameters (`tcp.prague`).
@@ -74,9 +74,9 @@ impl Default for PragueParams {
 }
 
 impl PragueParams {
-    pub fn validate(&self, path: &str) -> Result<(), crate::scenario::ScenarioError> {
+    pub fn validate(&self, path: &str) -> Result<(), crate::units::ScenarioError> {
         if self.rtt_target.0 == 0 {
-            return Err(crate::scenario::ScenarioError::new(
+            return Err(crate::units::ScenarioError::new(
                 format!("{path}.rtt_target"),
                 "must be > 0",
             ));

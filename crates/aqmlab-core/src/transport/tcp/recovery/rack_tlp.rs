@@ -37,9 +37,9 @@
 //! TLP is not sent while an earlier probe's episode is unresolved (Linux `tcp_send_loss_probe`:
 //! "At most one outstanding TLP"); the RTO is re-armed instead.
 
-use crate::scenario::units::Duration;
-use crate::scenario::ScenarioError;
 use crate::sim::Time;
+use crate::units::Duration;
+use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 use super::rfc6675::{Delivered, SendStamp};

@@ -1,6 +1,6 @@
 //! The largest value each size field of a scenario accepts. They sit well above any study in
 //! the five papers or the scale issue (100,000 flows) and well below what would exhaust the
-//! engine's integer types; the memory estimate ([`super::memory`]) is what guards a given
+//! engine's integer types; the memory estimate ([`crate::scenario::memory`]) is what guards a given
 //! machine.
 
 /// `topology.senders`, `topology.receivers`, and the nodes of a graph.

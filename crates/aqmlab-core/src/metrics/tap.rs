@@ -12,10 +12,10 @@
 //! point-to-point-net-device.cc) and as tcpdump sees a packet the kernel hands to a driver.
 //! A packet the link then loses on the wire is in the capture (it did leave).
 
-use super::pcap::{CaptureFormat, PcapWriter};
-use super::wire_headers::{self, FlowWire};
-use super::{LinkId, Packet, PacketArena, PacketId};
 use crate::metrics::packet_trace::{DropReason, PacketTrace, TraceEvent};
+use crate::net::pcap::{CaptureFormat, PcapWriter};
+use crate::net::wire_headers::{self, FlowWire};
+use crate::net::{LinkId, Packet, PacketArena, PacketId};
 use crate::sim::Time;
 use std::fs::File;
 use std::io::BufWriter;

@@ -149,16 +149,6 @@ mod tests {
         ] {
             assert_eq!(integer_range_message(serde.into()), ours);
         }
-        let e = crate::Scenario::from_json(
-            r#"{"duration": 1, "topology": {"kind": "dumbbell", "senders": 1000000000000000000000000000000,
-                "bottleneck": {"rate": "1Mbps"}, "access": {"rate": "1Mbps"}},
-                "flows": [{"kind": "tcp", "from": "senders", "to": "receivers"}]}"#,
-        )
-        .unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "topology.senders: too large: must be a whole number from 0 to 4294967295, got 1e30"
-        );
     }
 
     #[test]

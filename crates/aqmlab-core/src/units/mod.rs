@@ -3,8 +3,18 @@
 //! A bare number means the base unit: seconds for durations (as in ns-2 scripts), bits per
 //! second for rates, bytes for sizes. Parsing is strict: an unknown unit, a negative or
 //! non-finite value is an error that names what was expected.
+//!
+//! The crate's second floor (ARCHITECTURE.md, "Floors"), under everything that reads a
+//! scenario's values: these units, the errors with field paths (`error.rs`), the suggestions
+//! for a misspelt name (`suggest.rs`) and the input limits (`limits.rs`).
 
-use super::suggest::with_suggestion;
+pub mod error;
+pub mod limits;
+pub mod suggest;
+
+pub use error::ScenarioError;
+
+use self::suggest::with_suggestion;
 use crate::sim::{time, Time};
 
 /// The largest rate accepted: 1 Tb/s (10^12 bps), far above any link studied here; a larger

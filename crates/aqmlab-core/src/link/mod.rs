@@ -9,14 +9,14 @@
 //! slower either (issue 24: rounding each packet up to a nanosecond carried 4 Gb/s on a
 //! 6 Gb/s link of 1-byte packets).
 
-use super::delivery_trace::TraceClock;
-use super::tap::Taps;
-use super::{NodeId, PacketArena, PacketId};
 use crate::aqm::{LinkQueue, QueueCtx, QueueDiscipline};
 use crate::metrics::packet_trace::{DropReason, TraceEvent};
 use crate::metrics::queue_stats::QueueSummary;
 use crate::metrics::queue_stats::Transmission;
+use crate::metrics::tap::Taps;
 use crate::metrics::QueueStats;
+use crate::net::delivery_trace::TraceClock;
+use crate::net::{NodeId, PacketArena, PacketId};
 use crate::sim::{time::RateClock, EventKind, EventQueue, RngStream, Time};
 use std::collections::VecDeque;
 
@@ -83,7 +83,7 @@ pub struct LinkCtx<'a> {
     pub events: &'a mut EventQueue,
     pub packets: &'a mut PacketArena,
     pub dropped: &'a mut Vec<PacketId>,
-    /// The link's capture and trace, if it is captured or traced (`tap.rs`).
+    /// The link's capture and trace, if it is captured or traced (`metrics/tap.rs`).
     pub tap: Option<&'a mut Taps>,
     /// What events changed of the links that they changed (`Link::changes`).
     pub changes: &'a mut Vec<LinkChanges>,

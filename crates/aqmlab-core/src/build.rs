@@ -1,20 +1,22 @@
 //! Turns a validated [`Scenario`] into a ready-to-run [`Simulator`]: nodes, links with their
 //! queue disciplines, routes, agents and their start and stop events.
 
-use super::events::flow_window;
-use super::probe::ProbeSpec;
-use super::schema::{
-    AccessSpec, Endpoints, FlowSpec, LimitSpec, LinkSpec, LossDirection, QueueSpec, Scenario,
-    StartSpec, Topology,
-};
-use super::ScenarioError;
 use crate::aqm::params::QueueEnv;
 use crate::aqm::registry::{build_queue, CustomAqmFactory};
 use crate::aqm::QueueLimit;
+use crate::link::Link;
+use crate::metrics::flow_stats::FlowInfo;
 use crate::net::link_schedule::LinkSchedule;
-use crate::net::{Link, NodeId, RoutingTable};
+use crate::net::{NodeId, RoutingTable};
+use crate::scenario::events::flow_window;
+use crate::scenario::probe::ProbeSpec;
+use crate::scenario::schema::{
+    AccessSpec, Endpoints, FlowSpec, LimitSpec, LinkSpec, LossDirection, QueueSpec, Scenario,
+    StartSpec, Topology,
+};
 use crate::sim::{time, EventKind, RngStream, StreamKind, Time, WorkBudget};
-use crate::simulator::{FlowInfo, Simulator};
+use crate::simulator::Error;
+use crate::simulator::Simulator;
 use crate::timeline::{LinkIndex, Timeline};
 use crate::transport::ideal_fct::{ideal_fct_in_force, Transfer};
 use crate::transport::probe::{PingEcho, PingSource, RrProbe};
@@ -22,7 +24,7 @@ use crate::transport::tcp::{Recovery, Rfc6675Sender, TcpSender, TcpSink};
 use crate::transport::udp::{SizeDistribution, UdpPattern, UdpSink, UdpSource};
 use crate::transport::workload::{arrivals, Arrival};
 use crate::transport::{Agent, Endpoint};
-use crate::Error;
+use crate::units::ScenarioError;
 use std::collections::{HashMap, HashSet};
 
 struct NetworkBuilder<'a> {
@@ -339,8 +341,11 @@ pub fn build(
                 let link_rates = match &workload.rate {
                     crate::scenario::workload::ArrivalRate::Load { link, .. } => {
                         let names: Vec<&str> = b.links.iter().map(|l| l.name.as_str()).collect();
-                        let l =
-                            super::capture::link_index(&names, link, &format!("{path}.load_link"))?;
+                        let l = crate::scenario::capture::link_index(
+                            &names,
+                            link,
+                            &format!("{path}.load_link"),
+                        )?;
                         schedules[l].nominal_rates()
                     }
                     _ => vec![],
@@ -674,8 +679,8 @@ pub fn build(
     }
 
     let names: Vec<&str> = b.links.iter().map(|l| l.name.as_str()).collect();
-    let taps = super::capture::plan(&scenario.capture, &names, || {
-        super::capture::flow_wires(&scenario.flows, &flows)
+    let taps = crate::scenario::capture::plan(&scenario.capture, &names, || {
+        crate::scenario::flow_wires::flow_wires(&scenario.flows, &flows)
     })?;
     starts.extend(actions);
     let mut sim = Simulator::new(

@@ -1,6 +1,6 @@
-//! How faithfully an emulation kept its schedule.
+//! How faithfully an emulation (`crate::emulation`) kept its schedule.
 //!
-//! Every event keeps its exact time (`network.rs`); what a real clock adds is lateness: the
+//! Every event keeps its exact time (`emulation/network.rs`); what a real clock adds is lateness: the
 //! router handles a transmission's end, or a packet's exit from a delay line, some time after
 //! it was due (a wake-up's latency, a busy moment, the kernel's work for the packet it just
 //! wrote). That lateness delays real packets, so it is measured on every departure and every
@@ -8,7 +8,7 @@
 //! whose 99th percentile departure lag exceeds the stated bound is marked invalid: its numbers
 //! are the emulator's, not the network's.
 
-use crate::metrics::DelayHistogram;
+use super::DelayHistogram;
 use crate::sim::Time;
 use serde::Serialize;
 
