@@ -39,18 +39,7 @@ pub(crate) fn parse_scenario(py: Python<'_>, scenario_json: &str) -> PyResult<Sc
     let epoch = CANCEL_EPOCH.load(Ordering::SeqCst);
     let seen = Arc::clone(&failure);
     let parsed = guarded(py, move || {
-        let check = Box::new(move || {
-            if CANCEL_EPOCH.load(Ordering::SeqCst) != epoch {
-                return false;
-            }
-            Python::attach(|py| match py.check_signals() {
-                Ok(()) => true,
-                Err(e) => {
-                    seen.record(e);
-                    false
-                }
-            })
-        });
+        let check = Box::new(move || keep_going(&seen, epoch, None, 0.0));
         with_interrupt_check(check, || Scenario::from_json(scenario_json))
     })?;
     if let Some(e) = failure.take() {
