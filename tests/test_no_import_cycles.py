@@ -57,8 +57,6 @@ PYTHON_FLOORS: list[tuple[str, list[str]]] = [
 # is gone without being removed here, so this list can only shrink.
 ALLOWED_RUST: set[tuple[str, str]] = set()
 ALLOWED_PYTHON: set[tuple[str, str]] = {
-    # A sweep's `_repr_html_` names its axes as the sweep's results view does (a local import).
-    ("aqmlab/html_summary.py", "aqmlab/sweep/results_view.py"),
     # `Result.plot()`, public API, draws with `aqmlab.plot` (a local import).
     ("aqmlab/result.py", "aqmlab/plot/__init__.py"),
 }
