@@ -55,18 +55,8 @@ PYTHON_FLOORS: list[tuple[str, list[str]]] = [
 # What still points the wrong way (issue 36, item 2, not yet moved): each entry is one import
 # (file -> file, paths from the crate's src/ or the package). The test fails when one of them
 # is gone without being removed here, so this list can only shrink.
-ALLOWED_RUST: set[tuple[str, str]] = {
-    # A unit test of the scoreboard that runs whole scenarios (`crate::run`) to count its
-    # steps per event with the crate's private counters: to move with a test hook.
-    ("transport/tcp/recovery/scoreboard_tests.rs", "lib.rs"),
-    ("transport/tcp/recovery/scoreboard_tests.rs", "scenario/mod.rs"),
-    # A workload's arrivals read the parsed workload (`Workload`, `PairChoice`: data), which
-    # is still defined with its parser in scenario/workload.rs.
-    ("transport/workload.rs", "scenario/workload.rs"),
-}
+ALLOWED_RUST: set[tuple[str, str]] = set()
 ALLOWED_PYTHON: set[tuple[str, str]] = {
-    # A sweep's `_repr_html_` names its axes as the sweep's results view does (a local import).
-    ("aqmlab/html_summary.py", "aqmlab/sweep/results_view.py"),
     # `Result.plot()`, public API, draws with `aqmlab.plot` (a local import).
     ("aqmlab/result.py", "aqmlab/plot/__init__.py"),
 }

@@ -1,5 +1,6 @@
 """Compact HTML summaries for Jupyter (``_repr_html_``, issue 27 item 7): a run's
-:class:`aqmlab.Result` and a sweep's :class:`aqmlab.sweep.SweepReport`. Every piece of text
+:class:`aqmlab.Result`, and the pieces a sweep's :class:`aqmlab.sweep.SweepReport` is shown
+with too (its summary is :mod:`aqmlab.sweep.report_html`, on the sweeps' floor). Every piece of text
 that comes from a scenario, a result or a store (names, AQM names, errors, paths) is escaped
 with :func:`html.escape`; tables longer than :data:`MAX_ROWS` are cut, saying so."""
 
@@ -112,43 +113,3 @@ def _flow_rows(r: Any) -> tuple[list[dict[str, Any]], int]:
 def _flow_table(r: Any) -> str:
     rows, total = _flow_rows(r)
     return _table(rows, FLOW_COLUMNS, "flows", total)
-
-
-def sweep_html(report: Any) -> str:
-    """A sweep's summary: its counts, axes, failures (first rows) and the aggregate table
-    (first rows)."""
-    figures = [
-        ("jobs", report.total),
-        ("ok", report.ok + report.skipped_ok),
-        ("failed", report.failed + report.skipped_failed),
-        ("not run", report.not_run),
-        ("store", str(report.store.path)),
-        ("axes", ", ".join(report.axes) or "-"),
-        ("elapsed (s)", report.elapsed_s),
-    ]
-    if report.stopped_reason:
-        figures.append(("stopped", report.stopped_reason))
-    failures = [
-        {"point": ", ".join(f"{k}={v}" for k, v in f.point.items()), "rep": f.replication, "error": f.error}
-        for f in report.failures
-    ]
-    try:
-        from .sweep.results_view import axis_columns, axis_text
-
-        table = report.table()
-        rows = table.to_dict("records") if len(table) else []
-        axes = axis_columns(table)
-        for row in rows:  # an AQM table as `red max_p=0.1`, as `aqmlab results` writes it
-            row.update({a: axis_text(row[a]) for a in axes})
-        columns = [c for c in table.columns if c not in ("ci95_low", "ci95_high")]
-    except Exception as e:  # noqa: BLE001 - a store that cannot be read still shows its counts
-        rows, columns = [], []
-        figures.append(("aggregate", f"unavailable: {e}"))
-    return (
-        "<div class='aqmlab-sweep'>"
-        f"<h4>aqmlab sweep: {escape(report.name)}</h4>"
-        + _figures(figures)
-        + (_table(failures, ("point", "rep", "error"), "failed runs") if failures else "")
-        + _table(rows, columns, "aggregate over replications")
-        + "</div>"
-    )

@@ -19,6 +19,8 @@ pub mod net;
 pub mod result;
 pub mod run_warnings;
 pub mod scenario;
+#[cfg(test)]
+mod scoreboard_work_tests;
 pub mod sim;
 pub mod simulator;
 pub mod timeline;

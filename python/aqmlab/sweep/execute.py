@@ -37,6 +37,10 @@ computed by the same engine *fingerprint* (:mod:`aqmlab.fingerprint`).  A run
 from another fingerprint is *stale*: it is re-run, or, with
 ``reuse_stale=True``, kept with a warning.  Corrupt runs are re-run.
 
+By job: :mod:`.planning` (the jobs, their keys and their order), :mod:`.executors` (the
+backends and their signals), :mod:`.report` (what an invocation returns or raises), and
+here the driver and :func:`run_sweep`; every name stays importable from here.
+
 Two sweeps sharing a store: each claims a job in the store index before
 running it (:mod:`.store_index`); a job claimed by another live sweep is
 waited for and its result reused, and one whose claimant has died is run.
@@ -44,42 +48,56 @@ waited for and its result reused, and one whose claimant has died is run.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pickle
-import signal
 import socket
-import statistics
-import threading
 import time
 import uuid
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import (
     FIRST_COMPLETED,
     CancelledError,
     Executor,
     Future,
-    ProcessPoolExecutor,
     ThreadPoolExecutor,
     wait,
 )
-from concurrent.futures.process import BrokenProcessPool
-from concurrent.futures.thread import BrokenThreadPool
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from types import FrameType
 from typing import Any
-
-import pandas as pd
 
 from ..fingerprint import engine_fingerprint
 from . import runfn
 from .atomic_file import DiskFullError
-from .definition import Job, RunFnSpec, Sweep
-from .keys import canonical_json, point_id, run_key_of_json, scenario_id_of_json
+from .definition import RunFnSpec, Sweep
+from .executors import _BROKEN as _BROKEN
+from .executors import _DEFERRED_SIGNALS as _DEFERRED_SIGNALS
+from .executors import _PR_SET_PDEATHSIG as _PR_SET_PDEATHSIG
+from .executors import BACKENDS as BACKENDS
+from .executors import WORKER_DIED as WORKER_DIED
+from .executors import SerialExecutor as SerialExecutor
+from .executors import _Backend as _Backend
+from .executors import _broke_pool as _broke_pool
+from .executors import _close_executor as _close_executor
+from .executors import _dask_capacity as _dask_capacity
+from .executors import _init_worker as _init_worker
+from .executors import _interrupts_held as _interrupts_held
+from .executors import _open_backend as _open_backend
+from .executors import _open_dask as _open_dask
+from .executors import _SignalDeferredPool as _SignalDeferredPool
+from .executors import _signals_deferred as _signals_deferred
+from .executors import _terminate_pool as _terminate_pool
+from .keys import canonical_json
+from .planning import PlannedJob as PlannedJob
+from .planning import order_longest_first as order_longest_first
+from .planning import plan_jobs as plan_jobs
+from .report import FailedRun as FailedRun
+from .report import SweepDiskFull as SweepDiskFull
+from .report import SweepInterrupted as SweepInterrupted
+from .report import SweepProgress as SweepProgress
+from .report import SweepReport as SweepReport
 from .runfn import _default_run_fn, engine_version, execute_job
 from .store import ResultStore, RunRecord
 
@@ -99,425 +117,7 @@ __all__ = [
     "run_sweep",
 ]
 
-BACKENDS = ("process", "thread", "serial", "dask")
-WORKER_DIED = "worker died"
-_BROKEN = (BrokenProcessPool, BrokenThreadPool)
 
-
-def _broke_pool(fut: Future[Any]) -> bool:
-    """A finished future that reports a broken pool."""
-    return not fut.cancelled() and isinstance(fut.exception(), _BROKEN)
-
-
-# --------------------------------------------------------------------- planning
-@dataclass
-class PlannedJob:
-    """A job with its store identity, computed once on the driver."""
-
-    job: Job
-    key: str
-    scenario_id: str
-    point_id: str
-    scenario_json: str
-    cost: float | None = None
-
-
-def plan_jobs(sweep: Sweep, version: str) -> list[PlannedJob]:
-    """All jobs of ``sweep`` with their store keys for engine ``version``."""
-    out = []
-    # The replications of a point share its scenario: serialize it once per point.
-    last_point: dict[str, Any] | None = None
-    sj = sid = pid = ""
-    cost: float | None = None
-    for job in sweep.jobs():
-        if job.point != last_point:
-            last_point = job.point
-            sj = canonical_json(job.scenario)
-            sid = scenario_id_of_json(sj)
-            pid = point_id(job.point)
-            cost = sweep.cost_of(job.scenario)
-        out.append(
-            PlannedJob(
-                job=job,
-                key=run_key_of_json(sj, job.seed, version),
-                scenario_id=sid,
-                point_id=pid,
-                scenario_json=sj,
-                cost=cost,
-            )
-        )
-    return out
-
-
-def order_longest_first(jobs: Sequence[PlannedJob], known_times: Mapping[str, float]) -> list[PlannedJob]:
-    """Sort jobs by estimated run time, longest first (stable for ties).
-
-    Estimates, in order of preference: the mean stored run time of the same
-    scenario at other seeds; the user's cost value scaled to seconds by the
-    jobs that have both; the raw cost value; the median of the other
-    estimates.  With no information at all the definition order is kept.
-    """
-    est: list[float | None] = []
-    pairs = [(known_times[j.scenario_id], j.cost) for j in jobs if j.scenario_id in known_times and j.cost]
-    scale = sum(t for t, _ in pairs) / sum(c for _, c in pairs) if pairs else 1.0
-    for j in jobs:
-        if j.scenario_id in known_times:
-            est.append(known_times[j.scenario_id])
-        elif j.cost is not None:
-            est.append(j.cost * scale)
-        else:
-            est.append(None)
-    known = [e for e in est if e is not None]
-    if not known:
-        return list(jobs)
-    fill = statistics.median(known)
-    filled = [e if e is not None else fill for e in est]
-    ranked = sorted(range(len(jobs)), key=lambda i: -filled[i])
-    return [jobs[i] for i in ranked]
-
-
-# ---------------------------------------------------------------------- reports
-@dataclass
-class SweepProgress:
-    """Snapshot passed to the ``progress`` callback after every finished run."""
-
-    total: int  # jobs to execute in this invocation
-    done: int
-    ok: int
-    failed: int
-    skipped: int  # jobs already in the store
-    running: int
-    elapsed_s: float
-    eta_s: float | None
-    last: RunRecord | None = None
-
-
-@dataclass
-class FailedRun:
-    key: str
-    point: dict[str, Any]
-    replication: int
-    seed: int
-    error: str | None
-
-
-@dataclass
-class SweepReport:
-    """What one :func:`run_sweep` invocation did, and access to its results."""
-
-    name: str
-    store: ResultStore
-    engine_version: str
-    total: int
-    skipped_ok: int = 0
-    skipped_failed: int = 0
-    executed_keys: list[str] = field(default_factory=list, repr=False)
-    ok: int = 0
-    failed: int = 0
-    failures: list[FailedRun] = field(default_factory=list)
-    not_run: int = 0
-    stopped_reason: str | None = None
-    elapsed_s: float = 0.0
-    fingerprint: str = ""
-    stale_rerun: int = 0  # stored by another engine fingerprint, run again
-    stale_kept: int = 0  # stored by another engine fingerprint, kept (reuse_stale)
-    corrupt_rerun: int = 0  # stored file failed its checksum, run again
-    from_other_sweep: int = 0  # claimed by a concurrent sweep, waited for and reused
-    keys: list[str] = field(default_factory=list, repr=False)
-    axes: list[str] = field(default_factory=list)
-    metrics: list[str] | None = None
-    point_order: list[str] = field(default_factory=list, repr=False)
-
-    @property
-    def executed(self) -> int:
-        return len(self.executed_keys)
-
-    @property
-    def complete(self) -> bool:
-        """True when every job of the sweep is stored as successful."""
-        return self.not_run == 0 and self.failed == 0 and self.skipped_failed == 0 and not self.stopped_reason
-
-    def table(self, metrics: Sequence[str] | None = None, confidence: float = 0.95) -> pd.DataFrame:
-        """Tidy aggregate of this sweep's successful runs (see :mod:`.aggregate`)."""
-        return self.store.aggregate(
-            metrics if metrics is not None else self.metrics,
-            keys=self.keys,
-            axes=self.axes,
-            point_order=self.point_order,
-            confidence=confidence,
-        )
-
-    def runs(self, status: str | None = None) -> pd.DataFrame:
-        """Stored runs of this sweep (all statuses by default)."""
-        return self.store.runs(status=status, keys=self.keys)
-
-    def _repr_html_(self) -> str:
-        """Jupyter's view: counts, axes, failures and the aggregate table (first rows)."""
-        from ..html_summary import sweep_html
-
-        return sweep_html(self)
-
-    def summary_line(self) -> str:
-        """One line: what this invocation did and what is left."""
-        r = self
-        pending = r.not_run
-        line = f"{r.executed} run(s) done ({r.ok} ok, {r.failed} failed), {pending} not run"
-        if r.skipped_ok + r.skipped_failed:
-            line += f", {r.skipped_ok + r.skipped_failed} reused from {r.store.path}"
-        return line
-
-
-class SweepInterrupted(KeyboardInterrupt):
-    """Ctrl-C during a sweep; ``report`` describes what was stored before it."""
-
-    def __init__(self, report: SweepReport) -> None:
-        super().__init__("sweep interrupted")
-        self.report = report
-
-
-class SweepDiskFull(DiskFullError):
-    """The store's disk filled during a sweep; ``report`` describes what was stored."""
-
-    def __init__(self, report: SweepReport, cause: BaseException) -> None:
-        super().__init__(
-            28,
-            f"the disk holding {report.store.path} is full ({cause}); {report.summary_line()}. "
-            "Nothing partial was written: free some space and run the same command to resume.",
-        )
-        self.report = report
-
-
-# -------------------------------------------------------------------- executors
-class SerialExecutor(Executor):
-    """Runs each job in the calling process at submit time (``workers=1``).
-
-    No pickling and no subprocesses: the easiest mode to debug a run function in.
-    """
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        fut: Future[Any] = Future()
-        fut.set_running_or_notify_cancel()
-        try:
-            fut.set_result(fn(*args, **kwargs))
-        except Exception as exc:
-            fut.set_exception(exc)
-        return fut
-
-
-@dataclass
-class _Backend:
-    executor: Executor
-    capacity: Callable[[], int]
-    restart: Callable[[], Executor] | None = None  # only for pools we own
-    close: Callable[[bool], None] = lambda interrupted: None
-
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _init_worker(driver_pid: int | None) -> None:
-    """Worker process set-up: die with the driver, leave Ctrl-C to it."""
-    # The driver handles Ctrl-C for everyone (it terminates the pool); a worker
-    # reacting too would print its own traceback. SIGTERM (how the driver stops a worker)
-    # must kill it outright, not run a handler the driver installed before forking. The
-    # worker was forked with both blocked (`_SignalDeferredPool`): one that came before
-    # these lines is pending, and on unblocking is discarded (SIGINT) or kills (SIGTERM).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED_SIGNALS)
-    if hasattr(os, "sched_getaffinity"):  # Linux: ask the kernel to SIGKILL us when the driver dies
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-    if driver_pid is not None and os.getppid() != driver_pid:  # the driver died before the prctl
-        os._exit(1)
-
-
-_DEFERRED_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-
-
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """SIGINT and SIGTERM held back (not lost) on this thread: delivered when the block
-    ends."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-@contextlib.contextmanager
-def _interrupts_held() -> Iterator[None]:
-    """SIGINT and SIGTERM (Ctrl-C, a scheduler's stop) recorded during the block and handed to
-    their handlers when it ends, so the block is not cut in two. Python runs a signal's
-    handler on the main thread whichever thread received it, so masking the main thread alone
-    (:func:`_signals_deferred`) would not do while the pool's threads run: the handlers are
-    swapped instead. Off the main thread (where handlers cannot be set) the block runs as is."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    got: list[tuple[int, FrameType | None]] = []
-    previous: dict[int, Any] = {
-        sig: signal.signal(sig, lambda signum, frame: got.append((signum, frame))) for sig in _DEFERRED_SIGNALS
-    }
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        for signum, frame in got:
-            handler = previous[signum]
-            if callable(handler):
-                handler(signum, frame)
-            elif handler == signal.SIG_DFL:
-                signal.raise_signal(signum)
-
-
-class _SignalDeferredPool(ProcessPoolExecutor):
-    """A process pool whose workers are forked with SIGINT and SIGTERM blocked. A Ctrl-C
-    (to the whole process group) or the driver's SIGTERM arriving while a worker starts would
-    otherwise meet the driver's handlers before the worker's initializer replaces them, and
-    the worker would print a KeyboardInterrupt traceback. The pool forks inside ``submit``."""
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        with _signals_deferred():
-            return super().submit(fn, *args, **kwargs)
-
-
-def _terminate_pool(pool: ProcessPoolExecutor) -> None:
-    """Kill a pool's workers so Ctrl-C does not wait for in-flight runs."""
-    procs = getattr(pool, "_processes", None) or {}
-    for proc in list(procs.values()):
-        try:
-            proc.terminate()
-        except Exception:
-            pass
-
-
-def _close_executor(ex: Executor, interrupted: bool) -> None:
-    if interrupted:
-        if isinstance(ex, ProcessPoolExecutor):
-            _terminate_pool(ex)
-            # Wait for the pool's manager thread, which notices the killed workers at once:
-            # left running, it races the interpreter's exit hook for the pool's wake-up pipe
-            # ("OSError: Bad file descriptor" printed at exit, CPython 3.11).
-            ex.shutdown(wait=True, cancel_futures=True)
-        else:
-            ex.shutdown(wait=False, cancel_futures=True)
-    else:
-        ex.shutdown(wait=True)
-
-
-def _dask_capacity(client: Any) -> Callable[[], int]:
-    """2x the cluster's thread count, re-read every 2 s (clusters scale)."""
-    last_read = -1e9
-    cap = 1
-
-    def capacity() -> int:
-        nonlocal last_read, cap
-        now = time.monotonic()
-        if now - last_read > 2.0:
-            try:
-                cap = max(1, 2 * sum(client.nthreads().values()))
-            except Exception:
-                pass
-            last_read = now
-        return cap
-
-    return capacity
-
-
-def _open_dask(workers: int | None, scheduler: Any, cluster_kwargs: Mapping[str, Any] | None) -> _Backend:
-    from ..errors import import_extra
-
-    distributed = import_extra("distributed", "dask", "backend='dask'", package="dask[distributed]")
-    Client, LocalCluster = distributed.Client, distributed.LocalCluster
-    owned_client = owned_cluster = None
-    if scheduler is None:
-        kw = {"n_workers": workers or os.cpu_count() or 1, "threads_per_worker": 1, "dashboard_address": ":0"}
-        kw.update(cluster_kwargs or {})
-        owned_cluster = LocalCluster(**kw)
-        client = owned_client = Client(owned_cluster)
-    elif isinstance(scheduler, str):
-        client = owned_client = Client(scheduler)
-    else:
-        client = scheduler  # a distributed.Client supplied by the caller
-    executor = client.get_executor(pure=False)
-
-    def close(interrupted: bool) -> None:
-        if owned_client is not None:
-            owned_client.close()
-        if owned_cluster is not None:
-            owned_cluster.close()
-
-    return _Backend(executor, _dask_capacity(client), None, close)
-
-
-def _open_backend(
-    backend: str,
-    executor: Executor | None,
-    workers: int | None,
-    scheduler: Any,
-    max_in_flight: int | None,
-    cluster_kwargs: Mapping[str, Any] | None,
-    mp_context: Any,
-) -> _Backend:
-    if executor is not None:
-        client = getattr(executor, "_client", None)
-        if max_in_flight:
-            cap = int(max_in_flight)
-            return _Backend(executor, lambda: cap)
-        if client is not None and hasattr(client, "nthreads"):
-            return _Backend(executor, _dask_capacity(client))
-        cap = int(getattr(executor, "_max_workers", 0) or os.cpu_count() or 1)
-        return _Backend(executor, lambda: cap)
-    if scheduler is not None:
-        backend = "dask"
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
-    if workers is not None and workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
-    if backend == "dask":
-        b = _open_dask(workers, scheduler, cluster_kwargs)
-        if max_in_flight:
-            b.capacity = lambda: int(max_in_flight)
-        return b
-    n = workers or os.cpu_count() or 1
-    if backend == "serial" or n == 1:
-        return _Backend(SerialExecutor(), lambda: 1)
-    cap = int(max_in_flight or n)
-    if backend == "thread":
-        pool: Executor = ThreadPoolExecutor(max_workers=n)
-        return _Backend(pool, lambda: cap, close=lambda i: _close_executor(pool, i))
-
-    def make_pool() -> Executor:
-        import multiprocessing
-
-        method = (mp_context or multiprocessing).get_start_method()
-        # Under forkserver the workers' parent is the server, not the driver.
-        parent = os.getpid() if method in ("fork", "spawn") else None
-        return _SignalDeferredPool(max_workers=n, mp_context=mp_context, initializer=_init_worker, initargs=(parent,))
-
-    holder = {"pool": make_pool()}
-
-    def restart() -> Executor:
-        _close_executor(holder["pool"], True)
-        holder["pool"] = make_pool()
-        return holder["pool"]
-
-    return _Backend(holder["pool"], lambda: cap, restart, lambda i: _close_executor(holder["pool"], i))
-
-
-# ------------------------------------------------------------------------ driver
 class _Driver:
     """The submit/collect loop of one invocation."""
 

@@ -346,9 +346,9 @@ impl ScenarioSize {
             let flows = match f {
                 // The arrivals are drawn at build time: bound them by their expected number
                 // plus six standard deviations of a Poisson count.
-                FlowSpec::Workload { workload, .. } => {
-                    workload_flow_bound(workload, i, s, fastest_link_rate(s))
-                }
+                FlowSpec::Workload {
+                    workload, common, ..
+                } => workload_flow_bound(workload, common, i, s, fastest_link_rate(s)),
                 // A tcp_rr probe is two flows, the requests and the responses.
                 FlowSpec::Probe {
                     probe: super::probe::ProbeSpec::TcpRr { .. },
@@ -399,6 +399,7 @@ impl ScenarioSize {
 /// gives either direction of it, a trace at its mean.
 fn workload_flow_bound(
     w: &super::workload::Workload,
+    common: &super::schema::FlowCommon,
     entry: usize,
     s: &Scenario,
     fastest: u64,
@@ -437,13 +438,13 @@ fn workload_flow_bound(
         }
         _ => None,
     };
-    let own_start = match w.file.start {
+    let own_start = match common.start {
         super::schema::StartSpec::At(t) => t.0,
         _ => 0,
     };
     // Arrivals run over the window the events leave them (`flow_window`), as when built.
-    let group = w.file.group.clone().unwrap_or(format!("flows[{entry}]"));
-    let own_stop = w.file.stop.map(|t| t.0);
+    let group = common.group.clone().unwrap_or(format!("flows[{entry}]"));
+    let own_stop = common.stop.map(|t| t.0);
     let (start, stop) = super::events::flow_window(&s.events, &group, entry, own_start, own_stop);
     let end = stop.map_or(s.duration.0, |t| t.min(s.duration.0));
     let expected =

@@ -18,7 +18,7 @@ use super::capture::CaptureSpec;
 use super::events::EventSpec;
 use super::probe::ProbeSpec;
 use super::schema::{FlowCommon, FlowSpec, Scenario, Topology};
-use super::workload::Workload;
+use super::workload::WorkloadFile;
 use crate::transport::tcp::TcpConfig;
 use crate::units::error::{join_path, ScenarioError};
 use crate::units::{Bytes, Duration};
@@ -77,10 +77,8 @@ impl Scenario {
 fn flow_document(flow: &FlowSpec) -> Value {
     match flow {
         FlowSpec::Workload {
-            common,
-            tcp,
-            workload,
-        } => workload_document(common, tcp, workload),
+            common, tcp, file, ..
+        } => workload_document(common, tcp, file),
         FlowSpec::Probe { common, probe, tcp } => probe_document(common, probe, tcp),
         plain => serde_json::to_value(plain).expect("a flow serializes"),
     }
@@ -89,8 +87,8 @@ fn flow_document(flow: &FlowSpec) -> Value {
 /// A workload's table: as written (`WorkloadFile`; its sizes as given, the distribution's
 /// defaults being the parser's), with the `tcp` table resolved as a TCP flow's. `count` is
 /// not one of its fields (the arrivals are drawn), so `common` is written without it.
-fn workload_document(common: &FlowCommon, tcp: &TcpConfig, w: &Workload) -> Value {
-    let mut doc = serde_json::to_value(&w.file).expect("a workload serializes");
+fn workload_document(common: &FlowCommon, tcp: &TcpConfig, file: &WorkloadFile) -> Value {
+    let mut doc = serde_json::to_value(file).expect("a workload serializes");
     let m = doc.as_object_mut().expect("a workload is a table");
     let common = serde_json::to_value(common).expect("a flow serializes");
     for (k, v) in common.as_object().expect("a table") {

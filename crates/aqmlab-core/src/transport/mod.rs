@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod ideal_fct;
 pub mod probe;
+pub mod size_distribution;
 pub mod tcp;
 pub mod udp;
 pub mod workload;

@@ -1,10 +1,100 @@
 //! A workload's arrivals, drawn at build time from the seed (issue 27, item 3): a Poisson
 //! process of finite TCP transfers, each with a size and a (sender, receiver) pair. The
-//! specification is read in `scenario/workload.rs`; each arrival becomes a flow of its own
+//! specification is read in `scenario/workload.rs` into the `Workload` defined here (the size
+//! distribution in `size_distribution.rs`); each arrival becomes a flow of its own
 //! (a TCP sender with a `size`, as a `kind = "tcp"` flow with `size`).
 
-use crate::scenario::workload::{PairChoice, Workload};
+pub use super::size_distribution::SizeDistribution;
 use crate::sim::{time, RngStream, StreamKind, Time};
+use crate::units::limits::MAX_TRANSFER_BYTES;
+use serde::{Deserialize, Serialize};
+
+/// How arrival k is given its sender and receiver, among the pairs `from` and `to` form
+/// (paired one to one, or one to many, as for every flow kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairChoice {
+    /// Arrival k uses pair k mod the number of pairs.
+    #[default]
+    RoundRobin,
+    /// Each arrival draws a pair uniformly at random.
+    Random,
+}
+
+/// How arrivals are paced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArrivalRate {
+    PerSecond(f64),
+    /// A fraction of the named link's rate.
+    Load {
+        load: f64,
+        link: String,
+    },
+}
+
+/// A validated workload entry: what its arrivals are drawn from (read from its table,
+/// `scenario::workload::WorkloadFile`, by `Workload::parse` in `scenario/workload.rs`).
+#[derive(Debug, Clone)]
+pub struct Workload {
+    pub rate: ArrivalRate,
+    pub sizes: SizeDistribution,
+    pub max_size: Option<u64>,
+    pub max_flows: Option<u64>,
+    /// How arrivals are given their (sender, receiver) pair (the table's `pairs`).
+    pub pairs: PairChoice,
+}
+
+impl Workload {
+    /// The largest size drawn, bytes: `max_size`, or the largest a run represents.
+    pub fn size_cap(&self) -> u64 {
+        self.max_size.unwrap_or(MAX_TRANSFER_BYTES)
+    }
+
+    /// The mean payload size the generator draws, bytes: of the distribution clipped at
+    /// [`Self::size_cap`], before rounding up to whole bytes (which adds less than a byte).
+    /// Without `max_size`, the distribution's own mean where the clip at the largest size
+    /// changes it by less than a millionth: the closed form without a cap is exact where the
+    /// clipped lognormal's carries the 1.2e-7 error of its erfc, and a run that draws nothing
+    /// near the limit gets the arrivals it got before the limit existed.
+    pub fn mean_size(&self) -> f64 {
+        let drawn = self.sizes.mean_clipped(Some(self.size_cap() as f64));
+        if self.max_size.is_some() {
+            return drawn;
+        }
+        let own = self.sizes.mean_clipped(None);
+        if own.is_finite() && (own - drawn).abs() <= 1e-6 * own {
+            own
+        } else {
+            drawn
+        }
+    }
+
+    /// Arrivals per second over the run, (from, rate): with `load`, from each change of the
+    /// load link's rate in force (`link_rates`, (from, bits/s), the first at 0); with `rate`,
+    /// that rate from 0.
+    pub fn arrival_rates(
+        &self,
+        link_rates: &[(crate::sim::Time, u64)],
+    ) -> Vec<(crate::sim::Time, f64)> {
+        match &self.rate {
+            ArrivalRate::PerSecond(r) => vec![(0, *r)],
+            ArrivalRate::Load { .. } => link_rates
+                .iter()
+                .map(|&(t, bps)| (t, self.arrivals_per_second(Some(bps))))
+                .collect(),
+        }
+    }
+
+    /// Arrivals per second, given the rate of the link `load` refers to.
+    pub fn arrivals_per_second(&self, link_rate_bps: Option<u64>) -> f64 {
+        match &self.rate {
+            ArrivalRate::PerSecond(r) => *r,
+            ArrivalRate::Load { load, .. } => {
+                load * link_rate_bps.unwrap_or(0) as f64 / (8.0 * self.mean_size())
+            }
+        }
+    }
+}
 
 /// One transfer of a workload.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,7 +153,7 @@ pub fn arrivals(
             break;
         }
         let size = w.sizes.quantile(sizes.uniform()).min(cap);
-        let pair = match w.file.pairs {
+        let pair = match w.pairs {
             PairChoice::RoundRobin => out.len() % n_pairs,
             PairChoice::Random => ((pairs.uniform() * n_pairs as f64) as usize).min(n_pairs - 1),
         };
@@ -79,21 +169,23 @@ pub fn arrivals(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::workload::Workload;
-    use serde_json::json;
 
-    fn workload(sizes: serde_json::Value, extra: serde_json::Value) -> Workload {
-        let mut v = json!({"kind": "workload", "from": "s0", "to": "d0", "rate": 1000.0,
-                           "sizes": sizes});
-        v.as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        Workload::parse(&v, "flows[0]").unwrap().0
+    /// A workload of 1,000 arrivals per second (the `Workload` its table `{"kind":
+    /// "workload", "rate": 1000.0, "sizes": ..., "flows": ..., "max_size": ..., "pairs":
+    /// ...}` is read into).
+    fn workload(sizes: SizeDistribution, flows: Option<u64>, max_size: Option<u64>) -> Workload {
+        Workload {
+            rate: ArrivalRate::PerSecond(1000.0),
+            sizes,
+            max_size,
+            max_flows: flows,
+            pairs: PairChoice::RoundRobin,
+        }
     }
 
     #[test]
     fn arrivals_are_poisson_at_the_rate_and_deterministic() {
-        let w = workload(json!({"dist": "constant", "size": "10KB"}), json!({}));
+        let w = workload(SizeDistribution::Constant(10_000.0), None, None);
         let a = arrivals(&w, 7, 0, 0, time::from_secs_f64(20.0), &[(0, 1000.0)], 3);
         // 20,000 expected; a Poisson count's sd is sqrt(20000) = 141.
         assert!(
@@ -126,11 +218,8 @@ mod tests {
     /// shows the sampler's own bound.
     #[test]
     fn no_draw_is_beyond_the_largest_transfer() {
-        let mut w = workload(
-            json!({"dist": "constant", "size": "1KB"}),
-            json!({"flows": 20000}),
-        );
-        w.sizes = crate::scenario::workload::SizeDistribution::Pareto {
+        let mut w = workload(SizeDistribution::Constant(1000.0), Some(20_000), None);
+        w.sizes = SizeDistribution::Pareto {
             shape: 0.02,
             scale: 1000.0,
         };
@@ -144,7 +233,7 @@ mod tests {
     /// stream gives the arrivals of one rate, up to the first change, unchanged).
     #[test]
     fn arrivals_follow_a_rate_that_changes() {
-        let w = workload(json!({"dist": "constant", "size": "10KB"}), json!({}));
+        let w = workload(SizeDistribution::Constant(10_000.0), None, None);
         let s = time::from_secs_f64;
         let rates = [(0, 1000.0), (s(10.0), 100.0), (s(15.0), 4000.0)];
         let a = arrivals(&w, 5, 0, 0, s(20.0), &rates, 1);
@@ -161,10 +250,18 @@ mod tests {
 
     #[test]
     fn sizes_follow_the_distribution_and_the_cap() {
-        let w = workload(
-            json!({"dist": "pareto", "shape": 2.5, "mean": "100KB"}),
-            json!({"flows": 200000, "pairs": "random"}),
-        );
+        // `mean = "100KB"`: scale = mean (shape - 1) / shape.
+        let w = Workload {
+            pairs: PairChoice::Random,
+            ..workload(
+                SizeDistribution::Pareto {
+                    shape: 2.5,
+                    scale: 100_000.0 * 1.5 / 2.5,
+                },
+                Some(200_000),
+                None,
+            )
+        };
         let a = arrivals(&w, 1, 0, 0, Time::MAX, &[(0, 1000.0)], 4);
         assert_eq!(a.len(), 200_000);
         let mean = a.iter().map(|x| x.size_bytes as f64).sum::<f64>() / a.len() as f64;
@@ -178,8 +275,12 @@ mod tests {
             .all(|n| (n as f64 / 50_000.0 - 1.0).abs() < 0.02));
 
         let capped = workload(
-            json!({"dist": "pareto", "shape": 1.2, "scale": "1KB"}),
-            json!({"flows": 200000, "max_size": "1MB"}),
+            SizeDistribution::Pareto {
+                shape: 1.2,
+                scale: 1000.0,
+            },
+            Some(200_000),
+            Some(1_000_000),
         );
         let a = arrivals(&capped, 1, 0, 0, Time::MAX, &[(0, 1000.0)], 1);
         assert!(a.iter().all(|x| x.size_bytes <= 1_000_000));
