@@ -401,8 +401,8 @@ def compare(
             sys.stdout.write(f"failed: {n['aqm']}: {n['reason']}\n")
     if plot is not None and rows:
         with _user_errors(), _plot_errors():
+            from .cli_plot import save
             from .plot import compare_figure
-            from .plot.cli import save
 
             written = save(
                 compare_figure(rows, f"aqmlab compare: {base.get('name') or path}"),
@@ -505,7 +505,7 @@ def results(
 
 
 # ---------------------------------------------------------------------------------------------
-# plot (implemented in aqmlab.plot.cli)
+# plot (implemented in aqmlab.cli_plot)
 
 
 @contextlib.contextmanager
@@ -546,7 +546,7 @@ def plot(
     """Plot a saved run (queue, probability, cwnd, throughput, delay CDF, FCT) or a sweep's
     metric against a parameter with 95 % confidence bands."""
     with _user_errors(), _plot_errors():
-        from .plot.cli import plot_command
+        from .cli_plot import plot_command
 
         written = plot_command(directory, kind or [], out, x, y, queue, flow)
     for p in written:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..sweep.aggregate import STAT_COLUMNS
+from ..tidy_table import STAT_COLUMNS
 from ._common import PlotError, capped_legend, figure_and_axes
 
 if TYPE_CHECKING:

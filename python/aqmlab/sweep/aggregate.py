@@ -24,9 +24,8 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from ..tidy_table import STAT_COLUMNS
 from .run_schema import RESERVED_COLUMNS
-
-STAT_COLUMNS = ("mean", "std", "n", "ci95_low", "ci95_high", "ci95_half_width")
 
 
 def t_quantile(confidence: float, dof: int) -> float:

@@ -19,7 +19,7 @@ import pandas as pd
 from rich import box
 from rich.table import Table
 
-from .aggregate import STAT_COLUMNS
+from ..tidy_table import STAT_COLUMNS
 
 
 def short_names(paths: Sequence[str]) -> dict[str, str]:

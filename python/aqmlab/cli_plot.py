@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..cli_run import check_image_file, check_output_dir
-from . import KINDS, PlotError, check_kind, plot_result
+from .cli_run import check_image_file, check_output_dir
+from .plot import KINDS, PlotError, check_kind, plot_result
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -23,7 +23,7 @@ def save(fig: Figure, path: Path, option: str = "--out", kept: str = "nothing el
     """Writes ``fig`` to ``path`` (its directory made if missing); a write that fails (the
     path was checked before the work: the disk filled, a permission changed) is one line
     naming ``option`` and saying what is ``kept``, exit 1."""
-    from ..cli_run import written_after_work
+    from .cli_run import written_after_work
 
     with written_after_work(option, path, kept):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -43,7 +43,7 @@ def _out_path(out: Path | None, directory: Path, kind: str, several: bool) -> Pa
 def plot_run_dir(directory: Path, kinds: Sequence[str], out: Path | None, options: dict[str, Any]) -> list[Path]:
     """Each of ``kinds`` of the run saved in ``directory`` (default: every kind its data
     allows, the others named on stderr with what they need)."""
-    from .saved import SavedResult
+    from .plot.saved import SavedResult
 
     for k in kinds:
         check_kind(k)
@@ -67,8 +67,8 @@ def plot_run_dir(directory: Path, kinds: Sequence[str], out: Path | None, option
 
 def plot_sweep_dir(directory: Path, x: str, y: str, out: Path | None) -> Path:
     """Metric ``y`` against parameter ``x`` of the sweep stored in ``directory``."""
-    from ..sweep.store import ResultStore
-    from .sweep import sweep_figure
+    from .plot.sweep import sweep_figure
+    from .sweep.store import ResultStore
 
     store = ResultStore(directory, create=False)
     store.warn_corrupt = False
