@@ -18,8 +18,44 @@ import aqmlab
 import pytest
 from _aqmlab_scenarios import LONG_TOML
 
+
+def worker_script(start: str, result_timeout_s: int) -> str:
+    """A child script of the Ctrl-C tests: ``start`` (Python, indented as here) ends inside
+    ``with ThreadPoolExecutor(1) as pool:`` with a run on the worker thread (``future``); then
+    the main thread gets a SIGINT and waits up to ``result_timeout_s`` for the worker's run to
+    stop; it prints "stopped <seconds it took>" (also when the run goes on: the worker would
+    run for hours, so the script leaves without joining it)."""
+    stop = textwrap.dedent(
+        f"""\
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)
+                sys.exit("no KeyboardInterrupt on the main thread")
+            except KeyboardInterrupt:
+                pass
+            t0 = time.monotonic()
+            try:
+                future.result(timeout={result_timeout_s})
+                sys.exit("the worker's run finished instead of stopping")
+            except KeyboardInterrupt:
+                print(f"stopped {{time.monotonic() - t0:.3f}}")
+            except TimeoutError:
+                print(f"stopped {{time.monotonic() - t0:.3f}}")
+                os._exit(0)
+        """
+    )
+    return textwrap.dedent(start) + textwrap.indent(stop, "    ")
+
+
+def seconds_to_stop(script: str, timeout: int) -> float:
+    """Runs a :func:`worker_script` and returns the seconds its worker's run took to stop."""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    return float(proc.stdout.split("stopped")[1])
+
+
 # A run that takes hours; the thread test stops it after a second.
-THREAD_SCRIPT = textwrap.dedent(
+THREAD_SCRIPT = worker_script(
     f"""
     import os, signal, sys, time
     from concurrent.futures import ThreadPoolExecutor
@@ -30,31 +66,13 @@ THREAD_SCRIPT = textwrap.dedent(
         future = pool.submit(aqmlab.run, scenario)
         time.sleep(1.0)
         assert not future.done(), "the long run ended by itself"
-        try:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(5)
-            sys.exit("no KeyboardInterrupt on the main thread")
-        except KeyboardInterrupt:
-            pass
-        t0 = time.monotonic()
-        try:
-            future.result(timeout=30)
-            sys.exit("the worker's run finished instead of stopping")
-        except KeyboardInterrupt:
-            print(f"stopped {{time.monotonic() - t0:.3f}}")
-    """
+    """,
+    result_timeout_s=30,
 )
 
 
 def test_ctrl_c_stops_a_run_on_a_worker_thread() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-c", THREAD_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    waited = float(proc.stdout.split("stopped")[1])
+    waited = seconds_to_stop(THREAD_SCRIPT, timeout=120)
     assert waited < 1.0, f"the worker's run took {waited:.3f} s to stop after Ctrl-C"
 
 
@@ -181,7 +199,7 @@ def test_ctrl_c_before_the_command_body_is_one_line_and_130(tmp_path: Any, delay
 # A run whose every event at the bottleneck costs 5 ms (a Python AQM that sleeps), on a worker
 # thread, so that only the engine's own poll can notice the Ctrl-C (the main thread's handler
 # never runs inside the AQM).
-EXPENSIVE_EVENTS_SCRIPT = textwrap.dedent(
+EXPENSIVE_EVENTS_SCRIPT = worker_script(
     """
     import os, signal, sys, threading, time
     from concurrent.futures import ThreadPoolExecutor
@@ -209,22 +227,8 @@ EXPENSIVE_EVENTS_SCRIPT = textwrap.dedent(
         future = pool.submit(aqmlab.run, scenario, custom_aqms={"sleepy": Sleepy})
         assert called.wait(30), "the AQM was never called"
         time.sleep(0.5)
-        try:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(5)
-            sys.exit("no KeyboardInterrupt on the main thread")
-        except KeyboardInterrupt:
-            pass
-        t0 = time.monotonic()
-        try:
-            future.result(timeout=60)
-            sys.exit("the worker's run finished instead of stopping")
-        except KeyboardInterrupt:
-            print(f"stopped {time.monotonic() - t0:.3f}")
-        except TimeoutError:
-            print(f"stopped {time.monotonic() - t0:.3f}")
-            os._exit(0)  # the worker would run for hours: leave without joining it
-    """
+    """,
+    result_timeout_s=60,
 )
 
 
@@ -234,12 +238,5 @@ def test_ctrl_c_stops_a_run_of_expensive_events_within_a_second() -> None:
     issue's huge-window TCP); it now polls every 20 ms of wall-clock time, or after the event
     under way: 0.006-0.018 s measured. Bounded at 3 s so that a loaded machine cannot make
     the test flaky, far below what the old code takes."""
-    proc = subprocess.run(
-        [sys.executable, "-c", EXPENSIVE_EVENTS_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert proc.returncode == 0, proc.stderr
-    waited = float(proc.stdout.split("stopped")[1])
+    waited = seconds_to_stop(EXPENSIVE_EVENTS_SCRIPT, timeout=180)
     assert waited < 3.0, f"the run took {waited:.3f} s to stop after Ctrl-C"
