@@ -130,6 +130,24 @@ def test_building_a_large_scenario_polls_for_interrupts() -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def interrupted_cli_run(scenario: Any, delay_s: float) -> tuple[int, str, float]:
+    """``aqmlab run scenario`` in a child process, sent SIGINT ``delay_s`` after it has imported
+    the CLI: its exit code, its stderr, and the seconds from the SIGINT to its exit."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import aqmlab.cli as c; print('ready', flush=True); c.main()", "run", str(scenario)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(delay_s)
+    t0 = time.monotonic()
+    os.kill(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    return proc.returncode, stderr, time.monotonic() - t0
+
+
 def test_ctrl_c_during_a_long_build_exits_130_promptly(tmp_path: Any) -> None:
     """The CLI, interrupted while building 800,000 flows (about 2 s of building and
     5 s more of running and reporting), exits with 130 and one line."""
@@ -152,20 +170,8 @@ def test_ctrl_c_during_a_long_build_exits_130_promptly(tmp_path: Any) -> None:
             """
         )
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "import aqmlab.cli as c; print('ready', flush=True); c.main()", "run", str(p)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "ready"
-    time.sleep(0.5)  # well inside the build
-    t0 = time.monotonic()
-    os.kill(proc.pid, signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
-    waited = time.monotonic() - t0
-    assert proc.returncode == 130, stderr
+    returncode, stderr, waited = interrupted_cli_run(p, 0.5)  # well inside the build
+    assert returncode == 130, stderr
     assert "Traceback" not in stderr and "interrupted" in stderr
     assert waited < 1.5, f"took {waited:.2f} s to stop"
 
@@ -181,18 +187,8 @@ def test_ctrl_c_before_the_command_body_is_one_line_and_130(tmp_path: Any, delay
         'bottleneck = { rate = "10Mbps", delay = "10ms" }\naccess = { rate = "100Mbps", delay = "1ms" }\n'
         '[[flows]]\nkind = "tcp"\nfrom = "senders"\nto = "receivers"\n'
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "import aqmlab.cli as c; print('ready', flush=True); c.main()", "run", str(p)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "ready"
-    time.sleep(delay_s)
-    os.kill(proc.pid, signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
+    returncode, stderr, _ = interrupted_cli_run(p, delay_s)
+    assert returncode == 130, stderr
     assert stderr.strip().splitlines() == ["interrupted"], stderr
 
 

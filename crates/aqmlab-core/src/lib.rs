@@ -21,6 +21,8 @@ pub mod run_warnings;
 pub mod scenario;
 pub mod sim;
 pub mod simulator;
+#[doc(hidden)]
+pub mod testing;
 pub mod timeline;
 pub mod transport;
 pub mod units;

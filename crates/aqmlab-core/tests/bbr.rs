@@ -9,6 +9,7 @@
 
 mod common;
 
+use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use aqmlab_core::{run, RunResult, Scenario};
 use common::validation;
 
@@ -155,28 +156,21 @@ fn bbr_against_cubic_shares() {
 
 #[test]
 fn bbr_needs_the_rfc6675_sender() {
-    let toml = r#"
-        duration = "1s"
-        [topology]
-        kind = "dumbbell"
-        senders = 1
-        bottleneck = { rate = "10Mbps", delay = "10ms" }
-        access = { rate = "100Mbps", delay = "1ms" }
-        [tcp]
-        congestion_control = "bbr"
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        "#;
-    let e = Scenario::from_toml(toml).unwrap_err().to_string();
+    let toml = Dumbbell {
+        duration: "1s",
+        senders: 1,
+        rest: &format!("[tcp]\ncongestion_control = \"bbr\"\n{TCP_TO_RECEIVERS}"),
+        ..Default::default()
+    }
+    .toml();
+    let e = Scenario::from_toml(&toml).unwrap_err().to_string();
     assert!(
         e.contains("congestion_control") && e.contains("rfc6675"),
         "{e}"
     );
     let ok = toml.replace(
         "congestion_control = \"bbr\"",
-        "congestion_control = \"bbr\"\n        recovery = \"rfc6675\"",
+        "congestion_control = \"bbr\"\nrecovery = \"rfc6675\"",
     );
     assert!(Scenario::from_toml(&ok).is_ok());
 }
