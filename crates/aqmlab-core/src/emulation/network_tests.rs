@@ -3,23 +3,29 @@
 
 use super::*;
 use crate::emulation::ipv4::tests::tcp_packet;
-use crate::testing::{Dumbbell, TCP_TO_RECEIVERS};
 
 const S0: u32 = 0x0ac8_0001; // host 0: s0
 const D0: u32 = 0x0ac8_0002; // host 1: d0
 const PORT: u16 = 20_000;
 
 fn dumbbell(aqm: &str, ecn: bool) -> Scenario {
-    let bottleneck =
-        format!(r#"rate = "10Mbps", delay = "20ms", queue = {{ limit = 100, aqm = {aqm} }}"#);
-    Dumbbell {
-        duration: "1s",
-        senders: 1,
-        bottleneck: &bottleneck,
-        rest: &format!("[tcp]\necn = {ecn}\n{TCP_TO_RECEIVERS}"),
-        ..Default::default()
-    }
-    .scenario()
+    Scenario::from_toml(&format!(
+        r#"
+duration = "1s"
+[topology]
+kind = "dumbbell"
+senders = 1
+bottleneck = {{ rate = "10Mbps", delay = "20ms", queue = {{ limit = 100, aqm = {aqm} }} }}
+access = {{ rate = "100Mbps", delay = "1ms" }}
+[tcp]
+ecn = {ecn}
+[[flows]]
+kind = "tcp"
+from = "senders"
+to = "receivers"
+"#
+    ))
+    .unwrap()
 }
 
 /// Runs every event exactly on time (the clock jumps to each), collecting what reaches a host.
@@ -280,14 +286,22 @@ packet_size = 1000
 /// The lag is that of the measurement window: what was late during the warm-up is forgotten.
 #[test]
 fn the_lag_is_measured_after_the_warm_up() {
-    let s = Dumbbell {
-        duration: "1s",
-        head: r#"warmup = "100ms""#,
-        senders: 1,
-        bottleneck: r#"rate = "10Mbps", delay = "20ms""#,
-        ..Default::default()
-    }
-    .scenario();
+    let s = Scenario::from_toml(
+        r#"
+duration = "1s"
+warmup = "100ms"
+[topology]
+kind = "dumbbell"
+senders = 1
+bottleneck = { rate = "10Mbps", delay = "20ms" }
+access = { rate = "100Mbps", delay = "1ms" }
+[[flows]]
+kind = "tcp"
+from = "senders"
+to = "receivers"
+"#,
+    )
+    .unwrap();
     let mut net = EmulatedNetwork::new(&s, 1, None).unwrap();
     let warmup_end = 100_000_000;
     let run_late = |net: &mut EmulatedNetwork, late_by: Time, before: Time| {
