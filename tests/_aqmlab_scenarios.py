@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from aqmlab.toml_writer import dumps
+
 UDP_DUMBBELL: dict[str, Any] = {
     "name": "udp-dumbbell",
     "duration": "20s",
@@ -18,37 +20,6 @@ UDP_DUMBBELL: dict[str, Any] = {
     },
     "flows": [{"kind": "poisson", "from": "senders", "to": "receivers", "packets_per_second": 70}],
 }
-
-UDP_TOML = """
-name = "udp-toml"
-duration = "10s"
-warmup = "1s"
-[topology]
-kind = "dumbbell"
-senders = 2
-bottleneck = { rate = "1Mbps", delay = "10ms", queue = { limit = 20, aqm = "red" } }
-access = { rate = "100Mbps", delay = "1ms" }
-[[flows]]
-kind = "poisson"
-from = "senders"
-to = "receivers"
-packets_per_second = 70
-"""
-
-LONG_TOML = """
-name = "long"
-duration = "100000s"
-[topology]
-kind = "dumbbell"
-senders = 2
-bottleneck = { rate = "100Mbps", delay = "10ms", queue = { limit = 100, aqm = "red" } }
-access = { rate = "1Gbps", delay = "1ms" }
-[[flows]]
-kind = "cbr"
-from = "senders"
-to = "receivers"
-rate = "60Mbps"
-"""
 
 
 def scenario(**edits: Any) -> dict[str, Any]:
@@ -65,6 +36,30 @@ def scenario(**edits: Any) -> dict[str, Any]:
             node[keys[-1]] = value
     return s
 
+
+def _toml(s: dict[str, Any], drop: tuple[str, ...]) -> str:
+    """``s`` as the text of a TOML file (aqmlab.toml_writer), without its top-level fields ``drop``."""
+    return dumps({k: v for k, v in s.items() if k not in drop})
+
+
+#: UDP_DUMBBELL as a TOML file: named "udp-toml", 10 s with a 1 s warm-up, not sampled.
+UDP_TOML = _toml(scenario(name="udp-toml", duration="10s", warmup="1s"), drop=("sample_interval",))
+
+#: A run that takes hours as a TOML file: UDP_DUMBBELL's network at 100 Mb/s (100 packets of
+#: RED, 1 Gb/s access links) under one 60 Mb/s CBR flow for 100,000 s, no warm-up.
+LONG_TOML = _toml(
+    scenario(
+        **{
+            "name": "long",
+            "duration": "100000s",
+            "topology.bottleneck.rate": "100Mbps",
+            "topology.bottleneck.queue.limit": 100,
+            "topology.access.rate": "1Gbps",
+            "flows": [{"kind": "cbr", "from": "senders", "to": "receivers", "rate": "60Mbps"}],
+        }
+    ),
+    drop=("warmup", "sample_interval"),
+)
 
 # Bad inputs: (description, edits, field the error must name)
 BAD_INPUTS = [

@@ -18,8 +18,44 @@ import aqmlab
 import pytest
 from _aqmlab_scenarios import LONG_TOML
 
+
+def worker_script(start: str, result_timeout_s: int) -> str:
+    """A child script of the Ctrl-C tests: ``start`` (Python, indented as here) ends inside
+    ``with ThreadPoolExecutor(1) as pool:`` with a run on the worker thread (``future``); then
+    the main thread gets a SIGINT and waits up to ``result_timeout_s`` for the worker's run to
+    stop; it prints "stopped <seconds it took>" (also when the run goes on: the worker would
+    run for hours, so the script leaves without joining it)."""
+    stop = textwrap.dedent(
+        f"""\
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)
+                sys.exit("no KeyboardInterrupt on the main thread")
+            except KeyboardInterrupt:
+                pass
+            t0 = time.monotonic()
+            try:
+                future.result(timeout={result_timeout_s})
+                sys.exit("the worker's run finished instead of stopping")
+            except KeyboardInterrupt:
+                print(f"stopped {{time.monotonic() - t0:.3f}}")
+            except TimeoutError:
+                print(f"stopped {{time.monotonic() - t0:.3f}}")
+                os._exit(0)
+        """
+    )
+    return textwrap.dedent(start) + textwrap.indent(stop, "    ")
+
+
+def seconds_to_stop(script: str, timeout: int) -> float:
+    """Runs a :func:`worker_script` and returns the seconds its worker's run took to stop."""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    return float(proc.stdout.split("stopped")[1])
+
+
 # A run that takes hours; the thread test stops it after a second.
-THREAD_SCRIPT = textwrap.dedent(
+THREAD_SCRIPT = worker_script(
     f"""
     import os, signal, sys, time
     from concurrent.futures import ThreadPoolExecutor
@@ -30,31 +66,13 @@ THREAD_SCRIPT = textwrap.dedent(
         future = pool.submit(aqmlab.run, scenario)
         time.sleep(1.0)
         assert not future.done(), "the long run ended by itself"
-        try:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(5)
-            sys.exit("no KeyboardInterrupt on the main thread")
-        except KeyboardInterrupt:
-            pass
-        t0 = time.monotonic()
-        try:
-            future.result(timeout=30)
-            sys.exit("the worker's run finished instead of stopping")
-        except KeyboardInterrupt:
-            print(f"stopped {{time.monotonic() - t0:.3f}}")
-    """
+    """,
+    result_timeout_s=30,
 )
 
 
 def test_ctrl_c_stops_a_run_on_a_worker_thread() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-c", THREAD_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    waited = float(proc.stdout.split("stopped")[1])
+    waited = seconds_to_stop(THREAD_SCRIPT, timeout=120)
     assert waited < 1.0, f"the worker's run took {waited:.3f} s to stop after Ctrl-C"
 
 
@@ -112,6 +130,24 @@ def test_building_a_large_scenario_polls_for_interrupts() -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def interrupted_cli_run(scenario: Any, delay_s: float) -> tuple[int, str, float]:
+    """``aqmlab run scenario`` in a child process, sent SIGINT ``delay_s`` after it has imported
+    the CLI: its exit code, its stderr, and the seconds from the SIGINT to its exit."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import aqmlab.cli as c; print('ready', flush=True); c.main()", "run", str(scenario)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(delay_s)
+    t0 = time.monotonic()
+    os.kill(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    return proc.returncode, stderr, time.monotonic() - t0
+
+
 def test_ctrl_c_during_a_long_build_exits_130_promptly(tmp_path: Any) -> None:
     """The CLI, interrupted while building 800,000 flows (about 2 s of building and
     5 s more of running and reporting), exits with 130 and one line."""
@@ -134,20 +170,8 @@ def test_ctrl_c_during_a_long_build_exits_130_promptly(tmp_path: Any) -> None:
             """
         )
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "import aqmlab.cli as c; print('ready', flush=True); c.main()", "run", str(p)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "ready"
-    time.sleep(0.5)  # well inside the build
-    t0 = time.monotonic()
-    os.kill(proc.pid, signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
-    waited = time.monotonic() - t0
-    assert proc.returncode == 130, stderr
+    returncode, stderr, waited = interrupted_cli_run(p, 0.5)  # well inside the build
+    assert returncode == 130, stderr
     assert "Traceback" not in stderr and "interrupted" in stderr
     assert waited < 1.5, f"took {waited:.2f} s to stop"
 
@@ -163,25 +187,15 @@ def test_ctrl_c_before_the_command_body_is_one_line_and_130(tmp_path: Any, delay
         'bottleneck = { rate = "10Mbps", delay = "10ms" }\naccess = { rate = "100Mbps", delay = "1ms" }\n'
         '[[flows]]\nkind = "tcp"\nfrom = "senders"\nto = "receivers"\n'
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "import aqmlab.cli as c; print('ready', flush=True); c.main()", "run", str(p)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "ready"
-    time.sleep(delay_s)
-    os.kill(proc.pid, signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
+    returncode, stderr, _ = interrupted_cli_run(p, delay_s)
+    assert returncode == 130, stderr
     assert stderr.strip().splitlines() == ["interrupted"], stderr
 
 
 # A run whose every event at the bottleneck costs 5 ms (a Python AQM that sleeps), on a worker
 # thread, so that only the engine's own poll can notice the Ctrl-C (the main thread's handler
 # never runs inside the AQM).
-EXPENSIVE_EVENTS_SCRIPT = textwrap.dedent(
+EXPENSIVE_EVENTS_SCRIPT = worker_script(
     """
     import os, signal, sys, threading, time
     from concurrent.futures import ThreadPoolExecutor
@@ -209,22 +223,8 @@ EXPENSIVE_EVENTS_SCRIPT = textwrap.dedent(
         future = pool.submit(aqmlab.run, scenario, custom_aqms={"sleepy": Sleepy})
         assert called.wait(30), "the AQM was never called"
         time.sleep(0.5)
-        try:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(5)
-            sys.exit("no KeyboardInterrupt on the main thread")
-        except KeyboardInterrupt:
-            pass
-        t0 = time.monotonic()
-        try:
-            future.result(timeout=60)
-            sys.exit("the worker's run finished instead of stopping")
-        except KeyboardInterrupt:
-            print(f"stopped {time.monotonic() - t0:.3f}")
-        except TimeoutError:
-            print(f"stopped {time.monotonic() - t0:.3f}")
-            os._exit(0)  # the worker would run for hours: leave without joining it
-    """
+    """,
+    result_timeout_s=60,
 )
 
 
@@ -234,12 +234,5 @@ def test_ctrl_c_stops_a_run_of_expensive_events_within_a_second() -> None:
     issue's huge-window TCP); it now polls every 20 ms of wall-clock time, or after the event
     under way: 0.006-0.018 s measured. Bounded at 3 s so that a loaded machine cannot make
     the test flaky, far below what the old code takes."""
-    proc = subprocess.run(
-        [sys.executable, "-c", EXPENSIVE_EVENTS_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert proc.returncode == 0, proc.stderr
-    waited = float(proc.stdout.split("stopped")[1])
+    waited = seconds_to_stop(EXPENSIVE_EVENTS_SCRIPT, timeout=180)
     assert waited < 3.0, f"the run took {waited:.3f} s to stop after Ctrl-C"

@@ -128,6 +128,16 @@ out = stdout_console()
 err = Console(stderr=True, highlight=False)
 
 
+#: The options of the commands that run one scenario (run, emulate): where the tables go, the
+#: summary as JSON, no progress bar.
+OutDirOption = Annotated[
+    Path | None,
+    typer.Option("--out", help="Write queues/flows/timeseries as Parquet and CSV, and summary.json, here."),
+]
+SummaryJsonOption = Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
 MaxMemoryOption = Annotated[
     str | None,
     typer.Option(
@@ -160,12 +170,9 @@ def run(
         int | None,
         typer.Option(parser=SEED, metavar="SEED", help="Master seed (default: the scenario's `seed`, else 1)."),
     ] = None,
-    out_dir: Annotated[
-        Path | None,
-        typer.Option("--out", help="Write queues/flows/timeseries as Parquet and CSV, and summary.json, here."),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    out_dir: OutDirOption = None,
+    as_json: SummaryJsonOption = False,
+    quiet: QuietOption = False,
     max_memory: MaxMemoryOption = None,
     set_: SetOption = None,
     dry_run: Annotated[
@@ -325,7 +332,7 @@ def compare(
         Path | None,
         typer.Option("--plot", help="Also draw the AQMs side by side (goodput, delay, loss, Jain) to this image file."),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: QuietOption = False,
     tcp: TcpProfileOption = None,
     max_memory: MaxMemoryOption = None,
     set_: SetOption = None,
@@ -687,12 +694,9 @@ def emulate(
     duration: DurationOption = None,
     warmup: WarmupOption = None,
     cc: CcOption = None,
-    out_dir: Annotated[
-        Path | None,
-        typer.Option("--out", help="Write queues/flows/timeseries as Parquet and CSV, and summary.json, here."),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    out_dir: OutDirOption = None,
+    as_json: SummaryJsonOption = False,
+    quiet: QuietOption = False,
     max_lag_us: MaxLagOption = DEFAULT_MAX_LAG_US,
     spin_us: SpinOption = DEFAULT_SPIN_US,
     router_cpu: Annotated[

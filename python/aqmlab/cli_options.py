@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["check_window", "count", "duration_s", "microseconds", "router_cpu", "seed"]
+__all__ = ["check_window", "count", "duration_s", "microseconds", "microseconds_in_range", "router_cpu", "seed"]
 
 #: The seeds the engine takes: a u64 (scenario.resolve_seed checks the same range).
 MAX_SEED = 2**64 - 1
@@ -124,9 +124,17 @@ def microseconds(text: str, upper: float, positive: bool = False) -> float:
         value = float(m.group("number"))
     except ValueError:
         raise ValueError(f"expected a number of microseconds, got {text!r}") from None
+    return microseconds_in_range(value, upper, positive, shown=t)
+
+
+def microseconds_in_range(value: float, upper: float, positive: bool = False, shown: str | None = None) -> float:
+    """``value``, a time in microseconds, if finite and from 0 (above 0 if ``positive``) to
+    ``upper``; else ValueError showing ``shown`` (the text as typed; the number if None). The
+    check of :func:`microseconds` and of the API's microsecond arguments (``emulate``'s
+    ``spin_us``)."""
     if not (math.isfinite(value) and 0 <= value <= upper) or (positive and value == 0):
         bounds = f"above 0 and at most {upper:,.0f}" if positive else f"from 0 to {upper:,.0f}"
-        raise ValueError(f"must be {bounds} microseconds, got {t}")
+        raise ValueError(f"must be {bounds} microseconds, got {value if shown is None else shown}")
     return value
 
 

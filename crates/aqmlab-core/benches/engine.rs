@@ -5,8 +5,9 @@
 use aqmlab_core::aqm::red::{Red, RedParams};
 use aqmlab_core::aqm::{Aqm, QueueLimit, QueueView};
 use aqmlab_core::net::{Packet, PacketKind};
+use aqmlab_core::run;
 use aqmlab_core::sim::{EventKind, EventQueue, RngStream, StreamKind};
-use aqmlab_core::{run, Scenario};
+use aqmlab_core::testing::Dumbbell;
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 
 fn event_queue(c: &mut Criterion) {
@@ -65,21 +66,14 @@ fn red_arrival(c: &mut Criterion) {
 }
 
 fn short_scenario(c: &mut Criterion) {
-    let s = Scenario::from_toml(
-        r#"
-        duration = "5s"
-        [topology]
-        kind = "dumbbell"
-        senders = 10
-        bottleneck = { rate = "10Mbps", delay = "10ms", queue = { limit = 100, aqm = "red" } }
-        access = { rate = "100Mbps", delay = "2ms" }
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        "#,
-    )
-    .unwrap();
+    let s = Dumbbell {
+        duration: "5s",
+        senders: 10,
+        bottleneck: r#"rate = "10Mbps", delay = "10ms", queue = { limit = 100, aqm = "red" }"#,
+        access: r#"rate = "100Mbps", delay = "2ms""#,
+        ..Default::default()
+    }
+    .scenario();
     let mut g = c.benchmark_group("scenario");
     g.sample_size(10);
     g.bench_function("10 flows x 5 s, 10 Mb/s RED", |b| {

@@ -23,6 +23,8 @@ pub mod scenario;
 mod scoreboard_work_tests;
 pub mod sim;
 pub mod simulator;
+#[doc(hidden)]
+pub mod testing;
 pub mod timeline;
 pub mod transport;
 pub mod units;

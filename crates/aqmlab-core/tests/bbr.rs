@@ -7,7 +7,11 @@
 //! - ProbeRTT about every 10 s: the bbr_mode series enters 3 at intervals of 10 s plus the
 //!   time spent in it (200 ms and a round) and the time the new minimum RTT took.
 
+mod common;
+
+use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use aqmlab_core::{run, RunResult, Scenario};
+use common::validation;
 
 /// 10 Mb/s, 40 ms base RTT (5 + 10 + 5 ms each way), 1500-byte packets.
 const BDP_PACKETS: f64 = 10e6 * 0.040 / 8.0 / 1500.0;
@@ -24,36 +28,7 @@ fn path_measured_after(
     warmup_s: u32,
 ) -> Scenario {
     let buffer = (buffer_bdp * BDP_PACKETS).round().max(2.0) as u32;
-    let mut toml = format!(
-        r#"
-        duration = "{duration_s}s"
-        warmup = "{warmup_s}s"
-        sample_interval = "10ms"
-        [topology]
-        kind = "dumbbell"
-        senders = {n}
-        bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {{ limit = {buffer}, aqm = "{aqm}" }} }}
-        access = {{ rate = "1Gbps", delay = "5ms" }}
-        [tcp]
-        profile = "linux"
-        packet_size = 1460
-        header_size = 40
-        "#,
-        n = flows.len(),
-    );
-    for (i, cc) in flows.iter().enumerate() {
-        toml.push_str(&format!(
-            r#"
-            [[flows]]
-            kind = "tcp"
-            from = "s{i}"
-            to = "d{i}"
-            start = "{start}ms"
-            tcp = {{ congestion_control = "{cc}" }}
-            "#,
-            start = i * 100,
-        ));
-    }
+    let toml = validation::bbr_path(flows, buffer, (duration_s, warmup_s), aqm);
     Scenario::from_toml(&toml).unwrap()
 }
 
@@ -181,28 +156,21 @@ fn bbr_against_cubic_shares() {
 
 #[test]
 fn bbr_needs_the_rfc6675_sender() {
-    let toml = r#"
-        duration = "1s"
-        [topology]
-        kind = "dumbbell"
-        senders = 1
-        bottleneck = { rate = "10Mbps", delay = "10ms" }
-        access = { rate = "100Mbps", delay = "1ms" }
-        [tcp]
-        congestion_control = "bbr"
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        "#;
-    let e = Scenario::from_toml(toml).unwrap_err().to_string();
+    let toml = Dumbbell {
+        duration: "1s",
+        senders: 1,
+        rest: &format!("[tcp]\ncongestion_control = \"bbr\"\n{TCP_TO_RECEIVERS}"),
+        ..Default::default()
+    }
+    .toml();
+    let e = Scenario::from_toml(&toml).unwrap_err().to_string();
     assert!(
         e.contains("congestion_control") && e.contains("rfc6675"),
         "{e}"
     );
     let ok = toml.replace(
         "congestion_control = \"bbr\"",
-        "congestion_control = \"bbr\"\n        recovery = \"rfc6675\"",
+        "congestion_control = \"bbr\"\nrecovery = \"rfc6675\"",
     );
     assert!(Scenario::from_toml(&ok).is_ok());
 }

@@ -5,7 +5,10 @@
 //! that is larger. The model assumes one loss per cycle and no timeouts; the test asks for
 //! agreement within 20% at a point of each region. The full curve is in docs/validation.md.
 
+mod common;
+
 use aqmlab_core::{run, Scenario};
+use common::validation;
 
 const C: f64 = 0.4;
 const BETA: f64 = 0.7;
@@ -23,43 +26,9 @@ pub fn mean_window(p: f64, duration_s: f64) -> f64 {
     mean_window_with(p, duration_s, "")
 }
 
-/// The `linux` profile's congestion control (growth by packets acked, reductions from cwnd,
-/// Linux's CUBIC readings and constants) on the same path, with the RFC 6675 sender it needs
-/// and neither RACK-TLP, timestamps nor delayed ACKs: a labelled row of docs/validation.md,
-/// not the RFC's CUBIC.
-const LINUX_CUBIC: &str = r#"
-        recovery = "rfc6675"
-        cwnd_growth = "packets_acked"
-        ssthresh_base = "cwnd"
-        cubic = { c = 0.400390625, beta = 0.7001953125, target_rtt = "min_rtt", reno_friendly = "linux", growth_without_w_max = "linux", state_on_rto = "reset" }
-"#;
-
 /// [`mean_window`] with `extra` lines in the `[tcp]` table.
 pub fn mean_window_with(p: f64, duration_s: f64, extra: &str) -> f64 {
-    let s = Scenario::from_toml(&format!(
-        r#"
-        duration = "{duration_s}s"
-        warmup = "{warm}s"
-        sample_interval = "10ms"
-        [topology]
-        kind = "dumbbell"
-        senders = 1
-        bottleneck = {{ rate = "1Gbps", delay = "49ms", loss = {p}, queue = {{ limit = 100000 }} }}
-        access = {{ rate = "10Gbps", delay = "0.5ms", queue = {{ limit = 100000 }} }}
-        [tcp]
-        variant = "sack"
-        congestion_control = "cubic"
-        window = 1000000
-        ssthresh_init = 10
-        {extra}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        "#,
-        warm = duration_s / 5.0,
-    ))
-    .unwrap();
+    let s = Scenario::from_toml(&validation::cubic_response(p, duration_s, extra)).unwrap();
     let r = run(&s, 1).unwrap();
     let ts = &r.timeseries;
     let warm = duration_s / 5.0;
@@ -116,7 +85,7 @@ fn full_curve() {
     }
 }
 
-/// The same curve with the `linux` profile's congestion control (`LINUX_CUBIC`), for the
+/// The same curve with the `linux` profile's congestion control (`validation::LINUX_CUBIC`), for the
 /// labelled rows of docs/validation.md: `cargo test -p aqmlab-core --release --test
 /// cubic_response -- --ignored --nocapture full_curve_linux`.
 #[test]
@@ -126,7 +95,7 @@ fn full_curve_linux_cubic() {
     println!("|---|---|---|---|");
     for p in [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2] {
         let duration = if p < 5e-5 { 3000.0 } else { 600.0 };
-        let sim = mean_window_with(p, duration, LINUX_CUBIC);
+        let sim = mean_window_with(p, duration, validation::LINUX_CUBIC);
         let model = response_function(p, 0.1);
         println!("| {p:e} | {sim:.1} | {model:.1} | {:.3} |", sim / model);
     }

@@ -12,7 +12,10 @@
 //! and above its guideline K > C x RTT / 7 = 1.19. docs/validation.md ("DCTCP") has the
 //! numbers for N = 2 and 10; the N = 2 point is the test here.
 
+mod common;
+
 use aqmlab_core::{run, Scenario};
+use common::validation;
 
 const RATE_BPS: f64 = 1e9;
 const RTT_S: f64 = 100e-6;
@@ -51,42 +54,13 @@ pub struct Measured {
 
 /// N DCTCP flows for `duration_s` after a `warmup_s`, the queue and alpha sampled every 5 us.
 pub fn measure(n: usize, warmup_s: f64, duration_s: f64) -> Measured {
-    // Unloaded RTT 100 us: propagation 2 x (bottleneck 32.6 us + 2 x 5 us access) = 85.2 us,
-    // plus serialization of a data packet at 1 Gb/s (12 us) and on two 10 Gb/s access links
-    // (2 x 1.2 us), and of an ACK (0.3 us at 1 Gb/s, 0.03 us at 10 Gb/s, twice).
-    let s = Scenario::from_toml(&format!(
-        r#"
-        duration = "{total}s"
-        warmup = "{warmup_s}s"
-        sample_interval = "5us"
-        sample_flows = true
-        [topology]
-        kind = "dumbbell"
-        senders = {n}
-        bottleneck = {{ rate = "1Gbps", delay = "32.6us", queue = {{ limit = 1000, aqm = {{ kind = "step_marking", k_packets = {K} }} }} }}
-        access = {{ rate = "10Gbps", delay = "5us", queue = {{ limit = 10000 }} }}
-        [tcp]
-        variant = "sack"
-        recovery = "rfc6675"
-        congestion_control = "dctcp"
-        ecn = true
-        packet_size = 1460
-        header_size = 40
-        window = 10000
-        window_init = 10
-        cwnd_growth = "packets_acked"
-        ssthresh_base = "cwnd"
-        delayed_ack = {delack}
-        delayed_ack_timeout = "40ms"
-        min_rto = "10ms"
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        start = {{ uniform = ["0s", "1ms"] }}
-        "#,
-        total = warmup_s + duration_s,
-        delack = std::env::var("DCTCP_DELACK").unwrap_or("true".into()),
+    let delayed_ack = std::env::var("DCTCP_DELACK").unwrap_or("true".into());
+    let s = Scenario::from_toml(&validation::dctcp_step(
+        n,
+        K,
+        (warmup_s, warmup_s + duration_s),
+        "5us",
+        &delayed_ack,
     ))
     .unwrap();
     let r = run(&s, 1).unwrap();

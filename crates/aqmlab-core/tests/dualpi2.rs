@@ -4,8 +4,11 @@
 //! 10 s warm-up; the AQM's state sampled every 10 ms. The numbers and the RFC's expectations
 //! are in docs/validation.md, section "DualPI2".
 
+mod common;
+
 use aqmlab_core::metrics::queue_stats::QueueSummary;
 use aqmlab_core::{run, Scenario};
+use common::validation;
 
 const WARMUP_S: f64 = 10.0;
 
@@ -26,42 +29,7 @@ fn run_pair(aqm: &str, flow_tcp: [&str; 2]) -> Outcome {
 }
 
 fn run_pair_seed(aqm: &str, flow_tcp: [&str; 2], seed: u64) -> Outcome {
-    let flows: String = flow_tcp
-        .iter()
-        .enumerate()
-        .map(|(i, tcp)| {
-            format!(
-                r#"
-                [[flows]]
-                kind = "tcp"
-                from = "s{i}"
-                to = "d{i}"
-                start = "{start}s"
-                tcp = {{ {tcp} }}
-                "#,
-                start = i as f64 * 0.5
-            )
-        })
-        .collect();
-    let s = Scenario::from_toml(&format!(
-        r#"
-        duration = "40s"
-        warmup = "{WARMUP_S}s"
-        sample_interval = "10ms"
-        [topology]
-        kind = "dumbbell"
-        senders = 2
-        bottleneck = {{ rate = "40Mbps", delay = "9ms", queue = {{ limit = 1000, aqm = {aqm} }} }}
-        access = {{ rate = "1Gbps", delay = "0.5ms" }}
-        [tcp]
-        variant = "sack"
-        recovery = "rfc6675"
-        congestion_control = "cubic"
-        window = 10000
-        {flows}
-        "#
-    ))
-    .unwrap();
+    let s = Scenario::from_toml(&validation::dualpi2_pair(aqm, flow_tcp, 40, WARMUP_S)).unwrap();
     let r = run(&s, seed).unwrap();
     assert!(r.conserved);
     let ts = &r.timeseries;

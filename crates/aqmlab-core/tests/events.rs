@@ -3,6 +3,7 @@
 //! parameter change shows in its drops, a mahimahi trace gives its rate; packets are
 //! conserved across every change, and random events never break a run.
 
+use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use aqmlab_core::{run, RunResult, Scenario};
 use proptest::prelude::*;
 
@@ -270,15 +271,8 @@ fn a_mahimahi_trace_of_n_opportunities_per_ms_gives_n_times_12_mbps() {
     for n in [1usize, 2] {
         let file = dir.join(format!("const{n}.mahimahi"));
         std::fs::write(&file, "1\n".repeat(n)).unwrap();
-        let s = Scenario::from_toml(&format!(
+        let rest = format!(
             r#"
-            duration = "20s"
-            warmup = "2s"
-            [topology]
-            kind = "dumbbell"
-            senders = 1
-            bottleneck = {{ rate = "100Mbps", delay = "5ms", queue = {{ limit = 100 }} }}
-            access = {{ rate = "1Gbps" }}
             [[flows]]
             kind = "cbr"
             from = "s0"
@@ -291,8 +285,16 @@ fn a_mahimahi_trace_of_n_opportunities_per_ms_gives_n_times_12_mbps() {
             rate = {{ trace = "{}" }}
             "#,
             file.display()
-        ))
-        .unwrap();
+        );
+        let s = Dumbbell {
+            duration: "20s",
+            head: r#"warmup = "2s""#,
+            senders: 1,
+            bottleneck: r#"rate = "100Mbps", delay = "5ms", queue = { limit = 100 }"#,
+            access: r#"rate = "1Gbps""#,
+            rest: &rest,
+        }
+        .scenario();
         let r = run(&s, 1).unwrap();
         let q = r.queue("bottleneck").unwrap();
         let expect = n as f64 * 12e6;
@@ -369,19 +371,8 @@ proptest! {
         let trace = dir.join("t.mahimahi");
         std::fs::write(&trace, "1\n1\n3\n7\n7\n7\n10\n").unwrap();
         let events = events.join("\n").replace("TRACE", &trace.display().to_string());
-        let s = Scenario::from_toml(&format!(
-            r#"
-            duration = "4s"
-            warmup = "1s"
-            [topology]
-            kind = "dumbbell"
-            senders = 2
-            bottleneck = {{ rate = "5Mbps", delay = "10ms", queue = {{ limit = 20, aqm = "red" }} }}
-            access = {{ rate = "50Mbps", delay = "1ms" }}
-            [[flows]]
-            kind = "tcp"
-            from = "senders"
-            to = "receivers"
+        let rest = format!(
+            r#"{TCP_TO_RECEIVERS}
             [[flows]]
             kind = "cbr"
             from = "d1"
@@ -389,8 +380,16 @@ proptest! {
             rate = "1Mbps"
             {events}
             "#
-        ))
-        .unwrap();
+        );
+        let s = Dumbbell {
+            duration: "4s",
+            head: r#"warmup = "1s""#,
+            bottleneck: r#"rate = "5Mbps", delay = "10ms", queue = { limit = 20, aqm = "red" }"#,
+            access: r#"rate = "50Mbps", delay = "1ms""#,
+            rest: &rest,
+            ..Default::default()
+        }
+        .scenario();
         let r = run(&s, 7).unwrap();
         prop_assert!(r.conserved);
         for q in &r.queues {

@@ -11,43 +11,14 @@
 //!
 //! The numbers are in docs/validation.md ("FQ-PIE", "COBALT").
 
+mod common;
+
 use aqmlab_core::{run, RunResult, Scenario};
+use common::validation;
 
 fn dumbbell(aqm: &str, senders: u32, tcp: &str, cbr_rate: &str) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        name = "unresponsive"
-        duration = "30s"
-        warmup = "10s"
-
-        [topology]
-        kind = "dumbbell"
-        senders = {senders}
-        bottleneck = {{ rate = "10Mbps", delay = "20ms", queue = {{ limit = 1000, aqm = {aqm} }} }}
-        access = {{ rate = "100Mbps", delay = "1ms" }}
-
-        [tcp]
-        variant = "sack"
-        window = 1000
-
-        [[flows]]
-        kind = "tcp"
-        from = {tcp}
-        to = {to}
-        start = {{ uniform = ["0s", "1s"] }}
-
-        [[flows]]
-        kind = "cbr"
-        from = "s{last}"
-        to = "d{last}"
-        rate = "{cbr_rate}"
-        packet_size = 1000
-        start = "1s"
-        "#,
-        to = tcp.replace('s', "d"),
-        last = senders - 1,
-    ))
-    .unwrap()
+    let toml = validation::unresponsive(aqm, senders, tcp, cbr_rate);
+    Scenario::from_toml(&format!("name = \"unresponsive\"\n{toml}")).unwrap()
 }
 
 fn run_once(name: &str, s: &Scenario) -> RunResult {

@@ -18,10 +18,14 @@
 //! which scenario, which table, and why the new numbers are right. The ns-2 agents have their
 //! own fingerprint (`ns2_tcp_fingerprint.rs`), which must not move at all.
 
+mod common;
+
 use aqmlab_core::result::RunResult;
 use aqmlab_core::{run, Scenario};
 use std::fmt::Write as _;
 use std::path::PathBuf;
+
+use common::validation;
 
 /// FNV-1a, 64 bits: stable across platforms and Rust versions (unlike `DefaultHasher`).
 fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
@@ -381,104 +385,20 @@ fn validation_cases() -> Vec<Case> {
     // 1 s instead of seconds; sampled every 100 us instead of 5 us.
     v.push(Case {
         name: "val_dctcp_step_1gbps",
-        covers: "dctcp validation: 2 flows, 1 Gb/s, 100 us RTT, step marking at K = 20, min_rto 10 ms",
+        covers:
+            "dctcp validation: 2 flows, 1 Gb/s, 100 us RTT, step marking at K = 20, min_rto 10 ms",
         seed: 1,
-        toml: r#"
-        duration = "1s"
-        warmup = "0.3s"
-        sample_interval = "100us"
-        sample_flows = true
-        [topology]
-        kind = "dumbbell"
-        senders = 2
-        bottleneck = { rate = "1Gbps", delay = "32.6us", queue = { limit = 1000, aqm = { kind = "step_marking", k_packets = 20 } } }
-        access = { rate = "10Gbps", delay = "5us", queue = { limit = 10000 } }
-        [tcp]
-        variant = "sack"
-        recovery = "rfc6675"
-        congestion_control = "dctcp"
-        ecn = true
-        packet_size = 1460
-        header_size = 40
-        window = 10000
-        window_init = 10
-        cwnd_growth = "packets_acked"
-        ssthresh_base = "cwnd"
-        delayed_ack = true
-        delayed_ack_timeout = "40ms"
-        min_rto = "10ms"
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        start = { uniform = ["0s", "1ms"] }
-        "#
-        .into(),
+        toml: validation::dctcp_step(2, 20.0, (0.3, 1.0), "100us", "true"),
     });
     // TCP Prague through a 1 ms sojourn step (tests/prague.rs), as there (20 s).
     v.push(Case {
         name: "val_prague_step_sojourn",
         covers: "prague validation: 2 flows through a 1 ms sojourn step, 40 Mb/s",
         seed: 1,
-        toml: r#"
-        duration = "20s"
-        warmup = "5s"
-        [topology]
-        kind = "dumbbell"
-        senders = 2
-        bottleneck = { rate = "40Mbps", delay = "9ms", queue = { limit = 1000, aqm = { kind = "step", k_sojourn = "1ms" } } }
-        access = { rate = "1Gbps", delay = "0.5ms" }
-        [tcp]
-        variant = "sack"
-        recovery = "rfc6675"
-        congestion_control = "prague"
-        ecn = true
-        packet_size = 1448
-        header_size = 52
-        window = 10000
-        window_init = 10
-        delayed_ack = true
-        delayed_ack_timeout = "40ms"
-        cwnd_growth = "packets_acked"
-        ssthresh_base = "cwnd"
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        "#
-        .into(),
+        toml: validation::prague_step("prague"),
     });
     // DualPI2 (tests/dualpi2.rs::run_pair): two flows, 40 Mb/s, 9 ms; 20 s instead of 40.
-    let pair = |aqm: &str, tcp: [&str; 2]| {
-        let flows: String = tcp
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                format!(
-                    "\n[[flows]]\nkind = \"tcp\"\nfrom = \"s{i}\"\nto = \"d{i}\"\nstart = \"{}s\"\ntcp = {{ {t} }}\n",
-                    i as f64 * 0.5
-                )
-            })
-            .collect();
-        format!(
-            r#"
-            duration = "20s"
-            warmup = "5s"
-            sample_interval = "10ms"
-            [topology]
-            kind = "dumbbell"
-            senders = 2
-            bottleneck = {{ rate = "40Mbps", delay = "9ms", queue = {{ limit = 1000, aqm = {aqm} }} }}
-            access = {{ rate = "1Gbps", delay = "0.5ms" }}
-            [tcp]
-            variant = "sack"
-            recovery = "rfc6675"
-            congestion_control = "cubic"
-            window = 10000
-            {flows}
-            "#
-        )
-    };
+    let pair = |aqm: &str, tcp: [&str; 2]| validation::dualpi2_pair(aqm, tcp, 20, 5.0);
     let dctcp = r#"congestion_control = "dctcp", ecn = true, ecn_codepoint = "ect1""#;
     v.push(Case {
         name: "val_dualpi2_dctcp_beside_cubic",
@@ -509,30 +429,7 @@ fn validation_cases() -> Vec<Case> {
     });
     // BBR (tests/bbr.rs::path): 10 Mb/s, 10 ms + 2 x 5 ms, 1460 + 40 B; BDP 50 packets.
     let bbr_path = |flows: &[&str], buffer: u32, duration: u32, aqm: &str| {
-        let mut t = format!(
-            r#"
-            duration = "{duration}s"
-            warmup = "2s"
-            sample_interval = "10ms"
-            [topology]
-            kind = "dumbbell"
-            senders = {n}
-            bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {{ limit = {buffer}, aqm = "{aqm}" }} }}
-            access = {{ rate = "1Gbps", delay = "5ms" }}
-            [tcp]
-            profile = "linux"
-            packet_size = 1460
-            header_size = 40
-            "#,
-            n = flows.len()
-        );
-        for (i, cc) in flows.iter().enumerate() {
-            t.push_str(&format!(
-                "\n[[flows]]\nkind = \"tcp\"\nfrom = \"s{i}\"\nto = \"d{i}\"\nstart = \"{}ms\"\ntcp = {{ congestion_control = \"{cc}\" }}\n",
-                i * 100
-            ));
-        }
-        t
+        validation::bbr_path(flows, buffer, (duration, 2), aqm)
     };
     v.push(Case {
         name: "val_bbr_probe_rtt",
@@ -574,34 +471,8 @@ fn validation_cases() -> Vec<Case> {
         });
     }
     // FQ-PIE and COBALT against an unresponsive CBR (tests/fq_pie_cobalt.rs), as there (30 s).
-    let unresponsive = |aqm: &str, cbr: &str| {
-        format!(
-            r#"
-            duration = "30s"
-            warmup = "10s"
-            [topology]
-            kind = "dumbbell"
-            senders = 4
-            bottleneck = {{ rate = "10Mbps", delay = "20ms", queue = {{ limit = 1000, aqm = {aqm} }} }}
-            access = {{ rate = "100Mbps", delay = "1ms" }}
-            [tcp]
-            variant = "sack"
-            window = 1000
-            [[flows]]
-            kind = "tcp"
-            from = ["s0", "s1", "s2"]
-            to = ["d0", "d1", "d2"]
-            start = {{ uniform = ["0s", "1s"] }}
-            [[flows]]
-            kind = "cbr"
-            from = "s3"
-            to = "d3"
-            rate = "{cbr}"
-            packet_size = 1000
-            start = "1s"
-            "#
-        )
-    };
+    let unresponsive =
+        |aqm: &str, cbr: &str| validation::unresponsive(aqm, 4, r#"["s0", "s1", "s2"]"#, cbr);
     v.push(Case {
         name: "val_fq_pie_cbr",
         covers: "fq_pie validation: 3 TCP flows beside a 5 Mb/s CBR",
@@ -643,35 +514,7 @@ fn validation_cases() -> Vec<Case> {
         name: "val_cubic_response_linux",
         covers: "cubic_response validation (linux CUBIC rows): one flow, 100 ms, loss 1e-2",
         seed: 1,
-        toml: r#"
-        duration = "120s"
-        warmup = "24s"
-        sample_interval = "10ms"
-        [topology]
-        kind = "dumbbell"
-        senders = 1
-        bottleneck = { rate = "1Gbps", delay = "49ms", loss = 0.01, queue = { limit = 100000 } }
-        access = { rate = "10Gbps", delay = "0.5ms", queue = { limit = 100000 } }
-        [tcp]
-        variant = "sack"
-        congestion_control = "cubic"
-        window = 1000000
-        ssthresh_init = 10
-        recovery = "rfc6675"
-        cwnd_growth = "packets_acked"
-        ssthresh_base = "cwnd"
-        cubic.c = 0.400390625
-        cubic.beta = 0.7001953125
-        cubic.target_rtt = "min_rtt"
-        cubic.reno_friendly = "linux"
-        cubic.growth_without_w_max = "linux"
-        cubic.state_on_rto = "reset"
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        "#
-        .into(),
+        toml: validation::cubic_response(0.01, 120.0, validation::LINUX_CUBIC),
     });
     // The simulator-against-kernel path (validation/emulation/path.toml): linux profile,
     // 10 Mb/s, 20 ms, 100 packets, 1448 + 52 B; 30 s, as there.
@@ -762,30 +605,16 @@ fn canonical(case: &Case, r: &RunResult) -> String {
             r.jain_index_over
         ),
     );
-    for w in &r.warnings {
-        line(
-            &mut out,
-            format!("warning {}", serde_json::to_string(w).unwrap()),
-        );
+    /// One line per row of a table: `kind` and the row's JSON.
+    fn rows<T: serde::Serialize>(out: &mut String, kind: &str, rows: &[T]) {
+        for row in rows {
+            out.push_str(&format!("{kind} {}\n", serde_json::to_string(row).unwrap()));
+        }
     }
-    for q in &r.queues {
-        line(
-            &mut out,
-            format!("queue {}", serde_json::to_string(q).unwrap()),
-        );
-    }
-    for f in &r.flows {
-        line(
-            &mut out,
-            format!("flow {}", serde_json::to_string(f).unwrap()),
-        );
-    }
-    for g in &r.groups {
-        line(
-            &mut out,
-            format!("group {}", serde_json::to_string(g).unwrap()),
-        );
-    }
+    rows(&mut out, "warning", &r.warnings);
+    rows(&mut out, "queue", &r.queues);
+    rows(&mut out, "flow", &r.flows);
+    rows(&mut out, "group", &r.groups);
     for (table, text) in [
         ("fct", serde_json::to_string(&r.fct).unwrap()),
         (

@@ -5,29 +5,30 @@
 //! Slow Start, and after CSS_ROUNDS rounds into congestion avoidance with ssthresh = cwnd,
 //! before the buffer fills: the first 10 s see no loss at all.
 
+use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use aqmlab_core::{run, Scenario};
 
 fn scenario(hystart: bool) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "10s"
-        sample_interval = "10ms"
-        [topology]
-        kind = "dumbbell"
-        senders = 1
-        bottleneck = {{ rate = "10Mbps", delay = "50ms", queue = {{ limit = 1000 }} }}
-        access = {{ rate = "100Mbps", delay = "1ms", queue = {{ limit = 10000 }} }}
-        [tcp]
-        recovery = "rfc6675"
-        window = 100000
-        window_init = 10
-        hystart = {{ enabled = {hystart} }}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        "#
-    ))
+    Scenario::from_toml(
+        &Dumbbell {
+            duration: "10s",
+            head: r#"sample_interval = "10ms""#,
+            senders: 1,
+            bottleneck: r#"rate = "10Mbps", delay = "50ms", queue = { limit = 1000 }"#,
+            access: r#"rate = "100Mbps", delay = "1ms", queue = { limit = 10000 }"#,
+            rest: &format!(
+                r#"
+                [tcp]
+                recovery = "rfc6675"
+                window = 100000
+                window_init = 10
+                hystart = {{ enabled = {hystart} }}
+                {TCP_TO_RECEIVERS}
+                "#
+            ),
+        }
+        .toml(),
+    )
     .unwrap()
 }
 

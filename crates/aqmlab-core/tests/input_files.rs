@@ -4,6 +4,7 @@
 //! error names the field and the path.
 
 use aqmlab_core::scenario::input_file::MAX_INPUT_FILE_BYTES;
+use aqmlab_core::testing::Dumbbell;
 use aqmlab_core::Scenario;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -16,15 +17,19 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// One sender's dumbbell for 2 s with `rest` after the topology.
+fn one_sender(rest: &str) -> String {
+    Dumbbell {
+        senders: 1,
+        rest,
+        ..Default::default()
+    }
+    .toml()
+}
+
 fn with_trace(path: &Path) -> String {
-    format!(
+    one_sender(&format!(
         r#"
-        duration = "2s"
-        [topology]
-        kind = "dumbbell"
-        senders = 1
-        bottleneck = {{ rate = "10Mbps", delay = "10ms" }}
-        access = {{ rate = "100Mbps", delay = "1ms" }}
         [[flows]]
         kind = "tcp"
         from = "s0"
@@ -35,18 +40,12 @@ fn with_trace(path: &Path) -> String {
         rate = {{ trace = "{}" }}
         "#,
         path.display()
-    )
+    ))
 }
 
 fn with_cdf(path: &Path) -> String {
-    format!(
+    one_sender(&format!(
         r#"
-        duration = "2s"
-        [topology]
-        kind = "dumbbell"
-        senders = 1
-        bottleneck = {{ rate = "10Mbps", delay = "10ms" }}
-        access = {{ rate = "100Mbps", delay = "1ms" }}
         [[flows]]
         kind = "workload"
         from = "s0"
@@ -55,7 +54,7 @@ fn with_cdf(path: &Path) -> String {
         sizes = {{ dist = "cdf", file = "{}" }}
         "#,
         path.display()
-    )
+    ))
 }
 
 /// The scenario's error, or a failure if parsing it takes more than 10 s (it used to block

@@ -2,26 +2,20 @@
 //! and the allowed range (before: packet_size 4294967290 gave a goodput of 6.75e13 b/s,
 //! max_backoff 2^31 + 1 wrapped, "1e30bps" was clamped, "0.4ns" became 0).
 
+use aqmlab_core::testing::Dumbbell;
 use aqmlab_core::Scenario;
 
 fn scenario(tcp: &str, bottleneck_rate: &str, flow: &str) -> Result<Scenario, String> {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "1s"
-        [topology]
-        kind = "dumbbell"
-        senders = 1
-        bottleneck = {{ rate = "{bottleneck_rate}", delay = "1ms" }}
-        access = {{ rate = "100Mbps" }}
-        [tcp]
-        {tcp}
-        [[flows]]
-        from = "senders"
-        to = "receivers"
-        {flow}
-        "#
-    ))
-    .map_err(|e| e.to_string())
+    let toml = Dumbbell {
+        duration: "1s",
+        senders: 1,
+        bottleneck: &format!(r#"rate = "{bottleneck_rate}", delay = "1ms""#),
+        access: r#"rate = "100Mbps""#,
+        rest: &format!("[tcp]\n{tcp}\n[[flows]]\nfrom = \"senders\"\nto = \"receivers\"\n{flow}"),
+        ..Default::default()
+    }
+    .toml();
+    Scenario::from_toml(&toml).map_err(|e| e.to_string())
 }
 
 fn tcp_error(tcp: &str) -> String {

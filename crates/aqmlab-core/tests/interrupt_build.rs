@@ -4,25 +4,16 @@
 
 use aqmlab_core::build::build;
 use aqmlab_core::sim::WorkBudget;
+use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use aqmlab_core::{Error, RunError, Scenario};
 
 fn dumbbell(flows: u32) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "1s"
-        [topology]
-        kind = "dumbbell"
-        senders = 2
-        bottleneck = {{ rate = "10Mbps", delay = "10ms" }}
-        access = {{ rate = "100Mbps", delay = "1ms" }}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        count = {flows}
-        "#
-    ))
-    .unwrap()
+    Dumbbell {
+        duration: "1s",
+        rest: &format!("{TCP_TO_RECEIVERS}count = {flows}"),
+        ..Default::default()
+    }
+    .scenario()
 }
 
 #[test]

@@ -5,26 +5,20 @@
 
 use aqmlab_core::build::build;
 use aqmlab_core::scenario::memory::{estimate, ScenarioSize};
+use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use aqmlab_core::Scenario;
 
 fn dumbbell(senders: u64, flows: &str, extra: &str) -> Result<Scenario, String> {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "100s"
-        {extra}
-        [topology]
-        kind = "dumbbell"
-        senders = {senders}
-        bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {{ limit = 50, aqm = "red" }} }}
-        access = {{ rate = "100Mbps", delay = "1ms" }}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        {flows}
-        "#
-    ))
-    .map_err(|e| e.to_string())
+    let toml = Dumbbell {
+        duration: "100s",
+        head: extra,
+        senders: senders.try_into().unwrap(),
+        bottleneck: r#"rate = "10Mbps", delay = "10ms", queue = { limit = 50, aqm = "red" }"#,
+        rest: &format!("{TCP_TO_RECEIVERS}{flows}"),
+        ..Default::default()
+    }
+    .toml();
+    Scenario::from_toml(&toml).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -50,21 +44,14 @@ fn size_fields_above_their_maximum_are_errors_naming_field_and_maximum() {
 
 #[test]
 fn fq_codel_flows_above_linux_maximum_are_refused_when_the_queue_is_built() {
-    let s = Scenario::from_toml(
-        r#"
-        duration = "1s"
-        [topology]
-        kind = "dumbbell"
-        senders = 1
-        bottleneck = { rate = "10Mbps", queue = { aqm = { kind = "fq_codel", flows = 100000000 } } }
-        access = { rate = "100Mbps" }
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        "#,
-    )
-    .unwrap();
+    let s = Dumbbell {
+        duration: "1s",
+        senders: 1,
+        bottleneck: r#"rate = "10Mbps", queue = { aqm = { kind = "fq_codel", flows = 100000000 } }"#,
+        access: r#"rate = "100Mbps""#,
+        ..Default::default()
+    }
+    .scenario();
     // Counted at the maximum, so the user sees the field's limit, not a memory estimate.
     assert!(estimate(&s).total() < 100_000_000);
     let err = build(&s, 1, None, &mut || true).err().unwrap().to_string();

@@ -16,6 +16,7 @@
 //! - loss rates (flow and queue) and utilization in [0, 1]; a queue's throughput <= its rate.
 
 use aqmlab_core::aqm::registry::REGISTRY;
+use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use aqmlab_core::{run, RunResult, Scenario};
 use proptest::prelude::*;
 
@@ -24,25 +25,17 @@ const PAYLOAD_FRACTION: f64 = 1000.0 / 1040.0;
 const EPS: f64 = 1e-9;
 
 fn tcp_dumbbell(n: u32, aqm: &str, dur: f64, warm: f64, variant: &str, window: u32) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "{dur}s"
-        warmup = "{warm}s"
-        [topology]
-        kind = "dumbbell"
-        senders = {n}
-        bottleneck = {{ rate = "10Mbps", delay = "20ms", queue = {{ limit = 100, aqm = "{aqm}" }} }}
-        access = {{ rate = "100Mbps", delay = ["1ms", "5ms", "3ms"] }}
-        [tcp]
-        variant = "{variant}"
-        window = {window}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        "#
-    ))
-    .unwrap()
+    let bottleneck =
+        format!(r#"rate = "10Mbps", delay = "20ms", queue = {{ limit = 100, aqm = "{aqm}" }}"#);
+    Dumbbell {
+        duration: &format!("{dur}s"),
+        head: &format!("warmup = \"{warm}s\""),
+        senders: n,
+        bottleneck: &bottleneck,
+        access: r#"rate = "100Mbps", delay = ["1ms", "5ms", "3ms"]"#,
+        rest: &format!("[tcp]\nvariant = \"{variant}\"\nwindow = {window}\n{TCP_TO_RECEIVERS}"),
+    }
+    .scenario()
 }
 
 fn total(r: &RunResult, f: impl Fn(&aqmlab_core::metrics::flow_stats::FlowSummary) -> f64) -> f64 {
@@ -79,25 +72,25 @@ fn cbr_into_codel(dur: &str, warm: &str, stop: &str) -> Scenario {
     // 20 Mb/s of 1000-byte packets into a 10 Mb/s CoDel queue: a standing queue of hundreds
     // of packets builds up; the source stops 10 ms after the warm-up and CoDel keeps dropping
     // from the backlog that arrived before the window.
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "{dur}"
-        warmup = "{warm}"
-        [topology]
-        kind = "dumbbell"
-        senders = 1
-        bottleneck = {{ rate = "10Mbps", delay = "5ms", queue = {{ limit = 1000, aqm = "codel" }} }}
-        access = {{ rate = "100Mbps" }}
-        [[flows]]
-        kind = "cbr"
-        from = "senders"
-        to = "receivers"
-        rate = "20Mbps"
-        packet_size = 1000
-        stop = "{stop}"
-        "#
-    ))
-    .unwrap()
+    Dumbbell {
+        duration: dur,
+        head: &format!("warmup = \"{warm}\""),
+        senders: 1,
+        bottleneck: r#"rate = "10Mbps", delay = "5ms", queue = { limit = 1000, aqm = "codel" }"#,
+        access: r#"rate = "100Mbps""#,
+        rest: &format!(
+            r#"
+            [[flows]]
+            kind = "cbr"
+            from = "senders"
+            to = "receivers"
+            rate = "20Mbps"
+            packet_size = 1000
+            stop = "{stop}"
+            "#
+        ),
+    }
+    .scenario()
 }
 
 /// Before the fix: the flow's loss rate and the queue's were both 189 / 25 = 7.56 (drops in

@@ -5,26 +5,21 @@
 
 use aqmlab_core::aqm::registry::REGISTRY;
 use aqmlab_core::build::build;
+use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use aqmlab_core::units::MIN_PERIOD;
 use aqmlab_core::Scenario;
 
 fn dumbbell(aqm: &str, extra: &str, flows: &str) -> String {
-    format!(
-        r#"
-        duration = "3s"
-        {extra}
-        [topology]
-        kind = "dumbbell"
-        senders = 2
-        bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {{ limit = 100, aqm = {aqm} }} }}
-        access = {{ rate = "100Mbps", delay = "1ms" }}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        {flows}
-        "#
-    )
+    let bottleneck =
+        format!(r#"rate = "10Mbps", delay = "10ms", queue = {{ limit = 100, aqm = {aqm} }}"#);
+    Dumbbell {
+        duration: "3s",
+        head: extra,
+        bottleneck: &bottleneck,
+        rest: &format!("{TCP_TO_RECEIVERS}{flows}"),
+        ..Default::default()
+    }
+    .toml()
 }
 
 /// The scenario's error (from parsing, or from building where the AQMs are built), as text.

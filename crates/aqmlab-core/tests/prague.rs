@@ -5,38 +5,13 @@
 //! this run: queue delay at most twice the step, utilization >= 90 %, Jain >= 0.95, no loss.
 //! Measured (seed 1): utilization 97.0 %, mean queue 1.5 packets, Jain 1.000, no drops.
 
+mod common;
+
 use aqmlab_core::{run, Scenario};
+use common::validation;
 
 fn scenario(cc: &str) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "20s"
-        warmup = "5s"
-        [topology]
-        kind = "dumbbell"
-        senders = 2
-        bottleneck = {{ rate = "40Mbps", delay = "9ms", queue = {{ limit = 1000, aqm = {{ kind = "step", k_sojourn = "1ms" }} }} }}
-        access = {{ rate = "1Gbps", delay = "0.5ms" }}
-        [tcp]
-        variant = "sack"
-        recovery = "rfc6675"
-        congestion_control = "{cc}"
-        ecn = true
-        packet_size = 1448
-        header_size = 52
-        window = 10000
-        window_init = 10
-        delayed_ack = true
-        delayed_ack_timeout = "40ms"
-        cwnd_growth = "packets_acked"
-        ssthresh_base = "cwnd"
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        "#
-    ))
-    .unwrap()
+    Scenario::from_toml(&validation::prague_step(cc)).unwrap()
 }
 
 #[test]

@@ -3,23 +3,19 @@
 //! not the echo's replies); and the friction that every run with a ping reported a lost ping
 //! (a request sent at the instant the run ends, which could not have been answered).
 
+use aqmlab_core::testing::Dumbbell;
 use aqmlab_core::{run, RunResult, Scenario};
 
 fn dumbbell(bottleneck: &str, flows: &str) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "60s"
-        [topology]
-        kind = "dumbbell"
-        senders = 2
-        bottleneck = {{ rate = "10Mbps", delay = "10ms", {bottleneck} queue = {{ limit = 100, aqm = "droptail" }} }}
-        access = {{ rate = "100Mbps", delay = "1ms" }}
-        [tcp]
-        variant = "sack"
-        {flows}
-        "#
-    ))
-    .unwrap()
+    Dumbbell {
+        duration: "60s",
+        bottleneck: &format!(
+            r#"rate = "10Mbps", delay = "10ms", {bottleneck} queue = {{ limit = 100, aqm = "droptail" }}"#
+        ),
+        rest: &format!("[tcp]\nvariant = \"sack\"\n{flows}"),
+        ..Default::default()
+    }
+    .scenario()
 }
 
 const PING: &str = r#"

@@ -27,31 +27,42 @@
 //!   packet sizes, seed 1: 114,187 drops in the 90 s measured (loss 0.51), Jain 0.358 (now
 //!   0.135 and 0.99, at most 6 transmissions of a packet).
 
+use aqmlab_core::testing::Dumbbell;
 use aqmlab_core::{run, RunResult, Scenario};
 
 /// 30 flows, `linux` profile, 20 Mb/s bottleneck of one-way delay `delay_ms` holding 100
 /// packets under `aqm` (a TOML value), 100 Mb/s / 1 ms access links (equal RTTs); `dur_s`
 /// seconds, the first `warm_s` discarded.
 fn linux_30_flows(aqm: &str, delay_ms: u32, dur_s: u32, warm_s: u32) -> Scenario {
-    Scenario::from_toml(&format!(
+    let bottleneck = format!(
+        r#"rate = "20Mbps", delay = "{delay_ms}ms", queue = {{ limit = 100, aqm = {aqm} }}"#
+    );
+    Dumbbell {
+        duration: &format!("{dur_s}s"),
+        head: &format!("warmup = \"{warm_s}s\""),
+        senders: 30,
+        bottleneck: &bottleneck,
+        rest: &linux_tcp_flows(""),
+        ..Default::default()
+    }
+    .scenario()
+}
+
+/// The `[tcp]` table of the `linux` profile with `tcp_extra` lines, and one TCP flow per
+/// sender starting in the first second.
+fn linux_tcp_flows(tcp_extra: &str) -> String {
+    format!(
         r#"
-        duration = "{dur_s}s"
-        warmup = "{warm_s}s"
-        [topology]
-        kind = "dumbbell"
-        senders = 30
-        bottleneck = {{ rate = "20Mbps", delay = "{delay_ms}ms", queue = {{ limit = 100, aqm = {aqm} }} }}
-        access = {{ rate = "100Mbps", delay = "1ms" }}
         [tcp]
         profile = "linux"
+        {tcp_extra}
         [[flows]]
         kind = "tcp"
         from = "senders"
         to = "receivers"
         start = {{ uniform = ["0s", "1s"] }}
         "#
-    ))
-    .unwrap()
+    )
 }
 
 fn red_30_flows(delay_ms: u32) -> Scenario {
@@ -61,29 +72,17 @@ fn red_30_flows(delay_ms: u32) -> Scenario {
 /// The packaged identical dumbbell (python/aqmlab/scenarios/identical_dumbbell.toml) with a
 /// DropTail queue of 50 and the `linux` profile, keeping the dumbbell's packet sizes.
 fn identical_dumbbell_droptail_linux(tcp_extra: &str) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "100s"
-        warmup = "10s"
-        [topology]
-        kind = "dumbbell"
-        senders = 100
-        bottleneck = {{ rate = "10Mbps", delay = "100ms", queue = {{ limit = 50, aqm = "droptail" }} }}
-        access = {{ rate = "100Mbps", delay = "1ms" }}
-        [tcp]
-        profile = "linux"
-        packet_size = 1000
-        header_size = 42
-        ack_size = 42
-        {tcp_extra}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        start = {{ uniform = ["0s", "1s"] }}
-        "#
-    ))
-    .unwrap()
+    Dumbbell {
+        duration: "100s",
+        head: r#"warmup = "10s""#,
+        senders: 100,
+        bottleneck: r#"rate = "10Mbps", delay = "100ms", queue = { limit = 50, aqm = "droptail" }"#,
+        rest: &linux_tcp_flows(&format!(
+            "packet_size = 1000\nheader_size = 42\nack_size = 42\n{tcp_extra}"
+        )),
+        ..Default::default()
+    }
+    .scenario()
 }
 
 /// Bottleneck loss rate, Jain index, the most transmissions of one packet in any flow.

@@ -4,6 +4,7 @@
 //! with every kind of flow, a graph, and a proptest sample of odd values.
 
 use aqmlab_core::aqm::registry::REGISTRY;
+use aqmlab_core::testing::Dumbbell;
 use aqmlab_core::{run, Scenario};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -276,21 +277,13 @@ fn a_graph_round_trips_with_its_link_names_and_queues_filled_in() {
 /// otherwise look up (the TCP's, the AQM's, the receivers').
 #[test]
 fn the_resolved_scenario_names_the_defaults() {
-    let s = Scenario::from_toml(
-        r#"
-        duration = "10s"
-        [topology]
-        kind = "dumbbell"
-        senders = 2
-        bottleneck = { rate = "10Mbps", delay = "5ms", queue = { aqm = { kind = "red", max_p = 0.2 } } }
-        access = { rate = "100Mbps" }
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        "#,
-    )
-    .unwrap();
+    let s = Dumbbell {
+        duration: "10s",
+        bottleneck: r#"rate = "10Mbps", delay = "5ms", queue = { aqm = { kind = "red", max_p = 0.2 } }"#,
+        access: r#"rate = "100Mbps""#,
+        ..Default::default()
+    }
+    .scenario();
     let r = s.resolved().unwrap();
     assert_eq!(r["duration"], "10s");
     assert_eq!(r["warmup"], "0s");
@@ -322,17 +315,16 @@ fn the_resolved_scenario_names_the_defaults() {
 /// a traced queue and the FCT bins, written back with their defaults and run again.
 #[test]
 fn workloads_probes_events_and_traces_round_trip() {
-    let s = Scenario::from_toml(
-        r#"
-        duration = "4s"
-        warmup = "0.5s"
-        trace = ["bottleneck"]
-        fct_bins = { edges = ["20KB"], names = ["short", "long"] }
-        [topology]
-        kind = "dumbbell"
-        senders = 3
-        bottleneck = { rate = "10Mbps", delay = "5ms", queue = { limit = 40, aqm = "red" } }
-        access = { rate = "100Mbps", delay = "1ms" }
+    let s = Dumbbell {
+        duration: "4s",
+        head: r#"
+            warmup = "0.5s"
+            trace = ["bottleneck"]
+            fct_bins = { edges = ["20KB"], names = ["short", "long"] }
+        "#,
+        senders: 3,
+        bottleneck: r#"rate = "10Mbps", delay = "5ms", queue = { limit = 40, aqm = "red" }"#,
+        rest: r#"
         [[flows]]
         kind = "tcp"
         from = "s0"
@@ -366,8 +358,9 @@ fn workloads_probes_events_and_traces_round_trip() {
         at = "3s"
         stop_flows = "bulk"
         "#,
-    )
-    .unwrap();
+        ..Default::default()
+    }
+    .scenario();
     let r = s.resolved().unwrap();
     let flows = r["flows"].as_array().unwrap();
     assert_eq!(flows[1]["kind"], "workload");

@@ -3,7 +3,8 @@
 //! (issue 27, item 6).
 
 use aqmlab_core::metrics::column_units::{unit, TEXT};
-use aqmlab_core::{run, Scenario};
+use aqmlab_core::run;
+use aqmlab_core::testing::Dumbbell;
 
 fn columns<T: serde::Serialize>(row: &T) -> Vec<String> {
     match serde_json::to_value(row).unwrap() {
@@ -14,22 +15,12 @@ fn columns<T: serde::Serialize>(row: &T) -> Vec<String> {
 
 #[test]
 fn every_column_of_every_table_has_a_unit() {
-    let s = Scenario::from_toml(
-        r#"
-        duration = "2s"
-        warmup = "0.5s"
-        [topology]
-        kind = "dumbbell"
-        senders = 2
-        bottleneck = { rate = "10Mbps", delay = "10ms", queue = { limit = 50, aqm = "red" } }
-        access = { rate = "100Mbps", delay = "1ms" }
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        "#,
-    )
-    .unwrap();
+    let s = Dumbbell {
+        head: r#"warmup = "0.5s""#,
+        bottleneck: r#"rate = "10Mbps", delay = "10ms", queue = { limit = 50, aqm = "red" }"#,
+        ..Default::default()
+    }
+    .scenario();
     let r = run(&s, 1).unwrap();
     let tables = [
         ("queues", columns(&r.queues[0])),

@@ -7,7 +7,8 @@ mod common;
 use aqmlab_core::aqm::registry::{build_queue, REGISTRY};
 use aqmlab_core::aqm::state_docs::{self, StateDoc};
 use aqmlab_core::aqm::QueueDiscipline;
-use aqmlab_core::{run, Scenario};
+use aqmlab_core::run;
+use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use common::aqm_env as env;
 use std::collections::BTreeMap;
 
@@ -67,33 +68,30 @@ fn one_name_means_one_quantity() {
 #[test]
 fn a_sampled_run_records_only_documented_names() {
     for aqm in ["red", "pie", "fq_codel"] {
-        let s = Scenario::from_toml(&format!(
-            r#"
-            duration = "3s"
-            warmup = "1s"
-            sample_interval = "100ms"
-            sample_flows = true
-            [topology]
-            kind = "dumbbell"
-            senders = 3
-            bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {{ limit = 100, aqm = "{aqm}" }} }}
-            access = {{ rate = "100Mbps", delay = "1ms" }}
-            [tcp]
-            variant = "sack"
-            congestion_control = "cubic"
-            [[flows]]
-            kind = "tcp"
-            from = "senders"
-            to = "receivers"
-            [[flows]]
-            kind = "cbr"
-            from = "s0"
-            to = "d0"
-            rate = "1Mbps"
-            packet_size = "1000B"
-            "#
-        ))
-        .unwrap();
+        let bottleneck =
+            format!(r#"rate = "10Mbps", delay = "10ms", queue = {{ limit = 100, aqm = "{aqm}" }}"#);
+        let s = Dumbbell {
+            duration: "3s",
+            head: "warmup = \"1s\"\nsample_interval = \"100ms\"\nsample_flows = true",
+            senders: 3,
+            bottleneck: &bottleneck,
+            rest: &format!(
+                r#"
+                [tcp]
+                variant = "sack"
+                congestion_control = "cubic"
+                {TCP_TO_RECEIVERS}
+                [[flows]]
+                kind = "cbr"
+                from = "s0"
+                to = "d0"
+                rate = "1Mbps"
+                packet_size = "1000B"
+                "#
+            ),
+            ..Default::default()
+        }
+        .scenario();
         let r = run(&s, 1).unwrap();
         let ts = &r.timeseries;
         assert!(!ts.is_empty());

@@ -2,6 +2,7 @@
 //! equal-RTT flows, the Padhye et al. Reno throughput model under Bernoulli loss, ECN
 //! through RED, determinism and packet conservation.
 
+use aqmlab_core::testing::Dumbbell;
 use aqmlab_core::{run, RunResult, Scenario};
 
 /// Payload bits of one data packet (1000 B; 1040 B on the wire).
@@ -300,14 +301,11 @@ fn same_seed_same_flow_table_different_seed_different() {
 
 #[test]
 fn finite_transfers_complete_and_packets_are_conserved() {
-    let s = Scenario::from_toml(
-        r#"
-        duration = "60s"
-        [topology]
-        kind = "dumbbell"
-        senders = 5
-        bottleneck = { rate = "10Mbps", delay = "5ms", queue = { limit = 20, aqm = "droptail" } }
-        access = { rate = "100Mbps", delay = "1ms" }
+    let s = Dumbbell {
+        duration: "60s",
+        senders: 5,
+        bottleneck: r#"rate = "10Mbps", delay = "5ms", queue = { limit = 20, aqm = "droptail" }"#,
+        rest: r#"
         [tcp]
         variant = "sack"
         window = 64
@@ -317,8 +315,9 @@ fn finite_transfers_complete_and_packets_are_conserved() {
         to = "receivers"
         size = "1MB"
         "#,
-    )
-    .unwrap();
+        ..Default::default()
+    }
+    .scenario();
     let r = run(&s, 2).unwrap();
     assert!(r.conserved);
     for f in &r.flows {

@@ -1,25 +1,26 @@
 //! Workloads, flow completion times and latency probes (issue 27, item 3).
 
+use aqmlab_core::metrics::latency::LatencySummary;
+use aqmlab_core::testing::Dumbbell;
 use aqmlab_core::{run, RunResult, Scenario};
+
+/// The access links of this file's dumbbells: 1 Gb/s, 1 ms.
+const GIGABIT_ACCESS: &str = r#"rate = "1Gbps", delay = "1ms""#;
 
 /// A dumbbell of 10 senders through a `rate`, 10 ms bottleneck holding `limit` packets
 /// under `aqm`, 1 Gb/s access links of 1 ms; `flows` is the `[[flows]]` text.
 fn dumbbell(duration: &str, rate: &str, limit: u32, aqm: &str, flows: &str) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "{duration}"
-        [topology]
-        kind = "dumbbell"
-        senders = 10
-        bottleneck = {{ rate = "{rate}", delay = "10ms", queue = {{ limit = {limit}, aqm = "{aqm}" }} }}
-        access = {{ rate = "1Gbps", delay = "1ms" }}
-        [tcp]
-        variant = "sack"
-        window = 1000
-        {flows}
-        "#
-    ))
-    .unwrap()
+    let bottleneck =
+        format!(r#"rate = "{rate}", delay = "10ms", queue = {{ limit = {limit}, aqm = "{aqm}" }}"#);
+    Dumbbell {
+        duration,
+        senders: 10,
+        bottleneck: &bottleneck,
+        access: GIGABIT_ACCESS,
+        rest: &format!("[tcp]\nvariant = \"sack\"\nwindow = 1000\n{flows}"),
+        ..Default::default()
+    }
+    .scenario()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -138,22 +139,21 @@ fn short_flows_finish_sooner_under_fq_codel_than_droptail() {
     assert!(fq_codel < droptail, "{fq_codel} vs {droptail}");
 }
 
-/// A ping's RTT under load rises by about the queueing delay: with two bulk flows holding a
-/// DropTail buffer of 100 packets of 1040 B at 10 Mb/s nearly full, a ping waits up to
-/// 100 x 0.832 ms = 83 ms behind it. Idle, the ping's RTT is the path's: 2 x (1 + 10 + 1) ms
-/// of propagation plus the transmission of its 84 B on each hop.
-#[test]
-fn ping_rtt_rises_by_the_queueing_delay_under_load() {
-    let ping = r#"
+/// A latency probe of `kind` (its group `group`) from s9 to d9 through a 10 Mb/s DropTail buffer of
+/// 100 packets for 20 s, seed 1: idle, and beside two bulk TCP flows (s0, s1).
+fn probe_idle_and_loaded(kind: &str, group: &str) -> (RunResult, RunResult) {
+    let probe = format!(
+        r#"
         [[flows]]
-        kind = "ping"
-        group = "ping"
+        kind = "{kind}"
+        group = "{group}"
         from = "s9"
         to = "d9"
-        "#;
-    let idle = run(&dumbbell("20s", "10Mbps", 100, "droptail", ping), 1).unwrap();
+        "#
+    );
+    let idle = run(&dumbbell("20s", "10Mbps", 100, "droptail", &probe), 1).unwrap();
     let bulk = format!(
-        r#"{ping}
+        r#"{probe}
         [[flows]]
         kind = "tcp"
         from = ["s0", "s1"]
@@ -161,12 +161,23 @@ fn ping_rtt_rises_by_the_queueing_delay_under_load() {
         "#
     );
     let loaded = run(&dumbbell("20s", "10Mbps", 100, "droptail", &bulk), 1).unwrap();
+    (idle, loaded)
+}
+
+/// The latency summary of `group`.
+fn latency<'a>(r: &'a RunResult, group: &str) -> &'a LatencySummary {
+    r.latency_summary.iter().find(|s| s.group == group).unwrap()
+}
+
+/// A ping's RTT under load rises by about the queueing delay: with two bulk flows holding a
+/// DropTail buffer of 100 packets of 1040 B at 10 Mb/s nearly full, a ping waits up to
+/// 100 x 0.832 ms = 83 ms behind it. Idle, the ping's RTT is the path's: 2 x (1 + 10 + 1) ms
+/// of propagation plus the transmission of its 84 B on each hop.
+#[test]
+fn ping_rtt_rises_by_the_queueing_delay_under_load() {
+    let (idle, loaded) = probe_idle_and_loaded("ping", "ping");
     let p50 = |r: &RunResult| {
-        let s = r
-            .latency_summary
-            .iter()
-            .find(|s| s.group == "ping")
-            .unwrap();
+        let s = latency(r, "ping");
         (s.rtt_p50_ms, s.samples)
     };
     let (idle_ms, n) = p50(&idle);
@@ -194,19 +205,8 @@ fn ping_rtt_rises_by_the_queueing_delay_under_load() {
 /// full DropTail buffer it rises by about the queueing delay, like the ping.
 #[test]
 fn tcp_rr_transactions_time_the_round_trip_and_queue() {
-    let rr = r#"
-        [[flows]]
-        kind = "tcp_rr"
-        group = "rr"
-        from = "s9"
-        to = "d9"
-        "#;
-    let idle = run(&dumbbell("20s", "10Mbps", 100, "droptail", rr), 1).unwrap();
-    let s = idle
-        .latency_summary
-        .iter()
-        .find(|s| s.group == "rr")
-        .unwrap();
+    let (idle, loaded) = probe_idle_and_loaded("tcp_rr", "rr");
+    let s = latency(&idle, "rr");
     let tx_ms = 2.0 * 1040.0 * 8.0 * (2.0 / 1e9 + 1.0 / 1e7) * 1e3;
     let expected_ms = 24.0 + tx_ms;
     assert!(
@@ -222,20 +222,7 @@ fn tcp_rr_transactions_time_the_round_trip_and_queue() {
     );
     // Two flows per probe, requests and responses, in the flow table.
     assert_eq!(idle.flows.len(), 2);
-    let bulk = format!(
-        r#"{rr}
-        [[flows]]
-        kind = "tcp"
-        from = ["s0", "s1"]
-        to = ["d0", "d1"]
-        "#
-    );
-    let loaded = run(&dumbbell("20s", "10Mbps", 100, "droptail", &bulk), 1).unwrap();
-    let l = loaded
-        .latency_summary
-        .iter()
-        .find(|s| s.group == "rr")
-        .unwrap();
+    let l = latency(&loaded, "rr");
     let rise = l.rtt_p50_ms - s.rtt_p50_ms;
     let queue_ms = 100.0 * 1040.0 * 8.0 / 1e7 * 1e3;
     eprintln!(
@@ -273,18 +260,13 @@ fn workload(fields: &str) -> String {
 
 /// The error a workload's scenario is refused with.
 fn refused(fields: &str) -> aqmlab_core::ScenarioError {
-    let text = format!(
-        r#"
-        duration = "10s"
-        [topology]
-        kind = "dumbbell"
-        senders = 2
-        bottleneck = {{ rate = "10Mbps", delay = "10ms" }}
-        access = {{ rate = "1Gbps", delay = "1ms" }}
-        {}
-        "#,
-        workload(fields)
-    );
+    let text = Dumbbell {
+        duration: "10s",
+        access: GIGABIT_ACCESS,
+        rest: &workload(fields),
+        ..Default::default()
+    }
+    .toml();
     match Scenario::from_toml(&text) {
         Err(e) => e,
         Ok(s) => match run(&s, 1) {
@@ -305,20 +287,23 @@ fn offered(r: &RunResult, a: f64, b: f64, rate_bps: f64) -> f64 {
     bytes * 8.0 / (b - a) / rate_bps
 }
 
-/// A: `10000 0.9` / `20000 1` has mean 0.9 x 10,000 + 0.1 x 15,000 = 10,500 B; read as
-/// 1,500 B (the first point's mass left out) `load = 0.3` offered 2.1 times the link.
-#[test]
-fn an_empirical_cdf_offers_its_load_with_the_first_points_mass() {
-    let path = cdf_file("atom", "10000 0.9\n20000 1\n");
+/// A workload of load 0.3 with its sizes from the CDF file `name` holding `cdf`, through a
+/// 10 Mb/s FQ-CoDel bottleneck for `duration`, seed 1.
+fn run_cdf_at_30_percent(name: &str, cdf: &str, duration: &str) -> RunResult {
+    let path = cdf_file(name, cdf);
     let sizes = format!(
         r#"load = 0.3
         sizes = {{ dist = "cdf", file = "{path}" }}"#
     );
-    let r = run(
-        &dumbbell("60s", "10Mbps", 1000, "fq_codel", &workload(&sizes)),
-        1,
-    )
-    .unwrap();
+    let s = dumbbell(duration, "10Mbps", 1000, "fq_codel", &workload(&sizes));
+    run(&s, 1).unwrap()
+}
+
+/// A: `10000 0.9` / `20000 1` has mean 0.9 x 10,000 + 0.1 x 15,000 = 10,500 B; read as
+/// 1,500 B (the first point's mass left out) `load = 0.3` offered 2.1 times the link.
+#[test]
+fn an_empirical_cdf_offers_its_load_with_the_first_points_mass() {
+    let r = run_cdf_at_30_percent("atom", "10000 0.9\n20000 1\n", "60s");
     // 0.3 x 10 Mb/s / (8 x 10,500 B) = 35.7 arrivals/s: 2,143 in 60 s (sd 46, 2.2 %).
     let n = r.fct.len() as f64;
     assert!((n - 2142.9).abs() < 5.0 * 46.3, "{n} arrivals");
@@ -329,16 +314,7 @@ fn an_empirical_cdf_offers_its_load_with_the_first_points_mass() {
 /// A: a one-point CDF is a constant size (it was refused, at a `count` the entry has not).
 #[test]
 fn a_one_point_cdf_is_a_constant_size() {
-    let path = cdf_file("one", "1000 1\n");
-    let sizes = format!(
-        r#"load = 0.3
-        sizes = {{ dist = "cdf", file = "{path}" }}"#
-    );
-    let r = run(
-        &dumbbell("10s", "10Mbps", 1000, "fq_codel", &workload(&sizes)),
-        1,
-    )
-    .unwrap();
+    let r = run_cdf_at_30_percent("one", "1000 1\n", "10s");
     assert!(r.fct.iter().all(|f| f.size_bytes == 1000));
     // 0.3 x 10 Mb/s / 8 kbit = 375 arrivals/s: 3,750 in 10 s (sd 61).
     assert!(
@@ -453,22 +429,21 @@ fn sizes_a_run_cannot_represent_are_refused_at_their_field() {
     ));
     assert_eq!(e.path, "flows[0].sizes.file", "{e}");
     assert!(e.message.contains("line 2"), "{e}");
-    let tcp = Scenario::from_toml(
-        r#"
-        duration = "10s"
-        [topology]
-        kind = "dumbbell"
-        senders = 1
-        bottleneck = { rate = "10Mbps", delay = "10ms" }
-        access = { rate = "1Gbps", delay = "1ms" }
+    let tcp = Dumbbell {
+        duration: "10s",
+        senders: 1,
+        access: GIGABIT_ACCESS,
+        rest: r#"
         [[flows]]
         kind = "tcp"
         from = "s0"
         to = "d0"
         size = 10000000000000000
         "#,
-    )
-    .unwrap_err();
+        ..Default::default()
+    }
+    .toml();
+    let tcp = Scenario::from_toml(&tcp).unwrap_err();
     assert_eq!(tcp.path, "flows[0].size", "{tcp}");
     // A heavy tail whose share beyond the limit is negligible runs, with `max_size` clipping.
     let ok = workload(

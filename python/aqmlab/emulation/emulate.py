@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from ..cli_options import microseconds_in_range
 from ..errors import scenario_error
 from ..result import Result
 from ..scenario import ScenarioLike, load_scenario, resolve_seed, to_json
@@ -286,8 +287,10 @@ def emulate(
     # The options first, before the network is built and anything created on the machine.
     if not (max_lag_us > 0 and math.isfinite(max_lag_us)):
         raise ValueError(f"max_lag_us: {max_lag_us}, expected a positive number of microseconds")
-    if not (0 <= spin_us <= 1e6):  # the router's own range (EmulationRouter.start)
-        raise ValueError(f"spin_us: {spin_us}, expected 0 to 1e6 microseconds")
+    try:  # the router's own range (EmulationRouter.start); the check of --spin-us
+        microseconds_in_range(spin_us, 1e6)
+    except ValueError as e:
+        raise ValueError(f"spin_us: {e}") from None
     scenario_json = to_json(s)
     # The network and its plan first, before anything is created on the machine.
     router = _core.EmulationRouter(scenario_json, seed, _device_prefix())

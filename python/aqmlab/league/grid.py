@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..cli_options import duration_s
 from ..reproduce import SCENARIOS as SCENARIO_DIR  # the papers' scenario files
 
 if TYPE_CHECKING:
@@ -189,8 +190,6 @@ SCENARIO_IDS = tuple(s.id for s in SCENARIOS)
 
 
 # ---------------------------------------------------------------------------- units
-_TIME = re.compile(r"^\s*([0-9.eE+-]+)\s*(ns|us|ms|s|min)?\s*$")
-_TIME_SCALE = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, None: 1.0}
 _RATE = re.compile(r"^\s*([0-9.eE+-]+)\s*([kKmMgG]?)(bps|b/s)?\s*$")
 _RATE_SCALE = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
 
@@ -207,8 +206,12 @@ def _in_base_unit(value: Any, pattern: re.Pattern[str], scale: Mapping[Any, floa
 
 
 def seconds(value: Any) -> float:
-    """A scenario time ("6.5ms", "100s", 2.5) in seconds."""
-    return _in_base_unit(value, _TIME, _TIME_SCALE, "time")
+    """A scenario time ("6.5ms", "100s", 2.5) in seconds: a bare number as it is, a text as the
+    command line's durations are read (:func:`aqmlab.cli_options.duration_s`, the engine's
+    time units)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return duration_s(str(value))
 
 
 def bits_per_second(value: Any) -> float:

@@ -10,6 +10,8 @@ use aqmlab_core::aqm::QueueLimit;
 use aqmlab_core::metrics::queue_stats::QueueSummary;
 use aqmlab_core::{run, Scenario};
 
+pub mod validation;
+
 /// The AQM tests' network: 50 senders through a 10 Mb/s, 5 ms bottleneck holding `limit`
 /// packets under `aqm` (a TOML value), 100 Mb/s access links of `access_delay` (a TOML value:
 /// one delay or a list cycled over the hosts), TCP `variant` with a 64-packet window; 30 s
