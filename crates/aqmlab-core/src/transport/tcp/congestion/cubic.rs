@@ -56,6 +56,10 @@
 //! table and one Newton step), `cnt` recomputed at most once per jiffy, or every 1/32 s while
 //! cwnd has not changed, and the epoch moved on by an idle period (`cubictcp_cwnd_event`).
 
+use super::growth::Growth;
+use super::ops::{AckEvent, Acked, CaState, CongestionOps, Signal, StateCtx, Window};
+use super::{CwndGrowth, HystartParams};
+use crate::transport::tcp::TcpConfig;
 use super::packet_counting::{self, AckedCount};
 use crate::sim::{time, Time};
 use crate::units::ScenarioError;
@@ -426,6 +430,87 @@ impl Cubic {
     pub fn state(&self, out: &mut crate::sim::StateSink) {
         out("cubic_w_max", self.w_max);
         out("cubic_k_s", self.epoch.map_or(0.0, |e| e.k));
+    }
+}
+
+/// CUBIC as a controller (net/ipv4/tcp_cubic.c: `cubictcp_recalc_ssthresh`,
+/// `cubictcp_cong_avoid`, `cubictcp_acked`, `cubictcp_state`), with the HyStart (either
+/// kind) that runs its slow start.
+#[derive(Debug, Clone)]
+pub struct CubicOps {
+    c: Cubic,
+    g: Growth,
+}
+
+impl CubicOps {
+    pub fn new(p: CubicParams, growth: CwndGrowth, hystart: HystartParams) -> Self {
+        CubicOps {
+            c: Cubic::new(p),
+            g: Growth::new(growth, hystart, true),
+        }
+    }
+
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        Self::new(cfg.cubic, cfg.cwnd_growth, cfg.hystart)
+    }
+
+    pub fn growth(&self) -> &Growth {
+        &self.g
+    }
+}
+
+impl CongestionOps for CubicOps {
+    #[inline]
+    fn ssthresh(&mut self, _: &Window, base: i64, _: Signal, _: Time) -> Option<i64> {
+        self.g.on_reduction();
+        Some(self.c.reduce(base))
+    }
+
+    #[inline]
+    fn cong_avoid(&mut self, w: &mut Window, acked: Acked, now: Time, srtt: Time) {
+        let acked = self.g.acked(acked);
+        if self.g.hystart_on_ack(w, acked) {
+            return;
+        }
+        match self.g.rule() {
+            CwndGrowth::PerAck => self.c.on_ack(&mut w.cwnd, w.ssthresh, acked, now, srtt),
+            CwndGrowth::PacketsAcked => self.c.on_ack_counted(
+                &mut w.cwnd,
+                w.ssthresh,
+                acked,
+                now,
+                srtt,
+                &mut self.g.acked_count,
+            ),
+        }
+    }
+
+    /// `cubictcp_acked`: HyStart++'s sample, then delay_min and Linux's HyStart on it (which
+    /// may set `ssthresh = cwnd`), also on ACKs that do not reach `cong_avoid`.
+    #[inline]
+    fn pkts_acked(&mut self, rtt: Time, ack: &AckEvent, w: &mut Window) {
+        self.g.on_rtt_sample(rtt, ack.snd_una, ack.snd_nxt);
+        if let Some(delay_min) = self.c.on_rtt_sample(rtt, ack.now) {
+            if let Some(h) = self.g.linux_mut() {
+                let edges = (ack.snd_una, ack.snd_nxt);
+                h.on_rtt_sample(rtt, delay_min, ack.now, edges.0, edges.1, w.cwnd, &mut w.ssthresh);
+            }
+        }
+    }
+
+    /// `cubictcp_state(TCP_CA_Loss)`: `state_on_rto`, and Linux's HyStart searching again.
+    fn set_state(&mut self, state: CaState, _: &mut Window, cx: &StateCtx) {
+        if state == CaState::Loss {
+            self.c.on_timeout();
+            if let Some(h) = self.g.linux_mut() {
+                h.on_timeout(cx.now, cx.snd_nxt);
+            }
+        }
+    }
+
+    fn state(&self, out: &mut crate::sim::StateSink) {
+        self.c.state(out);
+        self.g.state(out);
     }
 }
 
