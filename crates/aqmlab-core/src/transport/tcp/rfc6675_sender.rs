@@ -69,8 +69,8 @@
 //! and the RTT estimator's rto_estimator, min_rto, max_rto, initial_rto, tick, max_backoff.
 
 use super::congestion::{
-    AckEvent, AckInfo, Acked, CaEvent, CaState, CongestionControl, CongestionOps, Signal,
-    StateCtx, Window,
+    AckEvent, AckInfo, Acked, CaEvent, CaState, CongestionControl, CongestionOps, Signal, StateCtx,
+    Window,
 };
 use super::cwnd_use::CwndUse;
 use super::delivery_rate::DeliveryRate;
@@ -223,9 +223,7 @@ impl Rfc6675Sender {
             p.set_rate(cc.initial_pacing_rate());
         }
         Rfc6675Sender {
-            rate: cc
-                .wants_rate_sample()
-                .then(Box::<DeliveryRate>::default),
+            rate: cc.wants_rate_sample().then(Box::<DeliveryRate>::default),
             cong_control_pending: false,
             ack_losses: 0,
             pacer,
@@ -488,7 +486,6 @@ impl Rfc6675Sender {
         }
     }
 }
-
 
 #[cfg(test)]
 #[path = "rfc6675_sender_tests.rs"]

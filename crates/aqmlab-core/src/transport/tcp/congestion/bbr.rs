@@ -50,8 +50,8 @@
 //! - The undo of a spurious recovery (`bbr_undo_cwnd`) is not modelled (F-RTO's undo restores
 //!   the window as for any controller).
 
-pub use super::ops::{AckInfo, CaState};
 use super::minmax::WindowedMax;
+pub use super::ops::{AckInfo, CaState};
 use super::ops::{CongestionOps, Signal, StateCtx, Window};
 use crate::sim::{RngStream, StreamKind, Time};
 use crate::transport::tcp::delivery_rate::DeliveryRate;
@@ -278,7 +278,6 @@ impl Bbr {
         self.ssthresh
     }
 
-
     /// `bbr_save_cwnd`.
     fn save_cwnd(&mut self, cwnd: f64) {
         if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
@@ -322,7 +321,6 @@ impl Bbr {
         self.update_min_rtt(rate, a, cwnd);
         self.update_gains();
     }
-
 
     /// `bbr_is_next_cycle_phase`.
     fn is_next_cycle_phase(&self, rate: &DeliveryRate, a: &AckInfo) -> bool {
@@ -370,7 +368,6 @@ impl Bbr {
             self.mode = Mode::Startup;
         }
     }
-
 
     /// `bbr_check_full_bw_reached`.
     fn check_full_bw_reached(&mut self, rate: &DeliveryRate) {

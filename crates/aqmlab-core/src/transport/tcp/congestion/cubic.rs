@@ -58,10 +58,10 @@
 
 use super::growth::Growth;
 use super::ops::{AckEvent, Acked, CaState, CongestionOps, Signal, StateCtx, Window};
-use super::{CwndGrowth, HystartParams};
-use crate::transport::tcp::TcpConfig;
 use super::packet_counting::{self, AckedCount};
+use super::{CwndGrowth, HystartParams};
 use crate::sim::{time, Time};
+use crate::transport::tcp::TcpConfig;
 use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
@@ -493,7 +493,15 @@ impl CongestionOps for CubicOps {
         if let Some(delay_min) = self.c.on_rtt_sample(rtt, ack.now) {
             if let Some(h) = self.g.linux_mut() {
                 let edges = (ack.snd_una, ack.snd_nxt);
-                h.on_rtt_sample(rtt, delay_min, ack.now, edges.0, edges.1, w.cwnd, &mut w.ssthresh);
+                h.on_rtt_sample(
+                    rtt,
+                    delay_min,
+                    ack.now,
+                    edges.0,
+                    edges.1,
+                    w.cwnd,
+                    &mut w.ssthresh,
+                );
             }
         }
     }

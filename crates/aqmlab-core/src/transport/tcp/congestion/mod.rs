@@ -33,7 +33,9 @@ pub use cubic::{Cubic, CubicOps, CubicParams};
 pub use dctcp::{Dctcp, DctcpOps, DctcpParams};
 pub use hystart::{HyStart, HystartKind, HystartParams};
 pub use hystart_linux::LinuxHyStart;
-pub use ops::{AckEvent, AckInfo, Acked, CaEvent, CaState, CongestionOps, Signal, StateCtx, Window};
+pub use ops::{
+    AckEvent, AckInfo, Acked, CaEvent, CaState, CongestionOps, Signal, StateCtx, Window,
+};
 pub use prague::{Prague, PragueOps, PragueParams};
 pub use reno::{Reno, RenoOps};
 
@@ -131,9 +133,7 @@ impl CongestionControl {
             CongestionControlKind::Reno => CongestionControl::Reno(RenoOps::from_config(cfg)),
             CongestionControlKind::Cubic => CongestionControl::Cubic(CubicOps::from_config(cfg)),
             CongestionControlKind::Dctcp => CongestionControl::Dctcp(DctcpOps::from_config(cfg)),
-            CongestionControlKind::Prague => {
-                CongestionControl::Prague(PragueOps::from_config(cfg))
-            }
+            CongestionControlKind::Prague => CongestionControl::Prague(PragueOps::from_config(cfg)),
             CongestionControlKind::Bbr => {
                 CongestionControl::Bbr(Box::new(Bbr::from_config(cfg, rng)))
             }
@@ -263,7 +263,14 @@ mod tests {
     }
 
     impl Calls for CongestionControl {
-        fn on_ack(&mut self, cwnd: &mut f64, ssthresh: &mut i64, acked: i64, now: Time, srtt: Time) {
+        fn on_ack(
+            &mut self,
+            cwnd: &mut f64,
+            ssthresh: &mut i64,
+            acked: i64,
+            now: Time,
+            srtt: Time,
+        ) {
             let mut w = Window {
                 cwnd: *cwnd,
                 ssthresh: *ssthresh,
@@ -359,7 +366,8 @@ mod tests {
             (CongestionControlKind::Reno, 0x3d47_3a2b_c388_d583),
             (CongestionControlKind::Cubic, 0x00de_b448_6493_fba8),
         ] {
-            let cc = std::cell::RefCell::new(build(kind, HystartParams::default(), CwndGrowth::PerAck));
+            let cc =
+                std::cell::RefCell::new(build(kind, HystartParams::default(), CwndGrowth::PerAck));
             let (hash, got) = drive(
                 &mut |w, s, a, n, r| {
                     // RTT samples must change nothing when HyStart++ is off.
@@ -405,7 +413,11 @@ mod tests {
     fn cubic_after_a_hystart_exit_starts_its_first_epoch_at_cwnd() {
         // RFC 9406 section 4.2 (CSS ends after CSS_ROUNDS rounds with ssthresh = cwnd) with
         // RFC 9438 section 4.10: no W_max yet, so W_max = cwnd and K = 0.
-        let mut cc = build(CongestionControlKind::Cubic, HystartParams::RFC9406, CwndGrowth::PerAck);
+        let mut cc = build(
+            CongestionControlKind::Cubic,
+            HystartParams::RFC9406,
+            CwndGrowth::PerAck,
+        );
         let (mut cwnd, mut ssthresh) = (10.0, 1_i64 << 20);
         let (mut una, mut nxt, mut now) = (0_i64, 10_i64, 0);
         let mut round = 0;
@@ -447,7 +459,11 @@ mod tests {
         };
         let reno = build(CongestionControlKind::Reno, linux, CwndGrowth::PacketsAcked);
         assert!(reno.linux_hystart().is_none() && reno.hystart().is_none());
-        let mut cc = build(CongestionControlKind::Cubic, linux, CwndGrowth::PacketsAcked);
+        let mut cc = build(
+            CongestionControlKind::Cubic,
+            linux,
+            CwndGrowth::PacketsAcked,
+        );
         let (mut cwnd, mut ssthresh) = (20.0, 1_i64 << 20);
         // Samples 10 ms apart (no ACK train). The first, at 40 ms, sets delay_min and is a
         // round of its own (end_seq 2); the next ACK (snd_una 5 > 2) starts a round whose

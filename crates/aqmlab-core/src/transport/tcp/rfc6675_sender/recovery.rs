@@ -174,7 +174,12 @@ impl Rfc6675Sender {
     ///   until what is outstanding is acknowledged (`high_seq = snd_nxt`) and new data goes
     ///   out instead of repairs, as much as cwnd allows over pipe (`tcp_write_xmit`) if the
     ///   receiver's window has room; otherwise conventional recovery.
-    pub(super) fn frto_on_ack(&mut self, cx: &mut AgentCtx, u: &AckUpdate, original_delivered: bool) -> bool {
+    pub(super) fn frto_on_ack(
+        &mut self,
+        cx: &mut AgentCtx,
+        u: &AckUpdate,
+        original_delivered: bool,
+    ) -> bool {
         let (newly_acked, newly_sacked) = (u.newly_acked, u.newly_sacked);
         let advanced = newly_acked > 0;
         let Some(f) = self.frto else {

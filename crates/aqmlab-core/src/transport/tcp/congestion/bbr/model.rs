@@ -72,7 +72,12 @@ impl Bbr {
 
     /// `bbr_packets_in_net_at_edt`: what will still be in the network when the next
     /// scheduled packet leaves.
-    pub(super) fn packets_in_net_at_edt(&self, inflight_now: f64, now: Time, next_departure: Time) -> f64 {
+    pub(super) fn packets_in_net_at_edt(
+        &self,
+        inflight_now: f64,
+        now: Time,
+        next_departure: Time,
+    ) -> f64 {
         let edt = next_departure.max(now);
         let interval_delivered = (self.bw() * ((edt - now) / 1_000 * 1_000) as f64 / 1e9).floor();
         let mut inflight_at_edt = inflight_now;
@@ -175,7 +180,13 @@ impl Bbr {
     }
 
     /// `bbr_lt_bw_sampling` with the sample's `losses` and app-limited flag.
-    pub(super) fn lt_bw_sampling(&mut self, rate: &DeliveryRate, losses: i64, app_limited: bool, now: Time) {
+    pub(super) fn lt_bw_sampling(
+        &mut self,
+        rate: &DeliveryRate,
+        losses: i64,
+        app_limited: bool,
+        now: Time,
+    ) {
         if self.lt_use_bw {
             if self.mode == Mode::ProbeBw && self.round_start {
                 self.lt_rtt_cnt += 1;
