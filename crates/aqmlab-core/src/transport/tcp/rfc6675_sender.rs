@@ -488,5 +488,7 @@ impl Rfc6675Sender {
 }
 
 #[cfg(test)]
+mod hook_tests;
+#[cfg(test)]
 #[path = "rfc6675_sender_tests.rs"]
 mod tests;

@@ -202,6 +202,10 @@ impl DctcpOps {
     pub fn alpha(&self) -> f64 {
         self.d.est.alpha()
     }
+
+    pub fn growth(&self) -> &Growth {
+        &self.g
+    }
 }
 
 impl CongestionOps for DctcpOps {

@@ -26,6 +26,8 @@ pub mod minmax;
 pub mod ops;
 pub mod packet_counting;
 pub mod prague;
+#[cfg(test)]
+pub mod recorder;
 pub mod reno;
 
 pub use bbr::Bbr;
@@ -92,6 +94,9 @@ pub enum CongestionControl {
     Prague(PragueOps),
     /// Boxed: BBR's state is several times CUBIC's, and every sender would carry it.
     Bbr(Box<Bbr>),
+    /// Test-only: records the hook calls (`recorder.rs`).
+    #[cfg(test)]
+    Test(Box<recorder::Recorder>),
 }
 
 macro_rules! each {
@@ -102,6 +107,11 @@ macro_rules! each {
             CongestionControl::Dctcp($c) => $e,
             CongestionControl::Prague($c) => $e,
             CongestionControl::Bbr(b) => {
+                let $c = &mut **b;
+                $e
+            }
+            #[cfg(test)]
+            CongestionControl::Test(b) => {
                 let $c = &mut **b;
                 $e
             }
@@ -117,6 +127,11 @@ macro_rules! each_ref {
             CongestionControl::Dctcp($c) => $e,
             CongestionControl::Prague($c) => $e,
             CongestionControl::Bbr(b) => {
+                let $c = &**b;
+                $e
+            }
+            #[cfg(test)]
+            CongestionControl::Test(b) => {
                 let $c = &**b;
                 $e
             }
@@ -145,6 +160,8 @@ impl CongestionControl {
         match self {
             CongestionControl::Reno(c) => c.growth().hystart(),
             CongestionControl::Cubic(c) => c.growth().hystart(),
+            CongestionControl::Dctcp(c) => c.growth().hystart(),
+            CongestionControl::Prague(c) => c.growth().hystart(),
             _ => None,
         }
     }

@@ -279,6 +279,10 @@ impl PragueOps {
     pub fn prague(&self) -> &Prague {
         &self.p
     }
+
+    pub fn growth(&self) -> &Growth {
+        &self.g
+    }
 }
 
 impl CongestionOps for PragueOps {
