@@ -36,6 +36,10 @@
 //!   delivery rates within 1/8 (or 4 kbit/s) of each other, mean a token-bucket policer: BBR
 //!   then uses their average as BtlBw at gain 1 for 48 rounds.
 //!
+//! The model and its arithmetic (units, BDP, TSO budget, BtlBw's update, ACK aggregation, the
+//! long-term sampling) are in `bbr/model.rs`; this file holds the modes that read it, the
+//! window and pacing it sets, and the hooks (`ops.rs`) through which the sender drives it.
+//!
 //! Where aqmlab differs, knowingly:
 //! - Rates are f64 packets per second, not Linux's 2^-24 packets/us fixed point; the gains
 //!   are Linux's 1/256 values.
