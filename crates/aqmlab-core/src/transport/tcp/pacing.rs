@@ -26,7 +26,7 @@
 //! recomputed on each ACK: ratio x size x max(cwnd, packets_out) / srtt, with ratio
 //! `tcp_pacing_ss_ratio` (200 %) while cwnd < ssthresh / 2 and `tcp_pacing_ca_ratio` (120 %)
 //! otherwise; before the first RTT sample Linux does not divide by srtt (an unbounded rate):
-//! no pacing. A controller may set its own rate instead ([`super::congestion::CongestionControl::pacing_rate`]).
+//! no pacing. A controller may set its own rate instead ([`super::congestion::CongestionOps::pacing_rate`]).
 
 use crate::sim::{LazyTimer, Time};
 

@@ -44,7 +44,7 @@
 //!   `send_much(1, ...)`, which sends all the window allows. `send_one` and retransmissions
 //!   in `dupack_action`/`partialnewack_helper` call `output` directly, undelayed.
 
-use super::congestion::{CongestionControl, HystartParams};
+use super::congestion::{Acked, CongestionControl, CongestionOps, HystartParams, Signal, Window};
 use super::rtt::RttEstimator;
 use super::sack_scoreboard::SackScoreboard;
 use super::transmissions::Transmissions;
@@ -136,11 +136,12 @@ impl TcpSender {
         let ssthresh = cfg.ssthresh_init.unwrap_or(cfg.window) as i64;
         let cwnd = cfg.window_init as f64;
         // ns-2 has no HyStart++: its slow start stays ns-2's whatever the configuration.
-        let cc = CongestionControl::new(
-            cfg.congestion_control,
-            cfg.cubic,
-            HystartParams::default(),
-            cfg.cwnd_growth,
+        let cc = CongestionControl::build(
+            &TcpConfig {
+                hystart: HystartParams::default(),
+                ..cfg.clone()
+            },
+            &rng,
         );
         TcpSender {
             cfg,
@@ -431,13 +432,10 @@ impl TcpSender {
         self.newack(cx, ack, ece);
         // An ACK echoing congestion does not open the window.
         if !ece {
-            self.cc.on_ack(
-                &mut self.cwnd,
-                &mut self.ssthresh,
-                acked,
-                cx.now,
-                self.rtt.srtt(),
-            );
+            let mut w = self.window_state();
+            self.cc
+                .cong_avoid(&mut w, Acked::both(acked), cx.now, self.rtt.srtt());
+            (self.cwnd, self.ssthresh) = (w.cwnd, w.ssthresh);
         }
         self.check_completion(cx);
     }
@@ -487,11 +485,26 @@ impl TcpSender {
         w.min(self.cfg.window as i64)
     }
 
+    fn window_state(&self) -> Window {
+        Window {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+        }
+    }
+
+    /// The controller's share of `window` (ns-2's congestion signals are all one kind).
+    fn reduce(&mut self, window: i64) -> i64 {
+        let w = self.window_state();
+        self.cc
+            .ssthresh(&w, window, Signal::Loss, 0)
+            .expect("the ns-2 agents' controllers always cut")
+    }
+
     /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)`, to the controller's share of
     /// the window (half for Reno). cwnd is kept at one packet at least: ns-2 lets an ECN cut
     /// reach 0 and then waits for the timer.
     fn halve(&mut self) {
-        let half = self.cc.reduce(self.window());
+        let half = self.reduce(self.window());
         self.ssthresh = half.max(2);
         self.cwnd = (half as f64).max(1.0);
         self.cong_action = true;
@@ -518,7 +531,7 @@ impl TcpSender {
         if outstanding {
             self.recover = self.maxseq;
             if self.last_cwnd_action != CwndAction::Ecn {
-                let half = self.cc.reduce(self.window());
+                let half = self.reduce(self.window());
                 self.ssthresh = half.max(2);
             }
             // After an ECN cut in this window only cwnd collapses, not ssthresh again.

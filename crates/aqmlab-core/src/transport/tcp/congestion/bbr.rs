@@ -36,6 +36,10 @@
 //!   delivery rates within 1/8 (or 4 kbit/s) of each other, mean a token-bucket policer: BBR
 //!   then uses their average as BtlBw at gain 1 for 48 rounds.
 //!
+//! The model and its arithmetic (units, BDP, TSO budget, BtlBw's update, ACK aggregation, the
+//! long-term sampling) are in `bbr/model.rs`; this file holds the modes that read it, the
+//! window and pacing it sets, and the hooks (`ops.rs`) through which the sender drives it.
+//!
 //! Where aqmlab differs, knowingly:
 //! - Rates are f64 packets per second, not Linux's 2^-24 packets/us fixed point; the gains
 //!   are Linux's 1/256 values.
@@ -51,8 +55,16 @@
 //!   the window as for any controller).
 
 use super::minmax::WindowedMax;
-use crate::sim::{RngStream, Time};
+pub use super::ops::{AckInfo, CaState};
+use super::ops::{CongestionOps, Signal, StateCtx, Window};
+use crate::sim::{RngStream, StreamKind, Time};
 use crate::transport::tcp::delivery_rate::DeliveryRate;
+use crate::transport::tcp::pacing::PacingInputs;
+use crate::transport::tcp::TcpConfig;
+
+mod model;
+#[cfg(test)]
+mod tests;
 
 const MS: Time = 1_000_000;
 
@@ -111,28 +123,6 @@ pub enum Mode {
     ProbeRtt = 3,
 }
 
-/// The sender's loss-recovery state as BBR reads it (Linux `icsk_ca_state`: Open and
-/// Disorder are `Open` here; CWR is not used, as BBR v1 does not react to ECN).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum CaState {
-    Open = 0,
-    Recovery = 3,
-    Loss = 4,
-}
-
-/// What the sender tells BBR on an ACK, besides the rate sample.
-#[derive(Debug, Clone, Copy)]
-pub struct AckInfo {
-    pub now: Time,
-    /// Packets in flight after the ACK (`tcp_packets_in_flight`: the pipe).
-    pub in_flight: i64,
-    pub ca_state: CaState,
-    /// Smoothed RTT (0 before a sample).
-    pub srtt: Time,
-    /// The pacer's next departure time (`tcp_wstamp_ns`).
-    pub next_departure: Time,
-}
-
 #[derive(Debug, Clone)]
 pub struct Bbr {
     mode: Mode,
@@ -181,6 +171,18 @@ pub struct Bbr {
 impl Bbr {
     /// `bbr_init` at `now` for packets of `packet_bytes`, with the initial window `cwnd`,
     /// drawing from `rng` (the sender's stream).
+    pub fn from_config(cfg: &TcpConfig, rng: &RngStream) -> Self {
+        // The random draws (the ProbeBW start phase) come from a stream seeded by the
+        // sender's own, which is cloned, not drawn from: `overhead`'s delays stay as they were.
+        let seed = rng.clone().next_u64();
+        Bbr::new(
+            RngStream::new(seed, StreamKind::Agent, 28),
+            cfg.data_size(),
+            cfg.window_init as f64,
+            0,
+        )
+    }
+
     pub fn new(rng: RngStream, packet_bytes: u32, cwnd: f64, now: Time) -> Self {
         let mut b = Bbr {
             mode: Mode::Startup,
@@ -280,91 +282,6 @@ impl Bbr {
         self.ssthresh
     }
 
-    /// `bbr_rate_bytes_per_sec`: packets/s x gain, less the 1 % margin, in bytes/s.
-    fn rate_bytes_per_sec(&self, bw: f64, gain: f64) -> f64 {
-        bw * self.packet_bytes * gain * (100.0 - PACING_MARGIN_PERCENT) / 100.0
-    }
-
-    /// `bbr_init_pacing_rate_from_rtt`: high_gain x cwnd / RTT (1 ms before a sample).
-    fn init_pacing_rate_from_rtt(&mut self, cwnd: f64, srtt: Time) {
-        let rtt = if srtt > 0 {
-            self.has_seen_rtt = true;
-            srtt.max(1_000)
-        } else {
-            MS
-        };
-        let bw = cwnd / (rtt as f64 / 1e9);
-        self.pacing_rate = self.rate_bytes_per_sec(bw, HIGH_GAIN);
-    }
-
-    /// `bbr_set_pacing_rate`.
-    fn set_pacing_rate(&mut self, bw: f64, gain: f64, cwnd: f64, srtt: Time) {
-        let rate = self.rate_bytes_per_sec(bw, gain);
-        if !self.has_seen_rtt && srtt > 0 {
-            self.init_pacing_rate_from_rtt(cwnd, srtt);
-        }
-        if self.full_bw_reached || rate > self.pacing_rate {
-            self.pacing_rate = rate;
-        }
-    }
-
-    /// `bbr_tso_segs_goal` with `bbr_min_tso_segs`.
-    fn tso_segs_goal(&self) -> f64 {
-        let bytes = (self.pacing_rate / PACING_SHIFT).floor().min(GSO_MAX_BYTES);
-        let min_segs = if self.pacing_rate < MIN_TSO_RATE_BPS / 8.0 {
-            1.0
-        } else {
-            2.0
-        };
-        (bytes / self.packet_bytes).floor().max(min_segs).min(127.0)
-    }
-
-    /// `bbr_bdp`: ceil(bw x min_rtt x gain); `TCP_INIT_CWND` before an RTT sample.
-    fn bdp(&self, bw: f64, gain: f64) -> f64 {
-        let Some(min_rtt) = self.min_rtt else {
-            return TCP_INIT_CWND;
-        };
-        (bw * (min_rtt as f64 / 1e9) * gain).ceil()
-    }
-
-    /// `bbr_quantization_budget`.
-    fn quantization_budget(&self, cwnd: f64) -> f64 {
-        let mut cwnd = cwnd + 3.0 * self.tso_segs_goal();
-        // Round up to an even number (fewer delayed ACKs).
-        cwnd = 2.0 * (cwnd / 2.0).ceil();
-        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
-            cwnd += 2.0;
-        }
-        cwnd
-    }
-
-    /// `bbr_inflight`.
-    pub fn inflight(&self, bw: f64, gain: f64) -> f64 {
-        self.quantization_budget(self.bdp(bw, gain))
-    }
-
-    /// `bbr_packets_in_net_at_edt`: what will still be in the network when the next
-    /// scheduled packet leaves.
-    fn packets_in_net_at_edt(&self, inflight_now: f64, now: Time, next_departure: Time) -> f64 {
-        let edt = next_departure.max(now);
-        let interval_delivered = (self.bw() * ((edt - now) / 1_000 * 1_000) as f64 / 1e9).floor();
-        let mut inflight_at_edt = inflight_now;
-        if self.pacing_gain > 1.0 {
-            inflight_at_edt += self.tso_segs_goal();
-        }
-        (inflight_at_edt - interval_delivered).max(0.0)
-    }
-
-    /// `bbr_ack_aggregation_cwnd`.
-    fn ack_aggregation_cwnd(&self) -> f64 {
-        if EXTRA_ACKED_GAIN > 0.0 && self.full_bw_reached {
-            let max_aggr = (self.bw() * EXTRA_ACKED_MAX as f64 / 1e9).floor();
-            let aggr = (EXTRA_ACKED_GAIN * self.extra_acked[0].max(self.extra_acked[1])).floor();
-            return aggr.min(max_aggr);
-        }
-        0.0
-    }
-
     /// `bbr_save_cwnd`.
     fn save_cwnd(&mut self, cwnd: f64) {
         if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
@@ -407,58 +324,6 @@ impl Bbr {
         self.check_drain(rate, a);
         self.update_min_rtt(rate, a, cwnd);
         self.update_gains();
-    }
-
-    /// `bbr_update_bw`.
-    fn update_bw(&mut self, rate: &DeliveryRate, now: Time) {
-        self.round_start = false;
-        let rs = *rate.sample();
-        if rs.delivered < 0 || rs.interval <= 0 {
-            return;
-        }
-        if rs.prior_delivered >= self.next_rtt_delivered {
-            self.next_rtt_delivered = rate.delivered();
-            self.rtt_cnt += 1;
-            self.round_start = true;
-            self.packet_conservation = false;
-        }
-        self.lt_bw_sampling(rate, rs.losses, rs.is_app_limited, now);
-        let bw = rs.delivered as f64 * 1e9 / rs.interval as f64;
-        if !rs.is_app_limited || bw >= self.bw.get() {
-            self.bw.update(BW_RTTS, self.rtt_cnt, bw);
-        }
-    }
-
-    /// `bbr_update_ack_aggregation`.
-    fn update_ack_aggregation(&mut self, rate: &DeliveryRate, now: Time, cwnd: f64) {
-        let rs = rate.sample();
-        if EXTRA_ACKED_GAIN <= 0.0 || rs.acked_sacked <= 0 || rs.delivered < 0 || rs.interval <= 0 {
-            return;
-        }
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx = 1 - self.extra_acked_win_idx;
-                self.extra_acked[self.extra_acked_win_idx] = 0.0;
-            }
-        }
-        let delivered_mstamp = rate.delivered_mstamp().unwrap_or(now);
-        let epoch = delivered_mstamp.saturating_sub(self.ack_epoch_mstamp) / 1_000 * 1_000;
-        let mut expected = (self.bw() * epoch as f64 / 1e9).floor();
-        if self.ack_epoch_acked as f64 <= expected
-            || self.ack_epoch_acked + rs.acked_sacked as u64 >= ACK_EPOCH_ACKED_RESET_THRESH
-        {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_mstamp = delivered_mstamp;
-            expected = 0.0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked_sacked as u64).min(0xfffff);
-        let extra = (self.ack_epoch_acked as f64 - expected).min(cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        if extra > *slot {
-            *slot = extra;
-        }
     }
 
     /// `bbr_is_next_cycle_phase`.
@@ -506,88 +371,6 @@ impl Bbr {
         } else {
             self.mode = Mode::Startup;
         }
-    }
-
-    fn reset_lt_bw_sampling_interval(&mut self, rate: &DeliveryRate, now: Time) {
-        self.lt_last_stamp = rate.delivered_mstamp().unwrap_or(now) / MS;
-        self.lt_last_delivered = rate.delivered();
-        self.lt_last_lost = rate.lost();
-        self.lt_rtt_cnt = 0;
-    }
-
-    fn reset_lt_bw_sampling(&mut self, rate: &DeliveryRate, now: Time) {
-        self.lt_bw = 0.0;
-        self.lt_use_bw = false;
-        self.lt_is_sampling = false;
-        self.reset_lt_bw_sampling_interval(rate, now);
-    }
-
-    /// `bbr_lt_bw_interval_done`.
-    fn lt_bw_interval_done(&mut self, bw: f64, rate: &DeliveryRate, now: Time) {
-        if self.lt_bw > 0.0 {
-            let diff = (bw - self.lt_bw).abs();
-            if diff <= LT_BW_RATIO * self.lt_bw || self.rate_bytes_per_sec(diff, 1.0) <= LT_BW_DIFF
-            {
-                // Policed: the average of the two intervals, at gain 1.
-                self.lt_bw = (bw + self.lt_bw) / 2.0;
-                self.lt_use_bw = true;
-                self.pacing_gain = 1.0;
-                self.lt_rtt_cnt = 0;
-                return;
-            }
-        }
-        self.lt_bw = bw;
-        self.reset_lt_bw_sampling_interval(rate, now);
-    }
-
-    /// `bbr_lt_bw_sampling` with the sample's `losses` and app-limited flag.
-    fn lt_bw_sampling(&mut self, rate: &DeliveryRate, losses: i64, app_limited: bool, now: Time) {
-        if self.lt_use_bw {
-            if self.mode == Mode::ProbeBw && self.round_start {
-                self.lt_rtt_cnt += 1;
-                if self.lt_rtt_cnt >= LT_BW_MAX_RTTS {
-                    self.reset_lt_bw_sampling(rate, now);
-                    self.reset_probe_bw_mode(rate, now);
-                }
-            }
-            return;
-        }
-        // Wait for the first loss: the policer's tokens are exhausted then.
-        if !self.lt_is_sampling {
-            if losses <= 0 {
-                return;
-            }
-            self.reset_lt_bw_sampling_interval(rate, now);
-            self.lt_is_sampling = true;
-        }
-        if app_limited {
-            self.reset_lt_bw_sampling(rate, now);
-            return;
-        }
-        if self.round_start {
-            self.lt_rtt_cnt += 1;
-        }
-        if self.lt_rtt_cnt < LT_INTVL_MIN_RTTS {
-            return;
-        }
-        if self.lt_rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
-            self.reset_lt_bw_sampling(rate, now);
-            return;
-        }
-        if losses <= 0 {
-            return;
-        }
-        let lost = rate.lost() - self.lt_last_lost;
-        let delivered = rate.delivered() - self.lt_last_delivered;
-        if delivered == 0 || (lost << 8) < LT_LOSS_THRESH * delivered {
-            return;
-        }
-        let t_ms = (rate.delivered_mstamp().unwrap_or(now) / MS) as i64 - self.lt_last_stamp as i64;
-        if t_ms < 1 {
-            return;
-        }
-        let bw = delivered as f64 / (t_ms as f64 / 1e3);
-        self.lt_bw_interval_done(bw, rate, now);
     }
 
     /// `bbr_check_full_bw_reached`.
@@ -742,217 +525,49 @@ impl Bbr {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sim::StreamKind;
-
-    /// A path of one packet per round trip: each round sends one packet when nothing is
-    /// outstanding and its ACK returns `rtt` later, so every ACK is a round start and every
-    /// sample is 1 packet over `rtt` (10 packets/s at 100 ms).
-    struct OnePacketRounds {
-        rate: DeliveryRate,
-        bbr: Bbr,
-        cwnd: f64,
-        now: Time,
-        seq: i64,
+/// BBR sets cwnd and the pacing rate itself on every ACK (`cong_control = bbr_main`), from
+/// the rate sample it asks for; `bbr_ssthresh` saves the window instead of cutting it;
+/// `bbr_set_state(TCP_CA_Loss)`; always paced (`SK_PACING_NEEDED`).
+impl CongestionOps for Bbr {
+    fn ssthresh(&mut self, w: &Window, _: i64, _: Signal, _: Time) -> Option<i64> {
+        self.on_congestion(w.cwnd);
+        None
     }
 
-    impl OnePacketRounds {
-        fn new(seed: u64) -> Self {
-            OnePacketRounds {
-                rate: DeliveryRate::default(),
-                bbr: Bbr::new(RngStream::new(seed, StreamKind::Agent, 0), 1500, 10.0, 0),
-                cwnd: 10.0,
-                now: 0,
-                seq: 0,
-            }
-        }
+    fn has_cong_control(&self) -> bool {
+        true
+    }
 
-        fn round(&mut self, rtt: Time, losses: i64) {
-            self.rate.on_sent(self.seq, self.now, 0, false);
-            self.now += rtt;
-            self.rate.begin_ack(1);
-            self.rate.on_delivered(self.seq, false);
-            self.rate.on_cum_ack(self.seq);
-            self.rate.generate(self.now, losses);
-            let info = AckInfo {
-                now: self.now,
-                in_flight: 0,
-                ca_state: CaState::Open,
-                srtt: rtt,
-                next_departure: self.now,
-            };
-            self.bbr.on_ack(&mut self.rate, &info, &mut self.cwnd);
-            self.seq += 1;
+    fn cong_control(&mut self, rate: &mut DeliveryRate, ack: &AckInfo, w: &mut Window) {
+        self.on_ack(rate, ack, &mut w.cwnd);
+        if let Some(s) = self.ssthresh {
+            w.ssthresh = s as i64;
         }
     }
 
-    #[test]
-    fn gains_are_linux_fixed_point_values() {
-        assert_eq!(HIGH_GAIN, 739.0 / 256.0);
-        assert_eq!(DRAIN_GAIN, 88.0 / 256.0);
-        assert!((HIGH_GAIN - 2.0 / std::f64::consts::LN_2).abs() < 0.002);
+    fn wants_rate_sample(&self) -> bool {
+        true
     }
 
-    /// `bbr_check_full_bw_reached` by hand: round 1's 10 packets/s sets full_bw (>= 0 x 1.25);
-    /// rounds 2, 3, 4 bring no 25 % growth: full_bw_cnt 1, 2, 3, and on round 4 the pipe is
-    /// full. The same ACK enters Drain with ssthresh = inflight(bw, 1): BDP ceil(10 x 0.1) = 1,
-    /// plus 3 TSO segments of 2 (the pacing rate, which only rises in Startup, is still the
-    /// first RTT's 2.887 x 10 packets / 100 ms x 1500 B x 0.99 = 428.7 kB/s, above 1.2 Mbit/s:
-    /// `bbr_min_tso_segs` 2): 7, rounded up to even: 8. With nothing in flight (0 + 2 TSO
-    /// segments at the high gain <= 8), ProbeBW at once, in a phase other than 0.75.
-    #[test]
-    fn three_rounds_without_growth_end_startup() {
-        for seed in 1..=40 {
-            let mut p = OnePacketRounds::new(seed);
-            for round in 1..=3 {
-                p.round(100 * MS, 0);
-                assert_eq!(p.bbr.mode(), Mode::Startup, "round {round}");
-                assert_eq!(p.bbr.pacing_gain(), HIGH_GAIN);
-            }
-            assert_eq!(p.bbr.rtt_cnt(), 3);
-            assert_eq!(p.bbr.max_bw(), 10.0);
-            assert_eq!(p.bbr.min_rtt(), Some(100 * MS));
-            p.round(100 * MS, 0);
-            assert!(p.bbr.full_bw_reached());
-            assert_eq!(p.bbr.ssthresh(), Some(8.0));
-            assert_eq!(p.bbr.mode(), Mode::ProbeBw, "seed {seed}");
-            assert_ne!(
-                p.bbr.cycle_idx(),
-                1,
-                "never the 0.75 phase first (seed {seed})"
-            );
-            assert_eq!(p.bbr.pacing_gain(), PACING_GAIN[p.bbr.cycle_idx()]);
-            assert_eq!(p.bbr.cwnd_gain(), CWND_GAIN);
+    fn set_state(&mut self, state: CaState, _: &mut Window, cx: &StateCtx) {
+        if let (CaState::Loss, Some(rate)) = (state, cx.rate) {
+            self.on_timeout(rate, cx.now);
         }
     }
 
-    /// The starting phase is drawn over the 7 phases other than 0.75 (`CYCLE_LEN - 1 -
-    /// prandom_u32_max(7)`, then one advance): each of {2, ..., 7, 0} comes up over seeds, and
-    /// the same seed gives the same phase.
-    #[test]
-    fn the_start_phase_is_random_but_seeded() {
-        let mut seen = [false; CYCLE_LEN];
-        for seed in 0..200 {
-            let mut p = OnePacketRounds::new(seed);
-            let mut q = OnePacketRounds::new(seed);
-            for _ in 0..4 {
-                p.round(100 * MS, 0);
-                q.round(100 * MS, 0);
-            }
-            assert_eq!(p.bbr.cycle_idx(), q.bbr.cycle_idx());
-            seen[p.bbr.cycle_idx()] = true;
-        }
-        assert_eq!(seen, [true, false, true, true, true, true, true, true]);
+    fn always_paces(&self) -> bool {
+        true
     }
 
-    /// `bbr_is_next_cycle_phase` by hand, one packet per 100 ms round: a gain-1 phase ends when
-    /// more than min_rtt has passed since it began (delivered_mstamp - cycle_mstamp > 100 ms:
-    /// the second ACK after it); the 1.25 phase waits for 1.25 BDP in flight (never, with one
-    /// packet) or a loss; the 0.75 phase ends as soon as what is in flight is at most one BDP.
-    #[test]
-    fn the_gain_cycle_by_hand() {
-        // A seed whose first phase is 1.0 (the search is deterministic).
-        let seed = (1..)
-            .find(|&s| {
-                let mut p = OnePacketRounds::new(s);
-                (0..4).for_each(|_| p.round(100 * MS, 0));
-                p.bbr.cycle_idx() == 7
-            })
-            .unwrap();
-        let mut p = OnePacketRounds::new(seed);
-        (0..4).for_each(|_| p.round(100 * MS, 0));
-        assert_eq!(p.bbr.cycle_idx(), 7);
-        // 100 ms after the phase began: not more than min_rtt yet.
-        p.round(100 * MS, 0);
-        assert_eq!(p.bbr.cycle_idx(), 7);
-        // 200 ms: next phase, 0 (1.25).
-        p.round(100 * MS, 0);
-        assert_eq!((p.bbr.cycle_idx(), p.bbr.pacing_gain()), (0, 1.25));
-        for _ in 0..5 {
-            p.round(100 * MS, 0);
-            assert_eq!(
-                p.bbr.cycle_idx(),
-                0,
-                "1.25 waits for 1.25 BDP in flight or a loss"
-            );
-        }
-        // A loss, the phase being full length: on to 0.75.
-        p.round(100 * MS, 1);
-        assert_eq!((p.bbr.cycle_idx(), p.bbr.pacing_gain()), (1, 0.75));
-        // In flight 1 <= one BDP: 0.75 ends on the next ACK.
-        p.round(100 * MS, 0);
-        assert_eq!((p.bbr.cycle_idx(), p.bbr.pacing_gain()), (2, 1.0));
+    fn initial_pacing_rate(&self) -> Option<f64> {
+        Some(self.pacing_rate)
     }
 
-    /// `bbr_update_min_rtt` by hand. Round k's RTT is 100 ms + k us, so no sample after the
-    /// first equals or undercuts the minimum (an equal one renews it, `rtt_us <= min_rtt_us`),
-    /// and ACK k comes at T_k = 100 ms + sum of the RTTs. ProbeRTT starts on the first ACK
-    /// more than 10 s after the minimum's stamp (T_0 = 100 ms): T_100 (sum 10.00505 s);
-    /// there the expired filter takes that RTT, the window is saved and capped at 4, the
-    /// pacing gain is 1, and with nothing in flight (<= 4) the 200 ms start and the round
-    /// restarts. ACK 101 ends that round (100.1 ms: not past 200 ms), ACK 102 is 200.2 ms
-    /// after entry: back to ProbeBW with the saved window (then the ProbeBW target),
-    /// min_rtt_stamp = T_102. The next
-    /// ProbeRTT: the first ACK more than 10 s after T_102: T_202 (RTTs 103..=202 sum to
-    /// 10.01525 s; to 201, 9.91424 s).
-    #[test]
-    fn probe_rtt_every_10_s_for_200_ms_and_a_round() {
-        let mut p = OnePacketRounds::new(3);
-        p.round(100 * MS, 0);
-        let mut t = vec![p.now];
-        let mut entries = vec![];
-        let mut exits = vec![];
-        let mut last = p.bbr.mode();
-        let mut cwnd_before = 0.0;
-        for k in 1..=250u64 {
-            let before = p.cwnd;
-            p.round(100 * MS + k * 1_000, 0);
-            t.push(p.now);
-            let mode = p.bbr.mode();
-            if mode == Mode::ProbeRtt && last != Mode::ProbeRtt {
-                entries.push(k);
-                cwnd_before = before;
-                assert_eq!(p.cwnd, 4.0);
-                assert_eq!(p.bbr.pacing_gain(), 1.0);
-            }
-            if mode != Mode::ProbeRtt && last == Mode::ProbeRtt {
-                exits.push(k);
-                // The saved window comes back (`bbr_check_probe_rtt_done`), then this ACK's
-                // update holds it at the ProbeBW target (full bandwidth reached).
-                assert!(
-                    p.cwnd > 4.0 && p.cwnd <= cwnd_before,
-                    "{} vs {cwnd_before}",
-                    p.cwnd
-                );
-                assert_eq!(p.bbr.mode(), Mode::ProbeBw);
-            }
-            last = mode;
-        }
-        assert_eq!(entries, [100, 202]);
-        assert_eq!(exits, [102, 204]);
-        assert!(t[100] - t[0] > MIN_RTT_WIN && t[99] - t[0] <= MIN_RTT_WIN);
-        assert!(t[202] - t[102] > MIN_RTT_WIN && t[201] - t[102] <= MIN_RTT_WIN);
-        assert_eq!(p.bbr.min_rtt(), Some(100 * MS + 202 * 1_000));
+    fn pacing_rate(&self, _: &PacingInputs) -> Option<f64> {
+        Some(self.pacing_rate)
     }
 
-    /// The BtlBw filter keeps the maximum of 10 rounds: a rate that halves is seen after the
-    /// window (`bbr_bw_rtts` = 10), not before.
-    #[test]
-    fn btl_bw_forgets_a_rate_after_ten_rounds() {
-        let mut p = OnePacketRounds::new(5);
-        for _ in 0..20 {
-            p.round(100 * MS, 0);
-        }
-        assert_eq!(p.bbr.max_bw(), 10.0);
-        let mut rounds = 0;
-        while p.bbr.max_bw() == 10.0 {
-            p.round(200 * MS, 0);
-            rounds += 1;
-            assert!(rounds < 20);
-        }
-        assert_eq!(p.bbr.max_bw(), 5.0);
-        assert!((10..=11).contains(&rounds), "{rounds}");
+    fn state(&self, out: &mut crate::sim::StateSink) {
+        Bbr::state(self, out);
     }
 }

@@ -34,6 +34,11 @@
 //! Not modelled: Linux's `dctcp_clamp_alpha_on_loss` (off by default), `dctcp_cwnd_undo`
 //! (the sender's F-RTO undo restores its own record), PLB.
 
+use super::growth::Growth;
+use super::ops::{AckEvent, Acked, CongestionOps, Signal, Window};
+use super::reno::reno_cong_avoid;
+use crate::sim::Time;
+use crate::transport::tcp::TcpConfig;
 use serde::{Deserialize, Serialize};
 
 /// What a loss does to a DCTCP window (`tcp.dctcp.loss_response`).
@@ -174,6 +179,68 @@ impl Dctcp {
             DctcpLossResponse::Halve => window / 2,
             DctcpLossResponse::Alpha => self.est.reduced(window),
         }
+    }
+}
+
+/// DCTCP as a controller (net/ipv4/tcp_dctcp.c): alpha counted in `in_ack_event`
+/// (`dctcp_update_alpha`, before the ECN response), `ssthresh` by alpha on an ECN echo and
+/// by `loss_response` on a loss, Reno's growth.
+#[derive(Debug, Clone)]
+pub struct DctcpOps {
+    d: Dctcp,
+    g: Growth,
+}
+
+impl DctcpOps {
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        DctcpOps {
+            d: Dctcp::new(&cfg.dctcp),
+            g: Growth::new(cfg.cwnd_growth, cfg.hystart, false),
+        }
+    }
+
+    pub fn alpha(&self) -> f64 {
+        self.d.est.alpha()
+    }
+
+    pub fn growth(&self) -> &Growth {
+        &self.g
+    }
+}
+
+impl CongestionOps for DctcpOps {
+    #[inline]
+    fn ssthresh(&mut self, _: &Window, base: i64, signal: Signal, _: Time) -> Option<i64> {
+        let s = match signal {
+            Signal::Ecn => self.d.reduce_on_ecn(base),
+            Signal::Loss | Signal::Timeout => self.d.reduce_on_loss(base),
+        };
+        self.g.on_reduction();
+        Some(s)
+    }
+
+    #[inline]
+    fn cong_avoid(&mut self, w: &mut Window, acked: Acked, _: Time, _: Time) {
+        reno_cong_avoid(&mut self.g, w, acked);
+    }
+
+    /// Every ACK's delivered packets, with ECE or not, in a recovery too (Linux
+    /// `tcp_count_delivered`, then `tcp_in_ack_event`).
+    #[inline]
+    fn in_ack_event(&mut self, ack: &AckEvent) {
+        self.d
+            .est
+            .on_ack(ack.delivered, ack.ece, ack.snd_una, ack.snd_nxt);
+    }
+
+    #[inline]
+    fn pkts_acked(&mut self, rtt: Time, ack: &AckEvent, _: &mut Window) {
+        self.g.on_rtt_sample(rtt, ack.snd_una, ack.snd_nxt);
+    }
+
+    fn state(&self, out: &mut crate::sim::StateSink) {
+        out("dctcp_alpha", self.d.est.alpha());
+        self.g.state(out);
     }
 }
 

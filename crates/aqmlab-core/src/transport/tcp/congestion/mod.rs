@@ -1,13 +1,14 @@
 //! Congestion control: how the window grows on a new ACK and how far it shrinks on a
-//! congestion signal, apart from how a sender detects and repairs losses. Each controller is
-//! a small state machine in its own file; a sender holds one [`CongestionControl`] and calls
-//! [`CongestionControl::on_ack`] and [`CongestionControl::reduce`] where ns-2's `tcp.cc`
-//! calls `opencwnd` and `slowdown`.
+//! congestion signal, apart from how a sender detects and repairs losses. The hooks a
+//! controller offers are Linux's `struct tcp_congestion_ops` (`ops.rs`, [`CongestionOps`]);
+//! each controller is one file implementing them, built from `TcpConfig` with its own
+//! parameters; a sender holds one [`CongestionControl`], which dispatches to it without
+//! allocation (BBR's larger state is boxed).
 //!
-//! HyStart++ (RFC 9406, `hystart.rs`), when enabled, runs the first slow start of either
-//! controller; it needs [`CongestionControl::on_rtt_sample`] on each ACK with an RTT sample.
-//! Linux's HyStart (`hystart_linux.rs`) runs CUBIC's slow starts instead when asked for.
-//! Off (always, for the ns-2 agents) the controllers are exactly as without them.
+//! HyStart++ (RFC 9406, `hystart.rs`), when enabled, runs the first slow start of any
+//! window-based controller; Linux's HyStart (`hystart_linux.rs`) runs CUBIC's slow starts
+//! instead when asked for (`growth.rs`). Off (always, for the ns-2 agents) the controllers are
+//! exactly as without them.
 //!
 //! How an ACK grows the window (`tcp.cwnd_growth`): once per ACK, as ns-2's `opencwnd`
 //! (`per_ack`, the default), or by the packets it covers, as Linux (`packets_acked`,
@@ -18,23 +19,32 @@
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod growth;
 pub mod hystart;
 pub mod hystart_linux;
 pub mod minmax;
+pub mod ops;
 pub mod packet_counting;
 pub mod prague;
+#[cfg(test)]
+pub mod recorder;
 pub mod reno;
 
 pub use bbr::Bbr;
-pub use cubic::{Cubic, CubicParams};
-pub use dctcp::{Dctcp, DctcpParams};
+pub use cubic::{Cubic, CubicOps, CubicParams};
+pub use dctcp::{Dctcp, DctcpOps, DctcpParams};
 pub use hystart::{HyStart, HystartKind, HystartParams};
 pub use hystart_linux::LinuxHyStart;
-pub use prague::{Prague, PragueParams};
-pub use reno::Reno;
+pub use ops::{
+    AckEvent, AckInfo, Acked, CaEvent, CaState, CongestionOps, Signal, StateCtx, Window,
+};
+pub use prague::{Prague, PragueOps, PragueParams};
+pub use reno::{Reno, RenoOps};
 
-use crate::sim::Time;
-use packet_counting::AckedCount;
+use super::delivery_rate::DeliveryRate;
+use super::pacing::PacingInputs;
+use super::TcpConfig;
+use crate::sim::{RngStream, Time};
 use serde::{Deserialize, Serialize};
 
 /// The controller a scenario asks for (`tcp.congestion_control`).
@@ -59,17 +69,6 @@ pub enum CongestionControlKind {
     Prague,
 }
 
-/// What an ECN echo does to the window ([`CongestionControl::on_ecn`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum EcnCut {
-    /// ssthresh = this (before the floor of 2), cwnd = ssthresh.
-    Ssthresh(i64),
-    /// cwnd = this fractional window (Prague), ssthresh its whole part.
-    Window(f64),
-    /// No cut this time (Prague within its reference RTT of the last cut).
-    None,
-}
-
 /// What one new ACK is worth to the window (`tcp.cwnd_growth`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -85,340 +84,168 @@ pub enum CwndGrowth {
     PacketsAcked,
 }
 
-/// One sender's congestion controller, with HyStart if enabled.
+/// One sender's congestion controller: an enum over the controllers, not a trait object, so
+/// that the per-ACK calls are direct and a flow allocates nothing more than BBR's box.
 #[derive(Debug, Clone)]
-pub struct CongestionControl {
-    law: Law,
-    growth: CwndGrowth,
-    /// Linux's `snd_cwnd_cnt` (`packets_acked` only).
-    acked_count: AckedCount,
-    /// None when no HyStart runs: on_ack is then the controller's alone.
-    hystart: Option<Hystart>,
-}
-
-/// An enum, not a trait object: no allocation per flow.
-#[derive(Debug, Clone)]
-enum Law {
-    Reno(Reno),
-    Cubic(Cubic),
-    Dctcp(Dctcp),
+pub enum CongestionControl {
+    Reno(RenoOps),
+    Cubic(CubicOps),
+    Dctcp(DctcpOps),
+    Prague(PragueOps),
     /// Boxed: BBR's state is several times CUBIC's, and every sender would carry it.
     Bbr(Box<Bbr>),
-    Prague(Prague),
+    /// Test-only: records the hook calls (`recorder.rs`).
+    #[cfg(test)]
+    Test(Box<recorder::Recorder>),
 }
 
-#[derive(Debug, Clone)]
-enum Hystart {
-    Rfc9406(HyStart),
-    /// Only beside CUBIC, whose minimum RTT it reads.
-    Linux(LinuxHyStart),
+macro_rules! each {
+    ($s:expr, $c:ident => $e:expr) => {
+        match $s {
+            CongestionControl::Reno($c) => $e,
+            CongestionControl::Cubic($c) => $e,
+            CongestionControl::Dctcp($c) => $e,
+            CongestionControl::Prague($c) => $e,
+            CongestionControl::Bbr(b) => {
+                let $c = &mut **b;
+                $e
+            }
+            #[cfg(test)]
+            CongestionControl::Test(b) => {
+                let $c = &mut **b;
+                $e
+            }
+        }
+    };
+}
+
+macro_rules! each_ref {
+    ($s:expr, $c:ident => $e:expr) => {
+        match $s {
+            CongestionControl::Reno($c) => $e,
+            CongestionControl::Cubic($c) => $e,
+            CongestionControl::Dctcp($c) => $e,
+            CongestionControl::Prague($c) => $e,
+            CongestionControl::Bbr(b) => {
+                let $c = &**b;
+                $e
+            }
+            #[cfg(test)]
+            CongestionControl::Test(b) => {
+                let $c = &**b;
+                $e
+            }
+        }
+    };
 }
 
 impl CongestionControl {
-    pub fn new(
-        kind: CongestionControlKind,
-        cubic: CubicParams,
-        hystart: HystartParams,
-        growth: CwndGrowth,
-    ) -> Self {
-        let law = match kind {
-            CongestionControlKind::Reno => Law::Reno(Reno),
-            CongestionControlKind::Cubic => Law::Cubic(Cubic::new(cubic)),
-            CongestionControlKind::Dctcp => Law::Dctcp(Dctcp::new(&DctcpParams::default())),
-            // The sender builds BBR with its packet size, window and random stream
-            // (`CongestionControl::bbr`); this one is only a placeholder for a caller that
-            // has none (the ns-2 agents refuse bbr in `TcpConfig::validate`).
-            CongestionControlKind::Bbr => Law::Bbr(Box::new(Bbr::new(
-                crate::sim::RngStream::new(0, crate::sim::StreamKind::Agent, 0),
-                1040,
-                10.0,
-                0,
-            ))),
-            CongestionControlKind::Prague => Law::Prague(Prague::new(&PragueParams::default())),
-        };
-        if let Law::Bbr(_) = law {
-            return CongestionControl {
-                law,
-                growth,
-                acked_count: AckedCount::default(),
-                hystart: None,
-            };
-        }
-        let hystart = match (hystart.active(), &law) {
-            (Some(HystartKind::Rfc9406), _) => Some(Hystart::Rfc9406(HyStart::new())),
-            (Some(HystartKind::Linux), Law::Cubic(_)) => {
-                Some(Hystart::Linux(LinuxHyStart::default()))
+    /// The controller `cfg.congestion_control` names, with its parameters from `cfg`
+    /// (`cubic`, `dctcp`, `prague`, `cwnd_growth`, `hystart`, the packet size and initial
+    /// window for BBR, whose random stream is seeded from `rng`).
+    pub fn build(cfg: &TcpConfig, rng: &RngStream) -> Self {
+        match cfg.congestion_control {
+            CongestionControlKind::Reno => CongestionControl::Reno(RenoOps::from_config(cfg)),
+            CongestionControlKind::Cubic => CongestionControl::Cubic(CubicOps::from_config(cfg)),
+            CongestionControlKind::Dctcp => CongestionControl::Dctcp(DctcpOps::from_config(cfg)),
+            CongestionControlKind::Prague => CongestionControl::Prague(PragueOps::from_config(cfg)),
+            CongestionControlKind::Bbr => {
+                CongestionControl::Bbr(Box::new(Bbr::from_config(cfg, rng)))
             }
-            (
-                Some(HystartKind::Linux),
-                Law::Reno(_) | Law::Dctcp(_) | Law::Bbr(_) | Law::Prague(_),
-            )
-            | (None, _) => None,
-        };
-        CongestionControl {
-            law,
-            growth,
-            acked_count: AckedCount::default(),
-            hystart,
-        }
-    }
-
-    /// The same controller with DCTCP's parameters (`tcp.dctcp`), for a DCTCP law.
-    pub fn with_dctcp(mut self, p: &DctcpParams) -> Self {
-        if let Law::Dctcp(d) = &mut self.law {
-            *d = Dctcp::new(p);
-        }
-        self
-    }
-
-    /// BBR, which sets the window and the pacing rate on each ACK itself (no HyStart).
-    pub fn bbr(bbr: Bbr) -> Self {
-        CongestionControl {
-            law: Law::Bbr(Box::new(bbr)),
-            growth: CwndGrowth::PacketsAcked,
-            acked_count: AckedCount::default(),
-            hystart: None,
-        }
-    }
-
-    /// BBR's state, when the controller is BBR (the sender drives it through this).
-    pub fn bbr_mut(&mut self) -> Option<&mut Bbr> {
-        match &mut self.law {
-            Law::Bbr(b) => Some(b),
-            _ => None,
-        }
-    }
-
-    pub fn as_bbr(&self) -> Option<&Bbr> {
-        match &self.law {
-            Law::Bbr(b) => Some(b),
-            _ => None,
-        }
-    }
-
-    /// The same controller with Prague's parameters (`tcp.prague`), for a Prague law.
-    pub fn with_prague(mut self, p: &PragueParams) -> Self {
-        if let Law::Prague(x) = &mut self.law {
-            *x = Prague::new(p);
-        }
-        self
-    }
-
-    /// Whether an ACK's worth is every packet it delivers, whatever `cwnd_growth` says
-    /// (Prague).
-    pub fn counts_delivered(&self) -> bool {
-        matches!(self.law, Law::Prague(_))
-    }
-
-    /// A new cumulative ACK of `acked` packets outside recovery, at `now`, with the current
-    /// smoothed RTT `srtt` (0 before the first sample): grows `cwnd`. Only HyStart++ writes
-    /// `ssthresh` here (= cwnd when it leaves Conservative Slow Start).
-    #[inline]
-    pub fn on_ack(
-        &mut self,
-        cwnd: &mut f64,
-        ssthresh: &mut i64,
-        acked: i64,
-        now: Time,
-        srtt: Time,
-    ) {
-        if let Some(Hystart::Rfc9406(h)) = &mut self.hystart {
-            if h.on_ack(cwnd, ssthresh, acked) {
-                return;
-            }
-        }
-        match (&mut self.law, self.growth) {
-            // DCTCP grows as Reno (Linux: `.cong_avoid = tcp_reno_cong_avoid`).
-            (Law::Reno(_) | Law::Dctcp(_), CwndGrowth::PerAck) => Reno.on_ack(cwnd, *ssthresh),
-            (Law::Cubic(c), CwndGrowth::PerAck) => c.on_ack(cwnd, *ssthresh, acked, now, srtt),
-            (Law::Reno(_) | Law::Dctcp(_), CwndGrowth::PacketsAcked) => {
-                Reno::on_ack_counted(cwnd, *ssthresh, acked, &mut self.acked_count)
-            }
-            (Law::Prague(p), _) => p.grow(cwnd, *ssthresh, acked),
-            (Law::Cubic(c), CwndGrowth::PacketsAcked) => {
-                c.on_ack_counted(cwnd, *ssthresh, acked, now, srtt, &mut self.acked_count)
-            }
-            // BBR sets cwnd in `Bbr::on_ack` (Linux's `cong_control` replaces cong_avoid).
-            (Law::Bbr(_), _) => {}
-        }
-    }
-
-    /// An ACK carried the RTT sample `rtt` at `now`: `snd_una` is the first packet not yet
-    /// acknowledged after it, `snd_nxt` the next new packet to send (highest sent + 1), `cwnd`
-    /// and `ssthresh` the sender's before this ACK grows the window. HyStart's rounds and
-    /// delay tests, and CUBIC's minimum RTT (Linux `cubictcp_acked`); Linux's HyStart may set
-    /// `ssthresh = cwnd`. Call it before [`Self::on_ack`] for the same ACK, also on ACKs that
-    /// do not reach `on_ack` (in recovery, as Linux runs `cubictcp_acked` on every ACK).
-    #[inline]
-    pub fn on_rtt_sample(
-        &mut self,
-        rtt: Time,
-        now: Time,
-        (snd_una, snd_nxt): (i64, i64),
-        cwnd: f64,
-        ssthresh: &mut i64,
-    ) {
-        if let Some(Hystart::Rfc9406(h)) = &mut self.hystart {
-            h.on_rtt_sample(rtt, snd_una, snd_nxt);
-        }
-        if let Law::Cubic(c) = &mut self.law {
-            if let Some(delay_min) = c.on_rtt_sample(rtt, now) {
-                if let Some(Hystart::Linux(h)) = &mut self.hystart {
-                    h.on_rtt_sample(rtt, delay_min, now, snd_una, snd_nxt, cwnd, ssthresh);
-                }
-            }
-        }
-    }
-
-    /// A congestion signal (fast retransmit, ECN echo, timeout) when `window` packets were
-    /// usable: the window to fall back to, before ns-2's floors (ssthresh at least 2, cwnd at
-    /// least 1) are applied by the sender. It ends HyStart++ and clears Linux's count of
-    /// packets acked (`tcp_init_cwnd_reduction`, `tcp_enter_loss`).
-    #[inline]
-    pub fn reduce(&mut self, window: i64) -> i64 {
-        if let Some(Hystart::Rfc9406(h)) = &mut self.hystart {
-            h.on_congestion();
-        }
-        self.acked_count.clear();
-        match &mut self.law {
-            Law::Reno(_) => Reno::reduce(window),
-            Law::Cubic(c) => c.reduce(window),
-            Law::Dctcp(d) => d.reduce_on_loss(window),
-            // `bbr_ssthresh` does not cut (the sender saves the window through `Bbr`).
-            Law::Bbr(_) => window,
-            // tcp_prague.c `prague_enter_loss`: half, as classic TCP.
-            Law::Prague(_) => window / 2,
-        }
-    }
-
-    /// Every ACK, in or out of recovery: the packets it newly delivers (cumulatively or by
-    /// SACK), whether it carries ECE, and snd_una / snd_nxt after it. DCTCP's alpha counts
-    /// them (`dctcp.rs`); nothing for the other laws.
-    #[inline]
-    pub fn on_ack_ecn(&mut self, delivered: i64, ece: bool, (snd_una, snd_nxt): (i64, i64)) {
-        match &mut self.law {
-            Law::Dctcp(d) => {
-                d.est.on_ack(delivered, ece, snd_una, snd_nxt);
-            }
-            Law::Reno(_) | Law::Cubic(_) | Law::Bbr(_) | Law::Prague(_) => {}
-        }
-    }
-
-    /// The same ACK, after the sender's ECN response: Prague ends its rounds and updates
-    /// alpha here, after a cut on this ACK (Linux: `tcp_fastretrans_alert` enters CWR,
-    /// `prague_enter_cwr`, before `tcp_cong_control` calls `prague_cong_control`, which updates
-    /// alpha); DCTCP's alpha is updated before the cut (`tcp_in_ack_event` comes first).
-    #[inline]
-    pub fn after_ecn_response(
-        &mut self,
-        delivered: i64,
-        ece: bool,
-        (snd_una, snd_nxt): (i64, i64),
-        now: Time,
-        srtt: Time,
-        slow_start: bool,
-    ) {
-        if let Law::Prague(p) = &mut self.law {
-            p.on_ack(delivered, ece, (snd_una, snd_nxt), now, srtt, slow_start);
-        }
-    }
-
-    /// An ECN echo the sender acts on (at most once per window of data): `window` is the
-    /// sender's reduction base, `cwnd` its window, `slow_start` whether cwnd < ssthresh.
-    pub fn on_ecn(&mut self, window: i64, cwnd: f64, now: Time, slow_start: bool) -> EcnCut {
-        if let Law::Prague(p) = &mut self.law {
-            let cut = p.on_ecn(cwnd, now, slow_start);
-            if cut.is_some() {
-                self.acked_count.clear();
-                if let Some(Hystart::Rfc9406(h)) = &mut self.hystart {
-                    h.on_congestion();
-                }
-            }
-            return cut.map_or(EcnCut::None, EcnCut::Window);
-        }
-        EcnCut::Ssthresh(self.reduce_on_ecn(window))
-    }
-
-    /// An ECN echo (at most once per window, the sender decides) when `window` packets were
-    /// usable: DCTCP's window x (1 - alpha / 2); the other laws reduce as for a loss
-    /// ([`Self::reduce`], RFC 3168 section 6.1.2).
-    #[inline]
-    pub fn reduce_on_ecn(&mut self, window: i64) -> i64 {
-        if let Law::Dctcp(d) = &self.law {
-            let w = d.reduce_on_ecn(window);
-            if let Some(Hystart::Rfc9406(h)) = &mut self.hystart {
-                h.on_congestion();
-            }
-            self.acked_count.clear();
-            return w;
-        }
-        self.reduce(window)
-    }
-
-    /// A retransmission timeout at `now`, after its [`Self::reduce`], with `snd_nxt` the next
-    /// new packet: Linux CUBIC's `cubictcp_state(TCP_CA_Loss)` (`cubic.state_on_rto`, and
-    /// Linux's HyStart searching again); nothing otherwise.
-    pub fn on_timeout(&mut self, now: Time, snd_nxt: i64) {
-        if let Law::Cubic(c) = &mut self.law {
-            c.on_timeout();
-        }
-        if let Some(Hystart::Linux(h)) = &mut self.hystart {
-            h.on_timeout(now, snd_nxt);
-        }
-    }
-
-    /// Whether the controller paces whatever `tcp.pacing` says (bbr).
-    pub fn always_paces(&self) -> bool {
-        // tcp_bbr.c and tcp_prague.c `prague_init`: `SK_PACING_NEEDED`.
-        matches!(self.law, Law::Bbr(_) | Law::Prague(_))
-    }
-
-    /// The controller's own pacing rate in bytes (of wire size) per second, if it sets one;
-    /// None = the sender's rule (Linux `tcp_update_pacing_rate`, `pacing.rs`).
-    pub fn pacing_rate(&self, inputs: &super::pacing::PacingInputs) -> Option<f64> {
-        match &self.law {
-            Law::Bbr(b) => Some(b.pacing_rate()),
-            Law::Prague(_) => Prague::pacing_rate(
-                inputs.cwnd,
-                inputs.ssthresh,
-                inputs.packets_out,
-                inputs.srtt,
-                inputs.packet_bytes,
-            ),
-            _ => None,
         }
     }
 
     /// HyStart++'s state, if it runs.
     pub fn hystart(&self) -> Option<&HyStart> {
-        match &self.hystart {
-            Some(Hystart::Rfc9406(h)) => Some(h),
+        match self {
+            CongestionControl::Reno(c) => c.growth().hystart(),
+            CongestionControl::Cubic(c) => c.growth().hystart(),
+            CongestionControl::Dctcp(c) => c.growth().hystart(),
+            CongestionControl::Prague(c) => c.growth().hystart(),
             _ => None,
         }
     }
 
-    /// Linux HyStart's state, if it runs.
+    /// Linux HyStart's state, if it runs (CUBIC only).
     pub fn linux_hystart(&self) -> Option<&LinuxHyStart> {
-        match &self.hystart {
-            Some(Hystart::Linux(h)) => Some(h),
+        match self {
+            CongestionControl::Cubic(c) => c.growth().linux_hystart(),
             _ => None,
         }
     }
+}
 
-    /// Variables for the time series (none for Reno: cwnd and ssthresh say it all).
-    pub fn state(&self, out: &mut crate::sim::StateSink) {
-        match &self.law {
-            Law::Cubic(c) => c.state(out),
-            Law::Dctcp(d) => out("dctcp_alpha", d.est.alpha()),
-            Law::Bbr(b) => b.state(out),
-            Law::Prague(p) => out("dctcp_alpha", p.alpha()),
-            Law::Reno(_) => {}
-        }
-        match &self.hystart {
-            Some(Hystart::Rfc9406(h)) => h.state(out),
-            Some(Hystart::Linux(h)) => h.state(out),
-            None => {}
-        }
+impl CongestionOps for CongestionControl {
+    #[inline]
+    fn ssthresh(&mut self, w: &Window, base: i64, signal: Signal, now: Time) -> Option<i64> {
+        each!(self, c => CongestionOps::ssthresh(c, w, base, signal, now))
+    }
+
+    #[inline]
+    fn cong_avoid(&mut self, w: &mut Window, acked: Acked, now: Time, srtt: Time) {
+        each!(self, c => CongestionOps::cong_avoid(c, w, acked, now, srtt))
+    }
+
+    #[inline]
+    fn has_cong_control(&self) -> bool {
+        each_ref!(self, c => CongestionOps::has_cong_control(c))
+    }
+
+    #[inline]
+    fn cong_control(&mut self, rate: &mut DeliveryRate, ack: &AckInfo, w: &mut Window) {
+        each!(self, c => CongestionOps::cong_control(c, rate, ack, w))
+    }
+
+    #[inline]
+    fn wants_rate_sample(&self) -> bool {
+        each_ref!(self, c => CongestionOps::wants_rate_sample(c))
+    }
+
+    #[inline]
+    fn in_ack_event(&mut self, ack: &AckEvent) {
+        each!(self, c => CongestionOps::in_ack_event(c, ack))
+    }
+
+    #[inline]
+    fn after_ecn_response(&mut self, ack: &AckEvent, w: &Window) {
+        each!(self, c => CongestionOps::after_ecn_response(c, ack, w))
+    }
+
+    #[inline]
+    fn pkts_acked(&mut self, rtt: Time, ack: &AckEvent, w: &mut Window) {
+        each!(self, c => CongestionOps::pkts_acked(c, rtt, ack, w))
+    }
+
+    #[inline]
+    fn set_state(&mut self, state: CaState, w: &mut Window, cx: &StateCtx) {
+        each!(self, c => CongestionOps::set_state(c, state, w, cx))
+    }
+
+    #[inline]
+    fn cwnd_event(&mut self, event: CaEvent, w: &mut Window) {
+        each!(self, c => CongestionOps::cwnd_event(c, event, w))
+    }
+
+    #[inline]
+    fn undo_cwnd(&mut self, w: &Window, prior_cwnd: f64) -> f64 {
+        each!(self, c => CongestionOps::undo_cwnd(c, w, prior_cwnd))
+    }
+
+    fn always_paces(&self) -> bool {
+        each_ref!(self, c => CongestionOps::always_paces(c))
+    }
+
+    fn initial_pacing_rate(&self) -> Option<f64> {
+        each_ref!(self, c => CongestionOps::initial_pacing_rate(c))
+    }
+
+    #[inline]
+    fn pacing_rate(&self, inputs: &PacingInputs) -> Option<f64> {
+        each_ref!(self, c => CongestionOps::pacing_rate(c, inputs))
+    }
+
+    fn state(&self, out: &mut crate::sim::StateSink) {
+        each_ref!(self, c => CongestionOps::state(c, out))
     }
 }
 
@@ -428,6 +255,82 @@ mod tests {
     use super::*;
 
     const MS: Time = 1_000_000;
+
+    fn build(
+        kind: CongestionControlKind,
+        hystart: HystartParams,
+        growth: CwndGrowth,
+    ) -> CongestionControl {
+        let cfg = TcpConfig {
+            congestion_control: kind,
+            cubic: CubicParams::default(),
+            hystart,
+            cwnd_growth: growth,
+            ..TcpConfig::default()
+        };
+        CongestionControl::build(&cfg, &RngStream::new(0, crate::sim::StreamKind::Agent, 0))
+    }
+
+    /// The calls these tests were written with, on the hooks.
+    trait Calls {
+        fn on_ack(&mut self, cwnd: &mut f64, ssthresh: &mut i64, acked: i64, now: Time, srtt: Time);
+        fn on_rtt_sample(&mut self, rtt: Time, now: Time, e: (i64, i64), cwnd: f64, s: &mut i64);
+        fn reduce(&mut self, window: i64) -> i64;
+        fn on_timeout(&mut self, now: Time, snd_nxt: i64);
+    }
+
+    impl Calls for CongestionControl {
+        fn on_ack(
+            &mut self,
+            cwnd: &mut f64,
+            ssthresh: &mut i64,
+            acked: i64,
+            now: Time,
+            srtt: Time,
+        ) {
+            let mut w = Window {
+                cwnd: *cwnd,
+                ssthresh: *ssthresh,
+            };
+            self.cong_avoid(&mut w, Acked::both(acked), now, srtt);
+            (*cwnd, *ssthresh) = (w.cwnd, w.ssthresh);
+        }
+
+        fn on_rtt_sample(&mut self, rtt: Time, now: Time, e: (i64, i64), cwnd: f64, s: &mut i64) {
+            let ack = AckEvent {
+                now,
+                delivered: 0,
+                ece: false,
+                snd_una: e.0,
+                snd_nxt: e.1,
+                srtt: 0,
+            };
+            let mut w = Window { cwnd, ssthresh: *s };
+            self.pkts_acked(rtt, &ack, &mut w);
+            *s = w.ssthresh;
+        }
+
+        fn reduce(&mut self, window: i64) -> i64 {
+            let w = Window {
+                cwnd: 0.0,
+                ssthresh: 0,
+            };
+            self.ssthresh(&w, window, Signal::Loss, 0).unwrap()
+        }
+
+        fn on_timeout(&mut self, now: Time, snd_nxt: i64) {
+            let mut w = Window {
+                cwnd: 0.0,
+                ssthresh: 0,
+            };
+            let cx = StateCtx {
+                now,
+                snd_nxt,
+                rate: None,
+            };
+            self.set_state(CaState::Loss, &mut w, &cx);
+        }
+    }
 
     fn fnv(h: u64, x: u64) -> u64 {
         x.to_le_bytes().iter().fold(h, |h, &b| {
@@ -480,12 +383,8 @@ mod tests {
             (CongestionControlKind::Reno, 0x3d47_3a2b_c388_d583),
             (CongestionControlKind::Cubic, 0x00de_b448_6493_fba8),
         ] {
-            let cc = std::cell::RefCell::new(CongestionControl::new(
-                kind,
-                CubicParams::default(),
-                HystartParams::default(),
-                CwndGrowth::PerAck,
-            ));
+            let cc =
+                std::cell::RefCell::new(build(kind, HystartParams::default(), CwndGrowth::PerAck));
             let (hash, got) = drive(
                 &mut |w, s, a, n, r| {
                     // RTT samples must change nothing when HyStart++ is off.
@@ -531,9 +430,8 @@ mod tests {
     fn cubic_after_a_hystart_exit_starts_its_first_epoch_at_cwnd() {
         // RFC 9406 section 4.2 (CSS ends after CSS_ROUNDS rounds with ssthresh = cwnd) with
         // RFC 9438 section 4.10: no W_max yet, so W_max = cwnd and K = 0.
-        let mut cc = CongestionControl::new(
+        let mut cc = build(
             CongestionControlKind::Cubic,
-            CubicParams::default(),
             HystartParams::RFC9406,
             CwndGrowth::PerAck,
         );
@@ -576,16 +474,10 @@ mod tests {
             enabled: None,
             kind: Some(HystartKind::Linux),
         };
-        let reno = CongestionControl::new(
-            CongestionControlKind::Reno,
-            CubicParams::default(),
-            linux,
-            CwndGrowth::PacketsAcked,
-        );
+        let reno = build(CongestionControlKind::Reno, linux, CwndGrowth::PacketsAcked);
         assert!(reno.linux_hystart().is_none() && reno.hystart().is_none());
-        let mut cc = CongestionControl::new(
+        let mut cc = build(
             CongestionControlKind::Cubic,
-            CubicParams::default(),
             linux,
             CwndGrowth::PacketsAcked,
         );
@@ -629,12 +521,7 @@ mod tests {
         // where ns-2's one per ACK gives 5.
         for (growth, want) in [(CwndGrowth::PacketsAcked, 20.0), (CwndGrowth::PerAck, 15.0)] {
             for kind in [CongestionControlKind::Reno, CongestionControlKind::Cubic] {
-                let mut cc = CongestionControl::new(
-                    kind,
-                    CubicParams::default(),
-                    HystartParams::default(),
-                    growth,
-                );
+                let mut cc = build(kind, HystartParams::default(), growth);
                 let (mut cwnd, mut ssthresh) = (10.0, 1_i64 << 20);
                 for _ in 0..5 {
                     cc.on_ack(&mut cwnd, &mut ssthresh, 2, 0, 0);

@@ -48,7 +48,11 @@
 //! single packets), `prague_cwnd_undo`, and the step-wise (one packet per ACK) walk of
 //! `snd_cwnd` toward the fractional window: here cwnd is the fractional window at once.
 
+use super::growth::Growth;
+use super::ops::{AckEvent, Acked, CaState, CongestionOps, Signal, StateCtx, Window};
 use crate::sim::Time;
+use crate::transport::tcp::pacing::PacingInputs;
+use crate::transport::tcp::TcpConfig;
 use crate::units::Duration;
 use serde::{Deserialize, Serialize};
 
@@ -248,6 +252,107 @@ impl Prague {
             rate *= 2.0;
         }
         Some(rate.max(MINIMUM_RATE))
+    }
+}
+
+/// Prague as a controller (tcp_prague.c): the loss response of classic TCP
+/// (`prague_enter_loss`), its own cut on entering CWR (`prague_enter_cwr`), its rounds and
+/// alpha after the ECN response (`prague_cong_control`), growth by every packet delivered,
+/// and its pacing (`SK_PACING_NEEDED`, `prague_update_pacing_rate`).
+#[derive(Debug, Clone)]
+pub struct PragueOps {
+    p: Prague,
+    g: Growth,
+    /// The fractional window of the CWR entry under way, from `ssthresh` to `set_state`.
+    cwr_cut: Option<f64>,
+}
+
+impl PragueOps {
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        PragueOps {
+            p: Prague::new(&cfg.prague),
+            g: Growth::new(cfg.cwnd_growth, cfg.hystart, false),
+            cwr_cut: None,
+        }
+    }
+
+    pub fn prague(&self) -> &Prague {
+        &self.p
+    }
+
+    pub fn growth(&self) -> &Growth {
+        &self.g
+    }
+}
+
+impl CongestionOps for PragueOps {
+    /// On a loss half, as classic TCP; on an ECN echo the cut on the fractional window,
+    /// applied in `set_state(CWR)` (ssthresh its whole part), or None within `rtt_target` of
+    /// the last cut.
+    #[inline]
+    fn ssthresh(&mut self, w: &Window, base: i64, signal: Signal, now: Time) -> Option<i64> {
+        match signal {
+            Signal::Loss | Signal::Timeout => {
+                self.g.on_reduction();
+                Some(base / 2)
+            }
+            Signal::Ecn => {
+                let cut = self.p.on_ecn(w.cwnd, now, w.slow_start())?;
+                self.g.on_reduction();
+                self.cwr_cut = Some(cut);
+                Some(cut.floor() as i64)
+            }
+        }
+    }
+
+    fn set_state(&mut self, state: CaState, w: &mut Window, _: &StateCtx) {
+        if state == CaState::Cwr {
+            if let Some(cut) = self.cwr_cut.take() {
+                w.cwnd = cut;
+            }
+        }
+    }
+
+    /// Every packet delivered counts (tcp_prague.c `rs->acked_sacked`), whatever
+    /// `cwnd_growth` says.
+    #[inline]
+    fn cong_avoid(&mut self, w: &mut Window, acked: Acked, _: Time, _: Time) {
+        if self.g.hystart_on_ack(w, acked.delivered) {
+            return;
+        }
+        self.p.grow(&mut w.cwnd, w.ssthresh, acked.delivered);
+    }
+
+    /// Rounds and alpha after a cut on this ACK (Linux: `tcp_fastretrans_alert` enters CWR,
+    /// `prague_enter_cwr`, before `tcp_cong_control` calls `prague_cong_control`).
+    #[inline]
+    fn after_ecn_response(&mut self, ack: &AckEvent, w: &Window) {
+        self.p.on_ack(
+            ack.delivered,
+            ack.ece,
+            (ack.snd_una, ack.snd_nxt),
+            ack.now,
+            ack.srtt,
+            w.slow_start(),
+        );
+    }
+
+    #[inline]
+    fn pkts_acked(&mut self, rtt: Time, ack: &AckEvent, _: &mut Window) {
+        self.g.on_rtt_sample(rtt, ack.snd_una, ack.snd_nxt);
+    }
+
+    fn always_paces(&self) -> bool {
+        true
+    }
+
+    fn pacing_rate(&self, i: &PacingInputs) -> Option<f64> {
+        Prague::pacing_rate(i.cwnd, i.ssthresh, i.packets_out, i.srtt, i.packet_bytes)
+    }
+
+    fn state(&self, out: &mut crate::sim::StateSink) {
+        out("dctcp_alpha", self.p.alpha());
+        self.g.state(out);
     }
 }
 

@@ -11,7 +11,12 @@
 //! window of packets acked (`packet_counting.rs`). The reduction is the same half
 //! (`tcp_reno_ssthresh`: max(cwnd / 2, 2), the floor of 2 applied by the sender).
 
+use super::growth::Growth;
+use super::ops::{Acked, CongestionOps, Signal, Window};
 use super::packet_counting::{self, AckedCount};
+use super::{CwndGrowth, HystartParams};
+use crate::sim::Time;
+use crate::transport::tcp::TcpConfig;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Reno;
@@ -43,6 +48,68 @@ impl Reno {
     #[inline]
     pub fn reduce(window: i64) -> i64 {
         window / 2
+    }
+}
+
+/// `tcp_reno_cong_avoid` (or ns-2's `opencwnd`) with the HyStart++ that may run its slow
+/// start: Reno's growth, DCTCP's too (Linux: `.cong_avoid = tcp_reno_cong_avoid`).
+#[inline]
+pub fn reno_cong_avoid(g: &mut Growth, w: &mut Window, acked: Acked) {
+    let acked = g.acked(acked);
+    if g.hystart_on_ack(w, acked) {
+        return;
+    }
+    match g.rule() {
+        CwndGrowth::PerAck => Reno.on_ack(&mut w.cwnd, w.ssthresh),
+        CwndGrowth::PacketsAcked => {
+            Reno::on_ack_counted(&mut w.cwnd, w.ssthresh, acked, &mut g.acked_count)
+        }
+    }
+}
+
+/// Reno as a controller (`tcp_reno_ssthresh`, `tcp_reno_cong_avoid`; the other hooks are
+/// Linux's defaults).
+#[derive(Debug, Clone)]
+pub struct RenoOps {
+    g: Growth,
+}
+
+impl RenoOps {
+    pub fn new(growth: CwndGrowth, hystart: HystartParams) -> Self {
+        RenoOps {
+            g: Growth::new(growth, hystart, false),
+        }
+    }
+
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        Self::new(cfg.cwnd_growth, cfg.hystart)
+    }
+
+    pub fn growth(&self) -> &Growth {
+        &self.g
+    }
+}
+
+impl CongestionOps for RenoOps {
+    #[inline]
+    fn ssthresh(&mut self, _: &Window, base: i64, _: Signal, _: Time) -> Option<i64> {
+        self.g.on_reduction();
+        Some(Reno::reduce(base))
+    }
+
+    #[inline]
+    fn cong_avoid(&mut self, w: &mut Window, acked: Acked, _: Time, _: Time) {
+        reno_cong_avoid(&mut self.g, w, acked);
+    }
+
+    #[inline]
+    fn pkts_acked(&mut self, rtt: Time, ack: &super::ops::AckEvent, _: &mut Window) {
+        self.g.on_rtt_sample(rtt, ack.snd_una, ack.snd_nxt);
+    }
+
+    fn state(&self, out: &mut crate::sim::StateSink) {
+        // cwnd and ssthresh say it all, but for HyStart++.
+        self.g.state(out);
     }
 }
 
