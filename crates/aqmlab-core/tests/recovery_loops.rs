@@ -151,7 +151,7 @@ fn the_linux_profile_shares_20mbps_40ms_among_30_flows_under_each_aqm() {
 /// The loop needed two things: RFC 6937's Slow Start Reduction Bound (the bound the profile
 /// had before issue 25) and a window that grew, at the end of each recovery, by every packet
 /// the cumulative ACK covered, SACKed ones again included. Linux counts the packets an ACK
-/// newly delivers (issue 26: `tcp_newly_delivered`, `rfc6675_sender.rs` `grow`); with that
+/// newly delivers (issue 26: `tcp_newly_delivered`, `rfc6675_sender/ack.rs` `grow`); with that
 /// count the old bound alone no longer loops here (issue 25, same run: loss 0.51, Jain 0.31,
 /// packets sent hundreds of times; now loss 0.11, Jain 0.98, a packet sent at most 56 times
 /// against 6 with SafeACK). The scenario warning about the combination stays: it is RFC
