@@ -1,7 +1,7 @@
 # The two commands of the README, and the pieces they are made of.
 PYTHON ?= python3
 
-.PHONY: install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench ns3-deps validate-ns3 gallery
+.PHONY: install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench bench-instructions ns3-deps validate-ns3 gallery
 
 # Builds the Rust engine and installs the Python package with its test dependencies. The
 # first build compiles about 100 crates in the release profile (fat LTO, one codegen unit):
@@ -65,6 +65,16 @@ bench:
 	cargo run --release -p aqmlab-core --example run_scenario -- scenarios/bench/dumbbell_100flows_10mbps_red.toml 1 3
 	cargo run --release -p aqmlab-core --example run_scenario -- scenarios/bench/dumbbell_1000flows_100mbps_red.toml 1 1
 	cargo bench -p aqmlab-core --bench engine
+
+# Instructions (valgrind) of the default dumbbell, the same with one [[events]] entry that
+# changes nothing, and the 100-flow bench scenario (BENCHMARKS.md, issue 36 item 4): a run
+# that uses no tap, event or probe pays nothing for them. Needs valgrind.
+bench-instructions:
+	cargo build --release -p aqmlab-core --example run_scenario
+	sh benchmarks/count_instructions.sh $${CARGO_TARGET_DIR:-target}/release/examples/run_scenario \
+		python/aqmlab/scenarios/default_dumbbell.toml \
+		scenarios/bench/default_dumbbell_noop_event.toml \
+		scenarios/bench/dumbbell_100flows_10mbps_red.toml
 
 # The cross-check against ns-3 (validation/ns3/README.md): Debian's ns-3.37 and a compiler
 # (not part of `make test`, whose ns-3 test is skipped without them), then a scenario run in

@@ -195,7 +195,7 @@ impl Simulator {
         let delivered = self.agents[agent as usize].delivered_packets();
         let now = self.now();
         if let Some((sender, packets)) = self.rr_probes[probe].on_delivery(agent, delivered, now) {
-            self.with_agent(sender, |ag, cx| ag.write_more(cx, packets));
+            self.with_agent::<true>(sender, |ag, cx| ag.write_more(cx, packets));
         }
     }
 
@@ -227,12 +227,12 @@ impl Simulator {
     ) -> Result<RunResult, RunError> {
         let started = std::time::Instant::now();
         let end = self.duration;
-        let mut pacer = PollPacer::new(started);
-        while let Some(ev) = self.events.pop_until(end) {
-            self.dispatch(ev.kind);
-            if pacer.step() && !progress(ev.time as f64 / end as f64) {
-                return Err(RunError::Interrupted);
-            }
+        // A run without captures, traces, `[[events]]` and tcp_rr probes runs a loop with
+        // none of their tests (issue 36, item 4).
+        if self.uses_extras() {
+            self.event_loop::<true>(started, progress)?;
+        } else {
+            self.event_loop::<false>(started, progress)?;
         }
         self.events.advance_to(end);
         self.finish_agents();
@@ -249,6 +249,33 @@ impl Simulator {
         result.timings.collect_s = collecting.elapsed().as_secs_f64();
         result.peak_rss_bytes = crate::result::peak_rss_bytes();
         Ok(result)
+    }
+
+    /// Whether the run has anything the plain event loop leaves out: captures or a packet
+    /// trace (`taps`), `[[events]]` (the timeline's actions: only they change a link, see
+    /// `LinkChanges`) or tcp_rr probes.
+    fn uses_extras(&self) -> bool {
+        self.taps.is_some() || !self.timeline.is_empty() || !self.rr_probes.is_empty()
+    }
+
+    /// Pops and dispatches events until the run's end. `EXTRAS`: see
+    /// [`Simulator::uses_extras`]; false compiles the taps', the events' and the probes'
+    /// tests out of every packet's path.
+    fn event_loop<const EXTRAS: bool>(
+        &mut self,
+        started: std::time::Instant,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<(), RunError> {
+        debug_assert!(EXTRAS || !self.uses_extras());
+        let end = self.duration;
+        let mut pacer = PollPacer::new(started);
+        while let Some(ev) = self.events.pop_until(end) {
+            self.dispatch_as::<EXTRAS>(ev.kind);
+            if pacer.step() && !progress(ev.time as f64 / end as f64) {
+                return Err(RunError::Interrupted);
+            }
+        }
+        Ok(())
     }
 
     /// Gathers the result; the series move out of the simulator rather than being copied.
@@ -419,28 +446,39 @@ impl Simulator {
     fn finish_agents(&mut self) {
         for a in 0..self.agents.len() {
             if self.agents[a].is_sender() {
-                self.with_agent(a as AgentId, |ag, cx| ag.finish(cx));
+                self.with_agent::<true>(a as AgentId, |ag, cx| ag.finish(cx));
             }
         }
     }
 
+    /// Handles one event (any run: taps, events and probes included).
     #[inline]
     pub(crate) fn dispatch(&mut self, kind: EventKind) {
+        self.dispatch_as::<true>(kind)
+    }
+
+    /// Handles one event; `EXTRAS`: see [`Simulator::uses_extras`].
+    #[inline]
+    fn dispatch_as<const EXTRAS: bool>(&mut self, kind: EventKind) {
         match kind {
-            EventKind::LinkTxDone(l) => self.with_link(l, |link, cx| link.tx_done(cx)),
+            EventKind::LinkTxDone(l) => {
+                self.with_link::<EXTRAS>(l, |link, cx| link.tx_done::<EXTRAS>(cx))
+            }
             EventKind::LinkDeliver(l) => {
                 let link = &mut self.links[l as usize];
                 let pkt = link.deliver(&mut self.events, l);
                 let at = link.to;
-                self.arrive_at_node(at, pkt);
+                self.arrive_at_node::<EXTRAS>(at, pkt);
             }
-            EventKind::QueueTimer(l) => self.with_link(l, |link, cx| link.queue_timer(cx)),
+            EventKind::QueueTimer(l) => {
+                self.with_link::<EXTRAS>(l, |link, cx| link.queue_timer::<EXTRAS>(cx))
+            }
             // In an emulation the hosts' kernels run the flows; the simulated agents stay idle.
             EventKind::AgentStart(_) | EventKind::AgentStop(_) if self.host_egress.is_some() => {}
-            EventKind::AgentStart(a) => self.with_agent(a, |ag, cx| ag.start(cx)),
-            EventKind::AgentStop(a) => self.with_agent(a, |ag, cx| ag.stop(cx)),
+            EventKind::AgentStart(a) => self.with_agent::<EXTRAS>(a, |ag, cx| ag.start(cx)),
+            EventKind::AgentStop(a) => self.with_agent::<EXTRAS>(a, |ag, cx| ag.stop(cx)),
             EventKind::AgentTimer { agent, timer } => {
-                self.with_agent(agent, |ag, cx| ag.timer(cx, timer))
+                self.with_agent::<EXTRAS>(agent, |ag, cx| ag.timer(cx, timer))
             }
             EventKind::Sample => self.sample(),
             EventKind::WarmupEnd => self.restart_measurement(),
@@ -450,18 +488,27 @@ impl Simulator {
     /// Carries out action `i` of the timeline.
     fn run_timeline_action(&mut self, i: u32) {
         let (l, change) = self.timeline.take_change(i, self.events.now());
-        self.with_link(l, |link, cx| change.apply(link, cx));
+        self.with_link::<true>(l, |link, cx| change.apply(link, cx));
     }
 
-    /// Lets link `l` act, then charges and frees whatever it dropped.
+    /// Lets link `l` act, then charges and frees whatever it dropped. Without `EXTRAS` the
+    /// link is given no taps.
     #[inline]
-    pub(crate) fn with_link(&mut self, l: u32, f: impl FnOnce(&mut Link, &mut LinkCtx)) {
+    pub(crate) fn with_link<const EXTRAS: bool>(
+        &mut self,
+        l: u32,
+        f: impl FnOnce(&mut Link, &mut LinkCtx),
+    ) {
         let mut cx = LinkCtx {
             id: l,
             events: &mut self.events,
             packets: &mut self.packets,
             dropped: &mut self.dropped,
-            tap: self.taps.as_deref_mut(),
+            tap: if EXTRAS {
+                self.taps.as_deref_mut()
+            } else {
+                None
+            },
             changes: &mut self.timeline.link_changes,
         };
         f(&mut self.links[l as usize], &mut cx);
@@ -470,7 +517,11 @@ impl Simulator {
 
     /// Lets agent `a` act, then forwards whatever it sent.
     #[inline]
-    fn with_agent(&mut self, a: AgentId, f: impl FnOnce(&mut Agent, &mut AgentCtx)) {
+    fn with_agent<const EXTRAS: bool>(
+        &mut self,
+        a: AgentId,
+        f: impl FnOnce(&mut Agent, &mut AgentCtx),
+    ) {
         let flow = (a / 2) as usize;
         let mut cx = AgentCtx {
             now: self.events.now(),
@@ -481,24 +532,24 @@ impl Simulator {
             outbox: &mut self.outbox,
         };
         f(&mut self.agents[a as usize], &mut cx);
-        self.flush_outbox(self.agent_node[a as usize]);
+        self.flush_outbox::<EXTRAS>(self.agent_node[a as usize]);
     }
 
     #[inline]
-    fn flush_outbox(&mut self, node: NodeId) {
+    fn flush_outbox<const EXTRAS: bool>(&mut self, node: NodeId) {
         if self.outbox.is_empty() {
             return;
         }
         // Agents rarely send more than a window at once; take the buffer to iterate freely.
         let mut out = std::mem::take(&mut self.outbox);
         for pkt in out.drain(..) {
-            self.forward(node, pkt);
+            self.forward_as::<EXTRAS>(node, pkt);
         }
         self.outbox = out;
     }
 
     #[inline]
-    fn arrive_at_node(&mut self, node: NodeId, pkt: PacketId) {
+    fn arrive_at_node<const EXTRAS: bool>(&mut self, node: NodeId, pkt: PacketId) {
         let p = self.packets.get(pkt);
         if p.dst == node {
             if let Some(egress) = &mut self.host_egress {
@@ -506,21 +557,28 @@ impl Simulator {
                 return;
             }
             let agent = p.dst_agent;
-            self.with_agent(agent, |ag, cx| ag.receive(cx, pkt));
-            if !self.rr_probes.is_empty() {
+            self.with_agent::<EXTRAS>(agent, |ag, cx| ag.receive(cx, pkt));
+            if EXTRAS && !self.rr_probes.is_empty() {
                 self.rr_delivery(agent);
             }
         } else {
-            self.forward(node, pkt);
+            self.forward_as::<EXTRAS>(node, pkt);
         }
     }
 
-    /// Puts a packet on the next link towards its destination.
+    /// Puts a packet on the next link towards its destination (any run).
     #[inline]
     pub(crate) fn forward(&mut self, node: NodeId, pkt: PacketId) {
+        self.forward_as::<true>(node, pkt)
+    }
+
+    /// Puts a packet on the next link towards its destination; `EXTRAS`: see
+    /// [`Simulator::uses_extras`].
+    #[inline]
+    fn forward_as<const EXTRAS: bool>(&mut self, node: NodeId, pkt: PacketId) {
         let dst = self.packets.get(pkt).dst;
         match self.routing.next_hop(node, dst) {
-            Some(l) => self.with_link(l, |link, cx| link.arrive(pkt, cx)),
+            Some(l) => self.with_link::<EXTRAS>(l, |link, cx| link.arrive::<EXTRAS>(pkt, cx)),
             None => {
                 // Routes were checked when the scenario was built, so this is unreachable;
                 // count it rather than lose the packet silently.

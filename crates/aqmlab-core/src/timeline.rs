@@ -189,6 +189,12 @@ impl Timeline {
         out
     }
 
+    /// True when the scenario has no `[[events]]` acting during the run: no link is ever
+    /// changed (the simulator's plain event loop relies on it).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.actions.is_empty() && self.link_changes.is_empty()
+    }
+
     pub(crate) fn link_changes(&self) -> &[LinkChanges] {
         &self.link_changes
     }

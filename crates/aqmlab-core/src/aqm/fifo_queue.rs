@@ -92,6 +92,9 @@ impl FifoQueue {
 }
 
 impl QueueDiscipline for FifoQueue {
+    // Always: the simulator's two event loops (with and without taps, events and probes,
+    // issue 36 item 4) both call it, and inlined once it was, when there was one loop.
+    #[inline(always)]
     fn enqueue(&mut self, id: PacketId, cx: &mut QueueCtx, idle_since: Option<Time>) {
         let view = self.view(cx.now, idle_since);
         let verdict = self.aqm.on_arrival(&view, cx.packets.get(id), cx.rng);
@@ -136,6 +139,9 @@ impl QueueDiscipline for FifoQueue {
         }
     }
 
+    // Always: the simulator's two event loops (with and without taps, events and probes,
+    // issue 36 item 4) both call it, and inlined once it was, when there was one loop.
+    #[inline(always)]
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<PacketId> {
         while let Some(id) = self.pop_front(cx) {
             let view = self.view(cx.now, None);

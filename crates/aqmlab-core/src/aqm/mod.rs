@@ -232,7 +232,7 @@ impl QueueCtx<'_> {
             }
         };
         if let Some(t) = self.tap.as_deref_mut() {
-            t.step_log.push((TraceEvent::Drop, why, id));
+            log_step(t, TraceEvent::Drop, why, id);
         }
         self.dropped.push(id);
     }
@@ -244,9 +244,18 @@ impl QueueCtx<'_> {
         p.ecn.ce = true;
         self.stats.on_mark();
         if let Some(t) = self.tap.as_deref_mut() {
-            t.step_log.push((TraceEvent::Mark, DropReason::None, id));
+            log_step(t, TraceEvent::Mark, DropReason::None, id);
         }
     }
+}
+
+/// A drop or mark logged for the link's trace: out of line, so that a discipline's drop and
+/// mark paths, inlined into its enqueue and dequeue, carry no vector growth of their own in a
+/// run without taps (issue 36, item 4).
+#[cold]
+#[inline(never)]
+fn log_step(t: &mut Taps, ev: TraceEvent, why: DropReason, id: PacketId) {
+    t.step_log.push((ev, why, id));
 }
 
 /// What a link holds: takes packets in, gives the next one to send.

@@ -125,8 +125,9 @@ impl Link {
 
     /// Lets the queue discipline act with what it may touch: the clock, the arena, the queue's
     /// random stream, its counters and the drop list; `f` is also given when the link went idle.
+    /// `EXTRAS` as in [`Link::arrive`].
     #[inline]
-    fn with_queue<R>(
+    fn with_queue<const EXTRAS: bool, R>(
         &mut self,
         cx: &mut LinkCtx,
         f: impl FnOnce(&mut LinkQueue, &mut QueueCtx, Option<Time>) -> R,
@@ -137,18 +138,23 @@ impl Link {
             rng: &mut self.queue_rng,
             stats: &mut self.stats,
             dropped: cx.dropped,
-            tap: cx.tap.as_deref_mut(),
+            tap: if EXTRAS { cx.tap.as_deref_mut() } else { None },
         };
         let idle_since = (self.idle_since != BUSY).then_some(self.idle_since);
         f(&mut self.queue, &mut qcx, idle_since)
     }
 
     /// A packet arrives at this link's queue.
+    ///
+    /// `EXTRAS`: the run may have taps (`cx.tap`) or `[[events]]` that change links
+    /// (`cx.changes`). A run with neither passes false and runs the code it ran before issue
+    /// 27: no test of either per packet (issue 36, item 4). With false, `cx.tap` must be
+    /// `None` and no link may have changes.
     #[inline]
-    pub fn arrive(&mut self, pkt: PacketId, cx: &mut LinkCtx) {
+    pub fn arrive<const EXTRAS: bool>(&mut self, pkt: PacketId, cx: &mut LinkCtx) {
         let now = cx.events.now();
         self.stats.on_arrival(cx.packets.get(pkt));
-        if self.changes != UNCHANGED && cx.changes[self.changes as usize].down {
+        if EXTRAS && self.changes != UNCHANGED && cx.changes[self.changes as usize].down {
             cx.changes[self.changes as usize].down_drops += 1;
             if let Some(t) = cx.tap.as_deref_mut() {
                 let p = cx.packets.get(pkt);
@@ -157,16 +163,16 @@ impl Link {
             cx.dropped.push(pkt);
             return;
         }
-        self.with_queue(cx, |queue, qcx, idle_since| {
+        self.with_queue::<EXTRAS, _>(cx, |queue, qcx, idle_since| {
             queue.enqueue(pkt, qcx, idle_since)
         });
-        if let Some(t) = cx.tap.as_deref_mut() {
+        if let Some(t) = cx.tap.as_deref_mut().filter(|_| EXTRAS) {
             // A dropped arrival is still in the arena: the simulator frees drops afterwards.
             let len = (self.queue.len_packets(), self.queue.len_bytes());
             t.after_arrival(cx.id, now, pkt, cx.packets, len);
         }
         if self.in_service.is_none() {
-            self.start_next(cx, false);
+            self.start_next::<EXTRAS>(cx, false);
         } else {
             self.stats
                 .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
@@ -176,18 +182,19 @@ impl Link {
     /// Starts sending the next packet, or marks the link idle. `chained`: the transmitter
     /// has just finished a packet (at this instant, exactly or less than a nanosecond ago),
     /// and the next starts at the exact end of that one.
-    fn start_next(&mut self, cx: &mut LinkCtx, chained: bool) {
+    /// `EXTRAS` as in [`Link::arrive`].
+    fn start_next<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx, chained: bool) {
         let now = cx.events.now();
-        if self.changes != UNCHANGED && self.take_changes_before_start(cx) {
+        if EXTRAS && self.changes != UNCHANGED && self.take_changes_before_start(cx) {
             // Down: what waits stays queued until the link comes up.
             return;
         }
-        let next = self.with_queue(cx, |queue, qcx, _| queue.dequeue(qcx));
+        let next = self.with_queue::<EXTRAS, _>(cx, |queue, qcx, _| queue.dequeue(qcx));
         match next {
             Some(pkt) => {
                 let p = cx.packets.get(pkt);
                 let trace = match self.changes {
-                    UNCHANGED => None,
+                    c if !EXTRAS || c == UNCHANGED => None,
                     c => cx.changes[c as usize].trace.as_mut(),
                 };
                 let end = match trace {
@@ -210,7 +217,7 @@ impl Link {
         }
         self.stats
             .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
-        if let Some(t) = cx.tap.as_deref_mut() {
+        if let Some(t) = cx.tap.as_deref_mut().filter(|_| EXTRAS) {
             // What started now is in service (this is only called with the transmitter free).
             let sent = self.in_service.map(|(pkt, _)| pkt);
             let len = (self.queue.len_packets(), self.queue.len_bytes());
@@ -218,9 +225,9 @@ impl Link {
         }
     }
 
-    /// The transmitter finished the packet in service.
+    /// The transmitter finished the packet in service. `EXTRAS` as in [`Link::arrive`].
     #[inline]
-    pub fn tx_done(&mut self, cx: &mut LinkCtx) {
+    pub fn tx_done<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx) {
         let now = cx.events.now();
         let (pkt, tx) = self
             .in_service
@@ -231,23 +238,24 @@ impl Link {
         self.stats.on_transmitted(now, p, done);
         if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
             self.stats.link_losses += 1;
-            if let Some(t) = cx.tap.as_deref_mut() {
+            if let Some(t) = cx.tap.as_deref_mut().filter(|_| EXTRAS) {
                 t.trace_event(cx.id, now, TraceEvent::Drop, DropReason::LinkLoss, p);
             }
             cx.dropped.push(pkt);
         } else {
             // No packet overtakes another when the delay shrinks (`set_delay`): the pipe is a
-            // FIFO and only its head has an event.
+            // FIFO and only its head has an event. Without events the delay is constant, and
+            // `now + delay` is never before the pipe's last.
             let at = match self.pipe.back() {
-                Some(&(last, _)) => (now + self.delay).max(last),
-                None => now + self.delay,
+                Some(&(last, _)) if EXTRAS => (now + self.delay).max(last),
+                _ => now + self.delay,
             };
             if self.pipe.is_empty() {
                 cx.events.schedule(at, EventKind::LinkDeliver(cx.id));
             }
             self.pipe.push_back((at, pkt));
         }
-        self.start_next(cx, true);
+        self.start_next::<EXTRAS>(cx, true);
     }
 
     /// The head of the pipe reaches the far node; returns it.
@@ -263,13 +271,13 @@ impl Link {
         pkt
     }
 
-    /// The queue discipline's periodic timer.
-    pub fn queue_timer(&mut self, cx: &mut LinkCtx) {
+    /// The queue discipline's periodic timer. `EXTRAS` as in [`Link::arrive`].
+    pub fn queue_timer<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx) {
         let now = cx.events.now();
-        self.with_queue(cx, |queue, qcx, idle_since| queue.on_timer(qcx, idle_since));
+        self.with_queue::<EXTRAS, _>(cx, |queue, qcx, idle_since| queue.on_timer(qcx, idle_since));
         self.stats
             .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
-        if let Some(t) = cx.tap.as_deref_mut() {
+        if let Some(t) = cx.tap.as_deref_mut().filter(|_| EXTRAS) {
             let len = (self.queue.len_packets(), self.queue.len_bytes());
             t.after_timer(cx.id, now, cx.packets, len);
         }
@@ -353,7 +361,7 @@ impl Link {
     pub fn set_down(&mut self, down: bool, cx: &mut LinkCtx) {
         self.changes(cx).down = down;
         if !down && self.in_service.is_none() {
-            self.start_next(cx, false);
+            self.start_next::<true>(cx, false);
         }
     }
 

@@ -57,7 +57,9 @@ impl QuaternaryHeap {
     }
 
     /// Removes the earliest event (the heap is not empty).
-    #[inline]
+    // Always inlined: the simulator's two event loops (with and without taps, events and
+    // probes, issue 36 item 4) both call it, and it was inlined when there was one loop.
+    #[inline(always)]
     // The children of a node are found by index arithmetic (ARITY * i + 1 ..): this is the
     // loop the 2026-11-22 optimization round measured (BENCHMARKS.md); rewriting it as
     // iterators would need that benchmark again.
