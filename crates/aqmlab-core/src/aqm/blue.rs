@@ -171,11 +171,7 @@ impl Aqm for Blue {
 
     /// The steps and the freeze time change; p carries on.
     fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
-        let Some(next) = super::downcast_aqm::<Blue>(next) else {
-            return false;
-        };
-        self.cfg = next.cfg;
-        true
+        super::reconfigure_from(next, |next: Box<Blue>| self.cfg = next.cfg)
     }
 }
 

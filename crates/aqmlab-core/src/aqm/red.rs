@@ -523,13 +523,11 @@ impl Aqm for Red {
 
     /// The curve, the weight and the idle rate change; avg, count and `old` carry on.
     fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
-        let Some(next) = super::downcast_aqm::<Red>(next) else {
-            return false;
-        };
-        self.ewma.weight = next.ewma.weight;
-        self.ewma.ptc = next.ewma.ptc;
-        self.cfg = next.cfg;
-        true
+        super::reconfigure_from(next, |next: Box<Red>| {
+            self.ewma.weight = next.ewma.weight;
+            self.ewma.ptc = next.ewma.ptc;
+            self.cfg = next.cfg;
+        })
     }
 
     fn on_link_idle(&mut self, now: Time) {
