@@ -9,7 +9,7 @@ use aqmlab_core::aqm::registry::build_queue;
 use aqmlab_core::aqm::QueueLimit;
 use aqmlab_core::metrics::queue_stats::QueueSummary;
 use aqmlab_core::testing::Dumbbell;
-use aqmlab_core::{run, Scenario};
+use aqmlab_core::{run, RunResult, Scenario};
 
 pub mod validation;
 
@@ -89,6 +89,20 @@ pub fn bottleneck_row(name: &str, s: &Scenario) -> QueueSummary {
         q.marks
     );
     q
+}
+
+/// The value of `source`.`variable` in `r`'s time series at `t` seconds; panics if it has no
+/// such sample.
+pub fn sample_at(r: &RunResult, source: &str, variable: &str, t: f64) -> f64 {
+    let ts = &r.timeseries;
+    (0..ts.len())
+        .find(|&i| {
+            ts.source_name(i) == source
+                && ts.variable_name(i) == variable
+                && (ts.time_s[i] - t).abs() < 1e-9
+        })
+        .map(|i| ts.value[i])
+        .unwrap_or_else(|| panic!("no sample of {source}.{variable} at {t} s"))
 }
 
 /// The link the AQM tests build queues for outside a scenario: 10 Mb/s, 5 ms, 100 packets.
