@@ -70,13 +70,7 @@ pub const PARAMS: &[ParamDoc] = &[
         meaning: "one freeze clock for increases and decreases (paper Fig. 5); false: one per kind (Feng's ns code: ihold-time, dhold-time)",
         plausible: None,
     },
-    ParamDoc {
-        name: "ecn",
-        default: "false",
-        unit: "bool",
-        meaning: "mark ECT packets instead of dropping them",
-        plausible: None,
-    },
+    super::params::ECN_DOC,
 ];
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -52,13 +52,7 @@ pub const PARAMS: &[ParamDoc] = &[
         meaning: "controller sampling frequency",
         plausible: None,
     },
-    ParamDoc {
-        name: "ecn",
-        default: "false",
-        unit: "bool",
-        meaning: "mark ECT packets instead of dropping them",
-        plausible: None,
-    },
+    super::params::ECN_DOC,
 ];
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -306,12 +306,7 @@ pub const RED_DOCS_REST: &[ParamDoc] = &[
         "bytes",
         "packet size for ptc and byte mode (ns-2 default)",
     ),
-    doc(
-        "ecn",
-        "false",
-        "bool",
-        "mark ECT packets instead of dropping them",
-    ),
+    super::params::ECN_DOC,
     doc(
         "mark_p",
         "0.1",
