@@ -22,6 +22,31 @@ UDP_DUMBBELL: dict[str, Any] = {
 }
 
 
+def tcp_dumbbell(
+    duration: str,
+    senders: int,
+    bottleneck: dict[str, Any],
+    *,
+    access: dict[str, Any] | None = None,
+    flows: list[dict[str, Any]] | None = None,
+    **fields: Any,
+) -> dict[str, Any]:
+    """A dumbbell of `senders` hosts through `bottleneck` and access links `access` (100 Mb/s,
+    1 ms) to as many receivers for `duration`, carrying `flows` (one TCP flow per sender to
+    the receivers), with the other top-level `fields` (warmup, tcp, events, ...)."""
+    return {
+        "duration": duration,
+        **fields,
+        "topology": {
+            "kind": "dumbbell",
+            "senders": senders,
+            "bottleneck": bottleneck,
+            "access": access or {"rate": "100Mbps", "delay": "1ms"},
+        },
+        "flows": flows or [{"kind": "tcp", "from": "senders", "to": "receivers"}],
+    }
+
+
 def scenario(**edits: Any) -> dict[str, Any]:
     """A deep copy of UDP_DUMBBELL with dotted-path edits, e.g. ``**{"topology.senders": 3}``."""
     s = copy.deepcopy(UDP_DUMBBELL)

@@ -16,7 +16,7 @@ from typing import Any
 
 import aqmlab
 import pytest
-from _aqmlab_scenarios import UDP_DUMBBELL
+from _aqmlab_scenarios import UDP_DUMBBELL, tcp_dumbbell
 from aqmlab import cli_options
 from aqmlab.cli import app
 from aqmlab.cli_run import EXIT_NOT_VALID
@@ -212,19 +212,15 @@ def test_a_host_sending_with_and_without_ecn_is_invalid_input() -> None:
     `flows`, before anything is created on the machine."""
     from aqmlab.emulation.emulate import emulate
 
-    s: dict[str, Any] = {
-        "duration": "2s",
-        "topology": {
-            "kind": "dumbbell",
-            "senders": 1,
-            "bottleneck": {"rate": "10Mbps", "delay": "5ms", "queue": {"aqm": "red"}},
-            "access": {"rate": "100Mbps", "delay": "1ms"},
-        },
-        "flows": [
+    s = tcp_dumbbell(
+        "2s",
+        1,
+        {"rate": "10Mbps", "delay": "5ms", "queue": {"aqm": "red"}},
+        flows=[
             {"kind": "tcp", "from": "senders", "to": "receivers", "tcp": {"ecn": True}},
             {"kind": "tcp", "from": "senders", "to": "receivers"},
         ],
-    }
+    )
     with pytest.raises(aqmlab.ScenarioError) as e:
         emulate(s)
     assert e.value.path == "flows" and "with ECN" in str(e.value) and "without" in str(e.value)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from _aqmlab_scenarios import tcp_dumbbell
 from aqmlab.emulation.netns import EmulationUnavailable, preflight
 
 
@@ -26,19 +27,15 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=f"cannot emulate here
 def test_validate_emulation_compares_bbr_with_the_kernels() -> None:
     from aqmlab.emulation.validate import validate_emulation
 
-    path = {
-        "name": "bbr-path",
-        "duration": "12s",
-        "warmup": "4s",
-        "topology": {
-            "kind": "dumbbell",
-            "senders": 1,
-            "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"limit": 333, "aqm": "droptail"}},
-            "access": {"rate": "1Gbps", "delay": "5ms"},
-        },
-        "tcp": {"profile": "linux", "packet_size": 1448, "header_size": 52},
-        "flows": [{"kind": "tcp", "from": "senders", "to": "receivers"}],
-    }
+    path = tcp_dumbbell(
+        "12s",
+        1,
+        {"rate": "10Mbps", "delay": "10ms", "queue": {"limit": 333, "aqm": "droptail"}},
+        access={"rate": "1Gbps", "delay": "5ms"},
+        name="bbr-path",
+        warmup="4s",
+        tcp={"profile": "linux", "packet_size": 1448, "header_size": 52},
+    )
     v = validate_emulation(path, [1], congestion_control="bbr")
     rows = {r["metric"]: r for r in v.rows()}
     print(v.to_dict())

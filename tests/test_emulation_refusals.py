@@ -8,18 +8,10 @@ from typing import Any
 
 import aqmlab
 import pytest
+from _aqmlab_scenarios import tcp_dumbbell
 from aqmlab.emulation.emulate import emulate
 
-BASE: dict[str, Any] = {
-    "duration": "2s",
-    "topology": {
-        "kind": "dumbbell",
-        "senders": 1,
-        "bottleneck": {"rate": "10Mbps", "delay": "5ms", "queue": {"aqm": "red"}},
-        "access": {"rate": "100Mbps", "delay": "1ms"},
-    },
-    "flows": [{"kind": "tcp", "from": "senders", "to": "receivers"}],
-}
+BASE: dict[str, Any] = tcp_dumbbell("2s", 1, {"rate": "10Mbps", "delay": "5ms", "queue": {"aqm": "red"}})
 
 
 @pytest.mark.parametrize(

@@ -13,22 +13,19 @@ from typing import Any
 
 import aqmlab
 import pytest
+from _aqmlab_scenarios import tcp_dumbbell
 from aqmlab.cli import app
 from typer.testing import CliRunner
 
 
 def with_trace(path: Path) -> dict[str, Any]:
-    return {
-        "duration": "2s",
-        "topology": {
-            "kind": "dumbbell",
-            "senders": 1,
-            "bottleneck": {"rate": "10Mbps", "delay": "10ms"},
-            "access": {"rate": "100Mbps", "delay": "1ms"},
-        },
-        "flows": [{"kind": "tcp", "from": "s0", "to": "d0"}],
-        "events": [{"at": "1s", "link": "bottleneck", "rate": {"trace": str(path)}}],
-    }
+    return tcp_dumbbell(
+        "2s",
+        1,
+        {"rate": "10Mbps", "delay": "10ms"},
+        flows=[{"kind": "tcp", "from": "s0", "to": "d0"}],
+        events=[{"at": "1s", "link": "bottleneck", "rate": {"trace": str(path)}}],
+    )
 
 
 def refused_within(s: dict[str, Any], seconds: float) -> aqmlab.ScenarioError:

@@ -14,19 +14,11 @@ from typing import Any
 
 import aqmlab
 import pytest
+from _aqmlab_scenarios import tcp_dumbbell
 from aqmlab.memory_calibration import calibrate
 from aqmlab.memory_limit import ENV_VAR, MemoryLimitError, parse_memory, resolve_max_memory
 
-BASE: dict[str, Any] = {
-    "duration": "1s",
-    "topology": {
-        "kind": "dumbbell",
-        "senders": 2,
-        "bottleneck": {"rate": "10Mbps", "delay": "10ms"},
-        "access": {"rate": "100Mbps", "delay": "1ms"},
-    },
-    "flows": [{"kind": "tcp", "from": "senders", "to": "receivers"}],
-}
+BASE: dict[str, Any] = tcp_dumbbell("1s", 2, {"rate": "10Mbps", "delay": "10ms"})
 
 
 def with_senders(n: int) -> dict[str, Any]:

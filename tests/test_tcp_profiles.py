@@ -6,22 +6,18 @@ import json
 
 import aqmlab
 import pytest
+from _aqmlab_scenarios import tcp_dumbbell
 from aqmlab.cli import app
 from aqmlab.scenario import load_scenario, packaged_scenarios, with_tcp_profile
 from typer.testing import CliRunner
 
-SMALL = {
-    "duration": "3s",
-    "warmup": "1s",
-    "topology": {
-        "kind": "dumbbell",
-        "senders": 3,
-        "bottleneck": {"rate": "5Mbps", "delay": "10ms", "queue": {"limit": 30, "aqm": "droptail"}},
-        "access": {"rate": "100Mbps", "delay": "1ms"},
-    },
-    "tcp": {"variant": "newreno", "window": 32, "window_init": 2},
-    "flows": [{"kind": "tcp", "from": "senders", "to": "receivers"}],
-}
+SMALL = tcp_dumbbell(
+    "3s",
+    3,
+    {"rate": "5Mbps", "delay": "10ms", "queue": {"limit": 30, "aqm": "droptail"}},
+    warmup="1s",
+    tcp={"variant": "newreno", "window": 32, "window_init": 2},
+)
 
 
 def test_with_tcp_profile_keeps_only_the_scenarios_sizes_and_window():

@@ -11,6 +11,7 @@
 //! EXTRA_TCP_TOML is appended to the `[tcp]` table (after `profile = "linux"`), e.g.
 //! `'cwnd_growth = "per_ack"'` to turn one mechanism back to its RFC default.
 
+use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use aqmlab_core::{run, Scenario};
 
 fn scenario(
@@ -21,32 +22,22 @@ fn scenario(
     extra: &str,
 ) -> String {
     // A 1500-byte MTU with timestamps: 1448 bytes of payload, 52 of headers (linux.toml).
-    format!(
-        r#"
-name = "linux-grid-{cc}-{delay_ms}ms-{flows}"
-duration = "{duration_s}s"
-warmup = "{warmup_s}s"
-
-[topology]
-kind = "dumbbell"
-senders = {flows}
-bottleneck = {{ rate = "10Mbps", delay = "{delay_ms}ms", queue = {{ limit = 100, aqm = "droptail" }} }}
-access = {{ rate = "1Gbps", delay = "1ms" }}
-
-[tcp]
-profile = "linux"
-congestion_control = "{cc}"
-packet_size = 1448
-header_size = 52
-ack_size = 52
-{extra}
-
-[[flows]]
-kind = "tcp"
-from = "senders"
-to = "receivers"
-"#
-    )
+    Dumbbell {
+        duration: &format!("{duration_s}s"),
+        head: &format!(
+            "name = \"linux-grid-{cc}-{delay_ms}ms-{flows}\"\nwarmup = \"{warmup_s}s\""
+        ),
+        senders: flows,
+        bottleneck: &format!(
+            r#"rate = "10Mbps", delay = "{delay_ms}ms", queue = {{ limit = 100, aqm = "droptail" }}"#
+        ),
+        access: r#"rate = "1Gbps", delay = "1ms""#,
+        rest: &format!(
+            "[tcp]\nprofile = \"linux\"\ncongestion_control = \"{cc}\"\npacket_size = 1448\n\
+             header_size = 52\nack_size = 52\n{extra}\n{TCP_TO_RECEIVERS}"
+        ),
+    }
+    .toml()
 }
 
 fn main() {

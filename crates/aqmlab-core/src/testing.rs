@@ -12,6 +12,15 @@ from = "senders"
 to = "receivers"
 "#;
 
+/// [`TCP_TO_RECEIVERS`] with each flow starting at a uniformly drawn time in the first second.
+pub const TCP_IN_FIRST_SECOND: &str = r#"
+[[flows]]
+kind = "tcp"
+from = "senders"
+to = "receivers"
+start = { uniform = ["0s", "1s"] }
+"#;
+
 /// A test dumbbell as TOML text: `senders` hosts through the link "bottleneck" (the fields of
 /// its inline table) and access links (likewise) to as many receivers. `head` is the lines
 /// before the topology besides `duration` (warm-up, sampling, traces), `rest` the lines after

@@ -10,8 +10,9 @@ mod common;
 use aqmlab_core::aqm::registry::build_queue;
 use aqmlab_core::metrics::queue_stats::QueueSummary;
 use aqmlab_core::run;
+use aqmlab_core::testing::TCP_IN_FIRST_SECOND;
 use aqmlab_core::Scenario;
-use common::{aqm_dumbbell, aqm_env, bottleneck_row, error_path, TCP_FLOWS};
+use common::{aqm_dumbbell, aqm_env, bottleneck_row, error_path};
 
 /// (name, aqm table, buffer limit)
 const ALGORITHMS: &[(&str, &str, u32)] = &[
@@ -131,7 +132,7 @@ fn poisson_overload_each_controller_holds_its_own_operating_point() {
 fn tcp_dumbbell_50_flows() {
     let rows: Vec<_> = ALGORITHMS
         .iter()
-        .map(|&(name, aqm, limit)| (name, limit, run_one(name, aqm, limit, TCP_FLOWS)))
+        .map(|&(name, aqm, limit)| (name, limit, run_one(name, aqm, limit, TCP_IN_FIRST_SECOND)))
         .collect();
     for (name, limit, q) in rows {
         // 20 s at 10 Mb/s of 1040 B packets is 24000 departures.
@@ -183,7 +184,11 @@ fn tcp_dumbbell_50_flows() {
 #[test]
 fn pi_and_rem_settle_at_their_reference_queues() {
     for (name, reference, tolerance) in [("pi", 50.0, 20.0), ("rem", 20.0, 8.0)] {
-        let mut s = dumbbell(&format!(r#"{{ kind = "{name}" }}"#), 300, TCP_FLOWS);
+        let mut s = dumbbell(
+            &format!(r#"{{ kind = "{name}" }}"#),
+            300,
+            TCP_IN_FIRST_SECOND,
+        );
         s.duration = aqmlab_core::units::Duration(200_000_000_000);
         s.warmup = aqmlab_core::units::Duration(150_000_000_000);
         let r = run(&s, 1).unwrap();

@@ -7,7 +7,8 @@ mod common;
 use aqmlab_core::aqm::registry::build_queue;
 use aqmlab_core::aqm::QueueDiscipline;
 use aqmlab_core::metrics::queue_stats::QueueSummary;
-use common::{aqm_dumbbell, aqm_env as env, bottleneck_row, error_path, TCP_FLOWS};
+use aqmlab_core::testing::TCP_IN_FIRST_SECOND;
+use common::{aqm_dumbbell, aqm_env as env, bottleneck_row, error_path};
 
 /// (name, aqm table) for every algorithm of this family, at its defaults.
 const ALGORITHMS: &[(&str, &str)] = &[
@@ -80,7 +81,7 @@ fn every_algorithm_handles_bursty_udp() {
 
 #[test]
 fn every_algorithm_in_a_50_flow_tcp_dumbbell() {
-    for (name, q) in run_all(TCP_FLOWS) {
+    for (name, q) in run_all(TCP_IN_FIRST_SECOND) {
         assert_queue_inside_buffer(name, &q);
         // Hybrid RED and LPF/ODA at the paper's w_q = 0.002 keep cutting avg whenever the
         // queue dips to min_th (theta = 1: at every such arrival, by 20%), so avg swings

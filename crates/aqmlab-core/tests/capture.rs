@@ -3,44 +3,36 @@
 //! adding up to the queue's counters, and a run unchanged by being captured.
 
 use aqmlab_core::result::RunResult;
+use aqmlab_core::testing::{Dumbbell, TCP_IN_FIRST_SECOND};
 use aqmlab_core::{run_writing, Scenario};
 use std::path::{Path, PathBuf};
 
 fn dumbbell(aqm: &str, ecn: bool, extra: &str) -> Scenario {
-    let text = format!(
-        r#"
-        name = "capture-test"
-        duration = "8s"
-        seed = 3
-        {extra}
-        [topology]
-        kind = "dumbbell"
-        senders = 5
-        [topology.bottleneck]
-        rate = "10Mbps"
-        delay = "20ms"
-        queue = {{ limit = 60, aqm = {aqm} }}
-        [topology.access]
-        rate = "100Mbps"
-        delay = ["1ms", "2ms", "3ms", "4ms", "5ms"]
-        [tcp]
-        variant = "sack"
-        window = 64
-        ecn = {ecn}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        start = {{ uniform = ["0s", "1s"] }}
-        [[flows]]
-        kind = "cbr"
-        from = "s0"
-        to = "d0"
-        rate = "500kbps"
-        packet_size = 500
-        "#
-    );
-    Scenario::from_toml(&text).unwrap()
+    Dumbbell {
+        duration: "8s",
+        head: &format!("name = \"capture-test\"\nseed = 3\n{extra}"),
+        senders: 5,
+        bottleneck: &format!(
+            r#"rate = "10Mbps", delay = "20ms", queue = {{ limit = 60, aqm = {aqm} }}"#
+        ),
+        access: r#"rate = "100Mbps", delay = ["1ms", "2ms", "3ms", "4ms", "5ms"]"#,
+        rest: &format!(
+            r#"
+            [tcp]
+            variant = "sack"
+            window = 64
+            ecn = {ecn}
+            {TCP_IN_FIRST_SECOND}
+            [[flows]]
+            kind = "cbr"
+            from = "s0"
+            to = "d0"
+            rate = "500kbps"
+            packet_size = 500
+            "#
+        ),
+    }
+    .scenario()
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -250,27 +242,18 @@ fn every_kind(kinds: &[usize], count: u32, links: &[&str], format: &str, seed: u
         );
     }
     let capture: Vec<String> = links.iter().map(|l| format!("\"{l}\"")).collect();
-    let text = format!(
-        r#"
-        duration = "1s"
-        seed = {seed}
-        capture = [{}]
-        capture_format = "{format}"
-        trace = ["bottleneck"]
-        [topology]
-        kind = "dumbbell"
-        senders = {n}
-        bottleneck = {{ rate = "5Mbps", delay = "5ms", queue = {{ limit = 30, aqm = "codel" }} }}
-        access = {{ rate = "50Mbps", delay = "1ms" }}
-        [tcp]
-        variant = "sack"
-        window = 32
-        {flows}
-        "#,
-        capture.join(", "),
-        n = kinds.len().max(1),
-    );
-    Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    Dumbbell {
+        duration: "1s",
+        head: &format!(
+            "seed = {seed}\ncapture = [{}]\ncapture_format = \"{format}\"\ntrace = [\"bottleneck\"]",
+            capture.join(", ")
+        ),
+        senders: kinds.len().max(1) as u32,
+        bottleneck: r#"rate = "5Mbps", delay = "5ms", queue = { limit = 30, aqm = "codel" }"#,
+        access: r#"rate = "50Mbps", delay = "1ms""#,
+        rest: &format!("[tcp]\nvariant = \"sack\"\nwindow = 32\n{flows}"),
+    }
+    .scenario()
 }
 
 /// The flow a captured packet belongs to, from its ports (`wire_headers::flow_ports`: the

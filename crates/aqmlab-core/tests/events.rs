@@ -3,8 +3,11 @@
 //! parameter change shows in its drops, a mahimahi trace gives its rate; packets are
 //! conserved across every change, and random events never break a run.
 
+mod common;
+
 use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use aqmlab_core::{run, RunResult, Scenario};
+use common::sample_at as at;
 use proptest::prelude::*;
 
 const DEFAULT_DUMBBELL: &str =
@@ -18,19 +21,6 @@ fn default_dumbbell(duration: &str, extra: &str) -> Scenario {
         .replace("seed = 1\n", "seed = 1\nsample_interval = \"1s\"\n");
     assert!(text.contains(duration) && text.contains("sample_interval"));
     Scenario::from_toml(&format!("{text}\n{extra}")).unwrap()
-}
-
-/// The value of `source`.`variable` sampled at `t` seconds.
-fn at(r: &RunResult, source: &str, variable: &str, t: f64) -> f64 {
-    let ts = &r.timeseries;
-    (0..ts.len())
-        .find(|&i| {
-            ts.source_name(i) == source
-                && ts.variable_name(i) == variable
-                && (ts.time_s[i] - t).abs() < 1e-9
-        })
-        .map(|i| ts.value[i])
-        .unwrap_or_else(|| panic!("no sample of {source}.{variable} at {t} s"))
 }
 
 /// Data packets the receivers got per second between samples `t0` and `t1`.

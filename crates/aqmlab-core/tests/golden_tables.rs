@@ -21,6 +21,7 @@
 mod common;
 
 use aqmlab_core::result::RunResult;
+use aqmlab_core::testing::{Dumbbell, TCP_IN_FIRST_SECOND};
 use aqmlab_core::{run, Scenario};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -65,28 +66,19 @@ fn fuzz_dumbbell(
     let delays: Vec<String> = (0..flows)
         .map(|i| format!("\"{}ms\"", 1 + (i * 7 + 3) % spread.max(1)))
         .collect();
-    format!(
-        r#"
-        duration = "{duration}s"
-        warmup = "2s"
-        sample_interval = "50ms"
-        [topology]
-        kind = "dumbbell"
-        senders = {flows}
-        bottleneck = {{ rate = "{rate}Mbps", delay = "{delay}ms", queue = {{ limit = {buffer}, aqm = {aqm} }} }}
-        access = {{ rate = "100Mbps", delay = [{delays}] }}
-        [tcp]
-        profile = "{profile}"
-        {tcp}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        start = {{ uniform = ["0s", "1s"] }}
-        {extra}
-        "#,
-        delays = delays.join(", "),
-    )
+    Dumbbell {
+        duration: &format!("{duration}s"),
+        head: "warmup = \"2s\"\nsample_interval = \"50ms\"",
+        senders: flows,
+        bottleneck: &format!(
+            r#"rate = "{rate}Mbps", delay = "{delay}ms", queue = {{ limit = {buffer}, aqm = {aqm} }}"#
+        ),
+        access: &format!(r#"rate = "100Mbps", delay = [{}]"#, delays.join(", ")),
+        rest: &format!(
+            "[tcp]\nprofile = \"{profile}\"\n{tcp}\n{TCP_IN_FIRST_SECOND}{extra}\n"
+        ),
+    }
+    .toml()
 }
 
 /// Marking on: the AQM table with `ecn = true`.
@@ -235,7 +227,7 @@ fn fuzz_cases() -> Vec<Case> {
             "#,
             )
             .replace(
-                "from = \"senders\"\n        to = \"receivers\"",
+                "from = \"senders\"\nto = \"receivers\"",
                 "from = [\"s0\", \"s1\", \"s2\"]\n        to = [\"d0\", \"d1\", \"d2\"]",
             ),
         ),
@@ -527,27 +519,20 @@ fn validation_cases() -> Vec<Case> {
             name,
             covers: "emulation-path validation: linux profile, 10 Mb/s, 20 ms, 100-packet buffer",
             seed: 1,
-            toml: format!(
-                r#"
-                duration = "30s"
-                warmup = "5s"
-                [topology]
-                kind = "dumbbell"
-                senders = {n}
-                bottleneck = {{ rate = "10Mbps", delay = "20ms", queue = {{ limit = 100, aqm = "{aqm}" }} }}
-                access = {{ rate = "100Mbps", delay = "1ms" }}
-                [tcp]
-                profile = "linux"
-                congestion_control = "{cc}"
-                packet_size = 1448
-                header_size = 52
-                [[flows]]
-                kind = "tcp"
-                from = "senders"
-                to = "receivers"
-                start = {{ uniform = ["0s", "1s"] }}
-                "#
-            ),
+            toml: Dumbbell {
+                duration: "30s",
+                head: r#"warmup = "5s""#,
+                senders: n,
+                bottleneck: &format!(
+                    r#"rate = "10Mbps", delay = "20ms", queue = {{ limit = 100, aqm = "{aqm}" }}"#
+                ),
+                rest: &format!(
+                    "[tcp]\nprofile = \"linux\"\ncongestion_control = \"{cc}\"\n\
+                     packet_size = 1448\nheader_size = 52\n{TCP_IN_FIRST_SECOND}"
+                ),
+                ..Dumbbell::default()
+            }
+            .toml(),
         });
     }
     // The ns-3 comparison's identical dumbbell, ns3 profile, with 20 flows (100 s, as there).
@@ -555,25 +540,17 @@ fn validation_cases() -> Vec<Case> {
         name: "val_identical_dumbbell_ns3",
         covers: "ns-3 comparison: identical dumbbell, ns3 profile, RED, 20 flows",
         seed: 1,
-        toml: r#"
-        duration = "100s"
-        warmup = "10s"
-        [topology]
-        kind = "dumbbell"
-        senders = 20
-        bottleneck = { rate = "10Mbps", delay = "100ms", queue = { limit = 50, aqm = "red" } }
-        access = { rate = "100Mbps", delay = "1ms" }
-        [tcp]
-        profile = "ns3"
-        packet_size = 1000
-        header_size = 42
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        start = { uniform = ["0s", "1s"] }
-        "#
-        .into(),
+        toml: Dumbbell {
+            duration: "100s",
+            head: r#"warmup = "10s""#,
+            senders: 20,
+            bottleneck: r#"rate = "10Mbps", delay = "100ms", queue = { limit = 50, aqm = "red" }"#,
+            rest: &format!(
+                "[tcp]\nprofile = \"ns3\"\npacket_size = 1000\nheader_size = 42\n{TCP_IN_FIRST_SECOND}"
+            ),
+            ..Dumbbell::default()
+        }
+        .toml(),
     });
     v
 }

@@ -5,7 +5,8 @@
 //! of any bit of any result fails it. If a change is intended (a bug fix in the ns-2 agents),
 //! record the new hash in the same commit and say why in its message.
 
-use aqmlab_core::{run, Scenario};
+use aqmlab_core::run;
+use aqmlab_core::testing::{Dumbbell, TCP_IN_FIRST_SECOND};
 
 /// FNV-1a, 64 bits: stable across platforms and Rust versions (unlike `DefaultHasher`).
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -20,28 +21,19 @@ fn fingerprint(variant: &str, aqm: &str, ecn: bool) -> u64 {
     } else {
         format!("\"{aqm}\"")
     };
-    let s = Scenario::from_toml(&format!(
-        r#"
-        duration = "20s"
-        warmup = "5s"
-        sample_interval = "100ms"
-        [topology]
-        kind = "dumbbell"
-        senders = 5
-        bottleneck = {{ rate = "10Mbps", delay = "20ms", queue = {{ limit = 60, aqm = {aqm} }} }}
-        access = {{ rate = "100Mbps", delay = ["1ms", "3ms", "7ms", "12ms", "20ms"] }}
-        [tcp]
-        variant = "{variant}"
-        ecn = {ecn}
-        window = 64
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        start = {{ uniform = ["0s", "1s"] }}
-        "#
-    ))
-    .unwrap();
+    let s = Dumbbell {
+        duration: "20s",
+        head: "warmup = \"5s\"\nsample_interval = \"100ms\"",
+        senders: 5,
+        bottleneck: &format!(
+            r#"rate = "10Mbps", delay = "20ms", queue = {{ limit = 60, aqm = {aqm} }}"#
+        ),
+        access: r#"rate = "100Mbps", delay = ["1ms", "3ms", "7ms", "12ms", "20ms"]"#,
+        rest: &format!(
+            "[tcp]\nvariant = \"{variant}\"\necn = {ecn}\nwindow = 64\n{TCP_IN_FIRST_SECOND}"
+        ),
+    }
+    .scenario();
     let mut r = run(&s, 7).unwrap();
     as_recorded_series(&mut r);
     r.queue_delays.clear(); // a table added later (issue 27); dropped from the JSON below

@@ -8,6 +8,7 @@
 //! - Pacing changes what it should: the same dumbbell with pacing off and on differ, and off
 //!   is the default (nothing changes for a scenario that does not ask).
 
+use aqmlab_core::testing::{Dumbbell, TCP_IN_FIRST_SECOND, TCP_TO_RECEIVERS};
 use aqmlab_core::{run, Scenario};
 
 const AQMS: [&str; 5] = ["droptail", "red", "pie", "codel", "fq_codel"];
@@ -34,34 +35,20 @@ fn dumbbell(
 ) -> Scenario {
     let pacing = pacing.map_or(String::new(), |p| format!("pacing = \"{p}\""));
     let delays: Vec<String> = access.iter().map(|ms| format!("\"{ms}ms\"")).collect();
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "8s"
-        warmup = "2s"
-        sample_interval = "100ms"
-        [topology]
-        kind = "dumbbell"
-        senders = {flows}
-        bottleneck = {{ rate = "{rate}Mbps", delay = "10ms", queue = {{ limit = {buffer}, aqm = "{aqm}" }} }}
-        access = {{ rate = "100Mbps", delay = [{delays}] }}
-        [tcp]
-        profile = "linux"
-        {pacing}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        start = {{ uniform = ["0s", "1s"] }}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        start = "3s"
-        size = "200KB"
-        "#,
-        delays = delays.join(", "),
-    ))
-    .unwrap()
+    Dumbbell {
+        duration: "8s",
+        head: "warmup = \"2s\"\nsample_interval = \"100ms\"",
+        senders: flows as u32,
+        bottleneck: &format!(
+            r#"rate = "{rate}Mbps", delay = "10ms", queue = {{ limit = {buffer}, aqm = "{aqm}" }}"#
+        ),
+        access: &format!(r#"rate = "100Mbps", delay = [{}]"#, delays.join(", ")),
+        rest: &format!(
+            "[tcp]\nprofile = \"linux\"\n{pacing}\n{TCP_IN_FIRST_SECOND}{TCP_TO_RECEIVERS}\
+             start = \"3s\"\nsize = \"200KB\"\n"
+        ),
+    }
+    .scenario()
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! equal-RTT flows, the Padhye et al. Reno throughput model under Bernoulli loss, ECN
 //! through RED, determinism and packet conservation.
 
-use aqmlab_core::testing::Dumbbell;
+use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use aqmlab_core::{run, RunResult, Scenario};
 
 /// Payload bits of one data packet (1000 B; 1040 B on the wire).
@@ -20,26 +20,19 @@ fn dumbbell(
     warmup_s: u32,
     start: &str,
 ) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "{duration_s}s"
-        warmup = "{warmup_s}s"
-        [topology]
-        kind = "dumbbell"
-        senders = {n}
-        bottleneck = {{ rate = "10Mbps", delay = "{bottleneck_delay_ms}ms", queue = {queue} }}
-        access = {{ rate = "100Mbps", delay = "1ms" }}
-        [tcp]
-        variant = "{variant}"
-        {tcp_extra}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        start = {start}
-        "#
-    ))
-    .unwrap()
+    Dumbbell {
+        duration: &format!("{duration_s}s"),
+        head: &format!("warmup = \"{warmup_s}s\""),
+        senders: n,
+        bottleneck: &format!(
+            r#"rate = "10Mbps", delay = "{bottleneck_delay_ms}ms", queue = {queue}"#
+        ),
+        rest: &format!(
+            "[tcp]\nvariant = \"{variant}\"\n{tcp_extra}\n{TCP_TO_RECEIVERS}start = {start}\n"
+        ),
+        ..Dumbbell::default()
+    }
+    .scenario()
 }
 
 fn report(label: &str, r: &RunResult) {

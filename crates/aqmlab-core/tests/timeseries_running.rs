@@ -6,8 +6,8 @@
 
 mod common;
 
-use aqmlab_core::{run, RunResult, Scenario};
-use common::source_behind_1mbps_bottleneck;
+use aqmlab_core::{run, Scenario};
+use common::{sample_at as at, source_behind_1mbps_bottleneck};
 
 /// src -> router: 100 Mb/s, no delay (1000 B take 80 us); router -> sink: 1 Mb/s (8 ms per
 /// packet), DropTail `limit`. One CBR flow of 1000 B packets at `rate`.
@@ -32,19 +32,6 @@ fn scenario(rate: &str, limit: u32, duration: &str) -> Scenario {
             "#
         ),
     )
-}
-
-/// The value of `variable` of `source` sampled at `t` seconds.
-fn at(r: &RunResult, source: &str, variable: &str, t: f64) -> f64 {
-    let ts = &r.timeseries;
-    (0..ts.time_s.len())
-        .find(|&i| {
-            ts.source_name(i) == source
-                && ts.variable_name(i) == variable
-                && (ts.time_s[i] - t).abs() < 1e-9
-        })
-        .map(|i| ts.value[i])
-        .unwrap_or_else(|| panic!("no sample of {source}.{variable} at {t} s"))
 }
 
 #[test]

@@ -17,6 +17,7 @@
 //! One `#[test]` only: the allocator's counters are global to the process, and tests in one
 //! binary run on several threads.
 
+use aqmlab_core::testing::{Dumbbell, TCP_TO_RECEIVERS};
 use aqmlab_core::{run, Scenario};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -73,26 +74,19 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 /// holding 150 packets, for 4 s: losses and recoveries fill the scoreboards and reassembly
 /// buffers.
 fn dumbbell(tcp: &str, aqm: &str, window: u32) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "4s"
-        warmup = "1s"
-        [topology]
-        kind = "dumbbell"
-        senders = 20
-        bottleneck = {{ rate = "10Mbps", delay = "20ms", queue = {{ limit = 150, aqm = {aqm} }} }}
-        access = {{ rate = "1Gbps", delay = "1ms" }}
-        [tcp]
-        {tcp}
-        window = {window}
-        [[flows]]
-        kind = "tcp"
-        from = "senders"
-        to = "receivers"
-        start = {{ uniform = ["0s", "0.5s"] }}
-        "#
-    ))
-    .unwrap()
+    Dumbbell {
+        duration: "4s",
+        head: r#"warmup = "1s""#,
+        senders: 20,
+        bottleneck: &format!(
+            r#"rate = "10Mbps", delay = "20ms", queue = {{ limit = 150, aqm = {aqm} }}"#
+        ),
+        access: r#"rate = "1Gbps", delay = "1ms""#,
+        rest: &format!(
+            "[tcp]\n{tcp}\nwindow = {window}\n{TCP_TO_RECEIVERS}start = {{ uniform = [\"0s\", \"0.5s\"] }}\n"
+        ),
+    }
+    .scenario()
 }
 
 /// The run's flow and queue rows as JSON, its events, the peak heap bytes the run itself

@@ -70,13 +70,7 @@ pub const PARAMS: &[ParamDoc] = &[
         meaning: "one freeze clock for increases and decreases (paper Fig. 5); false: one per kind (Feng's ns code: ihold-time, dhold-time)",
         plausible: None,
     },
-    ParamDoc {
-        name: "ecn",
-        default: "false",
-        unit: "bool",
-        meaning: "mark ECT packets instead of dropping them",
-        plausible: None,
-    },
+    super::params::ECN_DOC,
 ];
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -171,11 +165,7 @@ impl Aqm for Blue {
 
     /// The steps and the freeze time change; p carries on.
     fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
-        let Some(next) = super::downcast_aqm::<Blue>(next) else {
-            return false;
-        };
-        self.cfg = next.cfg;
-        true
+        super::reconfigure_from(next, |next: Box<Blue>| self.cfg = next.cfg)
     }
 }
 

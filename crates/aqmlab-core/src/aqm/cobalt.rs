@@ -390,15 +390,13 @@ impl Aqm for Cobalt {
     /// The parameters change (target and interval at the link rate the queue was built
     /// for); count, drop_next and BLUE's p carry on.
     fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
-        let Some(next) = super::downcast_aqm::<Cobalt>(next) else {
-            return false;
-        };
-        self.cfg = next.cfg;
-        self.target = next.target;
-        self.interval = next.interval;
-        self.mtu_time = next.mtu_time;
-        self.blue.cfg = next.blue.cfg;
-        true
+        super::reconfigure_from(next, |next: Box<Cobalt>| {
+            self.cfg = next.cfg;
+            self.target = next.target;
+            self.interval = next.interval;
+            self.mtu_time = next.mtu_time;
+            self.blue.cfg = next.blue.cfg;
+        })
     }
 
     fn state(&self, out: &mut StateSink) {

@@ -285,11 +285,7 @@ impl Aqm for Codel {
 
     /// Target and interval change; the dropping state carries on.
     fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
-        let Some(next) = super::downcast_aqm::<Codel>(next) else {
-            return false;
-        };
-        self.cfg = next.cfg;
-        true
+        super::reconfigure_from(next, |next: Box<Codel>| self.cfg = next.cfg)
     }
 
     fn state(&self, out: &mut StateSink) {

@@ -203,6 +203,12 @@ pub fn downcast_aqm<T: Aqm>(next: Box<dyn Aqm>) -> Option<Box<T>> {
     any.downcast::<T>().ok()
 }
 
+/// [`Aqm::reconfigure`] for most algorithms: `take` the parameters of `next` as the concrete
+/// algorithm `T` and true, or false for a `next` of another algorithm.
+pub fn reconfigure_from<T: Aqm>(next: Box<dyn Aqm>, take: impl FnOnce(Box<T>)) -> bool {
+    downcast_aqm::<T>(next).map(take).is_some()
+}
+
 /// What every discipline gets to act on the network: the clock, the packets, its own random
 /// stream, its counters, and where to put packets it removes from the network.
 pub struct QueueCtx<'a> {

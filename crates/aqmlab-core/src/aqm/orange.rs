@@ -45,12 +45,7 @@ pub const PARAMS: &[ParamDoc] = &[
         "T: mean of the exponential drop-server time (no early drop while it runs)",
     )
     .with_plausible(1e-5, 1.0),
-    doc(
-        "ecn",
-        "false",
-        "bool",
-        "mark ECT packets instead of dropping them",
-    ),
+    super::params::ECN_DOC,
 ];
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

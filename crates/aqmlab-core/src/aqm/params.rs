@@ -136,6 +136,14 @@ pub const fn doc(
     }
 }
 
+/// The `ecn` switch of the algorithms that either mark or drop (RED, BLUE, PI, Orange).
+pub const ECN_DOC: ParamDoc = doc(
+    "ecn",
+    "false",
+    "bool",
+    "mark ECT packets instead of dropping them",
+);
+
 impl ParamDoc {
     /// The same parameter, plausible between `lo` and `hi` (in its unit).
     pub const fn with_plausible(self, lo: f64, hi: f64) -> ParamDoc {

@@ -52,13 +52,7 @@ pub const PARAMS: &[ParamDoc] = &[
         meaning: "controller sampling frequency",
         plausible: None,
     },
-    ParamDoc {
-        name: "ecn",
-        default: "false",
-        unit: "bool",
-        meaning: "mark ECT packets instead of dropping them",
-        plausible: None,
-    },
+    super::params::ECN_DOC,
 ];
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -128,12 +122,10 @@ impl Aqm for Pi {
     /// The gains, q_ref and the sampling rate change (the next tick is at the old period);
     /// p and q_old carry on.
     fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
-        let Some(next) = super::downcast_aqm::<Pi>(next) else {
-            return false;
-        };
-        self.cfg = next.cfg;
-        self.period = next.period;
-        true
+        super::reconfigure_from(next, |next: Box<Pi>| {
+            self.cfg = next.cfg;
+            self.period = next.period;
+        })
     }
 
     fn on_timer(&mut self, q: &QueueView, _rng: &mut RngStream) {

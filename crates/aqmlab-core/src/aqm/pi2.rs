@@ -298,11 +298,7 @@ impl Aqm for Pi2 {
     /// Target, gains and the rest change (t_update from the next tick on); p' and the last
     /// delay carry on, as Linux `dualpi2_change` keeps `pi2_prob`.
     fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
-        let Some(next) = super::downcast_aqm::<Pi2>(next) else {
-            return false;
-        };
-        self.cfg = next.cfg;
-        true
+        super::reconfigure_from(next, |next: Box<Pi2>| self.cfg = next.cfg)
     }
 
     fn state(&self, out: &mut StateSink) {

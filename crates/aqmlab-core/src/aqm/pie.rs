@@ -521,11 +521,7 @@ impl Aqm for Pie {
     /// Target, gains, t_update (from the next tick on) and the rest change; p, the delay
     /// estimates and the burst allowance carry on.
     fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
-        let Some(next) = super::downcast_aqm::<Pie>(next) else {
-            return false;
-        };
-        self.cfg = next.cfg;
-        true
+        super::reconfigure_from(next, |next: Box<Pie>| self.cfg = next.cfg)
     }
 
     fn state(&self, out: &mut StateSink) {

@@ -306,12 +306,7 @@ pub const RED_DOCS_REST: &[ParamDoc] = &[
         "bytes",
         "packet size for ptc and byte mode (ns-2 default)",
     ),
-    doc(
-        "ecn",
-        "false",
-        "bool",
-        "mark ECT packets instead of dropping them",
-    ),
+    super::params::ECN_DOC,
     doc(
         "mark_p",
         "0.1",
@@ -523,13 +518,11 @@ impl Aqm for Red {
 
     /// The curve, the weight and the idle rate change; avg, count and `old` carry on.
     fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
-        let Some(next) = super::downcast_aqm::<Red>(next) else {
-            return false;
-        };
-        self.ewma.weight = next.ewma.weight;
-        self.ewma.ptc = next.ewma.ptc;
-        self.cfg = next.cfg;
-        true
+        super::reconfigure_from(next, |next: Box<Red>| {
+            self.ewma.weight = next.ewma.weight;
+            self.ewma.ptc = next.ewma.ptc;
+            self.cfg = next.cfg;
+        })
     }
 
     fn on_link_idle(&mut self, now: Time) {

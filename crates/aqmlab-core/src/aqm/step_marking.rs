@@ -262,11 +262,7 @@ impl Aqm for StepMarking {
 
     /// The threshold and the ECN rules change; the counters carry on.
     fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
-        let Some(next) = super::downcast_aqm::<StepMarking>(next) else {
-            return false;
-        };
-        self.cfg = next.cfg;
-        true
+        super::reconfigure_from(next, |next: Box<StepMarking>| self.cfg = next.cfg)
     }
 
     fn state(&self, out: &mut StateSink) {

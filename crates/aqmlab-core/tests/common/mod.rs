@@ -8,7 +8,8 @@ use aqmlab_core::aqm::params::QueueEnv;
 use aqmlab_core::aqm::registry::build_queue;
 use aqmlab_core::aqm::QueueLimit;
 use aqmlab_core::metrics::queue_stats::QueueSummary;
-use aqmlab_core::{run, Scenario};
+use aqmlab_core::testing::Dumbbell;
+use aqmlab_core::{run, RunResult, Scenario};
 
 pub mod validation;
 
@@ -23,32 +24,18 @@ pub fn aqm_dumbbell(
     variant: &str,
     flows: &str,
 ) -> Scenario {
-    Scenario::from_toml(&format!(
-        r#"
-        duration = "30s"
-        warmup = "10s"
-        [topology]
-        kind = "dumbbell"
-        senders = 50
-        bottleneck = {{ rate = "10Mbps", delay = "5ms", queue = {{ limit = {limit}, aqm = {aqm} }} }}
-        access = {{ rate = "100Mbps", delay = {access_delay} }}
-        [tcp]
-        variant = "{variant}"
-        window = 64
-        {flows}
-        "#
-    ))
-    .unwrap()
+    Dumbbell {
+        duration: "30s",
+        head: r#"warmup = "10s""#,
+        senders: 50,
+        bottleneck: &format!(
+            r#"rate = "10Mbps", delay = "5ms", queue = {{ limit = {limit}, aqm = {aqm} }}"#
+        ),
+        access: &format!(r#"rate = "100Mbps", delay = {access_delay}"#),
+        rest: &format!("[tcp]\nvariant = \"{variant}\"\nwindow = 64\n{flows}"),
+    }
+    .scenario()
 }
-
-/// One TCP flow per sender, from the senders to the receivers, starting in the first second.
-pub const TCP_FLOWS: &str = r#"
-    [[flows]]
-    kind = "tcp"
-    from = "senders"
-    to = "receivers"
-    start = { uniform = ["0s", "1s"] }
-"#;
 
 /// One source behind a 1 Mb/s DropTail bottleneck: src -> router at `access_rate` (a buffer
 /// that never drops), router -> sink the monitored link "bottleneck" holding `limit` packets,
@@ -102,6 +89,20 @@ pub fn bottleneck_row(name: &str, s: &Scenario) -> QueueSummary {
         q.marks
     );
     q
+}
+
+/// The value of `source`.`variable` in `r`'s time series at `t` seconds; panics if it has no
+/// such sample.
+pub fn sample_at(r: &RunResult, source: &str, variable: &str, t: f64) -> f64 {
+    let ts = &r.timeseries;
+    (0..ts.len())
+        .find(|&i| {
+            ts.source_name(i) == source
+                && ts.variable_name(i) == variable
+                && (ts.time_s[i] - t).abs() < 1e-9
+        })
+        .map(|i| ts.value[i])
+        .unwrap_or_else(|| panic!("no sample of {source}.{variable} at {t} s"))
 }
 
 /// The link the AQM tests build queues for outside a scenario: 10 Mb/s, 5 ms, 100 packets.

@@ -2,6 +2,8 @@
 //! vary as arguments: each validation test runs them at its own length, and
 //! `golden_tables.rs` runs them shortened, from the same definition.
 
+use aqmlab_core::testing::Dumbbell;
+
 /// DCTCP with step marking (`dctcp_validation.rs`): `n` DCTCP flows through 1 Gb/s with
 /// 100 us of unloaded RTT, marked at `k` packets, `total_s` seconds of which `warmup_s` are
 /// warm-up, sampled every `sample_interval` (flows too); `delayed_ack` is a TOML boolean.
@@ -104,24 +106,20 @@ pub fn dualpi2_pair(aqm: &str, flow_tcp: [&str; 2], duration_s: u32, warmup_s: f
             )
         })
         .collect();
-    format!(
-        r#"
-        duration = "{duration_s}s"
-        warmup = "{warmup_s}s"
-        sample_interval = "10ms"
-        [topology]
-        kind = "dumbbell"
-        senders = 2
-        bottleneck = {{ rate = "40Mbps", delay = "9ms", queue = {{ limit = 1000, aqm = {aqm} }} }}
-        access = {{ rate = "1Gbps", delay = "0.5ms" }}
-        [tcp]
-        variant = "sack"
-        recovery = "rfc6675"
-        congestion_control = "cubic"
-        window = 10000
-        {flows}
-        "#
-    )
+    Dumbbell {
+        duration: &format!("{duration_s}s"),
+        head: &format!("warmup = \"{warmup_s}s\"\nsample_interval = \"10ms\""),
+        senders: 2,
+        bottleneck: &format!(
+            r#"rate = "40Mbps", delay = "9ms", queue = {{ limit = 1000, aqm = {aqm} }}"#
+        ),
+        access: r#"rate = "1Gbps", delay = "0.5ms""#,
+        rest: &format!(
+            "[tcp]\nvariant = \"sack\"\nrecovery = \"rfc6675\"\ncongestion_control = \"cubic\"\n\
+             window = 10000\n{flows}"
+        ),
+    }
+    .toml()
 }
 
 /// BBR's path (`bbr.rs`): 10 Mb/s, 40 ms base RTT (5 + 10 + 5 ms each way), 1460 + 40-byte
@@ -134,25 +132,10 @@ pub fn bbr_path(
     (duration_s, warmup_s): (u32, u32),
     aqm: &str,
 ) -> String {
-    let mut toml = format!(
-        r#"
-        duration = "{duration_s}s"
-        warmup = "{warmup_s}s"
-        sample_interval = "10ms"
-        [topology]
-        kind = "dumbbell"
-        senders = {n}
-        bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {{ limit = {buffer}, aqm = "{aqm}" }} }}
-        access = {{ rate = "1Gbps", delay = "5ms" }}
-        [tcp]
-        profile = "linux"
-        packet_size = 1460
-        header_size = 40
-        "#,
-        n = flows.len(),
-    );
+    let mut rest =
+        String::from("[tcp]\nprofile = \"linux\"\npacket_size = 1460\nheader_size = 40\n");
     for (i, cc) in flows.iter().enumerate() {
-        toml.push_str(&format!(
+        rest.push_str(&format!(
             r#"
             [[flows]]
             kind = "tcp"
@@ -164,7 +147,17 @@ pub fn bbr_path(
             start = i * 100,
         ));
     }
-    toml
+    Dumbbell {
+        duration: &format!("{duration_s}s"),
+        head: &format!("warmup = \"{warmup_s}s\"\nsample_interval = \"10ms\""),
+        senders: flows.len() as u32,
+        bottleneck: &format!(
+            r#"rate = "10Mbps", delay = "10ms", queue = {{ limit = {buffer}, aqm = "{aqm}" }}"#
+        ),
+        access: r#"rate = "1Gbps", delay = "5ms""#,
+        rest: &rest,
+    }
+    .toml()
 }
 
 /// FQ-PIE's and COBALT's path (`fq_pie_cobalt.rs`): `senders` hosts on a 10 Mb/s, 20 ms
@@ -172,17 +165,16 @@ pub fn bbr_path(
 /// `tcp` (a TOML list) to their receivers and a CBR flow of `cbr_rate` from the last sender
 /// from 1 s; 30 s with a 10 s warm-up.
 pub fn unresponsive(aqm: &str, senders: u32, tcp: &str, cbr_rate: &str) -> String {
-    format!(
-        r#"
-        duration = "30s"
-        warmup = "10s"
-
-        [topology]
-        kind = "dumbbell"
-        senders = {senders}
-        bottleneck = {{ rate = "10Mbps", delay = "20ms", queue = {{ limit = 1000, aqm = {aqm} }} }}
-        access = {{ rate = "100Mbps", delay = "1ms" }}
-
+    Dumbbell {
+        duration: "30s",
+        head: r#"warmup = "10s""#,
+        senders,
+        bottleneck: &format!(
+            r#"rate = "10Mbps", delay = "20ms", queue = {{ limit = 1000, aqm = {aqm} }}"#
+        ),
+        access: r#"rate = "100Mbps", delay = "1ms""#,
+        rest: &format!(
+            r#"
         [tcp]
         variant = "sack"
         window = 1000
@@ -201,9 +193,11 @@ pub fn unresponsive(aqm: &str, senders: u32, tcp: &str, cbr_rate: &str) -> Strin
         packet_size = 1000
         start = "1s"
         "#,
-        to = tcp.replace('s', "d"),
-        last = senders - 1,
-    )
+            to = tcp.replace('s', "d"),
+            last = senders - 1,
+        ),
+    }
+    .toml()
 }
 
 /// The `linux` profile's congestion control (growth by packets acked, reductions from cwnd,
