@@ -2,7 +2,8 @@
 
 use super::congestion::cubic::{StateOnRto, TargetRtt};
 use super::congestion::{
-    CongestionControlKind, CubicParams, CwndGrowth, DctcpParams, HystartParams, PragueParams,
+    CongestionControlKind, ControllerConfig, CubicParams, CwndGrowth, DctcpParams, HystartParams,
+    PragueParams,
 };
 pub use super::pacing::Pacing;
 use super::recovery::prr::PrrBound;
@@ -471,6 +472,20 @@ impl TcpConfig {
     /// Bytes of a data packet on the wire.
     pub fn data_size(&self) -> u32 {
         self.packet_size + self.header_size
+    }
+
+    /// What the congestion controller is built from.
+    pub fn controller(&self) -> ControllerConfig {
+        ControllerConfig {
+            kind: self.congestion_control,
+            cwnd_growth: self.cwnd_growth,
+            hystart: self.hystart,
+            cubic: self.cubic,
+            dctcp: self.dctcp,
+            prague: self.prague,
+            packet_bytes: self.data_size(),
+            window_init: self.window_init as f64,
+        }
     }
 
     pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {

@@ -215,7 +215,7 @@ impl Rfc6675Sender {
         let cfg_overhead = cfg.overhead.0;
         // The controller may draw from a stream seeded by the sender's, which is cloned, not
         // drawn from: `overhead`'s delays stay as they were.
-        let cc = CongestionControl::build(&cfg, &rng);
+        let cc = CongestionControl::build(&cfg.controller(), &rng);
         let paced = cfg.pacing == Pacing::On || cc.always_paces();
         let mut pacer = paced.then(Box::<Pacer>::default);
         if let Some(p) = &mut pacer {

@@ -44,7 +44,9 @@
 //!   `send_much(1, ...)`, which sends all the window allows. `send_one` and retransmissions
 //!   in `dupack_action`/`partialnewack_helper` call `output` directly, undelayed.
 
-use super::congestion::{Acked, CongestionControl, CongestionOps, HystartParams, Signal, Window};
+use super::congestion::{
+    Acked, CongestionControl, CongestionOps, ControllerConfig, HystartParams, Signal, Window,
+};
 use super::rtt::RttEstimator;
 use super::sack_scoreboard::SackScoreboard;
 use super::transmissions::Transmissions;
@@ -137,9 +139,9 @@ impl TcpSender {
         let cwnd = cfg.window_init as f64;
         // ns-2 has no HyStart++: its slow start stays ns-2's whatever the configuration.
         let cc = CongestionControl::build(
-            &TcpConfig {
+            &ControllerConfig {
                 hystart: HystartParams::default(),
-                ..cfg.clone()
+                ..cfg.controller()
             },
             &rng,
         );

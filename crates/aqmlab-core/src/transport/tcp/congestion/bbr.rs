@@ -57,10 +57,10 @@
 use super::minmax::WindowedMax;
 pub use super::ops::{AckInfo, CaState};
 use super::ops::{CongestionOps, Signal, StateCtx, Window};
+use super::ControllerConfig;
 use crate::sim::{RngStream, StreamKind, Time};
 use crate::transport::tcp::delivery_rate::DeliveryRate;
 use crate::transport::tcp::pacing::PacingInputs;
-use crate::transport::tcp::TcpConfig;
 
 mod model;
 #[cfg(test)]
@@ -171,14 +171,14 @@ pub struct Bbr {
 impl Bbr {
     /// `bbr_init` at `now` for packets of `packet_bytes`, with the initial window `cwnd`,
     /// drawing from `rng` (the sender's stream).
-    pub fn from_config(cfg: &TcpConfig, rng: &RngStream) -> Self {
+    pub fn from_config(cfg: &ControllerConfig, rng: &RngStream) -> Self {
         // The random draws (the ProbeBW start phase) come from a stream seeded by the
         // sender's own, which is cloned, not drawn from: `overhead`'s delays stay as they were.
         let seed = rng.clone().next_u64();
         Bbr::new(
             RngStream::new(seed, StreamKind::Agent, 28),
-            cfg.data_size(),
-            cfg.window_init as f64,
+            cfg.packet_bytes,
+            cfg.window_init,
             0,
         )
     }

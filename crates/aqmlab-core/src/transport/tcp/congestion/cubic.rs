@@ -59,9 +59,9 @@
 use super::growth::Growth;
 use super::ops::{AckEvent, Acked, CaState, CongestionOps, Signal, StateCtx, Window};
 use super::packet_counting::{self, AckedCount};
+use super::ControllerConfig;
 use super::{CwndGrowth, HystartParams};
 use crate::sim::{time, Time};
-use crate::transport::tcp::TcpConfig;
 use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
 
@@ -450,7 +450,7 @@ impl CubicOps {
         }
     }
 
-    pub fn from_config(cfg: &TcpConfig) -> Self {
+    pub fn from_config(cfg: &ControllerConfig) -> Self {
         Self::new(cfg.cubic, cfg.cwnd_growth, cfg.hystart)
     }
 

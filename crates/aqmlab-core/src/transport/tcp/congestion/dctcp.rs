@@ -37,8 +37,8 @@
 use super::growth::Growth;
 use super::ops::{AckEvent, Acked, CongestionOps, Signal, Window};
 use super::reno::reno_cong_avoid;
+use super::ControllerConfig;
 use crate::sim::Time;
-use crate::transport::tcp::TcpConfig;
 use serde::{Deserialize, Serialize};
 
 /// What a loss does to a DCTCP window (`tcp.dctcp.loss_response`).
@@ -192,7 +192,7 @@ pub struct DctcpOps {
 }
 
 impl DctcpOps {
-    pub fn from_config(cfg: &TcpConfig) -> Self {
+    pub fn from_config(cfg: &ControllerConfig) -> Self {
         DctcpOps {
             d: Dctcp::new(&cfg.dctcp),
             g: Growth::new(cfg.cwnd_growth, cfg.hystart, false),

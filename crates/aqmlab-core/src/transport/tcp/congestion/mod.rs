@@ -1,7 +1,7 @@
 //! Congestion control: how the window grows on a new ACK and how far it shrinks on a
 //! congestion signal, apart from how a sender detects and repairs losses. The hooks a
 //! controller offers are Linux's `struct tcp_congestion_ops` (`ops.rs`, [`CongestionOps`]);
-//! each controller is one file implementing them, built from `TcpConfig` with its own
+//! each controller is one file implementing them, built from `ControllerConfig` (the part of `TcpConfig` it reads) with its own
 //! parameters; a sender holds one [`CongestionControl`], which dispatches to it without
 //! allocation (BBR's larger state is boxed).
 //!
@@ -43,7 +43,6 @@ pub use reno::{Reno, RenoOps};
 
 use super::delivery_rate::DeliveryRate;
 use super::pacing::PacingInputs;
-use super::TcpConfig;
 use crate::sim::{RngStream, Time};
 use serde::{Deserialize, Serialize};
 
@@ -139,12 +138,28 @@ macro_rules! each_ref {
     };
 }
 
+/// What building a controller reads of the TCP configuration (`TcpConfig::controller`):
+/// here, below the configuration, so that the controllers know nothing of the rest of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ControllerConfig {
+    /// `tcp.congestion_control`.
+    pub kind: CongestionControlKind,
+    pub cwnd_growth: CwndGrowth,
+    pub hystart: HystartParams,
+    pub cubic: CubicParams,
+    pub dctcp: DctcpParams,
+    pub prague: PragueParams,
+    /// A data packet's size on the wire, bytes (BBR's pacing and windows).
+    pub packet_bytes: u32,
+    /// The initial window, packets (BBR's first pacing rate).
+    pub window_init: f64,
+}
+
 impl CongestionControl {
-    /// The controller `cfg.congestion_control` names, with its parameters from `cfg`
-    /// (`cubic`, `dctcp`, `prague`, `cwnd_growth`, `hystart`, the packet size and initial
-    /// window for BBR, whose random stream is seeded from `rng`).
-    pub fn build(cfg: &TcpConfig, rng: &RngStream) -> Self {
-        match cfg.congestion_control {
+    /// The controller `cfg.kind` names, with its parameters from `cfg` (BBR's random stream
+    /// is seeded from `rng`).
+    pub fn build(cfg: &ControllerConfig, rng: &RngStream) -> Self {
+        match cfg.kind {
             CongestionControlKind::Reno => CongestionControl::Reno(RenoOps::from_config(cfg)),
             CongestionControlKind::Cubic => CongestionControl::Cubic(CubicOps::from_config(cfg)),
             CongestionControlKind::Dctcp => CongestionControl::Dctcp(DctcpOps::from_config(cfg)),
@@ -261,12 +276,15 @@ mod tests {
         hystart: HystartParams,
         growth: CwndGrowth,
     ) -> CongestionControl {
-        let cfg = TcpConfig {
-            congestion_control: kind,
-            cubic: CubicParams::default(),
+        let cfg = ControllerConfig {
+            kind,
             hystart,
             cwnd_growth: growth,
-            ..TcpConfig::default()
+            cubic: CubicParams::default(),
+            dctcp: DctcpParams::default(),
+            prague: PragueParams::default(),
+            packet_bytes: 1040,
+            window_init: 10.0,
         };
         CongestionControl::build(&cfg, &RngStream::new(0, crate::sim::StreamKind::Agent, 0))
     }

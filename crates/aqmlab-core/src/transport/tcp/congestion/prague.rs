@@ -50,9 +50,9 @@
 
 use super::growth::Growth;
 use super::ops::{AckEvent, Acked, CaState, CongestionOps, Signal, StateCtx, Window};
+use super::ControllerConfig;
 use crate::sim::Time;
 use crate::transport::tcp::pacing::PacingInputs;
-use crate::transport::tcp::TcpConfig;
 use crate::units::Duration;
 use serde::{Deserialize, Serialize};
 
@@ -268,7 +268,7 @@ pub struct PragueOps {
 }
 
 impl PragueOps {
-    pub fn from_config(cfg: &TcpConfig) -> Self {
+    pub fn from_config(cfg: &ControllerConfig) -> Self {
         PragueOps {
             p: Prague::new(&cfg.prague),
             g: Growth::new(cfg.cwnd_growth, cfg.hystart, false),

@@ -14,9 +14,9 @@
 use super::growth::Growth;
 use super::ops::{Acked, CongestionOps, Signal, Window};
 use super::packet_counting::{self, AckedCount};
+use super::ControllerConfig;
 use super::{CwndGrowth, HystartParams};
 use crate::sim::Time;
-use crate::transport::tcp::TcpConfig;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Reno;
@@ -81,7 +81,7 @@ impl RenoOps {
         }
     }
 
-    pub fn from_config(cfg: &TcpConfig) -> Self {
+    pub fn from_config(cfg: &ControllerConfig) -> Self {
         Self::new(cfg.cwnd_growth, cfg.hystart)
     }
 
