@@ -1,9 +1,9 @@
 //! Congestion control: how the window grows on a new ACK and how far it shrinks on a
 //! congestion signal, apart from how a sender detects and repairs losses. The hooks a
 //! controller offers are Linux's `struct tcp_congestion_ops` (`ops.rs`, [`CongestionOps`]);
-//! each controller is one file implementing them, built from `ControllerConfig` (the part of `TcpConfig` it reads) with its own
-//! parameters; a sender holds one [`CongestionControl`], which dispatches to it without
-//! allocation (BBR's larger state is boxed).
+//! each controller is one file implementing them, built with its own parameters from a
+//! [`ControllerConfig`] (the part of `TcpConfig` it reads); a sender holds one
+//! [`CongestionControl`], which dispatches to it without allocation (BBR's state is boxed).
 //!
 //! HyStart++ (RFC 9406, `hystart.rs`), when enabled, runs the first slow start of any
 //! window-based controller; Linux's HyStart (`hystart_linux.rs`) runs CUBIC's slow starts
