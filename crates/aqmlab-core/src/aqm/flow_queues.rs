@@ -18,8 +18,30 @@
 //! What a discipline keeps per queue besides its packets (CoDel's or PIE's state) is the type
 //! parameter `S`; what happens to a packet at enqueue and dequeue is the discipline's.
 
+use super::params::AqmParams;
 use crate::net::{PacketArena, PacketId};
+use crate::units::ScenarioError;
 use std::collections::VecDeque;
+
+/// The largest number of flow queues, Linux's for both (`fq_codel_change`, `fq_pie_change`:
+/// "Number of flows must range in [1..65536]").
+pub const MAX_FLOWS: u32 = 65536;
+
+/// The checks both disciplines make of their sizes: 1 to [`MAX_FLOWS`] flow queues, a
+/// quantum and a limit above 0.
+pub fn check_sizes(
+    p: &AqmParams,
+    flows: u32,
+    quantum: u32,
+    limit: u32,
+) -> Result<(), ScenarioError> {
+    p.require(flows > 0, "flows", || "must be > 0".into())?;
+    p.require(flows <= MAX_FLOWS, "flows", || {
+        format!("must be at most {MAX_FLOWS} (Linux's limit), got {flows}")
+    })?;
+    p.require(quantum > 0, "quantum", || "must be > 0".into())?;
+    p.require(limit > 0, "limit", || "must be > 0".into())
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum List {
