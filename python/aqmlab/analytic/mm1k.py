@@ -62,13 +62,18 @@ def mm1k_probabilities(lam: float, mu: float, capacity: int) -> np.ndarray:
     return p
 
 
+def single_server_means(p_n: np.ndarray) -> tuple[float, float]:
+    """(mean in system, mean waiting) of a single-server queue whose number in system n =
+    0, 1, ... has the distribution ``p_n``: one of the n is in service, the others wait."""
+    n = np.arange(len(p_n))
+    return float(n @ p_n), float(np.maximum(n - 1, 0) @ p_n)
+
+
 def mm1k(lam: float, mu: float, capacity: int) -> MM1KResult:
     """Solve M/M/1/K where ``capacity`` = K = max packets in the system."""
     p = mm1k_probabilities(lam, mu, capacity)
     lam, mu, k = float(lam), float(mu), int(capacity)
-    n = np.arange(k + 1)
-    mean_in_system = float(n @ p)
-    mean_waiting = float(np.maximum(n - 1, 0) @ p)
+    mean_in_system, mean_waiting = single_server_means(p)
     loss = float(p[-1])
     throughput = lam * (1.0 - loss)
     return MM1KResult(

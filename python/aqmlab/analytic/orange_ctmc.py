@@ -58,6 +58,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ._validation import integer, positive
+from .mm1k import single_server_means
 
 ThresholdCounts = Literal["waiting", "system"]
 
@@ -169,10 +170,8 @@ def orange_ctmc(
     pi /= pi.sum()
     grid = pi.reshape(b + 2, 2)
 
-    n = np.arange(b + 2)
     p_n = grid.sum(axis=1)
-    mean_in_system = float(n @ p_n)
-    mean_waiting = float(np.maximum(n - 1, 0) @ p_n)
+    mean_in_system, mean_waiting = single_server_means(p_n)
     forced = float(p_n[-1])
     early_p = float(grid[early, 0].sum())
     loss = forced + early_p
