@@ -19,7 +19,8 @@
 //! parameter `S`; what happens to a packet at enqueue and dequeue is the discipline's.
 
 use super::params::AqmParams;
-use crate::net::{PacketArena, PacketId};
+use crate::net::{Packet, PacketArena, PacketId};
+use crate::sim::Time;
 use crate::units::ScenarioError;
 use std::collections::VecDeque;
 
@@ -112,6 +113,13 @@ impl<S> FlowQueues<S> {
     /// The queue a flow id maps to.
     pub fn bucket(&self, flow: u32) -> u32 {
         (splitmix64(flow as u64 ^ self.perturbation) % self.flows.len() as u64) as u32
+    }
+
+    /// An arrival at `now`: stamps its arrival time; returns its queue and its size in bytes.
+    #[inline]
+    pub fn classify(&self, pkt: &mut Packet, now: Time) -> (usize, u64) {
+        pkt.enqueued_at = now;
+        (self.bucket(pkt.flow) as usize, pkt.size as u64)
     }
 
     /// Appends a packet of `size` bytes to queue `idx`; a queue on neither list joins the tail

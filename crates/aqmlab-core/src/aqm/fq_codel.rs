@@ -210,10 +210,7 @@ impl FqCodel {
 
 impl QueueDiscipline for FqCodel {
     fn enqueue(&mut self, id: PacketId, cx: &mut QueueCtx, _idle: Option<Time>) {
-        let pkt = cx.packets.get_mut(id);
-        pkt.enqueued_at = cx.now;
-        let size = pkt.size as u64;
-        let idx = self.fq.bucket(pkt.flow) as usize;
+        let (idx, size) = self.fq.classify(cx.packets.get_mut(id), cx.now);
         self.fq.push(idx, id, size);
         while self.over_limit() && self.fq.packets > 0 {
             self.drop_from_fattest(cx);

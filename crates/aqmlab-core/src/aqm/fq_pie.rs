@@ -271,10 +271,7 @@ impl FqPie {
 
 impl QueueDiscipline for FqPie {
     fn enqueue(&mut self, id: PacketId, cx: &mut QueueCtx, _idle: Option<Time>) {
-        let pkt = cx.packets.get_mut(id);
-        pkt.enqueued_at = cx.now;
-        let size = pkt.size as u64;
-        let idx = self.fq.bucket(pkt.flow) as usize;
+        let (idx, size) = self.fq.classify(cx.packets.get_mut(id), cx.now);
         if self.full_for(size) {
             // sch_fq_pie `fq_pie_qdisc_enqueue`: over `sch->limit` the arrival is dropped
             // ("goto out", which also clears the flow's accu_prob).
