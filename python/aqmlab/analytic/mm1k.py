@@ -69,13 +69,20 @@ def single_server_means(p_n: np.ndarray) -> tuple[float, float]:
     return float(n @ p_n), float(np.maximum(n - 1, 0) @ p_n)
 
 
+def carried(lam: float, loss: float, mean_in_system: float, mean_waiting: float) -> tuple[float, float, float]:
+    """(throughput, mean sojourn time, mean waiting time) of a queue offered ``lam`` that loses
+    the fraction ``loss``: the admitted rate, and Little's law over it."""
+    throughput = lam * (1.0 - loss)
+    return throughput, mean_in_system / throughput, mean_waiting / throughput
+
+
 def mm1k(lam: float, mu: float, capacity: int) -> MM1KResult:
     """Solve M/M/1/K where ``capacity`` = K = max packets in the system."""
     p = mm1k_probabilities(lam, mu, capacity)
     lam, mu, k = float(lam), float(mu), int(capacity)
     mean_in_system, mean_waiting = single_server_means(p)
     loss = float(p[-1])
-    throughput = lam * (1.0 - loss)
+    throughput, sojourn, waiting = carried(lam, loss, mean_in_system, mean_waiting)
     return MM1KResult(
         lam=lam,
         mu=mu,
@@ -85,8 +92,8 @@ def mm1k(lam: float, mu: float, capacity: int) -> MM1KResult:
         mean_waiting=mean_waiting,
         loss_probability=loss,
         throughput=throughput,
-        mean_sojourn_time=mean_in_system / throughput,
-        mean_waiting_time=mean_waiting / throughput,
+        mean_sojourn_time=sojourn,
+        mean_waiting_time=waiting,
     )
 
 
