@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -95,3 +97,17 @@ def run_logged(scenario: dict, seed: int) -> dict[str, Any]:
     finally:
         os.close(fd)
     return out
+
+
+def ctrl_c_once_stored(proc: subprocess.Popen[str], store_dir: Path, runs: int, poll_s: float) -> None:
+    """Waits (up to 120 s, while ``proc`` runs) until the store in ``store_dir`` holds ``runs``
+    run files, then sends SIGINT to ``proc``'s process group, as Ctrl-C in a terminal does
+    (driver and workers)."""
+    from aqmlab.sweep import ResultStore
+
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if store_dir.exists() and len(ResultStore(store_dir).run_files()) >= runs:
+            break
+        time.sleep(poll_s)
+    os.killpg(proc.pid, signal.SIGINT)

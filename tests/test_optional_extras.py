@@ -20,6 +20,18 @@ def without_matplotlib(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", prelude + code], capture_output=True, text=True)
 
 
+def assert_missing_plot_extra(setup: str, statement: str) -> None:
+    """Without matplotlib, ``statement`` (after ``setup``) raises MissingExtraError naming the
+    plot extra."""
+    r = without_matplotlib(
+        "from aqmlab.errors import MissingExtraError\n"
+        + setup
+        + f"try:\n    {statement}\nexcept MissingExtraError as e:\n    print(e)\n"
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == PLOT_MESSAGE
+
+
 def test_import_extra_names_the_extra_and_keeps_the_cause(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(MissingExtraError) as e:
@@ -33,29 +45,14 @@ def test_import_extra_returns_an_installed_module():
 
 
 def test_figures_module_raises_missing_extra_error():
-    r = without_matplotlib(
-        "from aqmlab.errors import MissingExtraError\n"
-        "try:\n"
-        "    import aqmlab.reproduce.figures\n"
-        "except MissingExtraError as e:\n"
-        "    print(e)\n"
-    )
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == PLOT_MESSAGE
+    assert_missing_plot_extra("", "import aqmlab.reproduce.figures")
 
 
 def test_league_fails_before_running_anything(tmp_path):
     out = tmp_path / "league"
-    r = without_matplotlib(
-        "from aqmlab.errors import MissingExtraError\n"
-        "from aqmlab.league import run_league\n"
-        "try:\n"
-        f"    run_league({str(out)!r}, quick=True, workers=1)\n"
-        "except MissingExtraError as e:\n"
-        "    print(e)\n"
+    assert_missing_plot_extra(
+        "from aqmlab.league import run_league\n", f"run_league({str(out)!r}, quick=True, workers=1)"
     )
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == PLOT_MESSAGE
     assert not out.exists()
 
 
@@ -70,16 +67,10 @@ def test_cli_prints_one_line_naming_the_extra(command, tmp_path):
 
 
 def test_result_plot_raises_missing_extra_error():
-    r = without_matplotlib(
+    assert_missing_plot_extra(
         "import aqmlab\n"
-        "from aqmlab.errors import MissingExtraError\n"
         "s = aqmlab.load_scenario('default-dumbbell')\n"
         "s.update(duration='1s', warmup='0s', sample_interval='100ms')\n"
-        "r = aqmlab.run(s)\n"
-        "try:\n"
-        "    r.plot('queue')\n"
-        "except MissingExtraError as e:\n"
-        "    print(e)\n"
+        "r = aqmlab.run(s)\n",
+        "r.plot('queue')",
     )
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == PLOT_MESSAGE

@@ -410,12 +410,7 @@ def test_ctrl_c_stops_promptly_and_resumes(tmp_path):
     sweep_file.write_text(sweep_file.read_text().replace("sleep_s = 0.04", "sleep_s = 0.1"))
     store_dir = tmp_path / "store"
     proc = _start_driver(tmp_path, CTRL_C_DRIVER, sweep_file, store_dir, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if store_dir.exists() and len(ResultStore(store_dir).run_files()) >= 4:
-            break
-        time.sleep(0.01)
-    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: driver and workers
+    fake.ctrl_c_once_stored(proc, store_dir, runs=4, poll_s=0.01)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     _, ok, not_run = out.split()

@@ -330,12 +330,7 @@ def test_cli_ctrl_c_is_one_line_exit_130_and_leaves_no_temp_files(tmp_path):
     proc = subprocess.Popen(
         cmd, env=ENV, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if store.exists() and len(ResultStore(store).run_files()) >= 2:
-            break
-        time.sleep(0.02)
-    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: driver and workers
+    fake.ctrl_c_once_stored(proc, store, runs=2, poll_s=0.02)
     sent = time.monotonic()
     out, err = proc.communicate(timeout=30)
     stopped_in = time.monotonic() - sent

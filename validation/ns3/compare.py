@@ -276,6 +276,10 @@ def queue_args(queue: Mapping[str, Any]) -> list[str]:
         if str(p.get(name, default)).lower() != str(default).lower():
             raise Untranslatable(f"{ap}.{name}", f"only {default} is translated (ns-3 has no such setting)")
 
+    def ns(name: str) -> int:
+        """The duration parameter ``name`` in whole nanoseconds."""
+        return round(seconds(p[name], f"{ap}.{name}") * 1e9)
+
     args = [f"--queue={kind}", f"--limit={limit}"]
     if kind == "droptail":
         return args
@@ -301,18 +305,18 @@ def queue_args(queue: Mapping[str, Any]) -> list[str]:
     if kind == "codel":
         unchanged("ecn", "false")
         return args + [
-            f"--aqmTarget={round(seconds(p['target'], f'{ap}.target') * 1e9)}",
-            f"--aqmInterval={round(seconds(p['interval'], f'{ap}.interval') * 1e9)}",
+            f"--aqmTarget={ns('target')}",
+            f"--aqmInterval={ns('interval')}",
             f"--codelMinBytes={int(p['mtu'])}",
         ]
     if kind == "pie":
         unchanged("ecn", "false")
         return args + [
-            f"--aqmTarget={round(seconds(p['target'], f'{ap}.target') * 1e9)}",
-            f"--pieTupdate={round(seconds(p['t_update'], f'{ap}.t_update') * 1e9)}",
+            f"--aqmTarget={ns('target')}",
+            f"--pieTupdate={ns('t_update')}",
             f"--pieA={float(p['alpha'])}",
             f"--pieB={float(p['beta'])}",
-            f"--pieMaxBurst={round(seconds(p['max_burst'], f'{ap}.max_burst') * 1e9)}",
+            f"--pieMaxBurst={ns('max_burst')}",
             f"--pieDqThreshold={int(p['dq_threshold'])}",
             f"--pieDequeueRateEstimator={'true' if p['delay_estimator'] == 'rate' else 'false'}",
         ]
@@ -321,8 +325,8 @@ def queue_args(queue: Mapping[str, Any]) -> list[str]:
         return [
             "--queue=fq_codel",
             f"--limit={min(limit, int(p['limit']))}",
-            f"--aqmTarget={round(seconds(p['target'], f'{ap}.target') * 1e9)}",
-            f"--aqmInterval={round(seconds(p['interval'], f'{ap}.interval') * 1e9)}",
+            f"--aqmTarget={ns('target')}",
+            f"--aqmInterval={ns('interval')}",
             f"--fqFlows={int(p['flows'])}",
             f"--fqDropBatch={int(p['drop_batch'])}",
             f"--fqQuantum={int(p['quantum'])}",

@@ -25,31 +25,28 @@ fn topology1(theta: u32, xi: f64, reduction: Option<&str>) -> Scenario {
     let reduction = reduction
         .map(|r| format!(r#", reduction = "{r}""#))
         .unwrap_or_default();
+    // The three access links a, b, c -> d: 100 Mb/s, 1, 3 and 5 ms.
+    let access: String = [("a", 1), ("b", 3), ("c", 5)]
+        .iter()
+        .map(|(from, ms)| {
+            format!(
+                r#"
+        [[topology.links]]
+        from = "{from}"
+        to = "d"
+        rate = "100Mbps"
+        delay = "{ms}ms"
+        queue = {{ limit = 50 }}"#
+            )
+        })
+        .collect();
     Scenario::from_toml(&format!(
         r#"
         duration = "50s"
         warmup = "0s"
         [topology]
         kind = "graph"
-        nodes = ["a", "b", "c", "d", "e"]
-        [[topology.links]]
-        from = "a"
-        to = "d"
-        rate = "100Mbps"
-        delay = "1ms"
-        queue = {{ limit = 50 }}
-        [[topology.links]]
-        from = "b"
-        to = "d"
-        rate = "100Mbps"
-        delay = "3ms"
-        queue = {{ limit = 50 }}
-        [[topology.links]]
-        from = "c"
-        to = "d"
-        rate = "100Mbps"
-        delay = "5ms"
-        queue = {{ limit = 50 }}
+        nodes = ["a", "b", "c", "d", "e"]{access}
         [[topology.links]]
         from = "d"
         to = "e"

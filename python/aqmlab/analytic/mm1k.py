@@ -62,15 +62,27 @@ def mm1k_probabilities(lam: float, mu: float, capacity: int) -> np.ndarray:
     return p
 
 
+def single_server_means(p_n: np.ndarray) -> tuple[float, float]:
+    """(mean in system, mean waiting) of a single-server queue whose number in system n =
+    0, 1, ... has the distribution ``p_n``: one of the n is in service, the others wait."""
+    n = np.arange(len(p_n))
+    return float(n @ p_n), float(np.maximum(n - 1, 0) @ p_n)
+
+
+def carried(lam: float, loss: float, mean_in_system: float, mean_waiting: float) -> tuple[float, float, float]:
+    """(throughput, mean sojourn time, mean waiting time) of a queue offered ``lam`` that loses
+    the fraction ``loss``: the admitted rate, and Little's law over it."""
+    throughput = lam * (1.0 - loss)
+    return throughput, mean_in_system / throughput, mean_waiting / throughput
+
+
 def mm1k(lam: float, mu: float, capacity: int) -> MM1KResult:
     """Solve M/M/1/K where ``capacity`` = K = max packets in the system."""
     p = mm1k_probabilities(lam, mu, capacity)
     lam, mu, k = float(lam), float(mu), int(capacity)
-    n = np.arange(k + 1)
-    mean_in_system = float(n @ p)
-    mean_waiting = float(np.maximum(n - 1, 0) @ p)
+    mean_in_system, mean_waiting = single_server_means(p)
     loss = float(p[-1])
-    throughput = lam * (1.0 - loss)
+    throughput, sojourn, waiting = carried(lam, loss, mean_in_system, mean_waiting)
     return MM1KResult(
         lam=lam,
         mu=mu,
@@ -80,8 +92,8 @@ def mm1k(lam: float, mu: float, capacity: int) -> MM1KResult:
         mean_waiting=mean_waiting,
         loss_probability=loss,
         throughput=throughput,
-        mean_sojourn_time=mean_in_system / throughput,
-        mean_waiting_time=mean_waiting / throughput,
+        mean_sojourn_time=sojourn,
+        mean_waiting_time=waiting,
     )
 
 

@@ -58,6 +58,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ._validation import integer, positive
+from .mm1k import carried, single_server_means
 
 ThresholdCounts = Literal["waiting", "system"]
 
@@ -169,14 +170,12 @@ def orange_ctmc(
     pi /= pi.sum()
     grid = pi.reshape(b + 2, 2)
 
-    n = np.arange(b + 2)
     p_n = grid.sum(axis=1)
-    mean_in_system = float(n @ p_n)
-    mean_waiting = float(np.maximum(n - 1, 0) @ p_n)
+    mean_in_system, mean_waiting = single_server_means(p_n)
     forced = float(p_n[-1])
     early_p = float(grid[early, 0].sum())
     loss = forced + early_p
-    throughput = lam * (1.0 - loss)
+    throughput, sojourn, waiting = carried(lam, loss, mean_in_system, mean_waiting)
     return OrangeCTMCResult(
         stationary=grid,
         mean_waiting=mean_waiting,
@@ -185,6 +184,6 @@ def orange_ctmc(
         early_drop_probability=early_p,
         loss_probability=loss,
         throughput=throughput,
-        mean_waiting_time=mean_waiting / throughput,
-        mean_sojourn_time=mean_in_system / throughput,
+        mean_waiting_time=waiting,
+        mean_sojourn_time=sojourn,
     )

@@ -18,8 +18,31 @@
 //! What a discipline keeps per queue besides its packets (CoDel's or PIE's state) is the type
 //! parameter `S`; what happens to a packet at enqueue and dequeue is the discipline's.
 
-use crate::net::{PacketArena, PacketId};
+use super::params::AqmParams;
+use crate::net::{Packet, PacketArena, PacketId};
+use crate::sim::Time;
+use crate::units::ScenarioError;
 use std::collections::VecDeque;
+
+/// The largest number of flow queues, Linux's for both (`fq_codel_change`, `fq_pie_change`:
+/// "Number of flows must range in [1..65536]").
+pub const MAX_FLOWS: u32 = 65536;
+
+/// The checks both disciplines make of their sizes: 1 to [`MAX_FLOWS`] flow queues, a
+/// quantum and a limit above 0.
+pub fn check_sizes(
+    p: &AqmParams,
+    flows: u32,
+    quantum: u32,
+    limit: u32,
+) -> Result<(), ScenarioError> {
+    p.require(flows > 0, "flows", || "must be > 0".into())?;
+    p.require(flows <= MAX_FLOWS, "flows", || {
+        format!("must be at most {MAX_FLOWS} (Linux's limit), got {flows}")
+    })?;
+    p.require(quantum > 0, "quantum", || "must be > 0".into())?;
+    p.require(limit > 0, "limit", || "must be > 0".into())
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum List {
@@ -90,6 +113,13 @@ impl<S> FlowQueues<S> {
     /// The queue a flow id maps to.
     pub fn bucket(&self, flow: u32) -> u32 {
         (splitmix64(flow as u64 ^ self.perturbation) % self.flows.len() as u64) as u32
+    }
+
+    /// An arrival at `now`: stamps its arrival time; returns its queue and its size in bytes.
+    #[inline]
+    pub fn classify(&self, pkt: &mut Packet, now: Time) -> (usize, u64) {
+        pkt.enqueued_at = now;
+        (self.bucket(pkt.flow) as usize, pkt.size as u64)
     }
 
     /// Appends a packet of `size` bytes to queue `idx`; a queue on neither list joins the tail

@@ -35,7 +35,7 @@
 //! - `perturbation` (0): hash perturbation
 
 use super::codel::{CodelParams, CodelVars};
-use super::flow_queues::{FlowQueue, FlowQueues};
+use super::flow_queues::{check_sizes, FlowQueue, FlowQueues};
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::{DepartureVerdict, DropKind, QueueCtx, QueueDiscipline, QueueLimit, StateSink};
 use crate::net::PacketId;
@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 
 /// Linux's default and largest number of flow queues (net/sched/sch_fq_codel.c).
 pub const DEFAULT_FLOWS: u32 = 1024;
-pub const MAX_FLOWS: u32 = 65536;
+pub use super::flow_queues::MAX_FLOWS;
 /// Memory of one flow queue (its state, allocated up front for every queue).
 pub const BYTES_PER_FLOW_QUEUE: u64 = std::mem::size_of::<FlowQueue<CodelVars>>() as u64;
 
@@ -210,10 +210,7 @@ impl FqCodel {
 
 impl QueueDiscipline for FqCodel {
     fn enqueue(&mut self, id: PacketId, cx: &mut QueueCtx, _idle: Option<Time>) {
-        let pkt = cx.packets.get_mut(id);
-        pkt.enqueued_at = cx.now;
-        let size = pkt.size as u64;
-        let idx = self.fq.bucket(pkt.flow) as usize;
+        let (idx, size) = self.fq.classify(cx.packets.get_mut(id), cx.now);
         self.fq.push(idx, id, size);
         while self.over_limit() && self.fq.packets > 0 {
             self.drop_from_fattest(cx);
@@ -284,15 +281,7 @@ impl QueueDiscipline for FqCodel {
 
 pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, ScenarioError> {
     let cfg: FqCodelParams = p.parse()?;
-    p.require(cfg.flows > 0, "flows", || "must be > 0".into())?;
-    p.require(cfg.flows <= MAX_FLOWS, "flows", || {
-        format!(
-            "must be at most {MAX_FLOWS} (Linux's limit), got {}",
-            cfg.flows
-        )
-    })?;
-    p.require(cfg.quantum > 0, "quantum", || "must be > 0".into())?;
-    p.require(cfg.limit > 0, "limit", || "must be > 0".into())?;
+    check_sizes(p, cfg.flows, cfg.quantum, cfg.limit)?;
     p.require(cfg.drop_batch > 0, "drop_batch", || "must be > 0".into())?;
     CodelParams {
         target: cfg.target,

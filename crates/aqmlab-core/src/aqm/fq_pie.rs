@@ -44,7 +44,7 @@
 //! `target`, `t_update`, `alpha`, `beta`, `max_burst`, `mtu`, `ecn`, `ecn_prob`,
 //! `delay_estimator`, `burst_reset`, `decay`, `dq_threshold` (see [`super::pie`]).
 
-use super::flow_queues::{FlowQueue, FlowQueues};
+use super::flow_queues::{check_sizes, FlowQueue, FlowQueues};
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::pie::{BurstReset, Decay, DelayEstimator, Pie, PieParams};
 use super::{
@@ -59,7 +59,7 @@ use serde::{Deserialize, Serialize};
 /// sch_fq_pie's default number of flow queues and its largest (`fq_pie_change`: "Number of
 /// flows must range in [1..65536]").
 pub const DEFAULT_FLOWS: u32 = 1024;
-pub const MAX_FLOWS: u32 = 65536;
+pub use super::flow_queues::MAX_FLOWS;
 /// Memory of one flow queue (its state and PIE, allocated up front for every queue).
 pub const BYTES_PER_FLOW_QUEUE: u64 = std::mem::size_of::<FlowQueue<Pie>>() as u64;
 
@@ -271,10 +271,7 @@ impl FqPie {
 
 impl QueueDiscipline for FqPie {
     fn enqueue(&mut self, id: PacketId, cx: &mut QueueCtx, _idle: Option<Time>) {
-        let pkt = cx.packets.get_mut(id);
-        pkt.enqueued_at = cx.now;
-        let size = pkt.size as u64;
-        let idx = self.fq.bucket(pkt.flow) as usize;
+        let (idx, size) = self.fq.classify(cx.packets.get_mut(id), cx.now);
         if self.full_for(size) {
             // sch_fq_pie `fq_pie_qdisc_enqueue`: over `sch->limit` the arrival is dropped
             // ("goto out", which also clears the flow's accu_prob).
@@ -352,14 +349,7 @@ impl QueueDiscipline for FqPie {
 
 pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, ScenarioError> {
     let cfg: FqPieParams = p.parse()?;
-    p.require(cfg.flows > 0 && cfg.flows <= MAX_FLOWS, "flows", || {
-        format!(
-            "must be in [1, {MAX_FLOWS}] (Linux's range), got {}",
-            cfg.flows
-        )
-    })?;
-    p.require(cfg.quantum > 0, "quantum", || "must be > 0".into())?;
-    p.require(cfg.limit > 0, "limit", || "must be > 0".into())?;
+    check_sizes(p, cfg.flows, cfg.quantum, cfg.limit)?;
     cfg.pie().validate(p)?;
     Ok(Box::new(FqPie::new(cfg, env.limit, env.link_rate_bps)))
 }

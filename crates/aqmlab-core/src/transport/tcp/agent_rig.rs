@@ -17,6 +17,15 @@ pub struct AgentRig {
 }
 
 impl AgentRig {
+    /// A sender's place: flow 0, agent 0 on node 0, its peer agent 1 on node 1.
+    pub const SENDER: Endpoint = Endpoint {
+        flow: 0,
+        agent: 0,
+        node: 0,
+        peer_node: 1,
+        peer_agent: 1,
+    };
+
     pub fn new(ep: Endpoint) -> Self {
         AgentRig {
             events: EventQueue::new(),
@@ -62,6 +71,19 @@ impl AgentRig {
             }
         }
         self.events.advance_to(t);
+        self.take_sent()
+    }
+
+    /// Hands `p` at `t` to `receive` (the agent's, given the context and the packet); returns
+    /// what the agent sent.
+    pub fn deliver(
+        &mut self,
+        t: Time,
+        p: Packet,
+        receive: impl FnOnce(&mut AgentCtx, PacketId),
+    ) -> Vec<Packet> {
+        let id = self.packets.alloc(p);
+        receive(&mut self.cx(t), id);
         self.take_sent()
     }
 

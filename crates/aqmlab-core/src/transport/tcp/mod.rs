@@ -31,6 +31,21 @@ pub use rfc6675_sender::Rfc6675Sender;
 pub use sender::TcpSender;
 pub use sink::TcpSink;
 
+/// The state both senders record first (`aqm::state_docs::TCP`'s first four rows): the
+/// window, the threshold, and the smoothed RTT and RTO in ms.
+fn window_and_timer_state(
+    out: &mut crate::sim::StateSink,
+    cwnd: f64,
+    ssthresh: i64,
+    srtt: crate::sim::Time,
+    rto: crate::sim::Time,
+) {
+    out("cwnd", cwnd);
+    out("ssthresh", ssthresh as f64);
+    out("srtt_ms", srtt as f64 / 1e6);
+    out("rto_ms", rto as f64 / 1e6);
+}
+
 #[cfg(test)]
 pub(crate) mod agent_rig;
 #[cfg(test)]

@@ -361,10 +361,13 @@ impl Rfc6675Sender {
     }
 
     pub fn state(&self, out: &mut StateSink) {
-        out("cwnd", self.cwnd);
-        out("ssthresh", self.ssthresh as f64);
-        out("srtt_ms", self.rtt.srtt() as f64 / 1e6);
-        out("rto_ms", self.rtt.rto() as f64 / 1e6);
+        super::window_and_timer_state(
+            out,
+            self.cwnd,
+            self.ssthresh,
+            self.rtt.srtt(),
+            self.rtt.rto(),
+        );
         out("in_flight", self.flight_size() as f64);
         out("pipe", self.scb.pipe() as f64);
         if let Some(rate) = self.pacer.as_ref().and_then(|p| p.rate()) {

@@ -3,10 +3,11 @@
 //! (`rfc6675_sender_tests.rs`: Linux and the RFCs; `ns3_choices_tests.rs`: ns-3).
 
 use super::agent_rig::AgentRig;
-use super::{Rfc6675Sender, TcpConfig};
+use super::congestion::CongestionControlKind;
+use super::{Recovery, Rfc6675Sender, TcpConfig, TcpVariant};
 use crate::net::Packet;
 use crate::sim::{RngStream, StreamKind, Time};
-use crate::transport::Endpoint;
+use crate::units::Duration;
 
 pub struct SenderRig {
     pub rig: AgentRig,
@@ -15,13 +16,7 @@ pub struct SenderRig {
 
 impl SenderRig {
     pub fn new(cfg: TcpConfig) -> SenderRig {
-        let ep = Endpoint {
-            flow: 0,
-            agent: 0,
-            node: 0,
-            peer_node: 1,
-            peer_agent: 1,
-        };
+        let ep = AgentRig::SENDER;
         SenderRig {
             rig: AgentRig::new(ep),
             s: Rfc6675Sender::new(cfg, ep, None, RngStream::new(1, StreamKind::Agent, 0)),
@@ -49,12 +44,23 @@ impl SenderRig {
     /// echoing the sending time `echo`; returns what the timers due before it and the ACK
     /// sent.
     pub fn ack_echo(&mut self, t: Time, cum: i64, sack: &[(i64, i64)], echo: Time) -> Vec<Packet> {
+        self.ack_with(t, cum, sack, |p| p.echo_sent_at = echo)
+    }
+
+    /// An ACK at `t` of everything up to `cum` with SACK blocks [start, end), `set` then
+    /// setting what else it carries; returns what the timers due before it and the ACK sent.
+    pub fn ack_with(
+        &mut self,
+        t: Time,
+        cum: i64,
+        sack: &[(i64, i64)],
+        set: impl FnOnce(&mut Packet),
+    ) -> Vec<Packet> {
         let mut out = self.run_until(t);
         let mut p = AgentRig::ack_packet(cum, sack);
-        p.echo_sent_at = echo;
-        let id = self.rig.packets.alloc(p);
-        self.s.receive(&mut self.rig.cx(t), id);
-        out.extend(self.rig.take_sent());
+        set(&mut p);
+        let s = &mut self.s;
+        out.extend(self.rig.deliver(t, p, |cx, id| s.receive(cx, id)));
         out
     }
 
@@ -76,3 +82,20 @@ impl SenderRig {
 }
 
 pub use super::agent_rig::seqs;
+
+/// SACK recovery with RFC 6675's rules, Reno, IW 10, window 64, ssthresh 100, 1 ms ticks, 1 s
+/// initial RTO.
+pub fn base() -> TcpConfig {
+    const MS: Time = 1_000_000;
+    TcpConfig {
+        variant: TcpVariant::Sack,
+        recovery: Recovery::Rfc6675,
+        congestion_control: CongestionControlKind::Reno,
+        window: 64,
+        window_init: 10,
+        ssthresh_init: Some(100),
+        tick: Duration(MS),
+        initial_rto: Duration(1_000 * MS),
+        ..TcpConfig::default()
+    }
+}

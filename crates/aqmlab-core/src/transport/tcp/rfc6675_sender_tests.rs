@@ -5,27 +5,10 @@
 use super::*;
 use crate::net::Packet;
 use crate::sim::StreamKind;
-use crate::transport::tcp::congestion::CongestionControlKind;
-use crate::transport::tcp::rfc6675_sender_rig::{seqs, SenderRig as H};
-use crate::transport::tcp::{Recovery, TcpVariant};
+use crate::transport::tcp::rfc6675_sender_rig::{base, seqs, SenderRig as H};
 use crate::units::Duration;
 
 const MS: Time = 1_000_000;
-
-/// SACK recovery with RFC 6675's rules, Reno, IW 10, 1 ms ticks, 1 s initial RTO.
-fn base() -> TcpConfig {
-    TcpConfig {
-        variant: TcpVariant::Sack,
-        recovery: Recovery::Rfc6675,
-        congestion_control: CongestionControlKind::Reno,
-        window: 64,
-        window_init: 10,
-        ssthresh_init: Some(100),
-        tick: Duration(MS),
-        initial_rto: Duration(1_000 * MS),
-        ..TcpConfig::default()
-    }
-}
 
 fn rack(mut c: TcpConfig) -> TcpConfig {
     c.rack_tlp.enabled = true;

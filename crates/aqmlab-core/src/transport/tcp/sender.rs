@@ -238,10 +238,13 @@ impl TcpSender {
     }
 
     pub fn state(&self, out: &mut StateSink) {
-        out("cwnd", self.cwnd);
-        out("ssthresh", self.ssthresh as f64);
-        out("srtt_ms", self.rtt.srtt() as f64 / 1e6);
-        out("rto_ms", self.rtt.rto() as f64 / 1e6);
+        super::window_and_timer_state(
+            out,
+            self.cwnd,
+            self.ssthresh,
+            self.rtt.srtt(),
+            self.rtt.rto(),
+        );
         out(
             "in_flight",
             (self.t_seqno - 1 - self.highest_ack).max(0) as f64,

@@ -22,13 +22,7 @@ impl H {
 
     /// A sender whose own random stream (the `overhead` delays) comes from `seed`.
     fn with_seed(cfg: TcpConfig, limit: Option<u64>, seed: u64) -> H {
-        let ep = Endpoint {
-            flow: 0,
-            agent: 0,
-            node: 0,
-            peer_node: 1,
-            peer_agent: 1,
-        };
+        let ep = AgentRig::SENDER;
         H {
             rig: AgentRig::new(ep),
             s: TcpSender::new(cfg, ep, limit, RngStream::new(seed, StreamKind::Agent, 0)),
@@ -50,9 +44,8 @@ impl H {
         let mut out = self.run_until(t);
         let mut p = AgentRig::ack_packet(ack, sack);
         p.ecn.ece = ece;
-        let id = self.rig.packets.alloc(p);
-        self.s.receive(&mut self.rig.cx(t), id);
-        out.extend(self.rig.take_sent());
+        let s = &mut self.s;
+        out.extend(self.rig.deliver(t, p, |cx, id| s.receive(cx, id)));
         out
     }
 

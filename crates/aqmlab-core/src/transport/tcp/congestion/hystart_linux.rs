@@ -145,6 +145,39 @@ mod tests {
     const MS: Time = 1_000_000;
     const US: Time = 1_000;
 
+    /// Feeds HyStart the samples `(rtt, now, snd_una)` (delay_min 40 ms) in a round ending at
+    /// `snd_nxt`, with `cwnd`; returns the index of the sample on which it first found its exit.
+    fn feed(
+        h: &mut LinuxHyStart,
+        samples: impl IntoIterator<Item = (Time, Time, i64)>,
+        snd_nxt: i64,
+        cwnd: f64,
+        ssthresh: &mut i64,
+    ) -> Option<usize> {
+        let mut found_on = None;
+        for (i, (rtt, now, snd_una)) in samples.into_iter().enumerate() {
+            h.on_rtt_sample(rtt, 40 * MS, now, snd_una, snd_nxt, cwnd, ssthresh);
+            if h.found() && found_on.is_none() {
+                found_on = Some(i);
+            }
+        }
+        found_on
+    }
+
+    /// [`feed`]s `n` samples of `rtt_ms` 10 ms apart from time 0, the i-th acknowledging
+    /// `first_una + i`, in a round ending at 100; returns the (1-based) sample of the exit.
+    fn feed_10ms_apart(
+        h: &mut LinuxHyStart,
+        rtt_ms: Time,
+        n: Time,
+        first_una: i64,
+        cwnd: f64,
+        ssthresh: &mut i64,
+    ) -> Option<usize> {
+        let samples = (0..n).map(|i| (rtt_ms * MS, i * 10 * MS, first_una + i as i64));
+        feed(h, samples, 100, cwnd, ssthresh).map(|i| i + 1)
+    }
+
     #[test]
     fn hystart_delay_thresh_is_an_eighth_of_delay_min_within_4_and_16_ms() {
         // net/ipv4/tcp_cubic.c, HYSTART_DELAY_THRESH(ca->delay_min >> 3).
@@ -162,53 +195,23 @@ mod tests {
         let mut h = LinuxHyStart::default();
         let mut ssthresh = 1 << 20;
         let t0 = 1000 * MS;
-        let mut exit_at = None;
-        for i in 0..20 {
-            let now = t0 + i * 1500 * US;
-            h.on_rtt_sample(
-                40 * MS,
-                40 * MS,
-                now,
-                1 + i as i64,
-                100,
-                32.0,
-                &mut ssthresh,
-            );
-            if h.found() && exit_at.is_none() {
-                exit_at = Some(i);
-            }
-        }
+        let samples = (0..20).map(|i| (40 * MS, t0 + i * 1500 * US, 1 + i as i64));
+        let exit_at = feed(&mut h, samples, 100, 32.0, &mut ssthresh);
         assert_eq!(exit_at, Some(14));
         assert_eq!(ssthresh, 32, "ssthresh = cwnd, no cut");
         // A gap over 2 ms ends the train for the round: ACKs at 0, 1.5 and then 4 ms; the
         // ones after it never extend the train however close together.
         let mut h = LinuxHyStart::default();
         let mut ssthresh = 1 << 20;
-        for (i, at) in [0, 1500, 4000, 5000, 6000, 7000].iter().enumerate() {
-            h.on_rtt_sample(
-                40 * MS,
-                40 * MS,
-                t0 + at * US,
-                1 + i as i64,
-                100,
-                32.0,
-                &mut ssthresh,
-            );
-        }
+        let samples = [0, 1500, 4000, 5000, 6000, 7000]
+            .iter()
+            .zip(1..)
+            .map(|(at, una)| (40 * MS, t0 + at * US, una));
+        feed(&mut h, samples, 100, 32.0, &mut ssthresh);
         assert_eq!(h.last_ack, t0 + 1500 * US);
         // ... and the rest of the round (up to packet 100) never exits by the train.
-        for i in 6..99 {
-            let now = t0 + 7 * MS + i * 500 * US;
-            h.on_rtt_sample(
-                40 * MS,
-                40 * MS,
-                now,
-                1 + i as i64,
-                100,
-                32.0,
-                &mut ssthresh,
-            );
-        }
+        let samples = (6..99).map(|i| (40 * MS, t0 + 7 * MS + i * 500 * US, 1 + i as i64));
+        feed(&mut h, samples, 100, 32.0, &mut ssthresh);
         assert!(!h.found());
     }
 
@@ -219,63 +222,27 @@ mod tests {
         // first 8 are only counted (sample_cnt < HYSTART_MIN_SAMPLES), the 9th tests 46 > 45.
         let mut h = LinuxHyStart::default();
         let mut ssthresh = 1 << 20;
-        let mut found_on = None;
-        for i in 0..12 {
-            h.on_rtt_sample(
-                46 * MS,
-                40 * MS,
-                i * 10 * MS,
-                1 + i as i64,
-                100,
-                20.0,
-                &mut ssthresh,
-            );
-            if h.found() && found_on.is_none() {
-                found_on = Some(i + 1);
-            }
-        }
+        let found_on = feed_10ms_apart(&mut h, 46, 12, 1, 20.0, &mut ssthresh);
         assert_eq!(found_on, Some(9));
         assert_eq!(ssthresh, 20);
         // At 45 ms exactly ("> threshold"), no exit.
         let mut h = LinuxHyStart::default();
         let mut ssthresh = 1 << 20;
-        for i in 0..12 {
-            h.on_rtt_sample(
-                45 * MS,
-                40 * MS,
-                i * 10 * MS,
-                1 + i as i64,
-                100,
-                20.0,
-                &mut ssthresh,
-            );
-        }
+        feed_10ms_apart(&mut h, 45, 12, 1, 20.0, &mut ssthresh);
         assert!(!h.found());
         // One low sample in the round keeps its minimum low: 8 at 46 ms, one at 44 ms, more
         // at 46: curr_rtt = 44, no exit in the round; the next round starts afresh.
         let mut h = LinuxHyStart::default();
         let mut ssthresh = 1 << 20;
-        let mut now = 0;
-        for (i, rtt) in [46, 46, 46, 46, 46, 46, 46, 46, 44, 46, 46]
+        let rtts = [46, 46, 46, 46, 46, 46, 46, 46, 44, 46, 46];
+        let samples = rtts
             .iter()
-            .enumerate()
-        {
-            now += 10 * MS;
-            h.on_rtt_sample(
-                rtt * MS,
-                40 * MS,
-                now,
-                1 + i as i64,
-                100,
-                20.0,
-                &mut ssthresh,
-            );
-        }
+            .zip(1..)
+            .map(|(rtt, una)| (rtt * MS, una as Time * 10 * MS, una));
+        feed(&mut h, samples, 100, 20.0, &mut ssthresh);
         assert!(!h.found());
-        for i in 0..9 {
-            now += 10 * MS;
-            h.on_rtt_sample(46 * MS, 40 * MS, now, 101 + i, 200, 20.0, &mut ssthresh);
-        }
+        let samples = (0..9).map(|i| (46 * MS, (12 + i as Time) * 10 * MS, 101 + i));
+        feed(&mut h, samples, 200, 20.0, &mut ssthresh);
         assert!(
             h.found(),
             "the 9th sample of the new round (from packet 101)"
@@ -288,30 +255,10 @@ mod tests {
         // ssthresh (cubictcp_acked's tcp_in_slow_start).
         let mut h = LinuxHyStart::default();
         let mut ssthresh = 1 << 20;
-        for i in 0..20 {
-            h.on_rtt_sample(
-                90 * MS,
-                40 * MS,
-                i * 10 * MS,
-                1 + i as i64,
-                100,
-                15.0,
-                &mut ssthresh,
-            );
-        }
+        feed_10ms_apart(&mut h, 90, 20, 1, 15.0, &mut ssthresh);
         assert!(!h.found());
         let mut ssthresh = 30;
-        for i in 0..20 {
-            h.on_rtt_sample(
-                90 * MS,
-                40 * MS,
-                i * 10 * MS,
-                21 + i as i64,
-                100,
-                30.0,
-                &mut ssthresh,
-            );
-        }
+        feed_10ms_apart(&mut h, 90, 20, 21, 30.0, &mut ssthresh);
         assert!(!h.found());
         assert_eq!(ssthresh, 30);
     }
@@ -322,17 +269,7 @@ mod tests {
         // bictcp_hystart_reset starts a round ending past snd_nxt.
         let mut h = LinuxHyStart::default();
         let mut ssthresh = 1 << 20;
-        for i in 0..9 {
-            h.on_rtt_sample(
-                60 * MS,
-                40 * MS,
-                i * 10 * MS,
-                1 + i as i64,
-                100,
-                20.0,
-                &mut ssthresh,
-            );
-        }
+        feed_10ms_apart(&mut h, 60, 9, 1, 20.0, &mut ssthresh);
         assert!(h.found());
         h.on_timeout(5_000 * MS, 500);
         assert!(!h.found());

@@ -98,43 +98,37 @@ pub enum CongestionControl {
     Test(Box<recorder::Recorder>),
 }
 
-macro_rules! each {
-    ($s:expr, $c:ident => $e:expr) => {
+/// `each_as!(s, (&mut), c => e)`: `e` with `c` bound to the controller in `s` (through its box
+/// for BBR and the test recorder), borrowed as the second argument says.
+macro_rules! each_as {
+    ($s:expr, ($($borrow:tt)+), $c:ident => $e:expr) => {
         match $s {
             CongestionControl::Reno($c) => $e,
             CongestionControl::Cubic($c) => $e,
             CongestionControl::Dctcp($c) => $e,
             CongestionControl::Prague($c) => $e,
             CongestionControl::Bbr(b) => {
-                let $c = &mut **b;
+                let $c = $($borrow)+ **b;
                 $e
             }
             #[cfg(test)]
             CongestionControl::Test(b) => {
-                let $c = &mut **b;
+                let $c = $($borrow)+ **b;
                 $e
             }
         }
     };
 }
 
+macro_rules! each {
+    ($s:expr, $c:ident => $e:expr) => {
+        each_as!($s, (&mut), $c => $e)
+    };
+}
+
 macro_rules! each_ref {
     ($s:expr, $c:ident => $e:expr) => {
-        match $s {
-            CongestionControl::Reno($c) => $e,
-            CongestionControl::Cubic($c) => $e,
-            CongestionControl::Dctcp($c) => $e,
-            CongestionControl::Prague($c) => $e,
-            CongestionControl::Bbr(b) => {
-                let $c = &**b;
-                $e
-            }
-            #[cfg(test)]
-            CongestionControl::Test(b) => {
-                let $c = &**b;
-                $e
-            }
-        }
+        each_as!($s, (&), $c => $e)
     };
 }
 

@@ -3,6 +3,11 @@
 //! kept unchanged (but for its name and this note) as the oracle the incremental scoreboard
 //! of `rfc6675.rs` is checked against, operation by operation (`rfc6675.rs`, tests), and to
 //! count the steps the walks took (`work.rs`).
+//!
+//! Its lines repeat those of `rfc6675/` (`mod.rs`, `rules.rs`, `rack_marks.rs`) on purpose,
+//! and `duplicates` lists them: an oracle that called the code it checks would check nothing,
+//! so nothing here is shared with the scoreboard it is compared against (ARCHITECTURE.md,
+//! "Repeated blocks").
 
 use super::rfc6675::{AckUpdate, Delivered, LossRule, NextSeg, SendStamp};
 use super::work;

@@ -5,30 +5,20 @@
 
 use super::*;
 use crate::net::Packet;
-use crate::transport::tcp::agent_rig::AgentRig;
 use crate::transport::tcp::congestion::recorder::Recorder;
 use crate::transport::tcp::congestion::{CongestionControlKind, DctcpParams};
-use crate::transport::tcp::rfc6675_sender_rig::SenderRig as H;
-use crate::transport::tcp::{Recovery, TcpVariant};
-use crate::units::Duration;
+use crate::transport::tcp::rfc6675_sender_rig::{self, SenderRig as H};
 use std::sync::{Arc, Mutex};
 
 const MS: Time = 1_000_000;
 
 type Log = Arc<Mutex<Vec<String>>>;
 
-/// SACK recovery, IW 10, ECN on, 1 ms ticks, 1 s initial RTO.
+/// The rig's SACK sender (`rfc6675_sender_rig::base`) with ECN on.
 fn cfg() -> TcpConfig {
     TcpConfig {
-        variant: TcpVariant::Sack,
-        recovery: Recovery::Rfc6675,
         ecn: true,
-        window: 64,
-        window_init: 10,
-        ssthresh_init: Some(100),
-        tick: Duration(MS),
-        initial_rto: Duration(1_000 * MS),
-        ..TcpConfig::default()
+        ..rfc6675_sender_rig::base()
     }
 }
 
@@ -47,13 +37,7 @@ fn recorded(sets_cwnd: Option<f64>) -> (H, Log) {
 
 /// An ACK of everything up to `cum` at `t`, with SACK blocks and ECE or not.
 fn ack(h: &mut H, t: Time, cum: i64, sack: &[(i64, i64)], ece: bool) -> Vec<Packet> {
-    let mut out = h.run_until(t);
-    let mut p = AgentRig::ack_packet(cum, sack);
-    p.ecn.ece = ece;
-    let id = h.rig.packets.alloc(p);
-    h.s.receive(&mut h.rig.cx(t), id);
-    out.extend(h.rig.take_sent());
-    out
+    h.ack_with(t, cum, sack, |p| p.ecn.ece = ece)
 }
 
 fn take(log: &Log) -> Vec<String> {
