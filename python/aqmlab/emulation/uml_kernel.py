@@ -46,6 +46,7 @@ _INIT = """#!/bin/sh
 # PID 1 of aqmlab's UML guest (aqmlab.emulation.uml_kernel): mounts, the payload, power off.
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
+mount -o remount,noatime /
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t tmpfs -o mode=0755 tmpfs /run
@@ -111,6 +112,7 @@ def command_line(kernel: Path, run_dir: Path, *, mem_mb: int, seed: int | None, 
     argv += [
         str(kernel),
         f"mem={mem_mb}M",
+        "root=/dev/root",
         "rootfstype=hostfs",
         "rootflags=/",
         "rw",
