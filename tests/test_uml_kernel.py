@@ -43,6 +43,16 @@ def test_missing_kernel_says_how_to_build(monkeypatch: pytest.MonkeyPatch, tmp_p
         uml_kernel.find_kernel()
 
 
+def test_failed_boot_is_one_line_with_the_console_tail(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("AQMLAB_CACHE", str(tmp_path))
+    fake = tmp_path / "linux"
+    fake.write_text("#!/bin/sh\necho 'Kernel panic - not syncing: no init found' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    with pytest.raises(uml_kernel.UmlBootError, match="did not run its payload.*no init found") as e:
+        uml_kernel.run_in_guest("true", kernel=fake)
+    assert "\n" not in str(e.value)
+
+
 def test_parsers() -> None:
     tc = (
         "qdisc htb 1: root refcnt 2 r2q 10 default 0x1 direct_packets_stat 0 direct_qlen 1000\n"
