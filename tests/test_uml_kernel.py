@@ -103,6 +103,20 @@ def test_tcp_flow_through_fq_codel_on_virtual_time() -> None:
     assert run.guest.payload_guest_s >= DURATION_S
 
 
+def test_dctcp_is_marked_not_dropped() -> None:
+    """DCTCP negotiates ECN (the listener needs DCTCP too) and fq_codel's CE threshold marks
+    its packets instead of dropping them."""
+    _kernel()
+    run = uml_flow.run_flow(
+        rate_mbit=RATE_MBIT, delay_ms=DELAY_MS, qdisc="fq_codel ce_threshold 1ms", duration_s=5.0, cc="dctcp"
+    )
+    info = run.sender["tcp_info"]
+    assert "dctcp" in run.ss and "fallback" not in run.ss, run.ss
+    assert info["delivered_ce"] > 100 and info["total_retrans"] == 0
+    assert "ce_mark 0" not in run.qdiscs["r1"]
+    assert uml_flow.qdisc_stats(run.qdiscs["r1"])["fq_codel"]["dropped"] == 0
+
+
 def _ephemeral_port(run: uml_flow.FlowRun) -> int:
     m = re.search(r"10\.0\.1\.1:(\d+)", run.ss)
     assert m, run.ss

@@ -12,7 +12,7 @@ trip is twice the delay); r's egress towards d is the bottleneck, an htb class a
 TCP_INFO (tcp_info.py) and closes; the receiver counts what arrived; halfway ``ss -tin`` runs
 in s; at the end ``tc -s qdisc`` in s and r.
 
-Guest side: ``python -m aqmlab.emulation.uml_flow receive PORT`` and ``... send HOST PORT
+Guest side: ``python -m aqmlab.emulation.uml_flow receive PORT CC`` and ``... send HOST PORT
 DURATION_S CC``, each printing one JSON object.
 """
 
@@ -81,7 +81,7 @@ tc -n d qdisc add dev d0 root netem delay {delay_ms}ms limit 100000
 tc -n r qdisc add dev r1 root handle 1: htb default 1
 tc -n r class add dev r1 parent 1: classid 1:1 htb rate {rate_mbit}mbit ceil {rate_mbit}mbit
 tc -n r qdisc add dev r1 parent 1:1 handle 10: {qdisc}
-ip netns exec d {mod} receive {PORT} > receiver.json &
+ip netns exec d {mod} receive {PORT} {shlex.quote(cc)} > receiver.json &
 receiver=$!
 sleep 0.5
 (sleep {half}; ip netns exec s ss -tin > ss.txt) &
@@ -160,9 +160,13 @@ def ss_rtt_ms(ss_output: str) -> float | None:
 # ---------------------------------------------------------------------- in the guest
 
 
-def _receive(port: int) -> dict[str, Any]:
+def _receive(port: int, cc: str) -> dict[str, Any]:
+    """Counts the bytes of one connection. The listener takes the sender's congestion control:
+    DCTCP's SYN is ECN-capable, which a listener accepts for ECN only if it needs ECN too
+    (tcp_ecn_create_request, net/ipv4/tcp_input.c)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as lsock:
         lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        lsock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
         lsock.bind(("0.0.0.0", port))
         lsock.listen(1)
         conn, _ = lsock.accept()
@@ -177,10 +181,13 @@ def _receive(port: int) -> dict[str, Any]:
     return {"bytes": total, "first_s": first, "last_s": last}
 
 
-def _connect(host: str, port: int) -> socket.socket:
+def _connect(host: str, port: int, cc: str) -> socket.socket:
+    """A connected socket whose congestion control was set before the SYN (DCTCP negotiates
+    ECN in the handshake)."""
     deadline = time.monotonic() + CONNECT_RETRY_S
     while True:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
         try:
             sock.connect((host, port))
             return sock
@@ -192,9 +199,8 @@ def _connect(host: str, port: int) -> socket.socket:
 
 
 def _send(host: str, port: int, duration_s: float, cc: str) -> dict[str, Any]:
-    sock = _connect(host, port)
+    sock = _connect(host, port, cc)
     with sock:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
         data = b"\0" * WRITE_BYTES
         start = time.monotonic()
         end = start + duration_s
@@ -210,12 +216,12 @@ def _send(host: str, port: int, duration_s: float, cc: str) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[0] == "receive":
-        result = _receive(int(argv[1]))
+    if len(argv) == 3 and argv[0] == "receive":
+        result = _receive(int(argv[1]), argv[2])
     elif len(argv) == 5 and argv[0] == "send":
         result = _send(argv[1], int(argv[2]), float(argv[3]), argv[4])
     else:
-        print("usage: uml_flow receive PORT | send HOST PORT DURATION_S CC", file=sys.stderr)
+        print("usage: uml_flow receive PORT CC | send HOST PORT DURATION_S CC", file=sys.stderr)
         return 2
     print(json.dumps(result))
     return 0

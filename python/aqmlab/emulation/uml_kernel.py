@@ -13,7 +13,8 @@ runs one shell script as the guest's only job and returns what it printed:
   kernel's and its programs', comes from N alone; ``time-travel-start`` fixes the guest's
   wall clock; ``setarch -R`` turns off the host's address randomization of the guest;
   ``taskset`` keeps it on one CPU (a UML guest moved between CPUs runs 8 to 12 times slower);
-- the console: stderr to a host file (the boot log), no console on a pipe or a terminal.
+- the console: the kernel's log on stderr (``con0=null,fd:2``, no input), which is a host
+  file, never a pipe or a terminal (those deliver SIGIO to the guest, an input from outside).
 
 The guest's PID 1 is a script written here: it mounts /proc, /sys, tmpfs on /run (so that ``ip
 netns`` keeps its mounts inside the guest) and /tmp, runs the payload in a directory shared
@@ -120,6 +121,7 @@ def command_line(kernel: Path, run_dir: Path, *, mem_mb: int, seed: int | None, 
         "time-travel=inf-cpu",
         f"time-travel-start={START_NS}",
         "con=null",
+        "con0=null,fd:2",
         "ssl=null",
         f"uml_dir={run_dir}",
     ]
@@ -183,8 +185,11 @@ def run_in_guest(
 
 
 def _tail(path: Path) -> str:
+    """The console's last lines, after its panic line if it has one (a panic's last lines are
+    its stack trace), on one line."""
     try:
         lines = [line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip()]
     except OSError:
         return "(no console output)"
-    return " | ".join(lines[-CONSOLE_TAIL_LINES:]) or "(no console output)"
+    panic = [line for line in lines if line.startswith("Kernel panic")]
+    return " | ".join(panic[:1] + lines[-CONSOLE_TAIL_LINES:]) or "(no console output)"
