@@ -43,7 +43,14 @@ def test_missing_kernel_says_how_to_build(monkeypatch: pytest.MonkeyPatch, tmp_p
         uml_kernel.find_kernel()
 
 
+def test_run_directory_the_guest_would_not_see(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AQMLAB_CACHE", "/tmp/aqmlab-cache")
+    with pytest.raises(uml_kernel.UmlBootError, match="hidden in the guest"):
+        uml_kernel.run_in_guest("true", kernel=Path("/bin/true"))
+
+
 def test_failed_boot_is_one_line_with_the_console_tail(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(uml_kernel, "GUEST_TMPFS", ())
     monkeypatch.setenv("AQMLAB_CACHE", str(tmp_path))
     fake = tmp_path / "linux"
     fake.write_text("#!/bin/sh\necho 'Kernel panic - not syncing: no init found' >&2\nexit 1\n")

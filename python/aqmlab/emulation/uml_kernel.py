@@ -42,6 +42,8 @@ DEFAULT_TIMEOUT_S = 600.0
 # The guest's wall clock at boot: 2024-01-01T00:00:00Z, not the host's clock.
 START_NS = 1_704_067_200 * 10**9
 CONSOLE_TAIL_LINES = 8
+# Where the guest mounts its own tmpfs over the host's directories (the init script below).
+GUEST_TMPFS = (Path("/run"), Path("/tmp"))
 
 _INIT = """#!/bin/sh
 # PID 1 of aqmlab's UML guest (aqmlab.emulation.uml_kernel): mounts, the payload, power off.
@@ -147,6 +149,11 @@ def run_in_guest(
     guest ends without the payload's exit status or runs past ``timeout_s`` host seconds."""
     kernel = kernel or find_kernel()
     runs = cache_dir() / "runs"
+    if any(runs.resolve().is_relative_to(covered) for covered in GUEST_TMPFS):
+        raise UmlBootError(
+            f"the run directory {runs} would be hidden in the guest by its tmpfs on "
+            f"{' and '.join(map(str, GUEST_TMPFS))}: point AQMLAB_CACHE elsewhere"
+        )
     runs.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="run-", dir=runs) as tmp:
         run_dir = Path(tmp)
