@@ -5,6 +5,7 @@ virtual clock (only where `make uml-kernel` has built the kernel: CI skips those
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -49,6 +50,7 @@ def test_run_directory_the_guest_would_not_see(monkeypatch: pytest.MonkeyPatch) 
         uml_kernel.run_in_guest("true", kernel=Path("/bin/true"))
 
 
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="needs taskset (util-linux)")
 def test_failed_boot_is_one_line_with_the_console_tail(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(uml_kernel, "GUEST_TMPFS", ())
     monkeypatch.setenv("AQMLAB_CACHE", str(tmp_path))

@@ -164,7 +164,12 @@ def run_in_guest(
         console_path = run_dir / "console"
         argv = command_line(kernel, run_dir, mem_mb=mem_mb, seed=seed, cpu=cpu)
         with open(console_path, "wb") as console, open(os.devnull, "rb") as devnull:
-            proc = subprocess.Popen(argv, stdin=devnull, stdout=console, stderr=console, start_new_session=True)
+            try:
+                proc = subprocess.Popen(argv, stdin=devnull, stdout=console, stderr=console, start_new_session=True)
+            except FileNotFoundError as e:
+                raise UmlBootError(
+                    f"cannot boot the UML guest: {e.filename} not found (taskset is in util-linux)"
+                ) from None
             try:
                 code = proc.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:
