@@ -89,7 +89,7 @@ validate-ns3:
 # Optional: the reference kernel, User-Mode Linux built from Debian's linux-source-6.1 with
 # kernel/uml/config.fragment and its patches (issue 37, docs/kernel-reference.md). Installs the
 # source and the build tools with apt-get (root or sudo), builds into
-# ~/.cache/aqmlab/uml/<key>/linux once: about 10 minutes of CPU on 2 cores; again, a no-op.
+# ~/.cache/aqmlab/uml/<key>/linux once: about 7 minutes (6 of CPU) on 2 cores; again, a no-op.
 # tests/test_uml_kernel.py boots it, and skips when it is not built (as in CI).
 uml-kernel:
 	kernel/uml/build.sh

@@ -12,9 +12,9 @@
 # that every option of the fragment holds in the final .config (stops with the option's
 # name if one does not: a dependency missing or a name misspelt); `make ARCH=um linux`.
 # Leaves <key>/linux and <key>/config, and points <cache>/uml/latest at <key>. Built once:
-# the same inputs again find <key>/linux and do nothing. About 9 minutes of CPU on one core
-# of this project's machine (docs/kernel-reference.md has the measured times); run it under
-# `nice -n 19 ionice -c3` on a shared machine.
+# the same inputs again find <key>/linux and do nothing. Measured on this project's 2-core
+# machine: 6 min 43 s, 368 s of CPU (docs/kernel-reference.md); on a shared machine run it
+# under `nice -n 19 ionice -c3`.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

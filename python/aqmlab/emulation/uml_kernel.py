@@ -102,7 +102,7 @@ def find_kernel() -> Path:
         where = f"${KERNEL_ENV}={explicit}" if explicit else str(path)
         raise UmlKernelMissing(
             f"no UML reference kernel at {where}: build it with `{BUILD_COMMAND}` "
-            "(about 10 minutes of CPU; docs/kernel-reference.md)"
+            "(about 7 minutes on 2 cores; docs/kernel-reference.md)"
         )
     return path
 
