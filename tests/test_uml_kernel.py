@@ -112,6 +112,23 @@ def test_tcp_flow_through_fq_codel_on_virtual_time() -> None:
     assert run.guest.payload_guest_s >= DURATION_S
 
 
+def test_seed_decides_the_guests_random_numbers() -> None:
+    """random.seed= reaches user space (/dev/urandom) and the kernel's own draws (boot_id);
+    without it, two boots differ."""
+    _kernel()
+    script = "head -c 16 /dev/urandom | od -An -tx1; cat /proc/sys/kernel/random/boot_id; date +%s"
+
+    def draw(seed: int | None) -> str:
+        run = uml_kernel.run_in_guest(script, seed=seed)
+        assert run.status == 0, run.output
+        return run.output
+
+    a, b, c = draw(3), draw(3), draw(4)
+    assert a == b != c
+    assert draw(None) != draw(None)
+    assert a.split()[-1] == str(uml_kernel.START_NS // 10**9)  # the guest's clock, not the host's
+
+
 def test_dctcp_is_marked_not_dropped() -> None:
     """DCTCP negotiates ECN (the listener needs DCTCP too) and fq_codel's CE threshold marks
     its packets instead of dropping them."""
