@@ -1,7 +1,7 @@
 # The two commands of the README, and the pieces they are made of.
 PYTHON ?= python3
 
-.PHONY: install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench bench-instructions ns3-deps validate-ns3 gallery
+.PHONY: uml-kernel install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench bench-instructions ns3-deps validate-ns3 gallery
 
 # Builds the Rust engine and installs the Python package with its test dependencies. The
 # first build compiles about 100 crates in the release profile (fat LTO, one codegen unit):
@@ -85,3 +85,11 @@ ns3-deps:
 SCENARIO ?= identical-dumbbell
 validate-ns3:
 	$(PYTHON) validation/ns3/compare.py $(SCENARIO) $(ARGS)
+
+# Optional: the reference kernel, User-Mode Linux built from Debian's linux-source-6.1 with
+# kernel/uml/config.fragment and its patches (issue 37, docs/kernel-reference.md). Installs the
+# source and the build tools with apt-get (root or sudo), builds into
+# ~/.cache/aqmlab/uml/<key>/linux once: about 7 minutes (6 of CPU) on 2 cores; again, a no-op.
+# tests/test_uml_kernel.py boots it, and skips when it is not built (as in CI).
+uml-kernel:
+	kernel/uml/build.sh
