@@ -1,0 +1,240 @@
+"""Inside the reference kernel's guest (validate_kernel.py): every flow of a scenario from one
+process, and the measurements, by the guest's clock.
+
+``python -m aqmlab.emulation.kernel_guest SPEC.json`` prints one JSON object. Each socket is
+made in its host's network namespace (``setns`` to ``/run/netns/NAME`` before ``socket()``; a
+socket stays in the namespace it was made in), so one single-threaded selector loop runs
+every sender and receiver. The guest's clock is virtual (time-travel=inf-cpu): the loop always
+blocks in ``select`` until a socket is ready or its next timer, never polls.
+
+Timers: each flow's start (connect, then write as fast as the socket takes it); from the end of
+the warm-up, every ``sample_s``: the bottleneck leaf qdisc's queue length (rtnetlink, in the
+router's namespace) and each sender's srtt (TCP_INFO); at the end of the warm-up and at the end:
+the leaf's counters (bytes, packets, drops from rtnetlink; ECN marks from ``tc -s``), each
+sender's ``tcpi_total_retrans`` and each receiver's ``tcpi_bytes_received``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import heapq
+import json
+import os
+import re
+import selectors
+import socket
+import struct
+import subprocess
+import sys
+import time
+from typing import Any
+
+from . import tcp_info
+
+CLONE_NEWNET = 0x40000000
+RTM_GETQDISC = 38
+NLM_F_REQUEST, NLM_F_DUMP = 0x1, 0x300
+NLMSG_DONE, NLMSG_ERROR = 3, 2
+TCA_STATS = 3
+WRITE_BYTES = 64 * 1024
+READ_BYTES = 1 << 20
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def enter(ns: str) -> None:
+    """This thread into network namespace ``ns`` (made by ``ip netns add``)."""
+    fd = os.open(f"/run/netns/{ns}", os.O_RDONLY)
+    try:
+        if _libc.setns(fd, CLONE_NEWNET) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"setns {ns}: {os.strerror(err)}")
+    finally:
+        os.close(fd)
+
+
+class QdiscStats:
+    """A qdisc's counters by rtnetlink (RTM_GETQDISC dump; the compat ``struct tc_stats``)."""
+
+    def __init__(self, ifindex: int, handle: int):
+        self.ifindex, self.handle = ifindex, handle
+        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)  # NETLINK_ROUTE
+        self.seq = 0
+
+    def read(self) -> dict[str, int]:
+        self.seq += 1
+        tcmsg = struct.pack("=BBHiIII", 0, 0, 0, self.ifindex, 0, 0, 0)
+        self.sock.send(struct.pack("=IHHII", 16 + len(tcmsg), RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP, self.seq, 0) + tcmsg)
+        found: dict[str, int] | None = None
+        while True:
+            data = self.sock.recv(1 << 16)
+            at = 0
+            while at + 16 <= len(data):
+                length, kind, _, _, _ = struct.unpack_from("=IHHII", data, at)
+                if kind == NLMSG_DONE:
+                    if found is None:
+                        raise RuntimeError(f"no qdisc {self.handle:#x} on ifindex {self.ifindex}")
+                    return found
+                if kind == NLMSG_ERROR:
+                    raise RuntimeError("rtnetlink error on RTM_GETQDISC")
+                _, _, _, ifindex, handle, _, _ = struct.unpack_from("=BBHiIII", data, at + 16)
+                if ifindex == self.ifindex and handle == self.handle:
+                    found = self._stats(data[at + 36 : at + length])
+                at += (length + 3) & ~3
+
+    @staticmethod
+    def _stats(attrs: bytes) -> dict[str, int]:
+        at = 0
+        while at + 4 <= len(attrs):
+            length, kind = struct.unpack_from("=HH", attrs, at)
+            if kind == TCA_STATS:
+                nbytes, packets, drops, _over, _bps, _pps, qlen, backlog = struct.unpack_from("=QIIIIIII", attrs, at + 4)
+                return {"bytes": nbytes, "packets": packets, "drops": drops, "qlen": qlen, "backlog": backlog}
+            at += (length + 3) & ~3
+        raise RuntimeError("no TCA_STATS in the qdisc's message")
+
+
+_MARKS = (re.compile(r"\becn_mark (\d+)"), re.compile(r"\bmarked (\d+)"), re.compile(r"^\s*marks\s+(\d+)", re.M))
+
+
+def leaf_marks(tc_s: str, handle: str) -> int:
+    """ECN marks in ``tc -s qdisc show``'s section of the qdisc ``handle`` (``10:``)."""
+    sections = re.split(r"(?m)^(?=qdisc )", tc_s)
+    for sec in sections:
+        head = sec.split("\n", 1)[0].split()
+        if len(head) >= 3 and head[2] == handle:
+            for pat in _MARKS:
+                m = pat.search(sec)
+                if m:
+                    return int(m.group(1))
+            return 0
+    raise RuntimeError(f"no qdisc {handle} in tc -s output")
+
+
+def main(spec_path: str) -> int:
+    spec = json.loads(open(spec_path).read())
+    flows = spec["flows"]
+    warmup, duration, step = float(spec["warmup_s"]), float(spec["duration_s"]), float(spec["sample_s"])
+    handle_text = f"{int(spec['leaf_handle']) >> 16:x}:"
+    sel = selectors.DefaultSelector()
+    for f in flows:
+        enter(f["dst_ns"])
+        ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # DCTCP's ECN-capable SYN is accepted for ECN only by a listener that needs ECN itself
+        ls.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, f["cc"].encode())
+        ls.bind(("0.0.0.0", int(f["port"])))
+        ls.listen(1)
+        ls.setblocking(False)
+        sel.register(ls, selectors.EVENT_READ, ("listen", f))
+    enter(spec["router_ns"])
+    stats = QdiscStats(socket.if_nametoindex(spec["dev"]), int(spec["leaf_handle"]))
+    senders: dict[int, socket.socket] = {}
+    receivers: dict[int, socket.socket] = {}
+    data = b"\0" * WRITE_BYTES
+    buf = bytearray(READ_BYTES)
+    qlen: list[int] = []
+    srtt: dict[int, list[int]] = {int(f["flow"]): [] for f in flows}
+    snaps: dict[str, Any] = {}
+    t0 = time.monotonic()
+    timers: list[tuple[float, int, str, Any]] = []
+    n = 0
+
+    def at(t: float, kind: str, arg: Any = None) -> None:
+        nonlocal n
+        n += 1
+        heapq.heappush(timers, (t, n, kind, arg))
+
+    for f in flows:
+        at(float(f["start_s"]), "start", f)
+    at(warmup, "snapshot", "warmup")
+    k = 0
+    while warmup + k * step < duration:
+        at(warmup + k * step, "sample")
+        k += 1
+    at(duration, "snapshot", "end")
+
+    def snapshot() -> dict[str, Any]:
+        q = stats.read()
+        tc = subprocess.run(
+            ["tc", "-n", spec["router_ns"], "-s", "qdisc", "show", "dev", spec["dev"]],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        q["marks"] = leaf_marks(tc, handle_text)
+        out: dict[str, Any] = {"t": time.monotonic() - t0, "qdisc": q, "flows": {}}
+        for f in flows:
+            fid = int(f["flow"])
+            s_info = tcp_info.read(senders[fid]) if fid in senders else {}
+            r_info = tcp_info.read(receivers[fid]) if fid in receivers else {}
+            out["flows"][str(fid)] = {
+                "total_retrans": int(s_info.get("total_retrans", 0)),
+                "bytes_received": int(r_info.get("bytes_received", 0)),
+                "bytes_acked": int(s_info.get("bytes_acked", 0)),
+            }
+        return out
+
+    while True:
+        now = time.monotonic() - t0
+        while timers and timers[0][0] <= now:
+            _, _, kind, arg = heapq.heappop(timers)
+            if kind == "start":
+                enter(arg["src_ns"])
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, arg["cc"].encode())
+                s.setblocking(False)
+                s.connect_ex((arg["dst_addr"], int(arg["port"])))
+                senders[int(arg["flow"])] = s
+                sel.register(s, selectors.EVENT_WRITE, ("send", arg))
+            elif kind == "sample":
+                qlen.append(stats.read()["qlen"])
+                for fid, s in senders.items():
+                    info = tcp_info.read(s)
+                    if info.get("rtt"):
+                        srtt[fid].append(int(info["rtt"]))
+            else:
+                snaps[arg] = snapshot()
+                if arg == "end":
+                    result = {
+                        "warmup": snaps["warmup"],
+                        "end": snaps["end"],
+                        "qlen_samples": qlen,
+                        "flows": [
+                            {"flow": int(f["flow"]), "group": f["group"], "srtt_us_samples": srtt[int(f["flow"])]}
+                            for f in flows
+                        ],
+                    }
+                    sys.stdout.write(json.dumps(result) + "\n")
+                    sys.stdout.flush()
+                    os._exit(0)
+        timeout = max(0.0, timers[0][0] - (time.monotonic() - t0)) if timers else None
+        for key, _ in sel.select(timeout):
+            role, f = key.data
+            sock: socket.socket = key.fileobj  # type: ignore[assignment]
+            if role == "listen":
+                conn, _ = sock.accept()
+                conn.setblocking(False)
+                receivers[int(f["flow"])] = conn
+                sel.register(conn, selectors.EVENT_READ, ("recv", f))
+            elif role == "recv":
+                try:
+                    if not sock.recv_into(buf):
+                        sel.unregister(sock)
+                except BlockingIOError:
+                    pass
+            else:
+                err = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                if err:
+                    raise OSError(err, f"flow {f['flow']}: {os.strerror(err)}")
+                try:
+                    sock.send(data)
+                except BlockingIOError:
+                    pass
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print("usage: python -m aqmlab.emulation.kernel_guest SPEC.json", file=sys.stderr)
+        raise SystemExit(2)
+    raise SystemExit(main(sys.argv[1]))

@@ -1,0 +1,811 @@
+"""``aqmlab validate-kernel``: one dumbbell scenario simulated and run inside the reference
+kernel (uml_kernel.py: Linux 6.1 as a User-Mode Linux guest on a virtual clock), side by side.
+
+In the guest, one network namespace per host of the dumbbell (``s0..``, ``d0..``) and one per
+router (``r0``, ``r1``), joined by veth pairs whose MTU is the scenario's packet (payload and
+headers). Every link but the bottleneck is netem (``delay D rate R limit L``) on each
+direction's egress; the bottleneck ``r0 -> r1`` is an htb class at the bottleneck's rate (one
+packet of burst) whose leaf is the qdisc :func:`qdisc_args` maps from the scenario's AQM, its
+propagation delay a netem on r1's egress (delays commute); the reverse direction is netem at the
+bottleneck's rate and delay. A size table (``stab overhead -14``) makes the bottleneck count IP
+bytes, as the simulator does. TCP is the kernel's, with the scenario's congestion control and the
+profile's ECN, SACK, D-SACK and timestamps as the namespaces' sysctls.
+
+One process in the guest (kernel_guest.py) runs every flow (each socket made in its host's
+namespace), samples the bottleneck's queue and each sender's srtt, and reads the counters at the
+end of the warm-up and at the end, by the guest's clock.
+
+What the kernel cannot express is refused before anything runs (:class:`KernelRefusal`, one
+line naming the scenario's field); what it does its own way where the scenario left a default is
+listed in the result's ``notes`` (docs/kernel-reference.md, "validate-kernel").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shlex
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..cli_options import duration_s
+from ..scenario import ScenarioLike, load_scenario, resolve_scenario, resolve_seed, to_json
+
+AQM_PATH = "topology.bottleneck.queue.aqm"
+PROFILES = ("linux", "dctcp", "bbr")
+KERNEL_CCS = ("reno", "cubic", "dctcp", "bbr")
+# Bytes a veth frame carries besides the IP packet; the bottleneck's size table removes them.
+ETHERNET_HEADER = 14
+# The guest kernel's timer tick (UML's HZ): PIE's and FQ-PIE's update timer counts jiffies.
+GUEST_HZ = 100
+# The kernel's constants where the scenario has a parameter (net/sched/sch_pie.c,
+# include/net/pie.h, sch_fq_pie.c, sch_cake.c).
+PIE_MAX_BURST_S = 0.150
+PIE_ECN_PROB = 0.1
+SAMPLE_S = 0.010
+MAX_HOSTS = 250
+LEAF_HANDLE = "10:"
+
+
+class KernelRefusal(ValueError):
+    """The scenario asks what the reference kernel cannot do: ``path`` names the field."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Qdisc:
+    """A bottleneck's leaf qdisc: ``tc qdisc add ... <args>``, and what it does not carry."""
+
+    args: str
+    notes: tuple[str, ...] = ()
+    # cake shapes and schedules by itself; every other leaf sits under the htb class
+    kind: str = ""
+
+
+# ------------------------------------------------------------------------------ units
+
+
+_RATE = re.compile(r"^\s*([0-9.]+(?:[eE][+-]?[0-9]+)?)\s*(bps|Kbps|kbps|Mbps|Gbps|Tbps)\s*$")
+_RATE_SCALE = {"bps": 1.0, "Kbps": 1e3, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "Tbps": 1e12}
+
+
+def rate_bps(value: Any) -> float:
+    """A resolved scenario rate ("10Mbps", 1e7) in bit/s."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    m = _RATE.match(str(value))
+    if not m:
+        raise ValueError(f"not a rate: {value!r}")
+    return float(m.group(1)) * _RATE_SCALE[m.group(2)]
+
+
+def seconds(value: Any) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return duration_s(str(value))
+
+
+def _us(value: Any) -> str:
+    """A duration as tc reads it, in whole microseconds."""
+    return f"{round(seconds(value) * 1e6)}us"
+
+
+def _bit(bps: float) -> str:
+    return f"{round(bps)}bit"
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+# ------------------------------------------------------------------------------ the mapping
+
+
+def red_wlog(w_q: float) -> int:
+    """Linux RED's EWMA weight is 2^-Wlog: the Wlog nearest to ``w_q`` (in log scale)."""
+    return max(1, min(31, round(-math.log2(w_q))))
+
+
+def tc_red_eval_ewma(qmin: int, burst: int, avpkt: int) -> int:
+    """iproute2's tc_red_eval_ewma (tc/tc_red.c): the Wlog tc derives from ``burst``."""
+    a = burst + 1 - qmin / avpkt
+    if a < 1.0:
+        return -1
+    w = 0.5
+    for wlog in range(1, 32):
+        if a <= (1 - (1 - w) ** burst) / w:
+            return wlog
+        w /= 2
+    return -1
+
+
+def red_burst(qmin: int, avpkt: int, wlog: int) -> int:
+    """The least ``burst`` for which tc gives RED the weight 2^-``wlog`` (tc has no option for
+    the weight itself)."""
+    burst = max(1, math.ceil(qmin / avpkt))
+    while burst < 1_000_000:
+        got = tc_red_eval_ewma(qmin, burst, avpkt)
+        if got == wlog:
+            return burst
+        if got > wlog:
+            break
+        burst += 1
+    raise KernelRefusal(f"{AQM_PATH}.w_q", f"tc cannot give RED the weight 2^-{wlog} with min {qmin} bytes")
+
+
+def qdisc_args(
+    aqm: Mapping[str, Any],
+    *,
+    limit: int,
+    rate: float,
+    mtu: int,
+    written: Mapping[str, Any] | None = None,
+    path: str = AQM_PATH,
+) -> Qdisc:
+    """The leaf qdisc for a resolved AQM table ``aqm`` (every parameter filled in, as
+    :func:`aqmlab.scenario.resolve_scenario` gives it) at a queue of ``limit`` packets on a link
+    of ``rate`` bit/s whose packets are ``mtu`` bytes (IP). ``written``: the parameters the
+    scenario wrote itself (default: none): one the kernel cannot carry is a
+    :class:`KernelRefusal`; a default the kernel does otherwise is a note."""
+    kind = str(aqm["kind"])
+    w = set(written or ())
+    notes: list[str] = []
+
+    def fixed(name: str, kernel: Any, why: str) -> None:
+        """The kernel has no setting for ``name``: it does ``kernel``."""
+        value = aqm.get(name)
+        same = value == kernel or (
+            isinstance(value, int | float) and isinstance(kernel, int | float) and math.isclose(value, kernel)
+        )
+        if same:
+            return
+        if name in w:
+            raise KernelRefusal(f"{path}.{name}", f"{value!r}: {why}")
+        notes.append(f"{name} = {value!r} not carried: {why}")
+
+    if kind == "droptail":
+        return Qdisc(f"pfifo limit {limit}", (), kind)
+    if kind == "red":
+        return _red(aqm, limit=limit, rate=rate, mtu=mtu, fixed=fixed, notes=notes, written=w, path=path)
+    if kind == "step_marking":
+        return _step(aqm, limit=limit, rate=rate, mtu=mtu, fixed=fixed, notes=notes, path=path)
+    if kind == "pie":
+        alpha, beta = _pie_gains(aqm, path)
+        fixed("max_burst", PIE_MAX_BURST_S, "sch_pie's burst allowance is 150 ms")
+        fixed("burst_reset", "linux", "the kernel re-arms the burst allowance its own way")
+        fixed("decay", "linux", "the kernel decays p by p/64 with an empty queue (pie.h)")
+        if aqm.get("ecn"):
+            fixed("ecn_prob", PIE_ECN_PROB, "sch_pie marks up to p = 10 %")
+        notes.append(_mtu_note(aqm, mtu))
+        notes.append(_tupdate_note(aqm))
+        args = (
+            f"pie limit {limit} target {_us(aqm['target'])} tupdate {_us(aqm['t_update'])} "
+            f"alpha {alpha} beta {beta} {'ecn' if aqm.get('ecn') else 'noecn'}"
+        )
+        if aqm.get("delay_estimator") == "rate":
+            args += " dq_rate_estimator"
+        return Qdisc(args, tuple(n for n in notes if n), kind)
+    if kind == "codel":
+        notes.append(_mtu_note(aqm, mtu))
+        args = (
+            f"codel limit {limit} target {_us(aqm['target'])} interval {_us(aqm['interval'])} "
+            f"{'ecn' if aqm.get('ecn') else 'noecn'}"
+        )
+        return Qdisc(args, tuple(n for n in notes if n), kind)
+    if kind == "fq_codel":
+        fixed("perturbation", 0, "the kernel draws its flow hash's perturbation at random (from random.seed)")
+        notes.append(_mtu_note(aqm, mtu))
+        args = (
+            f"fq_codel limit {min(limit, int(aqm['limit']))} flows {int(aqm['flows'])} "
+            f"quantum {int(aqm['quantum'])} target {_us(aqm['target'])} interval {_us(aqm['interval'])} "
+            f"{'ecn' if aqm.get('ecn') else 'noecn'} drop_batch {int(aqm['drop_batch'])}"
+        )
+        if aqm.get("ce_threshold") is not None:
+            args += f" ce_threshold {_us(aqm['ce_threshold'])}"
+        return Qdisc(args, tuple(n for n in notes if n), kind)
+    if kind == "fq_pie":
+        alpha, beta = _pie_gains(aqm, path)
+        fixed("perturbation", 0, "the kernel draws its flow hash's perturbation at random (from random.seed)")
+        fixed("max_burst", PIE_MAX_BURST_S, "sch_fq_pie's burst allowance is 150 ms")
+        fixed("burst_reset", "linux", "the kernel re-arms the burst allowance its own way")
+        fixed("decay", "linux", "the kernel decays p by p/64 with an empty queue (pie.h)")
+        prob = float(aqm["ecn_prob"]) * 100
+        if not float(prob).is_integer():
+            raise KernelRefusal(f"{path}.ecn_prob", f"{aqm['ecn_prob']}: tc fq_pie takes a whole percentage")
+        notes.append(_mtu_note(aqm, mtu))
+        notes.append(_tupdate_note(aqm))
+        args = (
+            f"fq_pie limit {min(limit, int(aqm['limit']))} flows {int(aqm['flows'])} "
+            f"quantum {int(aqm['quantum'])} target {_us(aqm['target'])} tupdate {_us(aqm['t_update'])} "
+            f"alpha {alpha} beta {beta} ecn_prob {int(prob)} {'ecn' if aqm.get('ecn') else 'noecn'}"
+        )
+        if aqm.get("delay_estimator") == "rate":
+            args += " dq_rate_estimator"
+        return Qdisc(args, tuple(n for n in notes if n), kind)
+    if kind == "cobalt":
+        interval, target = seconds(aqm["interval"]), seconds(aqm["target"])
+        if not math.isclose(target, interval / 20, rel_tol=1e-9):
+            where = "target" if "target" in w or "interval" not in w else "interval"
+            raise KernelRefusal(
+                f"{path}.{where}",
+                f"target {target * 1e3:g} ms with interval {interval * 1e3:g} ms: cake sets target = rtt / 20",
+            )
+        fixed("ecn", True, "cake always CE-marks ECN-capable packets")
+        fixed("overflow", "head", "cake drops from the head of its fattest queue")
+        fixed("increment", 1 / 256, "cake's BLUE step up is 1/256")
+        fixed("decrement", 1 / 4096, "cake's BLUE step down is 1/4096")
+        fixed("initial_inv_sqrt", "linux", "cake starts CoDel's count as cobalt_vars_init does")
+        notes.append(
+            "rate_adjust: cake runs unlimited under the htb class, so its MTU-time rules have no link rate; "
+            "cake's buffer is memlimit in bytes of memory (truesize), not the queue's limit in packets"
+        )
+        memlimit = limit * (mtu + ETHERNET_HEADER) * 4
+        args = (
+            f"cake unlimited rtt {_us(interval)} besteffort flowblind nonat nowash no-ack-filter "
+            f"split-gso raw memlimit {memlimit}"
+        )
+        return Qdisc(args, tuple(notes), kind)
+    linux_none = {"dualpi2": "not in Linux 6.1 (sch_dualpi2 is in Linux 6.18)"}
+    raise KernelRefusal(path, f"{kind} has no Linux qdisc" + (f" ({linux_none[kind]})" if kind in linux_none else ""))
+
+
+def _pie_gains(aqm: Mapping[str, Any], path: str) -> tuple[int, int]:
+    """PIE's alpha and beta as tc takes them: whole sixteenths of 1/s, 0 to 32 (pie_change)."""
+    out = []
+    for name in ("alpha", "beta"):
+        v = float(aqm[name]) * 16
+        if not (v.is_integer() and 0 <= v <= 32):
+            raise KernelRefusal(
+                f"{path}.{name}", f"{aqm[name]}: the kernel takes whole sixteenths from 0 to 2 (tc {name} 0 to 32)"
+            )
+        out.append(int(v))
+    return out[0], out[1]
+
+
+def _mtu_note(aqm: Mapping[str, Any], mtu: int) -> str:
+    if int(aqm.get("mtu", 0)) == mtu + ETHERNET_HEADER:
+        return ""
+    return f"mtu = {aqm.get('mtu')} not carried: the kernel uses the device's MTU with its header ({mtu + ETHERNET_HEADER})"
+
+
+def _tupdate_note(aqm: Mapping[str, Any]) -> str:
+    t = seconds(aqm["t_update"])
+    jiffies = math.ceil(round(t * GUEST_HZ, 9))
+    if math.isclose(jiffies / GUEST_HZ, t):
+        return ""
+    return (
+        f"t_update = {t * 1e3:g} ms runs as {jiffies * 1e3 / GUEST_HZ:g} ms: the kernel's timer counts "
+        f"jiffies (HZ {GUEST_HZ})"
+    )
+
+
+def _red(
+    aqm: Mapping[str, Any],
+    *,
+    limit: int,
+    rate: float,
+    mtu: int,
+    fixed: Callable[[str, Any, str], None],
+    notes: list[str],
+    written: set[str],
+    path: str,
+) -> Qdisc:
+    if aqm.get("gentle"):
+        if "gentle" in written:
+            raise KernelRefusal(f"{path}.gentle", "Linux's red has no gentle region (above max it drops every packet)")
+        raise KernelRefusal(
+            f"{path}.gentle",
+            "true by default: Linux's red has no gentle region (above max it drops every packet); "
+            "write gentle = false to run it",
+        )
+    fixed("bytes", False, "Linux's red averages the backlog in bytes, its probability not scaled by size")
+    fixed("wait", True, "Linux's red spreads signals as p_b / (1 - count p_b)")
+    w_q = aqm.get("w_q")
+    if not isinstance(w_q, int | float):
+        raise KernelRefusal(f"{path}.w_q", f"{w_q!r}: give a number (the kernel's weight is 2^-Wlog)")
+    wlog = red_wlog(float(w_q))
+    if not math.isclose(2.0**-wlog, float(w_q)):
+        notes.append(f"w_q = {w_q:g} runs as 2^-{wlog} = {2.0**-wlog:.6g}: the kernel's weight is a power of 2")
+    max_p = float(aqm["max_p"])
+    ecn = bool(aqm.get("ecn"))
+    harddrop = False
+    if ecn:
+        mark_p = float(aqm["mark_p"])
+        if mark_p < max_p:
+            raise KernelRefusal(
+                f"{path}.mark_p",
+                f"{mark_p:g} < max_p {max_p:g}: Linux's red marks every early signal below max (no drop between)",
+            )
+        harddrop = True  # the simulator drops above max_th (p = 1 >= mark_p)
+    qmin, qmax = round(float(aqm["min_th"]) * mtu), round(float(aqm["max_th"]) * mtu)
+    burst = red_burst(qmin, mtu, wlog)
+    args = (
+        f"red limit {limit * mtu} min {qmin} max {qmax} avpkt {mtu} burst {burst} "
+        f"probability {_num(max_p)} bandwidth {_bit(rate)}"
+    )
+    if ecn:
+        args += " ecn harddrop" if harddrop else " ecn"
+    return Qdisc(args, tuple(notes), "red")
+
+
+def _step(
+    aqm: Mapping[str, Any],
+    *,
+    limit: int,
+    rate: float,
+    mtu: int,
+    fixed: Callable[[str, Any, str], None],
+    notes: list[str],
+    path: str,
+) -> Qdisc:
+    if aqm.get("k_sojourn") is not None:
+        raise KernelRefusal(
+            f"{path}.k_sojourn",
+            "a step on the sojourn time has no single-queue Linux qdisc in 6.1 (this maps step_marking to red "
+            "min = max): give k_packets or k_bytes",
+        )
+    if aqm.get("non_ect", "drop") != "drop":
+        raise KernelRefusal(f"{path}.non_ect", f"{aqm['non_ect']!r}: Linux's red drops non-ECT packets above K")
+    k = aqm.get("k_bytes")
+    k_bytes = int(k) if k is not None else int(aqm.get("k_packets") or 20) * mtu
+    # more than K waiting: the backlog at least K + 1 bytes
+    th = k_bytes + 1
+    notes.append(
+        "the step acts on red's average with weight 1/2 (the least tc gives), not on the instantaneous queue"
+    )
+    burst = red_burst(th, mtu, 1)
+    args = f"red limit {limit * mtu} min {th} max {th} avpkt {mtu} burst {burst} probability 1 bandwidth {_bit(rate)}"
+    args += " ecn" if aqm.get("ecn", True) else " harddrop"
+    return Qdisc(args, tuple(notes), "red")
+
+
+# ------------------------------------------------------------------------------ the plan
+
+
+@dataclass(frozen=True)
+class Link:
+    """One direction's netem: delay (s), rate (bit/s), limit (packets)."""
+
+    delay_s: float
+    rate: float
+    limit: int
+
+    def netem(self, mtu: int) -> str:
+        # netem's limit counts what is in its delay line too: the queue's limit plus one
+        # delay's worth of packets at the rate
+        in_flight = math.ceil(self.rate * self.delay_s / (8 * (mtu + ETHERNET_HEADER)))
+        return (
+            f"netem delay {_us(self.delay_s)} rate {_bit(self.rate)} limit {self.limit + in_flight + 1}"
+        )
+
+
+@dataclass
+class KernelPlan:
+    """What the guest builds, from a dumbbell scenario."""
+
+    senders: int
+    receivers: int
+    mtu: int
+    bottleneck_rate: float
+    bottleneck_delay_s: float
+    reverse_limit: int
+    qdisc: Qdisc
+    sender_links: list[Link]  # per sender: access delay and rate (both directions)
+    receiver_links: list[Link]
+    flows: list[dict[str, Any]]  # flow, group, src (sender index), dst (receiver index), start_s, cc
+    sysctls: dict[str, int]
+    duration_s: float
+    warmup_s: float
+    notes: list[str] = field(default_factory=list)
+
+
+def _written_tcp(s: Mapping[str, Any], i: int) -> dict[str, Any]:
+    shared = s.get("tcp") or {}
+    own = ((s.get("flows") or [])[i] or {}).get("tcp") or {}
+    return {**shared, **own}
+
+
+def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
+    """The guest's network and flows for ``scenario``, or a :class:`KernelRefusal` naming the
+    first field the kernel cannot carry."""
+    from .. import _core
+
+    s = load_scenario(scenario)
+    for key in ("events", "capture", "trace"):
+        if s.get(key):
+            raise KernelRefusal(key, "not run in the reference kernel (this version)")
+    topo = s.get("topology") or {}
+    if topo.get("kind") != "dumbbell":
+        raise KernelRefusal("topology.kind", f"{topo.get('kind')!r}: this version runs dumbbells only")
+    r = resolve_scenario(s)
+    t = r["topology"]
+    flows_written = s.get("flows") or []
+    for i, f in enumerate(flows_written):
+        if f.get("kind", "tcp") != "tcp":
+            raise KernelRefusal(f"flows[{i}].kind", f"{f.get('kind')!r}: this version runs long-lived TCP flows only")
+        for key in ("size", "stop"):
+            if f.get(key) is not None:
+                raise KernelRefusal(f"flows[{i}].{key}", "this version runs long-lived TCP flows only")
+        profile = _written_tcp(s, i).get("profile")
+        if profile not in PROFILES:
+            where = f"flows[{i}].tcp.profile" if "profile" in ((f.get("tcp") or {})) else "tcp.profile"
+            raise KernelRefusal(
+                where, f"{profile!r}: the kernel is a Linux host: give one of {', '.join(PROFILES)}"
+            )
+    bn = t["bottleneck"]
+    if float(bn.get("loss") or 0) > 0:
+        raise KernelRefusal("topology.bottleneck.loss", "link losses are not run in the reference kernel (this version)")
+    for name, q in (
+        ("topology.bottleneck.reverse_queue", bn.get("reverse_queue")),
+        ("topology.access.queue", t["access"].get("queue")),
+        ("topology.receiver_access.queue", t["receiver_access"].get("queue")),
+    ):
+        if q and q["aqm"]["kind"] != "droptail":
+            raise KernelRefusal(f"{name}.aqm", f"{q['aqm']['kind']}: only the bottleneck has an AQM in this version")
+    senders, receivers = int(t["senders"]), int(t["receivers"])
+    for name, n in (("topology.senders", senders), ("topology.receivers", receivers)):
+        if n > MAX_HOSTS:
+            raise KernelRefusal(name, f"{n}: at most {MAX_HOSTS} in this version")
+
+    router = _core.EmulationRouter(to_json(s), seed, "vk")
+    p = router.plan()
+    mtu = int(p["mtu"])
+    rate = rate_bps(bn["rate"])
+    limit = int(bn["queue"]["limit"])
+    written_aqm = (((topo.get("bottleneck") or {}).get("queue") or {}).get("aqm")) or {}
+    qdisc = qdisc_args(
+        bn["queue"]["aqm"],
+        limit=limit,
+        rate=rate,
+        mtu=mtu,
+        written=written_aqm if isinstance(written_aqm, Mapping) else {},
+    )
+
+    def links(side: Mapping[str, Any], n: int) -> list[Link]:
+        delays = side.get("delay", "0s")
+        delays = delays if isinstance(delays, list) else [delays]
+        return [Link(seconds(delays[i % len(delays)]), rate_bps(side["rate"]), int(side["queue"]["limit"])) for i in range(n)]
+
+    index = {h["node"]: h["node"] for h in p["hosts"]}
+    flows = []
+    ccs, settings = set(), {}
+    resolved_flows = r["flows"]
+    for f in p["flows"]:
+        assert f["src"] in index
+        cc = str(f["congestion_control"])
+        if cc not in KERNEL_CCS:
+            raise KernelRefusal("tcp.congestion_control", f"{cc!r}: not in the reference kernel (Linux 6.1)")
+        ccs.add(cc)
+        flows.append(
+            {
+                "flow": int(f["flow"]),
+                "group": str(f["group"]),
+                "src": int(f["src"][1:]),
+                "dst": int(f["dst"][1:]),
+                "start_s": float(f["start_s"]),
+                "cc": cc,
+                "ecn": bool(f["ecn"]),
+            }
+        )
+    for i, rf in enumerate(resolved_flows):
+        tcp = rf["tcp"]
+        mine = {
+            "net.ipv4.tcp_ecn": 1 if tcp["ecn"] else 2,
+            "net.ipv4.tcp_sack": 1 if tcp["variant"] == "sack" or tcp["recovery"] == "rfc6675" else 0,
+            "net.ipv4.tcp_dsack": 1 if tcp["dsack"] else 0,
+            "net.ipv4.tcp_timestamps": 1 if tcp["timestamps"] else 0,
+        }
+        for k, v in mine.items():
+            if settings.setdefault(k, v) != v:
+                raise KernelRefusal(
+                    f"flows[{i}].tcp", f"{k} differs between flows; this version sets it once for every host"
+                )
+    return KernelPlan(
+        senders=senders,
+        receivers=receivers,
+        mtu=mtu,
+        bottleneck_rate=rate,
+        bottleneck_delay_s=seconds(bn.get("delay", "0s")),
+        reverse_limit=int(bn["reverse_queue"]["limit"]),
+        qdisc=qdisc,
+        sender_links=links(t["access"], senders),
+        receiver_links=links(t["receiver_access"], receivers),
+        flows=flows,
+        sysctls=settings,
+        duration_s=float(p["duration_s"]),
+        warmup_s=float(p["warmup_s"]),
+        notes=list(qdisc.notes),
+    )
+
+
+def setup_commands(plan: KernelPlan) -> list[str]:
+    """The guest's shell commands that build the network (pure: tested without a kernel)."""
+    mtu = plan.mtu
+    cmds: list[str] = []
+    hosts = [f"s{i}" for i in range(plan.senders)] + [f"d{j}" for j in range(plan.receivers)]
+    for ns in [*hosts, "r0", "r1"]:
+        cmds.append(f"ip netns add {ns}")
+        cmds.append(f"ip -n {ns} link set lo up")
+        settings = dict(plan.sysctls)  # the guest kernel has no IPv6
+        cmds.append(f"ip netns exec {ns} sysctl -qw " + " ".join(f"{k}={v}" for k, v in settings.items()))
+
+    def veth(a_ns: str, a: str, b_ns: str, b: str) -> None:
+        cmds.append(
+            f"ip link add {a} netns {a_ns} mtu {mtu} gso_max_segs 1 type veth peer name {b} netns {b_ns} mtu {mtu} gso_max_segs 1"
+        )
+        cmds.append(f"ip -n {a_ns} link set {a} up")
+        cmds.append(f"ip -n {b_ns} link set {b} up")
+
+    veth("r0", "b0", "r1", "b1")
+    cmds.append("ip -n r0 addr add 10.0.0.1/30 dev b0")
+    cmds.append("ip -n r1 addr add 10.0.0.2/30 dev b1")
+    for side, n, links, router, net in (
+        ("s", plan.senders, plan.sender_links, "r0", 1),
+        ("d", plan.receivers, plan.receiver_links, "r1", 2),
+    ):
+        for i in range(n):
+            ns, dev, rdev = f"{side}{i}", "e0", f"{side}{i}"
+            veth(ns, dev, router, rdev)
+            cmds.append(f"ip -n {ns} addr add 10.{net}.{i}.1/24 dev {dev}")
+            cmds.append(f"ip -n {router} addr add 10.{net}.{i}.2/24 dev {rdev}")
+            cmds.append(f"ip -n {ns} route add default via 10.{net}.{i}.2")
+            link = links[i]
+            cmds.append(f"tc -n {ns} qdisc add dev {dev} root {link.netem(mtu)}")
+            toward = link
+            if side == "d":  # the bottleneck's propagation delay, after its queue
+                toward = Link(link.delay_s + plan.bottleneck_delay_s, link.rate, link.limit)
+            cmds.append(f"tc -n {router} qdisc add dev {rdev} root {toward.netem(mtu)}")
+    cmds.append("ip -n r0 route add 10.2.0.0/16 via 10.0.0.2")
+    cmds.append("ip -n r1 route add 10.1.0.0/16 via 10.0.0.1")
+    for r in ("r0", "r1"):
+        cmds.append(f"ip netns exec {r} sysctl -qw net.ipv4.ip_forward=1")
+    rate = _bit(plan.bottleneck_rate)
+    cmds.append(f"tc -n r0 qdisc add dev b0 root handle 1: stab overhead -{ETHERNET_HEADER} htb default 1")
+    cmds.append(
+        f"tc -n r0 class add dev b0 parent 1: classid 1:1 htb rate {rate} ceil {rate} burst {mtu}b cburst {mtu}b"
+    )
+    cmds.append(f"tc -n r0 qdisc add dev b0 parent 1:1 handle {LEAF_HANDLE} {plan.qdisc.args}")
+    back = Link(plan.bottleneck_delay_s, plan.bottleneck_rate, plan.reverse_limit)
+    cmds.append(f"tc -n r1 qdisc add dev b1 root {back.netem(mtu)}")
+    return cmds
+
+
+def guest_spec(plan: KernelPlan, sample_s: float = SAMPLE_S) -> dict[str, Any]:
+    """What kernel_guest.py runs: the flows, the window, the bottleneck to sample."""
+    return {
+        "flows": [
+            {
+                **f,
+                "src_ns": f"s{f['src']}",
+                "dst_ns": f"d{f['dst']}",
+                "dst_addr": f"10.2.{f['dst']}.1",
+                "port": 20000 + int(f["flow"]),
+            }
+            for f in plan.flows
+        ],
+        "warmup_s": plan.warmup_s,
+        "duration_s": plan.duration_s,
+        "sample_s": sample_s,
+        "router_ns": "r0",
+        "dev": "b0",
+        "leaf_handle": 0x00100000,  # tc handles are hex: 10: is 0x10 << 16
+    }
+
+
+def payload(plan: KernelPlan, python: str | None = None) -> str:
+    py = shlex.quote(python or sys.executable)
+    pythonpath = shlex.quote(str(Path(__file__).resolve().parents[2]))
+    spec = json.dumps(guest_spec(plan))
+    return "\n".join(
+        [
+            "set -e",
+            *setup_commands(plan),
+            f"cat > spec.json <<'AQMLAB_SPEC'\n{spec}\nAQMLAB_SPEC",
+            f"env PYTHONPATH={pythonpath} {py} -m aqmlab.emulation.kernel_guest spec.json > result.json",
+            "cat result.json",
+            "",
+        ]
+    )
+
+
+# ------------------------------------------------------------------------------ results
+
+# (name, unit) of the queue's and each group's rows, as validate-emulation names them
+QUEUE_METRICS = (
+    ("utilization", "fraction"),
+    ("drop_rate", "fraction"),
+    ("mark_rate", "marks per arrival"),
+    ("mean_queue", "packets"),
+)
+GROUP_METRICS = (("goodput", "Mb/s"), ("mean_rtt", "ms"), ("retransmissions", "packets"))
+
+
+def kernel_metrics(report: Mapping[str, Any], rate: float) -> dict[str, float]:
+    """The table's values from the guest's report (kernel_guest.py): queue rows as
+    ``bottleneck.<metric>``, group rows as ``<group>.<metric>``."""
+    a, b = report["warmup"], report["end"]
+    window = float(b["t"]) - float(a["t"])
+    q0, q1 = a["qdisc"], b["qdisc"]
+    sent = q1["packets"] - q0["packets"]
+    drops = q1["drops"] - q0["drops"]
+    marks = q1["marks"] - q0["marks"]
+    arrivals = sent + drops + (q1["qlen"] - q0["qlen"])
+    out = {
+        "bottleneck.utilization": 8.0 * (q1["bytes"] - q0["bytes"]) / (rate * window),
+        "bottleneck.drop_rate": drops / arrivals if arrivals else math.nan,
+        "bottleneck.mark_rate": marks / arrivals if arrivals else math.nan,
+        "bottleneck.mean_queue": statistics.fmean(report["qlen_samples"]) if report["qlen_samples"] else math.nan,
+    }
+    groups: dict[str, list[dict[str, float]]] = {}
+    for f in report["flows"]:
+        fa, fb = a["flows"][str(f["flow"])], b["flows"][str(f["flow"])]
+        rtts = f["srtt_us_samples"]
+        groups.setdefault(f["group"], []).append(
+            {
+                "goodput": 8.0 * (fb["bytes_received"] - fa["bytes_received"]) / window / 1e6,
+                "mean_rtt": statistics.fmean(rtts) / 1e3 if rtts else math.nan,
+                "retransmissions": float(fb["total_retrans"] - fa["total_retrans"]),
+            }
+        )
+    for g, rows in groups.items():
+        out[f"{g}.goodput"] = sum(r["goodput"] for r in rows)
+        out[f"{g}.mean_rtt"] = _mean(r["mean_rtt"] for r in rows)
+        out[f"{g}.retransmissions"] = sum(r["retransmissions"] for r in rows)
+    return out
+
+
+def simulated_metrics(result: Any, queue: str = "bottleneck") -> dict[str, float]:
+    q = result.queue(queue)
+    out = {
+        "bottleneck.utilization": float(q["utilization"]),
+        "bottleneck.drop_rate": float(q["loss_rate"]),
+        "bottleneck.mark_rate": float(q["marks"]) / max(1.0, float(q["arrivals"])),
+        "bottleneck.mean_queue": float(q["mean_queue_packets"]),
+    }
+    flows = result.flows
+    for g in dict.fromkeys(flows["group"]):
+        rows = flows[flows["group"] == g]
+        out[f"{g}.goodput"] = float(rows["goodput_bps"].sum()) / 1e6
+        out[f"{g}.mean_rtt"] = _mean(float(x) for x in rows["mean_rtt_ms"])
+        out[f"{g}.retransmissions"] = float(rows["retransmissions"].sum())
+    return out
+
+
+def _mean(xs: Iterable[float]) -> float:
+    v = [x for x in xs if math.isfinite(x)]
+    return statistics.fmean(v) if v else math.nan
+
+
+@dataclass
+class KernelRun:
+    """One seed in the guest."""
+
+    seed: int
+    metrics: dict[str, float]
+    report: dict[str, Any]
+    guest_s: float
+    wall_s: float
+
+
+@dataclass
+class KernelValidation:
+    """Both sides per seed, and the table of means with relative differences."""
+
+    scenario: str
+    seeds: list[int]
+    duration_s: float
+    warmup_s: float
+    qdisc: str
+    congestion_controls: list[str]
+    notes: list[str]
+    simulated: list[dict[str, float]] = field(default_factory=list)
+    kernel: list[KernelRun] = field(default_factory=list)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per metric: simulated and kernel means over the seeds, and
+        (simulated - kernel) / kernel (NaN where the kernel's value is 0)."""
+        keys = list(dict.fromkeys(k for run in self.kernel for k in run.metrics))
+        out = []
+        units = dict(QUEUE_METRICS + GROUP_METRICS)
+        for key in keys:
+            where, _, name = key.rpartition(".")
+            sim = _mean(m.get(key, math.nan) for m in self.simulated)
+            ker = _mean(run.metrics.get(key, math.nan) for run in self.kernel)
+            rel = (sim - ker) / abs(ker) if ker and math.isfinite(ker) and math.isfinite(sim) else math.nan
+            out.append(
+                {
+                    "where": where,
+                    "metric": name,
+                    "unit": units.get(name, ""),
+                    "simulated": sim,
+                    "kernel": ker,
+                    "relative_difference": rel,
+                }
+            )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "seeds": self.seeds,
+            "duration_s": self.duration_s,
+            "warmup_s": self.warmup_s,
+            "qdisc": self.qdisc,
+            "congestion_controls": self.congestion_controls,
+            "notes": self.notes,
+            "rows": self.rows(),
+            "kernel_runs": [
+                {"seed": k.seed, "guest_s": k.guest_s, "wall_s": k.wall_s, "metrics": k.metrics} for k in self.kernel
+            ],
+        }
+
+
+def run_kernel(plan: KernelPlan, seed: int, *, timeout_s: float = 600.0) -> KernelRun:
+    """One boot of the reference kernel running ``plan`` with ``random.seed`` = ``seed``."""
+    from .uml_kernel import run_in_guest
+
+    t0 = time.monotonic()
+    guest = run_in_guest(payload(plan), seed=seed, timeout_s=timeout_s, mem_mb=512)
+    wall = time.monotonic() - t0
+    if guest.status != 0:
+        tail = " | ".join(guest.output.strip().splitlines()[-6:])
+        raise RuntimeError(f"the scenario's payload failed in the guest (exit {guest.status}): {tail}")
+    report = json.loads(guest.output.strip().splitlines()[-1])
+    return KernelRun(seed, kernel_metrics(report, plan.bottleneck_rate), report, guest.payload_guest_s, wall)
+
+
+def validate_kernel(
+    scenario: ScenarioLike,
+    seeds: Iterable[int] | None = None,
+    *,
+    duration: float | str | None = None,
+    warmup: float | str | None = None,
+    simulate: bool = True,
+    progress: Callable[[str], None] | None = None,
+    timeout_s: float = 600.0,
+) -> KernelValidation:
+    """Runs ``scenario`` (a dumbbell of long-lived TCP flows with the linux, dctcp or bbr
+    profile) in the reference kernel and simulates it, once per seed (the scenario's seed when
+    ``seeds`` is None). Raises :class:`KernelRefusal` naming the field the kernel cannot carry,
+    before anything runs; :class:`aqmlab.emulation.uml_kernel.UmlKernelMissing` when the kernel
+    is not built."""
+    from .. import api
+    from .uml_kernel import find_kernel
+
+    base = load_scenario(scenario)
+    for name, value in (("duration", duration), ("warmup", warmup)):
+        if value is not None:
+            base[name] = value
+    seed_list = list(seeds) if seeds is not None else [resolve_seed(base, None)]
+    if not seed_list:
+        raise ValueError("seeds: give at least one seed")
+    plan = plan_kernel(base, seed_list[0])
+    find_kernel()
+    v = KernelValidation(
+        scenario=str(base.get("name", "")),
+        seeds=seed_list,
+        duration_s=plan.duration_s,
+        warmup_s=plan.warmup_s,
+        qdisc=plan.qdisc.args,
+        congestion_controls=sorted({f["cc"] for f in plan.flows}),
+        notes=plan.notes,
+    )
+    for seed in seed_list:
+        if simulate:
+            if progress:
+                progress(f"simulating seed {seed}")
+            v.simulated.append(simulated_metrics(api.run(base, seed=seed)))
+        if progress:
+            progress(f"running seed {seed} in the reference kernel")
+        v.kernel.append(run_kernel(plan if seed == seed_list[0] else plan_kernel(base, seed), seed, timeout_s=timeout_s))
+    return v
