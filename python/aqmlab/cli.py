@@ -743,6 +743,27 @@ def validate_emulation(
     validate_command(scenario, seeds, seed, duration, warmup, cc, queue, as_json, out, max_lag_us, spin_us)
 
 
+@app.command("validate-kernel")
+def validate_kernel(
+    scenario: Annotated[str, typer.Argument(help="Scenario file (.toml or .json): a dumbbell of long-lived TCP flows.")],
+    seeds: Annotated[int, typer.Option(parser=SEEDS, metavar="N", help="Number of seeds, from --seed up.")] = 1,
+    seed: Annotated[
+        int | None, typer.Option(parser=SEED, metavar="SEED", help="First seed (default: the scenario's, else 1).")
+    ] = None,
+    duration: DurationOption = None,
+    warmup: WarmupOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON on stdout.")] = False,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the comparison as JSON to this file.")] = None,
+) -> None:
+    """Simulate a dumbbell scenario and run it inside the reference kernel (Linux 6.1 as a
+    User-Mode Linux guest on a virtual clock, `make uml-kernel`; the seed is its random.seed),
+    side by side with relative differences. Exit 3: the kernel cannot express the scenario
+    (one line naming the field); exit 2: the kernel is not built."""
+    from .emulation.cli_commands import validate_kernel_command
+
+    validate_kernel_command(scenario, seeds, seed, duration, warmup, as_json, out)
+
+
 @app.command()
 def version() -> None:
     """Print the engine version."""

@@ -202,3 +202,82 @@ def _print_table(v: Any, d: dict[str, Any], scenario: str, queue: str, congestio
             _rel(row["relative_difference"]),
         )
     stdout_console().print(t)
+
+
+def validate_kernel_command(
+    scenario: str,
+    seeds: int,
+    first_seed: int | None,
+    duration: float | None,
+    warmup: float | None,
+    as_json: bool,
+    out: Path | None,
+) -> None:
+    """``aqmlab validate-kernel``: a scenario the reference kernel cannot carry is refused in
+    one line naming the field, exit :data:`EXIT_NOT_VALID`; the kernel not built is exit 2."""
+    from ..scenario import load_scenario, resolve_seed
+    from .uml_kernel import UmlBootError, UmlKernelMissing
+    from .validate_kernel import KernelRefusal, validate_kernel
+
+    with user_errors():
+        check_window_options(scenario, duration, warmup)
+        if out is not None:
+            check_output_file(out, "--out")
+        start = resolve_seed(load_scenario(scenario), first_seed)
+
+        def say(message: str) -> None:
+            if not as_json:
+                sys.stderr.write(message + "\n")
+
+        try:
+            v = validate_kernel(scenario, range(start, start + seeds), duration=duration, warmup=warmup, progress=say)
+        except KernelRefusal as e:
+            not_valid(f"the reference kernel cannot run this: {e}")
+        except UmlKernelMissing as e:
+            die(str(e), EXIT_USAGE)
+        except (UmlBootError, RuntimeError) as e:
+            die(f"the reference kernel failed: {e}", EXIT_FAILED)
+        d: dict[str, Any] = v.to_dict()
+        if as_json:
+            sys.stdout.write(json.dumps(jsonable(d), allow_nan=False) + "\n")
+        else:
+            _print_kernel_table(d, scenario)
+        if out is not None:
+            sys.stdout.flush()
+            with written_after_work("--out", out, "the comparison printed above is all that was kept"):
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(json.dumps(jsonable(d), indent=1, allow_nan=False) + "\n")
+
+
+def _print_kernel_table(d: dict[str, Any], scenario: str) -> None:
+    """The comparison as a table on stdout, the notes (what the kernel does its own way) below."""
+    from rich.table import Table
+
+    from ..run_report import stdout_console
+
+    runs = d["kernel_runs"]
+    t = Table(
+        title=f"validate-kernel: {d['scenario'] or scenario}",
+        caption=(
+            f"seeds {', '.join(map(str, d['seeds']))}; {d['duration_s']:g} s each, measured after "
+            f"{d['warmup_s']:g} s; simulated: the scenario's TCP profile; kernel: Linux 6.1 "
+            f"({', '.join(d['congestion_controls'])}), bottleneck leaf `{d['qdisc']}`. "
+            f"Kernel wall time {sum(r['wall_s'] for r in runs):.1f} s for "
+            f"{sum(r['guest_s'] for r in runs):.1f} s of guest time."
+        ),
+    )
+    for c in ("where", "metric", "unit", "simulated", "kernel", "sim - kernel"):
+        t.add_column(c, justify="left" if c in ("where", "metric", "unit") else "right")
+    for row in d["rows"]:
+        t.add_row(
+            row["where"],
+            row["metric"],
+            row["unit"],
+            _num(row["simulated"]),
+            _num(row["kernel"]),
+            _rel(row["relative_difference"]),
+        )
+    console = stdout_console()
+    console.print(t)
+    for note in d["notes"]:
+        console.print(f"note: {note}", highlight=False, markup=False)
