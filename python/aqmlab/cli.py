@@ -745,7 +745,9 @@ def validate_emulation(
 
 @app.command("validate-kernel")
 def validate_kernel(
-    scenario: Annotated[str, typer.Argument(help="Scenario file (.toml or .json): a dumbbell of long-lived TCP flows.")],
+    scenario: Annotated[
+        str, typer.Argument(help="Scenario file (.toml or .json): a dumbbell of long-lived TCP flows.")
+    ],
     seeds: Annotated[int, typer.Option(parser=SEEDS, metavar="N", help="Number of seeds, from --seed up.")] = 1,
     seed: Annotated[
         int | None, typer.Option(parser=SEED, metavar="SEED", help="First seed (default: the scenario's, else 1).")

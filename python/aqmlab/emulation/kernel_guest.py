@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import heapq
 import json
+import math
 import os
 import re
 import selectors
@@ -64,7 +65,9 @@ class QdiscStats:
     def read(self) -> dict[str, int]:
         self.seq += 1
         tcmsg = struct.pack("=BBHiIII", 0, 0, 0, self.ifindex, 0, 0, 0)
-        self.sock.send(struct.pack("=IHHII", 16 + len(tcmsg), RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP, self.seq, 0) + tcmsg)
+        self.sock.send(
+            struct.pack("=IHHII", 16 + len(tcmsg), RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP, self.seq, 0) + tcmsg
+        )
         found: dict[str, int] | None = None
         while True:
             data = self.sock.recv(1 << 16)
@@ -88,7 +91,9 @@ class QdiscStats:
         while at + 4 <= len(attrs):
             length, kind = struct.unpack_from("=HH", attrs, at)
             if kind == TCA_STATS:
-                nbytes, packets, drops, _over, _bps, _pps, qlen, backlog = struct.unpack_from("=QIIIIIII", attrs, at + 4)
+                nbytes, packets, drops, _over, _bps, _pps, qlen, backlog = struct.unpack_from(
+                    "=QIIIIIII", attrs, at + 4
+                )
                 return {"bytes": nbytes, "packets": packets, "drops": drops, "qlen": qlen, "backlog": backlog}
             at += (length + 3) & ~3
         raise RuntimeError("no TCA_STATS in the qdisc's message")
@@ -136,7 +141,11 @@ def main(spec_path: str) -> int:
     qlen: list[int] = []
     srtt: dict[int, list[int]] = {int(f["flow"]): [] for f in flows}
     snaps: dict[str, Any] = {}
-    t0 = time.monotonic()
+    # Time 0 on the next whole second of the guest's clock: what ran before (the setup, Python's
+    # imports, which take guest time when they write bytecode) does not shift the flows against
+    # the kernel's own timers (jiffies).
+    t0 = math.floor(time.monotonic()) + 1.0
+    time.sleep(t0 - time.monotonic())
     timers: list[tuple[float, int, str, Any]] = []
     n = 0
 

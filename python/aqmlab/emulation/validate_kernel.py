@@ -360,9 +360,7 @@ def _step(
     k_bytes = int(k) if k is not None else int(aqm.get("k_packets") or 20) * mtu
     # more than K waiting: the backlog at least K + 1 bytes
     th = k_bytes + 1
-    notes.append(
-        "the step acts on red's average with weight 1/2 (the least tc gives), not on the instantaneous queue"
-    )
+    notes.append("the step acts on red's average with weight 1/2 (the least tc gives), not on the instantaneous queue")
     burst = red_burst(th, mtu, 1)
     args = f"red limit {limit * mtu} min {th} max {th} avpkt {mtu} burst {burst} probability 1 bandwidth {_bit(rate)}"
     args += " ecn" if aqm.get("ecn", True) else " harddrop"
@@ -384,9 +382,7 @@ class Link:
         # netem's limit counts what is in its delay line too: the queue's limit plus one
         # delay's worth of packets at the rate
         in_flight = math.ceil(self.rate * self.delay_s / (8 * (mtu + ETHERNET_HEADER)))
-        return (
-            f"netem delay {_us(self.delay_s)} rate {_bit(self.rate)} limit {self.limit + in_flight + 1}"
-        )
+        return f"netem delay {_us(self.delay_s)} rate {_bit(self.rate)} limit {self.limit + in_flight + 1}"
 
 
 @dataclass
@@ -438,13 +434,13 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
                 raise KernelRefusal(f"flows[{i}].{key}", "this version runs long-lived TCP flows only")
         profile = _written_tcp(s, i).get("profile")
         if profile not in PROFILES:
-            where = f"flows[{i}].tcp.profile" if "profile" in ((f.get("tcp") or {})) else "tcp.profile"
-            raise KernelRefusal(
-                where, f"{profile!r}: the kernel is a Linux host: give one of {', '.join(PROFILES)}"
-            )
+            where = f"flows[{i}].tcp.profile" if "profile" in (f.get("tcp") or {}) else "tcp.profile"
+            raise KernelRefusal(where, f"{profile!r}: the kernel is a Linux host: give one of {', '.join(PROFILES)}")
     bn = t["bottleneck"]
     if float(bn.get("loss") or 0) > 0:
-        raise KernelRefusal("topology.bottleneck.loss", "link losses are not run in the reference kernel (this version)")
+        raise KernelRefusal(
+            "topology.bottleneck.loss", "link losses are not run in the reference kernel (this version)"
+        )
     for name, q in (
         ("topology.bottleneck.reverse_queue", bn.get("reverse_queue")),
         ("topology.access.queue", t["access"].get("queue")),
@@ -474,11 +470,15 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
     def links(side: Mapping[str, Any], n: int) -> list[Link]:
         delays = side.get("delay", "0s")
         delays = delays if isinstance(delays, list) else [delays]
-        return [Link(seconds(delays[i % len(delays)]), rate_bps(side["rate"]), int(side["queue"]["limit"])) for i in range(n)]
+        return [
+            Link(seconds(delays[i % len(delays)]), rate_bps(side["rate"]), int(side["queue"]["limit"]))
+            for i in range(n)
+        ]
 
     index = {h["node"]: h["node"] for h in p["hosts"]}
     flows = []
-    ccs, settings = set(), {}
+    ccs: set[str] = set()
+    settings: dict[str, int] = {}
     resolved_flows = r["flows"]
     for f in p["flows"]:
         assert f["src"] in index
@@ -611,7 +611,7 @@ def payload(plan: KernelPlan, python: str | None = None) -> str:
             "set -e",
             *setup_commands(plan),
             f"cat > spec.json <<'AQMLAB_SPEC'\n{spec}\nAQMLAB_SPEC",
-            f"env PYTHONPATH={pythonpath} {py} -m aqmlab.emulation.kernel_guest spec.json > result.json",
+            f"env PYTHONPATH={pythonpath} PYTHONDONTWRITEBYTECODE=1 {py} -m aqmlab.emulation.kernel_guest spec.json > result.json",
             "cat result.json",
             "",
         ]
@@ -807,5 +807,7 @@ def validate_kernel(
             v.simulated.append(simulated_metrics(api.run(base, seed=seed)))
         if progress:
             progress(f"running seed {seed} in the reference kernel")
-        v.kernel.append(run_kernel(plan if seed == seed_list[0] else plan_kernel(base, seed), seed, timeout_s=timeout_s))
+        v.kernel.append(
+            run_kernel(plan if seed == seed_list[0] else plan_kernel(base, seed), seed, timeout_s=timeout_s)
+        )
     return v

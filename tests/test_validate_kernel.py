@@ -1,0 +1,217 @@
+"""Issue 37: `aqmlab validate-kernel`, a dumbbell scenario simulated and run in the reference
+kernel. The AQM -> tc mapping and the refusals need no kernel (they run in CI); the end-to-end
+run needs `make uml-kernel` (skipped without it, saying so)."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aqmlab.emulation import uml_kernel
+from aqmlab.emulation.validate_kernel import (
+    KernelRefusal,
+    plan_kernel,
+    qdisc_args,
+    red_burst,
+    setup_commands,
+    tc_red_eval_ewma,
+    validate_kernel,
+)
+from aqmlab.scenario import resolve_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+MTU = 1040  # the default packet: 1000 bytes of payload and 40 of headers
+RATE = 10e6
+
+
+def scenario(aqm: Any = "fq_codel", *, flows: list[dict[str, Any]] | None = None, **top: Any) -> dict[str, Any]:
+    s: dict[str, Any] = {
+        "name": "vk",
+        "duration": "10s",
+        "warmup": "2s",
+        "topology": {
+            "kind": "dumbbell",
+            "senders": 4,
+            "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"limit": 100, "aqm": aqm}},
+            "access": {"rate": "100Mbps", "delay": ["1ms", "3ms"]},
+        },
+        "tcp": {"profile": "linux"},
+        "flows": flows or [{"kind": "tcp", "from": "senders", "to": "receivers", "start": {"uniform": ["0s", "1s"]}}],
+    }
+    s.update(top)
+    return s
+
+
+def mapped(aqm: Any) -> tuple[str, tuple[str, ...]]:
+    """The leaf qdisc for ``aqm`` written at a 100-packet, 10 Mb/s bottleneck."""
+    resolved = resolve_scenario(scenario(aqm))["topology"]["bottleneck"]["queue"]["aqm"]
+    q = qdisc_args(resolved, limit=100, rate=RATE, mtu=MTU, written=aqm if isinstance(aqm, dict) else {})
+    return q.args, q.notes
+
+
+# ------------------------------------------------------------------ the mapping (no kernel)
+
+
+def test_droptail_is_pfifo() -> None:
+    assert mapped("droptail")[0] == "pfifo limit 100"
+
+
+def test_red_thresholds_in_bytes_and_the_weight_through_burst() -> None:
+    args, notes = mapped({"kind": "red", "min_th": 10, "max_th": 30, "gentle": False})
+    # w_q 0.002 -> Wlog 9 (2^-9 = 0.00195); tc derives Wlog from burst: 72 is the least burst for 9 (71 gives 8)
+    assert args == "red limit 104000 min 10400 max 31200 avpkt 1040 burst 72 probability 0.1 bandwidth 10000000bit"
+    assert tc_red_eval_ewma(10400, 72, 1040) == 9 and tc_red_eval_ewma(10400, 71, 1040) == 8
+    assert any("2^-9" in n for n in notes)
+    ecn, _ = mapped({"kind": "red", "min_th": 10, "max_th": 30, "gentle": False, "ecn": True})
+    # mark_p (0.1) = max_p: the simulator drops above max_th, as Linux's harddrop
+    assert ecn.endswith("probability 0.1 bandwidth 10000000bit ecn harddrop")
+
+
+def test_pie_times_in_us_and_gains_in_sixteenths() -> None:
+    args, notes = mapped("pie")
+    assert args == "pie limit 100 target 15000us tupdate 15000us alpha 2 beta 20 noecn"
+    assert any("t_update = 15 ms runs as 20 ms" in n for n in notes)
+    assert any(n.startswith("decay = 'rfc8033' not carried") for n in notes)
+    ecn, _ = mapped({"kind": "pie", "target": "20ms", "alpha": 0.25, "beta": 2.0, "ecn": True})
+    assert ecn == "pie limit 100 target 20000us tupdate 15000us alpha 4 beta 32 ecn"
+
+
+def test_codel_fq_codel_fq_pie() -> None:
+    assert mapped("codel")[0] == "codel limit 100 target 5000us interval 100000us noecn"
+    assert mapped("fq_codel")[0] == (
+        "fq_codel limit 100 flows 1024 quantum 1514 target 5000us interval 100000us ecn drop_batch 64"
+    )
+    assert mapped({"kind": "fq_codel", "limit": 50, "ecn": False, "target": "2ms"})[0] == (
+        "fq_codel limit 50 flows 1024 quantum 1514 target 2000us interval 100000us noecn drop_batch 64"
+    )
+    assert mapped("fq_pie")[0] == (
+        "fq_pie limit 100 flows 1024 quantum 1514 target 15000us tupdate 15000us alpha 2 beta 20 ecn_prob 10 noecn"
+    )
+
+
+def test_cobalt_is_a_flowblind_cake() -> None:
+    args, notes = mapped("cobalt")
+    assert args == (
+        "cake unlimited rtt 100000us besteffort flowblind nonat nowash no-ack-filter split-gso raw memlimit 421600"
+    )
+    assert any(n.startswith("rate_adjust") for n in notes)
+
+
+def test_step_marking_is_red_with_min_equal_to_max() -> None:
+    args, notes = mapped({"kind": "step_marking", "k_packets": 20})
+    # more than 20 packets waiting: at least 20 * 1040 + 1 bytes; weight 1/2 (burst 21 -> Wlog 1)
+    assert args == "red limit 104000 min 20801 max 20801 avpkt 1040 burst 21 probability 1 bandwidth 10000000bit ecn"
+    assert red_burst(20801, 1040, 1) == 21
+    assert any("weight 1/2" in n for n in notes)
+
+
+def test_the_bottleneck_in_the_guest() -> None:
+    cmds = setup_commands(plan_kernel(scenario("pie"), 1))
+    assert "tc -n r0 qdisc add dev b0 root handle 1: stab overhead -14 htb default 1" in cmds
+    assert (
+        "tc -n r0 class add dev b0 parent 1: classid 1:1 htb rate 10000000bit ceil 10000000bit burst 1040b cburst 1040b"
+        in cmds
+    )
+    assert "tc -n r0 qdisc add dev b0 parent 1:1 handle 10: pie limit 100 target 15000us tupdate 15000us alpha 2 beta 20 noecn" in cmds
+    # the receivers' side carries the bottleneck's delay after its queue: 10 ms + 3 ms
+    assert "tc -n r1 qdisc add dev d1 root netem delay 13000us rate 100000000bit limit 1159" in cmds
+    assert "ip netns exec s0 sysctl -qw net.ipv4.tcp_ecn=2 net.ipv4.tcp_sack=1 net.ipv4.tcp_dsack=1 net.ipv4.tcp_timestamps=1" in cmds
+
+
+# ------------------------------------------------------------------ refusals (no kernel)
+
+
+@pytest.mark.parametrize(
+    ("s", "message"),
+    [
+        (scenario({"kind": "newque"}), "topology.bottleneck.queue.aqm: newque has no Linux qdisc"),
+        (scenario("dualpi2"), "topology.bottleneck.queue.aqm: dualpi2 has no Linux qdisc (not in Linux 6.1"),
+        (scenario("red"), "topology.bottleneck.queue.aqm.gentle: true by default: Linux's red has no gentle region"),
+        (scenario({"kind": "pie", "alpha": 0.1}), "topology.bottleneck.queue.aqm.alpha: 0.1: the kernel takes whole"),
+        (scenario({"kind": "pie", "max_burst": "100ms"}), "topology.bottleneck.queue.aqm.max_burst: 0.1: sch_pie"),
+        (
+            scenario({"kind": "red", "gentle": False, "ecn": True, "mark_p": 0.05}),
+            "topology.bottleneck.queue.aqm.mark_p: 0.05 < max_p 0.1",
+        ),
+        (scenario({"kind": "step_marking", "k_sojourn": "1ms"}), "topology.bottleneck.queue.aqm.k_sojourn: a step"),
+        (scenario({"kind": "cobalt", "target": "2ms"}), "topology.bottleneck.queue.aqm.target: target 2 ms"),
+        (scenario(tcp={"profile": "ns2"}), "tcp.profile: 'ns2': the kernel is a Linux host"),
+        (scenario(tcp={"profile": "prague"}), "tcp.profile: 'prague'"),
+        (
+            scenario(flows=[{"kind": "cbr", "from": "senders", "to": "receivers", "rate": "1Mbps"}]),
+            "flows[0].kind: 'cbr': this version runs long-lived TCP flows only",
+        ),
+        (
+            scenario(flows=[{"kind": "tcp", "from": "senders", "to": "receivers", "size": "1MB"}]),
+            "flows[0].size: this version runs long-lived TCP flows only",
+        ),
+    ],
+)
+def test_refusals_name_the_field(s: dict[str, Any], message: str) -> None:
+    with pytest.raises(KernelRefusal) as e:
+        plan_kernel(s, 1)
+    assert str(e.value).startswith(message)
+    assert "\n" not in str(e.value)
+
+
+def test_graph_topology_refused() -> None:
+    s = scenario()
+    s["topology"] = {
+        "kind": "graph",
+        "nodes": ["a", "b"],
+        "links": [{"from": "a", "to": "b", "rate": "10Mbps", "delay": "5ms", "name": "bottleneck"}],
+    }
+    s["flows"] = [{"kind": "tcp", "from": "a", "to": "b"}]
+    with pytest.raises(KernelRefusal, match=r"^topology.kind: 'graph': this version runs dumbbells only"):
+        plan_kernel(s, 1)
+
+
+def test_cli_refusal_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    import json
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(scenario({"kind": "newque"})))
+    p = subprocess.run(
+        [sys.executable, "-m", "aqmlab", "validate-kernel", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert p.returncode == 3, p.stderr
+    assert p.stderr.strip().splitlines() == [
+        "not valid: the reference kernel cannot run this: topology.bottleneck.queue.aqm: newque has no Linux qdisc"
+    ]
+
+
+# ------------------------------------------------------------------ in the kernel
+
+
+def _kernel() -> Path:
+    try:
+        return uml_kernel.find_kernel()
+    except uml_kernel.UmlKernelMissing as e:
+        pytest.skip(str(e))
+
+
+def test_end_to_end_bounds_and_determinism() -> None:
+    _kernel()
+    s = scenario("pie")
+    v = validate_kernel(s, [1])
+    rows = {(r["where"], r["metric"]): r for r in v.rows()}
+    util = rows[("bottleneck", "utilization")]["kernel"]
+    assert 0.5 < util <= 1.0
+    assert rows[("flows[0]", "goodput")]["kernel"] <= RATE / 1e6
+    for metric in ("drop_rate", "mark_rate"):
+        assert 0.0 <= rows[("bottleneck", metric)]["kernel"] <= 1.0
+    assert rows[("bottleneck", "mean_queue")]["kernel"] >= 0
+    assert rows[("flows[0]", "mean_rtt")]["kernel"] >= 2 * (10 + 1)  # the shortest path's round trip, ms
+    for r in v.rows():
+        assert math.isfinite(r["simulated"]), r  # the simulation's column is there
+    assert v.kernel[0].guest_s >= 10.0  # the guest's clock ran the scenario's duration
+    again = validate_kernel(s, [1], simulate=False)
+    assert again.kernel[0].metrics == v.kernel[0].metrics
+    assert again.kernel[0].report == v.kernel[0].report
