@@ -76,6 +76,7 @@ def test_pie_times_in_us_and_gains_in_sixteenths() -> None:
     assert args == "pie limit 100 target 15000us tupdate 15000us alpha 2 beta 20 noecn"
     assert any("t_update = 15 ms runs as 20 ms" in n for n in notes)
     assert any(n.startswith("decay = 'rfc8033' not carried") for n in notes)
+    assert not any(n.startswith("max_burst") for n in notes)  # the default is the kernel's 150 ms
     ecn, _ = mapped({"kind": "pie", "target": "20ms", "alpha": 0.25, "beta": 2.0, "ecn": True})
     assert ecn == "pie limit 100 target 20000us tupdate 15000us alpha 4 beta 32 ecn"
 
@@ -116,10 +117,17 @@ def test_the_bottleneck_in_the_guest() -> None:
         "tc -n r0 class add dev b0 parent 1: classid 1:1 htb rate 10000000bit ceil 10000000bit burst 1040b cburst 1040b"
         in cmds
     )
-    assert "tc -n r0 qdisc add dev b0 parent 1:1 handle 10: pie limit 100 target 15000us tupdate 15000us alpha 2 beta 20 noecn" in cmds
-    # the receivers' side carries the bottleneck's delay after its queue: 10 ms + 3 ms
-    assert "tc -n r1 qdisc add dev d1 root netem delay 13000us rate 100000000bit limit 1159" in cmds
-    assert "ip netns exec s0 sysctl -qw net.ipv4.tcp_ecn=2 net.ipv4.tcp_sack=1 net.ipv4.tcp_dsack=1 net.ipv4.tcp_timestamps=1" in cmds
+    assert (
+        "tc -n r0 qdisc add dev b0 parent 1:1 handle 10: pie limit 100 target 15000us tupdate 15000us alpha 2 beta 20 noecn"
+        in cmds
+    )
+    # the receivers' side carries the bottleneck's delay after its queue: 10 ms + 3 ms; netem's
+    # limit: the queue's 1000 + 155 packets in 13 ms at 100 Mb/s (1054-byte frames) + 1
+    assert "tc -n r1 qdisc add dev d1 root netem delay 13000us rate 100000000bit limit 1156" in cmds
+    assert (
+        "ip netns exec s0 sysctl -qw net.ipv4.tcp_ecn=2 net.ipv4.tcp_sack=1 net.ipv4.tcp_dsack=1 net.ipv4.tcp_timestamps=1"
+        in cmds
+    )
 
 
 # ------------------------------------------------------------------ refusals (no kernel)
@@ -132,7 +140,10 @@ def test_the_bottleneck_in_the_guest() -> None:
         (scenario("dualpi2"), "topology.bottleneck.queue.aqm: dualpi2 has no Linux qdisc (not in Linux 6.1"),
         (scenario("red"), "topology.bottleneck.queue.aqm.gentle: true by default: Linux's red has no gentle region"),
         (scenario({"kind": "pie", "alpha": 0.1}), "topology.bottleneck.queue.aqm.alpha: 0.1: the kernel takes whole"),
-        (scenario({"kind": "pie", "max_burst": "100ms"}), "topology.bottleneck.queue.aqm.max_burst: 0.1: sch_pie"),
+        (
+            scenario({"kind": "pie", "max_burst": "100ms"}),
+            "topology.bottleneck.queue.aqm.max_burst: 0.1: sch_pie's burst allowance is 150 ms",
+        ),
         (
             scenario({"kind": "red", "gentle": False, "ecn": True, "mark_p": 0.05}),
             "topology.bottleneck.queue.aqm.mark_p: 0.05 < max_p 0.1",

@@ -164,6 +164,8 @@ def qdisc_args(
     def fixed(name: str, kernel: Any, why: str) -> None:
         """The kernel has no setting for ``name``: it does ``kernel``."""
         value = aqm.get(name)
+        if isinstance(kernel, float) and isinstance(value, str):
+            value = seconds(value)  # a resolved duration ("150ms")
         same = value == kernel or (
             isinstance(value, int | float) and isinstance(kernel, int | float) and math.isclose(value, kernel)
         )
