@@ -250,7 +250,8 @@ def validate_kernel_command(
 
 
 def _print_kernel_table(d: dict[str, Any], scenario: str) -> None:
-    """The comparison as a table on stdout, the notes (what the kernel does its own way) below."""
+    """The comparison as a table on stdout, the notes (what the kernel does its own way) below.
+    ``d``: :meth:`KernelValidation.to_dict`, a missing number None."""
     from rich.table import Table
 
     from ..run_report import stdout_console
@@ -273,11 +274,15 @@ def _print_kernel_table(d: dict[str, Any], scenario: str) -> None:
             row["where"],
             row["metric"],
             row["unit"],
-            _num(row["simulated"]),
-            _num(row["kernel"]),
-            _rel(row["relative_difference"]),
+            _num(_nan(row["simulated"])),
+            _num(_nan(row["kernel"])),
+            _rel(_nan(row["relative_difference"])),
         )
     console = stdout_console()
     console.print(t)
     for note in d["notes"]:
         console.print(f"note: {note}", highlight=False, markup=False)
+
+
+def _nan(x: float | None) -> float:
+    return math.nan if x is None else x

@@ -737,19 +737,33 @@ class KernelValidation:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "scenario": self.scenario,
-            "seeds": self.seeds,
-            "duration_s": self.duration_s,
-            "warmup_s": self.warmup_s,
-            "qdisc": self.qdisc,
-            "congestion_controls": self.congestion_controls,
-            "notes": self.notes,
-            "rows": self.rows(),
-            "kernel_runs": [
-                {"seed": k.seed, "guest_s": k.guest_s, "wall_s": k.wall_s, "metrics": k.metrics} for k in self.kernel
-            ],
-        }
+        """Everything, JSON-ready: a non-finite number (a relative difference to 0) is None."""
+        return _json_ready(
+            {
+                "scenario": self.scenario,
+                "seeds": self.seeds,
+                "duration_s": self.duration_s,
+                "warmup_s": self.warmup_s,
+                "qdisc": self.qdisc,
+                "congestion_controls": self.congestion_controls,
+                "notes": self.notes,
+                "rows": self.rows(),
+                "kernel_runs": [
+                    {"seed": k.seed, "guest_s": k.guest_s, "wall_s": k.wall_s, "metrics": k.metrics}
+                    for k in self.kernel
+                ],
+            }
+        )
+
+
+def _json_ready(x: Any) -> Any:
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _json_ready(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_json_ready(v) for v in x]
+    return x
 
 
 def run_kernel(plan: KernelPlan, seed: int, *, timeout_s: float = 600.0) -> KernelRun:
