@@ -151,6 +151,7 @@ def test_the_bottleneck_in_the_guest() -> None:
         (scenario({"kind": "step_marking", "k_sojourn": "1ms"}), "topology.bottleneck.queue.aqm.k_sojourn: a step"),
         (scenario({"kind": "cobalt", "target": "2ms"}), "topology.bottleneck.queue.aqm.target: target 2 ms"),
         (scenario(tcp={"profile": "ns2"}), "tcp.profile: 'ns2': the kernel is a Linux host"),
+        (scenario(tcp={}), "tcp.profile: not set (the ns-2 agents): the kernel is a Linux host"),
         (scenario(tcp={"profile": "prague"}), "tcp.profile: 'prague'"),
         (
             scenario(flows=[{"kind": "cbr", "from": "senders", "to": "receivers", "rate": "1Mbps"}]),

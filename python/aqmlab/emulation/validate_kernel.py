@@ -437,7 +437,8 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
         profile = _written_tcp(s, i).get("profile")
         if profile not in PROFILES:
             where = f"flows[{i}].tcp.profile" if "profile" in (f.get("tcp") or {}) else "tcp.profile"
-            raise KernelRefusal(where, f"{profile!r}: the kernel is a Linux host: give one of {', '.join(PROFILES)}")
+            written = "not set (the ns-2 agents)" if profile is None else repr(profile)
+            raise KernelRefusal(where, f"{written}: the kernel is a Linux host: give one of {', '.join(PROFILES)}")
     bn = t["bottleneck"]
     if float(bn.get("loss") or 0) > 0:
         raise KernelRefusal(
