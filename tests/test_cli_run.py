@@ -140,3 +140,14 @@ def test_ctrl_c_interrupts_a_long_run(tmp_path: Path) -> None:
     assert proc.returncode == 130
     assert "interrupted" in stderr
     assert "Traceback" not in stderr
+
+
+def test_jsonable_clears_non_finite_numbers_at_any_depth() -> None:
+    # A comparison's relative difference to a zero sits in its rows, two levels down: JSON
+    # with allow_nan=False refused it before jsonable looked below the top level.
+    from aqmlab.cli_run import jsonable
+
+    d = {"a": float("nan"), "rows": [{"rel": float("inf"), "x": 1.5}, (float("-inf"), 2)], "s": "nan"}
+    out = jsonable(d)
+    assert out == {"a": None, "rows": [{"rel": None, "x": 1.5}, [None, 2]], "s": "nan"}
+    json.dumps(out, allow_nan=False)

@@ -250,9 +250,17 @@ def apply_max_memory(value: str | None) -> None:
     os.environ[ENV_VAR] = value
 
 
-def jsonable(d: dict[str, Any]) -> dict[str, Any]:
-    """Non-finite floats as None (JSON has no NaN)."""
-    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+def jsonable(x: Any) -> Any:
+    """``x`` with every non-finite float, at any depth of its dicts, lists and tuples, as None
+    (JSON has no NaN). Nested ones matter: a comparison's relative difference to a zero sits
+    in its rows (``validate-emulation --json`` failed on one with ``allow_nan=False``)."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    return x
 
 
 class LazyProgress:

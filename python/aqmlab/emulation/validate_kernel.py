@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cli_options import duration_s
+from ..cli_run import jsonable
 from ..scenario import ScenarioLike, load_scenario, resolve_scenario, resolve_seed, to_json
 
 AQM_PATH = "topology.bottleneck.queue.aqm"
@@ -735,7 +736,7 @@ class KernelValidation:
 
     def to_dict(self) -> dict[str, Any]:
         """Everything, JSON-ready: a non-finite number (a relative difference to 0) is None."""
-        d: dict[str, Any] = _json_ready(
+        d: dict[str, Any] = jsonable(
             {
                 "scenario": self.scenario,
                 "seeds": self.seeds,
@@ -752,16 +753,6 @@ class KernelValidation:
             }
         )
         return d
-
-
-def _json_ready(x: Any) -> Any:
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _json_ready(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_json_ready(v) for v in x]
-    return x
 
 
 def run_kernel(plan: KernelPlan, seed: int, *, timeout_s: float = 600.0) -> KernelRun:
