@@ -97,7 +97,7 @@ def test_codel_fq_codel_fq_pie() -> None:
 def test_cobalt_is_a_flowblind_cake() -> None:
     args, notes = mapped("cobalt")
     assert args == (
-        "cake unlimited rtt 100000us besteffort flowblind nonat nowash no-ack-filter split-gso raw memlimit 421600"
+        "cake unlimited rtt 100000us besteffort flowblind nowash no-ack-filter split-gso raw memlimit 421600"
     )
     assert any(n.startswith("rate_adjust") for n in notes)
 

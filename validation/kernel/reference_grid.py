@@ -23,7 +23,7 @@ when none are given (max = limit / 4, min = max / 3), ``max_p`` and ``w_q`` aqml
 
 Two seeds per cell (1 and 2); ``--duration`` (default 25 s) with ``--warmup`` (default 5 s):
 20 s measured. Every finished cell is appended to ``DIR/cells.jsonl`` at once (``--resume``
-skips the cells already there), and at the end ``DIR/cells.csv``, ``DIR/cells.json`` and
+skips the cells already there without an error, and runs the failed ones again), and at the end ``DIR/cells.csv``, ``DIR/cells.json`` and
 ``DIR/table.md`` are written from it. A cell that fails (a refusal, the guest's error) is
 recorded with its error and the grid goes on.
 """
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=float, default=5.0, help="seconds (default 5)")
     ap.add_argument("--seeds", type=int, default=len(SEEDS), help="seeds 1..N per cell (default 2)")
     ap.add_argument("--only", default="", help="run only the cells whose name contains this")
-    ap.add_argument("--resume", action="store_true", help="skip the cells already in DIR/cells.jsonl")
+    ap.add_argument("--resume", action="store_true", help="skip the cells DIR/cells.jsonl has without an error")
     ap.add_argument("--list", action="store_true", help="print the cells and exit")
     a = ap.parse_args(argv)
 
@@ -297,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.resume and log.exists():
         for line in log.read_text().splitlines():
             rec = json.loads(line)
-            done[rec["name"]] = rec
+            if not rec.get("error"):
+                done[rec["name"]] = rec
     elif log.exists():
         log.unlink()
     t0 = time.monotonic()

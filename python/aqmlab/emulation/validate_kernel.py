@@ -252,8 +252,10 @@ def qdisc_args(
             "cake's buffer is memlimit in bytes of memory (truesize), not the queue's limit in packets"
         )
         memlimit = limit * (mtu + ETHERNET_HEADER) * 4
+        # no `nonat`: tc sends TCA_CAKE_NAT = 0 for it, which cake_change refuses without conntrack
+        # ("No conntrack support in kernel"; the guest has none); cake starts without NAT anyway
         args = (
-            f"cake unlimited rtt {_us(interval)} besteffort flowblind nonat nowash no-ack-filter "
+            f"cake unlimited rtt {_us(interval)} besteffort flowblind nowash no-ack-filter "
             f"split-gso raw memlimit {memlimit}"
         )
         return Qdisc(args, tuple(notes), kind)
