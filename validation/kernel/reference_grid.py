@@ -17,14 +17,16 @@ and the kernel carries the parameter (set to Linux's here, so that both sides ru
 qdisc): PIE's ``decay = "linux"`` (aqmlab's default is RFC 8033's), the device's MTU (1054
 with the Ethernet header) as ``mtu`` of pie, codel, fq_codel, fq_pie and cobalt and as fq_codel's
 and fq_pie's ``quantum`` (Linux's default quantum is the device's MTU with its header; aqmlab's
-is 1514). RED: Linux has no gentle mode, so ``gentle = false``; thresholds as iproute2 sets them
+is 1514). RED: Linux has no gentle mode, so ``gentle = false``; Linux spreads its signals as
+p_b / (1 - count p_b), so ``wait = false`` (aqmlab's default ``wait = true`` is ns-2's
+p_b / (2 - count p_b)); thresholds as iproute2 sets them
 when none are given (max = limit / 4, min = max / 3), ``max_p`` and ``w_q`` aqmlab's (0.1 and
 0.002, which runs as 2^-9). ``step_marking``: K = 20 packets (aqmlab's default).
 
 Two seeds per cell (1 and 2); ``--duration`` (default 25 s) with ``--warmup`` (default 5 s):
 20 s measured. Every finished cell is appended to ``DIR/cells.jsonl`` at once (``--resume``
-skips the cells already there without an error, and runs the failed ones again), and at the end ``DIR/cells.csv``, ``DIR/cells.json`` and
-``DIR/table.md`` are written from it. A cell that fails (a refusal, the guest's error) is
+skips the cells already there without an error, and runs the failed ones again), and at the
+end ``DIR/cells.csv``, ``DIR/cells.json`` and ``DIR/table.md`` are written from it. A cell that fails (a refusal, the guest's error) is
 recorded with its error and the grid goes on.
 """
 
@@ -120,7 +122,15 @@ def aqm_table(cell: Cell) -> dict[str, Any]:
         return {"kind": "droptail"}
     if cell.aqm == "red":
         mx = limit / 4
-        return {"kind": "red", "gentle": False, "min_th": mx / 3, "max_th": mx, "max_p": 0.1, "w_q": 0.002}
+        return {
+            "kind": "red",
+            "gentle": False,
+            "wait": False,
+            "min_th": mx / 3,
+            "max_th": mx,
+            "max_p": 0.1,
+            "w_q": 0.002,
+        }
     if cell.aqm in ("pie", "pie_ecn"):
         return {"kind": "pie", "decay": "linux", "mtu": mtu, "ecn": cell.aqm == "pie_ecn"}
     if cell.aqm == "codel":

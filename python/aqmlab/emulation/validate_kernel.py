@@ -313,7 +313,10 @@ def _red(
             "write gentle = false to run it",
         )
     fixed("bytes", False, "Linux's red averages the backlog in bytes, its probability not scaled by size")
-    fixed("wait", True, "Linux's red spreads signals as p_b / (1 - count p_b)")
+    # Linux marks when p_b x count >= a uniform draw (red_mark_probability, include/net/red.h): the
+    # count at a signal is uniform over [1, 1/p_b], p_a = p_b / (1 - count p_b), aqmlab's wait = false;
+    # aqmlab's wait = true is ns-2's p_b / (2 - count p_b) (uniform over [1/p_b, 2/p_b])
+    fixed("wait", False, "Linux's red spreads signals as p_b / (1 - count p_b) (wait = false), not ns-2's wait")
     w_q = aqm.get("w_q")
     if not isinstance(w_q, int | float):
         raise KernelRefusal(f"{path}.w_q", f"{w_q!r}: give a number (the kernel's weight is 2^-Wlog)")
