@@ -225,7 +225,7 @@ def _fmt(x: float | None, metric: str) -> str:
     if x is None:
         return "-"
     if metric in ("drop_rate", "mark_rate"):
-        return f"{x:.4f}"
+        return "0" if x == 0 else f"{x:.3g}"
     if metric == "utilization":
         return f"{x:.3f}"
     if metric == "retransmissions":
@@ -286,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="run only the cells whose name contains this")
     ap.add_argument("--resume", action="store_true", help="skip the cells DIR/cells.jsonl has without an error")
     ap.add_argument("--list", action="store_true", help="print the cells and exit")
+    ap.add_argument("--tables-only", action="store_true", help="rewrite the tables from DIR/cells.jsonl, run nothing")
     a = ap.parse_args(argv)
 
     cells = full_grid() if a.full else reduced_grid()
@@ -296,6 +297,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from aqmlab.emulation.uml_kernel import UmlKernelMissing, find_kernel
 
+    if a.tables_only:
+        recs: dict[str, dict[str, Any]] = {}
+        for line in (a.out / "cells.jsonl").read_text().splitlines():
+            rec = json.loads(line)
+            if rec["name"] not in recs or not rec.get("error"):
+                recs[rec["name"]] = rec
+        kept = [recs[c.name] for c in cells if c.name in recs]
+        meta = json.loads((a.out / "cells.json").read_text())["meta"] if (a.out / "cells.json").exists() else {}
+        meta["wall_s_cells"] = round(sum(float(r.get("wall_s", 0)) for r in kept), 1)
+        write_outputs(a.out, kept, meta)
+        return 0
     try:
         find_kernel()
     except UmlKernelMissing as e:
