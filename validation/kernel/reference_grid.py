@@ -279,7 +279,7 @@ def write_outputs(out: Path, records: list[dict[str, Any]], meta: dict[str, Any]
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="the issue's grid (default: the reduced grid)")
-    ap.add_argument("--out", type=Path, required=True, help="directory for cells.jsonl/csv/json and table.md")
+    ap.add_argument("--out", type=Path, help="directory for cells.jsonl/csv/json and table.md")
     ap.add_argument("--duration", type=float, default=25.0, help="seconds, warm-up included (default 25)")
     ap.add_argument("--warmup", type=float, default=5.0, help="seconds (default 5)")
     ap.add_argument("--seeds", type=int, default=len(SEEDS), help="seeds 1..N per cell (default 2)")
@@ -295,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
         for c in cells:
             print(c.name)
         return 0
+    if a.out is None:
+        ap.error("--out DIR is required")
     from aqmlab.emulation.uml_kernel import UmlKernelMissing, find_kernel
 
     if a.tables_only:
