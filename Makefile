@@ -96,7 +96,7 @@ uml-kernel:
 
 # The reference tables of docs/validation.md (issue 37): each cell simulated and run in the
 # reference kernel (make uml-kernel first; without it this says so and exits 2). The reduced
-# grid (30 cells, 2 seeds, 20 s measured: about 12 minutes on 2 cores); ARGS="--full" for the
+# grid (39 cells, 2 seeds, 20 s measured: about 13 minutes on 2 cores); ARGS="--full" for the
 # issue's whole grid, ARGS="--resume" to go on after an interruption.
 TABLES ?= validation/kernel/tables
 validate-kernel-tables:

@@ -87,11 +87,15 @@ class Cell:
 def reduced_grid() -> list[Cell]:
     """What docs/validation.md shows today: the linux profile (CUBIC) through the seven qdiscs
     at 1, 4 and 16 flows, 10 Mb/s, 40 ms; DCTCP through a step and BBR through pfifo at 4 flows;
-    then the seven qdiscs at 100 Mb/s with 4 flows."""
+    then the seven qdiscs at 100 Mb/s with 4 flows; DCTCP through PIE with ECN, BBR through
+    fq_codel and Reno through the seven qdiscs, at 4 flows and 10 Mb/s."""
     cells = [Cell("linux", "cubic", a, n, 10, 40) for n in (1, 4, 16) for a in LINUX_AQMS]
     cells.append(Cell("dctcp", "dctcp", "step_marking", 4, 10, 40))
     cells.append(Cell("bbr", "bbr", "droptail", 4, 10, 40))
     cells += [Cell("linux", "cubic", a, 4, 100, 40) for a in LINUX_AQMS]
+    cells.append(Cell("dctcp", "dctcp", "pie_ecn", 4, 10, 40))
+    cells.append(Cell("bbr", "bbr", "fq_codel", 4, 10, 40))
+    cells += [Cell("linux", "reno", a, 4, 10, 40) for a in LINUX_AQMS]
     return cells
 
 
