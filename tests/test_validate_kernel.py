@@ -71,6 +71,18 @@ def test_red_thresholds_in_bytes_and_the_weight_through_burst() -> None:
     assert ecn.endswith("probability 0.1 bandwidth 10000000bit ecn harddrop")
 
 
+def test_red_wait_is_linux_spreading_only_without_ns2_wait() -> None:
+    # Linux's red signals when p_b x count >= a uniform draw (red_mark_probability): aqmlab's
+    # wait = false. The default wait = true (ns-2's p_b / (2 - count p_b)) runs with a note;
+    # written, it is refused.
+    _, default = mapped({"kind": "red", "min_th": 10, "max_th": 30, "gentle": False})
+    assert any(n.startswith("wait = True not carried") for n in default)
+    _, linux = mapped({"kind": "red", "min_th": 10, "max_th": 30, "gentle": False, "wait": False})
+    assert not any(n.startswith("wait") for n in linux)
+    with pytest.raises(KernelRefusal, match=r"aqm\.wait"):
+        mapped({"kind": "red", "min_th": 10, "max_th": 30, "gentle": False, "wait": True})
+
+
 def test_pie_times_in_us_and_gains_in_sixteenths() -> None:
     args, notes = mapped("pie")
     assert args == "pie limit 100 target 15000us tupdate 15000us alpha 2 beta 20 noecn"
@@ -97,7 +109,7 @@ def test_codel_fq_codel_fq_pie() -> None:
 def test_cobalt_is_a_flowblind_cake() -> None:
     args, notes = mapped("cobalt")
     assert args == (
-        "cake unlimited rtt 100000us besteffort flowblind nonat nowash no-ack-filter split-gso raw memlimit 421600"
+        "cake unlimited rtt 100000us besteffort flowblind nowash no-ack-filter split-gso raw memlimit 421600"
     )
     assert any(n.startswith("rate_adjust") for n in notes)
 

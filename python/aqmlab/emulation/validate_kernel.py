@@ -253,8 +253,10 @@ def qdisc_args(
             "cake's buffer is memlimit in bytes of memory (truesize), not the queue's limit in packets"
         )
         memlimit = limit * (mtu + ETHERNET_HEADER) * 4
+        # no `nonat`: tc sends TCA_CAKE_NAT = 0 for it, which cake_change refuses without conntrack
+        # ("No conntrack support in kernel"; the guest has none); cake starts without NAT anyway
         args = (
-            f"cake unlimited rtt {_us(interval)} besteffort flowblind nonat nowash no-ack-filter "
+            f"cake unlimited rtt {_us(interval)} besteffort flowblind nowash no-ack-filter "
             f"split-gso raw memlimit {memlimit}"
         )
         return Qdisc(args, tuple(notes), kind)
@@ -312,7 +314,10 @@ def _red(
             "write gentle = false to run it",
         )
     fixed("bytes", False, "Linux's red averages the backlog in bytes, its probability not scaled by size")
-    fixed("wait", True, "Linux's red spreads signals as p_b / (1 - count p_b)")
+    # Linux marks when p_b x count >= a uniform draw (red_mark_probability, include/net/red.h): the
+    # count at a signal is uniform over [1, 1/p_b], p_a = p_b / (1 - count p_b), aqmlab's wait = false;
+    # aqmlab's wait = true is ns-2's p_b / (2 - count p_b) (uniform over [1/p_b, 2/p_b])
+    fixed("wait", False, "Linux's red spreads signals as p_b / (1 - count p_b) (wait = false), not ns-2's wait")
     w_q = aqm.get("w_q")
     if not isinstance(w_q, int | float):
         raise KernelRefusal(f"{path}.w_q", f"{w_q!r}: give a number (the kernel's weight is 2^-Wlog)")
