@@ -439,11 +439,8 @@ impl TcpConfig {
     /// Data packets carry ECT(1) rather than ECT(0).
     #[inline]
     pub fn sends_ect1(&self) -> bool {
-        // Prague's data always carries ECT(1) (RFC 9331 section 4.1; tcp_prague.c
-        // `TCP_CONG_WANTS_ECT_1`).
         self.ecn
-            && (self.ecn_codepoint == EcnCodepoint::Ect1
-                || self.congestion_control == CongestionControlKind::Prague)
+            && (self.ecn_codepoint == EcnCodepoint::Ect1 || self.congestion_control.wants_ect1())
     }
 
     /// The partial-ACK timer rule in force: the configured one, else ns-2's default for the
@@ -463,10 +460,7 @@ impl TcpConfig {
     /// The receiver echoes CE exactly, ACK by ACK (RFC 8257 section 3.2), instead of RFC
     /// 3168's latched ECE: whenever the sender's controller reads the echo as a fraction.
     pub fn exact_ce_echo(&self) -> bool {
-        matches!(
-            self.congestion_control,
-            CongestionControlKind::Dctcp | CongestionControlKind::Prague
-        )
+        self.congestion_control.needs_exact_ce_echo()
     }
 
     /// Bytes of a data packet on the wire.
@@ -518,9 +512,7 @@ impl TcpConfig {
             }
         }
         self.dctcp.validate(&format!("{path}.dctcp"))?;
-        if self.congestion_control == CongestionControlKind::Bbr
-            && self.recovery != Recovery::Rfc6675
-        {
+        if self.congestion_control.needs_rate_samples() && self.recovery != Recovery::Rfc6675 {
             return err(
                 "congestion_control",
                 "\"bbr\" needs recovery = \"rfc6675\" (it runs on the delivery-rate samples and pacing of the modern sender)".into(),

@@ -68,6 +68,27 @@ pub enum CongestionControlKind {
     Prague,
 }
 
+impl CongestionControlKind {
+    /// The controller reads the CE echo ACK by ACK as a fraction (DCTCP, Prague: Linux's
+    /// `TCP_CONG_NEEDS_ECN` modules), so the receiver must echo CE exactly (RFC 8257 section
+    /// 3.2) and ECN must be on.
+    pub fn needs_exact_ce_echo(self) -> bool {
+        matches!(self, Self::Dctcp | Self::Prague)
+    }
+
+    /// Its data carries ECT(1) whatever `ecn_codepoint` says (RFC 9331 section 4.1;
+    /// tcp_prague.c `TCP_CONG_WANTS_ECT_1`).
+    pub fn wants_ect1(self) -> bool {
+        self == Self::Prague
+    }
+
+    /// It sets cwnd and pacing itself from delivery-rate samples (a `cong_control` module,
+    /// tcp_bbr.c), which only the RFC 6675 sender keeps.
+    pub fn needs_rate_samples(self) -> bool {
+        self == Self::Bbr
+    }
+}
+
 /// What one new ACK is worth to the window (`tcp.cwnd_growth`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
