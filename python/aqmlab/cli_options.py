@@ -76,6 +76,14 @@ def duration_s(text: str, positive: bool = False) -> float:
     return value
 
 
+def seconds(value: Any) -> float:
+    """A scenario time ("6.5ms", "100s", 2.5) in seconds: a bare number as it is, a text as
+    :func:`duration_s` reads it (the engine's time units)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return duration_s(str(value))
+
+
 def check_window(scenario: Mapping[str, Any], duration: float | None, warmup: float | None) -> None:
     """ValueError, naming the option that fixes it, when ``--duration`` / ``--warmup`` (seconds,
     None where not given) would leave no measurement window with the scenario's own values:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, NoReturn
@@ -122,6 +122,42 @@ def _num(x: float) -> str:
     return fmt(x, 4)
 
 
+def _comparison_start(
+    scenario: str,
+    first_seed: int | None,
+    duration: float | None,
+    warmup: float | None,
+    as_json: bool,
+    out: Path | None,
+) -> tuple[int, Callable[[str], None]]:
+    """What validate-emulation and validate-kernel check before any run: the window options
+    and ``--out``; then the first seed, and where progress goes (stderr, none with --json)."""
+    from ..scenario import load_scenario, resolve_seed
+
+    check_window_options(scenario, duration, warmup)
+    if out is not None:
+        check_output_file(out, "--out")
+
+    def say(message: str) -> None:
+        if not as_json:
+            sys.stderr.write(message + "\n")
+
+    return resolve_seed(load_scenario(scenario), first_seed), say
+
+
+def _comparison_output(d: dict[str, Any], as_json: bool, out: Path | None, print_table: Callable[[], None]) -> None:
+    """A comparison as JSON on stdout or as ``print_table``'s table, then to ``--out``."""
+    if as_json:
+        sys.stdout.write(json.dumps(jsonable(d), allow_nan=False) + "\n")
+    else:
+        print_table()
+    if out is not None:
+        sys.stdout.flush()
+        with written_after_work("--out", out, "the comparison printed above is all that was kept"):
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(jsonable(d), indent=1, allow_nan=False) + "\n")
+
+
 def validate_command(
     scenario: str,
     seeds: int,
@@ -137,18 +173,10 @@ def validate_command(
 ) -> None:
     """``aqmlab validate-emulation``; exits :data:`EXIT_NOT_VALID` after its table when an
     emulated run was not valid."""
-    from ..scenario import load_scenario, resolve_seed
     from .validate import validate_emulation
 
     with emulation_errors():
-        check_window_options(scenario, duration, warmup)
-        if out is not None:
-            check_output_file(out, "--out")
-        start = resolve_seed(load_scenario(scenario), first_seed)
-
-        def say(message: str) -> None:
-            if not as_json:
-                sys.stderr.write(message + "\n")
+        start, say = _comparison_start(scenario, first_seed, duration, warmup, as_json, out)
 
         v = validate_emulation(
             scenario,
@@ -162,15 +190,7 @@ def validate_command(
             spin_us=spin_us,
         )
         d: dict[str, Any] = v.to_dict()
-        if as_json:
-            sys.stdout.write(json.dumps(jsonable(d), allow_nan=False) + "\n")
-        else:
-            _print_table(v, d, scenario, queue, congestion_control)
-        if out is not None:
-            sys.stdout.flush()
-            with written_after_work("--out", out, "the comparison printed above is all that was kept"):
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_text(json.dumps(jsonable(d), indent=1, allow_nan=False) + "\n")
+        _comparison_output(d, as_json, out, lambda: _print_table(v, d, scenario, queue, congestion_control))
     if not d["lag"]["all_valid"]:
         not_valid("not every emulated run was valid (the router's lag above --max-lag-us)")
 
@@ -215,19 +235,11 @@ def validate_kernel_command(
 ) -> None:
     """``aqmlab validate-kernel``: a scenario the reference kernel cannot carry is refused in
     one line naming the field, exit :data:`EXIT_NOT_VALID`; the kernel not built is exit 2."""
-    from ..scenario import load_scenario, resolve_seed
     from .uml_kernel import UmlBootError, UmlKernelMissing
     from .validate_kernel import KernelRefusal, validate_kernel
 
     with user_errors():
-        check_window_options(scenario, duration, warmup)
-        if out is not None:
-            check_output_file(out, "--out")
-        start = resolve_seed(load_scenario(scenario), first_seed)
-
-        def say(message: str) -> None:
-            if not as_json:
-                sys.stderr.write(message + "\n")
+        start, say = _comparison_start(scenario, first_seed, duration, warmup, as_json, out)
 
         try:
             v = validate_kernel(scenario, range(start, start + seeds), duration=duration, warmup=warmup, progress=say)
@@ -237,16 +249,8 @@ def validate_kernel_command(
             die(str(e), EXIT_USAGE)
         except (UmlBootError, RuntimeError) as e:
             die(f"the reference kernel failed: {e}", EXIT_FAILED)
-        d: dict[str, Any] = v.to_dict()
-        if as_json:
-            sys.stdout.write(json.dumps(jsonable(d), allow_nan=False) + "\n")
-        else:
-            _print_kernel_table(d, scenario)
-        if out is not None:
-            sys.stdout.flush()
-            with written_after_work("--out", out, "the comparison printed above is all that was kept"):
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_text(json.dumps(jsonable(d), indent=1, allow_nan=False) + "\n")
+        d = v.to_dict()
+        _comparison_output(d, as_json, out, lambda: _print_kernel_table(d, scenario))
 
 
 def _print_kernel_table(d: dict[str, Any], scenario: str) -> None:

@@ -112,6 +112,24 @@ def _mean(xs: Iterable[float]) -> float:
     return statistics.fmean(v) if v else math.nan
 
 
+def scenario_and_seeds(
+    scenario: ScenarioLike,
+    seeds: Iterable[int] | None,
+    duration: float | str | None,
+    warmup: float | str | None,
+) -> tuple[dict[str, Any], list[int]]:
+    """A comparison's scenario with its window overridden where given, and its seeds (the
+    scenario's own when ``seeds`` is None); validate-emulation's and validate-kernel's."""
+    base = load_scenario(scenario)
+    for name, value in (("duration", duration), ("warmup", warmup)):
+        if value is not None:
+            base[name] = value
+    seed_list = list(seeds) if seeds is not None else [resolve_seed(base, None)]
+    if not seed_list:
+        raise ValueError("seeds: give at least one seed")
+    return base, seed_list
+
+
 def validate_emulation(
     scenario: ScenarioLike,
     seeds: Iterable[int] | None = None,
@@ -131,13 +149,7 @@ def validate_emulation(
     from .. import api
     from .emulate import emulate
 
-    base = load_scenario(scenario)
-    for name, value in (("duration", duration), ("warmup", warmup)):
-        if value is not None:
-            base[name] = value
-    seed_list = list(seeds) if seeds is not None else [resolve_seed(base, None)]
-    if not seed_list:
-        raise ValueError("seeds: give at least one seed")
+    base, seed_list = scenario_and_seeds(scenario, seeds, duration, warmup)
     simulate = congestion_control is None or congestion_control in SIMULATED_CONGESTION_CONTROLS
     sim_scenario = linux_profile(base, congestion_control)
     v = EmulationValidation(

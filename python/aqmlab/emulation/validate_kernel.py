@@ -34,9 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cli_options import duration_s
+from ..cli_options import seconds
 from ..cli_run import jsonable
-from ..scenario import ScenarioLike, load_scenario, resolve_scenario, resolve_seed, to_json
+from ..scenario import ScenarioLike, load_scenario, resolve_scenario, to_json
+from .validate import scenario_and_seeds
 
 AQM_PATH = "topology.bottleneck.queue.aqm"
 PROFILES = ("linux", "dctcp", "bbr")
@@ -88,12 +89,6 @@ def rate_bps(value: Any) -> float:
     if not m:
         raise ValueError(f"not a rate: {value!r}")
     return float(m.group(1)) * _RATE_SCALE[m.group(2)]
-
-
-def seconds(value: Any) -> float:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    return duration_s(str(value))
 
 
 def _us(value: Any) -> str:
@@ -792,13 +787,7 @@ def validate_kernel(
     from .. import api
     from .uml_kernel import find_kernel
 
-    base = load_scenario(scenario)
-    for name, value in (("duration", duration), ("warmup", warmup)):
-        if value is not None:
-            base[name] = value
-    seed_list = list(seeds) if seeds is not None else [resolve_seed(base, None)]
-    if not seed_list:
-        raise ValueError("seeds: give at least one seed")
+    base, seed_list = scenario_and_seeds(scenario, seeds, duration, warmup)
     plan = plan_kernel(base, seed_list[0])
     find_kernel()
     v = KernelValidation(

@@ -20,6 +20,7 @@ the figure module (matplotlib).
 
 from __future__ import annotations
 
+from ..cli_options import seconds
 from .grid import (
     BUFFER_RULES,
     METRIC_COLUMNS,
@@ -36,7 +37,6 @@ from .grid import (
     bottleneck_link_path,
     plan,
     registry,
-    seconds,
     smoke_scenario,
 )
 from .run import LEAGUE_VERSION, fair_rates, league_command, league_run, run_league

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..cli_options import duration_s
+from ..cli_options import seconds
 from ..reproduce import SCENARIOS as SCENARIO_DIR  # the papers' scenario files
 
 if TYPE_CHECKING:
@@ -203,15 +203,6 @@ def _in_base_unit(value: Any, pattern: re.Pattern[str], scale: Mapping[Any, floa
     if not m:
         raise ValueError(f"not a {what}: {value!r}")
     return float(m.group(1)) * scale[m.group(2)]
-
-
-def seconds(value: Any) -> float:
-    """A scenario time ("6.5ms", "100s", 2.5) in seconds: a bare number as it is, a text as the
-    command line's durations are read (:func:`aqmlab.cli_options.duration_s`, the engine's
-    time units)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return duration_s(str(value))
 
 
 def bits_per_second(value: Any) -> float:

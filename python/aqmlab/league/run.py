@@ -19,7 +19,8 @@ from typing import Any
 
 import pandas as pd
 
-from .grid import SCENARIO_IDS, SUMMARY_KEYS, LeagueScenario, plan, resolve_scenarios, seconds
+from ..cli_options import seconds
+from .grid import SCENARIO_IDS, SUMMARY_KEYS, LeagueScenario, plan, resolve_scenarios
 from .table import summary_section, tidy_rows, write
 
 #: Part of every store key: bump it when league_run's output changes.
