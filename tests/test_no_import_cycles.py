@@ -37,7 +37,7 @@ RUST_FLOORS: list[tuple[str, list[str]]] = [
     ("link", ["link"]),
     ("transport", ["transport"]),
     ("scenario", ["scenario"]),
-    ("simulator", ["timeline", "simulator", "result", "run_warnings"]),
+    ("simulator", ["timeline", "simulator", "run_checks", "result", "run_warnings"]),
     ("build", ["build"]),
     ("emulation and the crate's root", ["emulation", ""]),
 ]
