@@ -12,15 +12,8 @@ from typing import Any
 
 import pytest
 from aqmlab.emulation import uml_kernel
-from aqmlab.emulation.validate_kernel import (
-    KernelRefusal,
-    plan_kernel,
-    qdisc_args,
-    red_burst,
-    setup_commands,
-    tc_red_eval_ewma,
-    validate_kernel,
-)
+from aqmlab.emulation.kernel_qdiscs import KernelRefusal, qdisc_args, red_burst, tc_red_eval_ewma
+from aqmlab.emulation.validate_kernel import plan_kernel, setup_commands, validate_kernel
 from aqmlab.scenario import resolve_scenario
 
 ROOT = Path(__file__).resolve().parent.parent

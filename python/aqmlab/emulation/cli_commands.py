@@ -235,8 +235,9 @@ def validate_kernel_command(
 ) -> None:
     """``aqmlab validate-kernel``: a scenario the reference kernel cannot carry is refused in
     one line naming the field, exit :data:`EXIT_NOT_VALID`; the kernel not built is exit 2."""
+    from .kernel_qdiscs import KernelRefusal
     from .uml_kernel import UmlBootError, UmlKernelMissing
-    from .validate_kernel import KernelRefusal, validate_kernel
+    from .validate_kernel import validate_kernel
 
     with user_errors():
         start, say = _comparison_start(scenario, first_seed, duration, warmup, as_json, out)
