@@ -76,6 +76,35 @@ def test_red_wait_is_linux_spreading_only_without_ns2_wait() -> None:
         mapped({"kind": "red", "min_th": 10, "max_th": 30, "gentle": False, "wait": True})
 
 
+def test_red_under_htb_keeps_its_average_over_idle_time() -> None:
+    # htb never dequeues an empty leaf, so Linux's red never starts an idle period
+    # (htb_dequeue_tree, red_dequeue): aqmlab's idle_decay = false. The default (true, the
+    # paper's and ns-2's decay) runs with a note; written, it is refused.
+    base = {"kind": "red", "min_th": 10, "max_th": 30, "gentle": False, "wait": False}
+    _, default = mapped(base)
+    assert any(n.startswith("idle_decay = True not carried") for n in default)
+    _, linux = mapped({**base, "idle_decay": False})
+    assert not any(n.startswith("idle_decay") for n in linux)
+    with pytest.raises(KernelRefusal, match=r"aqm\.idle_decay"):
+        mapped({**base, "idle_decay": True})
+
+
+def test_pie_with_ecn_keeps_accu_prob_after_a_forced_mark_as_the_kernel() -> None:
+    # pie_drop_early clears accu_prob on a random pick only, the enqueue on a drop only: a mark
+    # the 8.5 bound forced leaves it (aqmlab's accu_prob_reset = "linux"). Without ECN no pick
+    # is marked, so nothing to say.
+    _, plain = mapped({"kind": "pie"})
+    assert not any(n.startswith("accu_prob_reset") for n in plain)
+    _, default = mapped({"kind": "pie", "ecn": True})
+    assert any(n.startswith("accu_prob_reset = 'rfc8033' not carried") for n in default)
+    _, linux = mapped({"kind": "pie", "ecn": True, "accu_prob_reset": "linux"})
+    assert not any(n.startswith("accu_prob_reset") for n in linux)
+    with pytest.raises(KernelRefusal, match=r"aqm\.accu_prob_reset"):
+        mapped({"kind": "pie", "ecn": True, "accu_prob_reset": "rfc8033"})
+    _, fq = mapped({"kind": "fq_pie", "ecn": True})  # fq_pie's default is Linux's
+    assert not any(n.startswith("accu_prob_reset") for n in fq)
+
+
 def test_pie_times_in_us_and_gains_in_sixteenths() -> None:
     args, notes = mapped("pie")
     assert args == "pie limit 100 target 15000us tupdate 15000us alpha 2 beta 20 noecn"

@@ -14,12 +14,16 @@ starts uniform in [0, 1] s; the bottleneck's buffer is max(1 BDP, 100) packets o
 (the simulator's packet: 1000 payload + 40 headers), the qdisc's own limit where it has one
 below that. The qdiscs' parameters are aqmlab's defaults except where Linux's default differs
 and the kernel carries the parameter (set to Linux's here, so that both sides run the same
-qdisc): PIE's ``decay = "linux"`` (aqmlab's default is RFC 8033's), the device's MTU (1054
+qdisc): PIE's ``decay = "linux"`` (aqmlab's default is RFC 8033's) and, with ECN, its
+``accu_prob_reset = "linux"`` (aqmlab's default is RFC 8033's); PIE's and FQ-PIE's
+``t_update = "20ms"``, the kernel's 15 ms default as it runs in jiffies at the guest's HZ 100;
+the device's MTU (1054
 with the Ethernet header) as ``mtu`` of pie, codel, fq_codel, fq_pie and cobalt and as fq_codel's
 and fq_pie's ``quantum`` (Linux's default quantum is the device's MTU with its header; aqmlab's
 is 1514). RED: Linux has no gentle mode, so ``gentle = false``; Linux spreads its signals as
 p_b / (1 - count p_b), so ``wait = false`` (aqmlab's default ``wait = true`` is ns-2's
-p_b / (2 - count p_b)); thresholds as iproute2 sets them
+p_b / (2 - count p_b)); under the htb class Linux's RED never starts an idle period, so
+``idle_decay = false``; thresholds as iproute2 sets them
 when none are given (max = limit / 4, min = max / 3), ``max_p`` and ``w_q`` aqmlab's (0.1 and
 0.002, which runs as 2^-9). ``step_marking``: K = 20 packets (aqmlab's default).
 
@@ -118,6 +122,11 @@ def limit_packets(cell: Cell) -> int:
     return max(100, math.ceil(bdp))
 
 
+# PIE's and FQ-PIE's update interval as the guest's kernel runs it: their 15 ms default counts
+# in jiffies at UML's HZ 100, 20 ms (kernel_qdiscs._tupdate_note); both sides run 20 ms.
+KERNEL_TUPDATE = "20ms"
+
+
 def aqm_table(cell: Cell) -> dict[str, Any]:
     """The bottleneck's AQM as written in the scenario (see the module's docstring)."""
     mtu = PACKET + ETH
@@ -130,13 +139,17 @@ def aqm_table(cell: Cell) -> dict[str, Any]:
             "kind": "red",
             "gentle": False,
             "wait": False,
+            "idle_decay": False,
             "min_th": mx / 3,
             "max_th": mx,
             "max_p": 0.1,
             "w_q": 0.002,
         }
     if cell.aqm in ("pie", "pie_ecn"):
-        return {"kind": "pie", "decay": "linux", "mtu": mtu, "ecn": cell.aqm == "pie_ecn"}
+        pie: dict[str, Any] = {"kind": "pie", "decay": "linux", "mtu": mtu, "t_update": KERNEL_TUPDATE}
+        if cell.aqm == "pie_ecn":
+            pie |= {"ecn": True, "accu_prob_reset": "linux"}
+        return pie
     if cell.aqm == "codel":
         return {"kind": "codel", "mtu": mtu}
     if cell.aqm in ("fq_codel", "fq_codel_ce"):
@@ -145,7 +158,7 @@ def aqm_table(cell: Cell) -> dict[str, Any]:
             t["ce_threshold"] = "1ms"
         return t
     if cell.aqm == "fq_pie":
-        return {"kind": "fq_pie", "mtu": mtu, "quantum": mtu}
+        return {"kind": "fq_pie", "mtu": mtu, "quantum": mtu, "t_update": KERNEL_TUPDATE}
     if cell.aqm == "cobalt":
         return {"kind": "cobalt", "mtu": mtu}
     if cell.aqm == "step_marking":

@@ -157,6 +157,7 @@ def qdisc_args(
         fixed("decay", "linux", "the kernel decays p by p/64 with an empty queue (pie.h)")
         if aqm.get("ecn"):
             fixed("ecn_prob", PIE_ECN_PROB, "sch_pie marks up to p = 10 %")
+            fixed("accu_prob_reset", "linux", ACCU_PROB_WHY)
         notes.append(_mtu_note(aqm, mtu))
         notes.append(_tupdate_note(aqm))
         args = (
@@ -190,6 +191,8 @@ def qdisc_args(
         fixed("max_burst", PIE_MAX_BURST_S, "sch_fq_pie's burst allowance is 150 ms")
         fixed("burst_reset", "linux", "the kernel re-arms the burst allowance its own way")
         fixed("decay", "linux", "the kernel decays p by p/64 with an empty queue (pie.h)")
+        if aqm.get("ecn"):
+            fixed("accu_prob_reset", "linux", ACCU_PROB_WHY)
         prob = float(aqm["ecn_prob"]) * 100
         if not float(prob).is_integer():
             raise KernelRefusal(f"{path}.ecn_prob", f"{aqm['ecn_prob']}: tc fq_pie takes a whole percentage")
@@ -230,6 +233,11 @@ def qdisc_args(
         return Qdisc(args, tuple(notes), kind)
     linux_none = {"dualpi2": "not in Linux 6.1 (sch_dualpi2 is in Linux 6.18)"}
     raise KernelRefusal(path, f"{kind} has no Linux qdisc" + (f" ({linux_none[kind]})" if kind in linux_none else ""))
+
+
+# pie_drop_early (sch_pie.c) clears accu_prob on a random pick and the enqueue on a drop, not after a
+# mark the 8.5 bound forced
+ACCU_PROB_WHY = "the kernel keeps accu_prob after a mark the 8.5 bound forced (pie_drop_early)"
 
 
 def _pie_gains(aqm: Mapping[str, Any], path: str) -> tuple[int, int]:
@@ -286,6 +294,14 @@ def _red(
     # count at a signal is uniform over [1, 1/p_b], p_a = p_b / (1 - count p_b), aqmlab's wait = false;
     # aqmlab's wait = true is ns-2's p_b / (2 - count p_b) (uniform over [1/p_b, 2/p_b])
     fixed("wait", False, "Linux's red spreads signals as p_b / (1 - count p_b) (wait = false), not ns-2's wait")
+    # htb dequeues a leaf only while it holds packets (htb_dequeue_tree, sch_htb.c), so red_dequeue never
+    # finds the queue empty and red_start_of_idle_period never runs (sch_red.c)
+    fixed(
+        "idle_decay",
+        False,
+        "Linux's red under the htb class never starts an idle period (htb dequeues no empty leaf): "
+        "its average does not decay over idle time (idle_decay = false)",
+    )
     w_q = aqm.get("w_q")
     if not isinstance(w_q, int | float):
         raise KernelRefusal(f"{path}.w_q", f"{w_q!r}: give a number (the kernel's weight is 2^-Wlog)")

@@ -6,6 +6,13 @@
 //! arrived to an empty queue, so avg decays as (1-w)^m. The idle period starts when the link
 //! finishes sending its last packet and ends at the next arrival (even if that arrival is
 //! dropped).
+//!
+//! `idle_decay = false` (RED's parameter of that name) keeps the average where it was over an
+//! idle period, as Linux's RED does when it is the leaf of a classful qdisc such as htb: htb
+//! dequeues a leaf only while it holds packets (`htb_dequeue_tree`, net/sched/sch_htb.c), so
+//! `red_dequeue` (net/sched/sch_red.c) never finds its queue empty and never calls
+//! `red_start_of_idle_period`; each arrival then moves the average by one weight step only
+//! (`red_calc_qavg_no_idle_time`, include/net/red.h).
 
 use crate::sim::{time, Time};
 
@@ -16,6 +23,9 @@ pub struct EwmaQueueAverage {
     pub weight: f64,
     /// Packets per second the link could send at the mean packet size: the idle-decay rate.
     pub ptc: f64,
+    /// Whether an idle period decays the average (module docs); true but for RED's
+    /// `idle_decay = false`.
+    pub idle_decay: bool,
     idle_since: Option<Time>,
 }
 
@@ -26,7 +36,16 @@ impl EwmaQueueAverage {
             avg: 0.0,
             weight,
             ptc,
+            idle_decay: true,
             idle_since: Some(0),
+        }
+    }
+
+    /// Turns the idle-time decay on or off; off, the average is never idle (module docs).
+    pub fn set_idle_decay(&mut self, on: bool) {
+        self.idle_decay = on;
+        if !on {
+            self.idle_since = None;
         }
     }
 
@@ -54,7 +73,9 @@ impl EwmaQueueAverage {
     }
 
     pub fn on_link_idle(&mut self, now: Time) {
-        self.idle_since = Some(now);
+        if self.idle_decay {
+            self.idle_since = Some(now);
+        }
     }
 
     pub fn is_idle(&self) -> bool {
@@ -94,5 +115,18 @@ mod tests {
         let v = e.update(1_050_000_000, 0.0);
         assert!((v - 0.9f64.powi(6)).abs() < 1e-12, "{v}");
         assert!(!e.is_idle());
+    }
+
+    #[test]
+    fn without_idle_decay_an_idle_period_leaves_the_average() {
+        // Linux's RED under htb: the same 50 ms idle period as above moves nothing; the next
+        // arrival is one weight step from 1.0: 0.9 * 1.0 + 0.1 * 0 = 0.9.
+        let mut e = EwmaQueueAverage::new(0.1, 100.0);
+        e.set_idle_decay(false);
+        e.update(0, 10.0);
+        e.on_link_idle(1_000_000_000);
+        assert!(!e.is_idle());
+        let v = e.update(1_050_000_000, 0.0);
+        assert!((v - 0.9).abs() < 1e-12, "{v}");
     }
 }

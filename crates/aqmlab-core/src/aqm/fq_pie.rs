@@ -36,17 +36,19 @@
 //! 15 ms, alpha 2/16, beta 20/16 (1/s), ECN off, ecn_prob 10 %, bytemode off, dq_rate_estimator
 //! off (delay from timestamps), the Linux burst allowance (150 ms, re-armed at every calm
 //! update) and Linux's decay (p -= p/64 with an empty queue): `burst_reset = "linux"`,
-//! `decay = "linux"`. What the per-flow PIE omits is what `pie` omits (module docs there):
-//! Linux's extra 2 % step above 250 ms of delay, byte mode, and Linux not clearing accu_prob
-//! after a mark decided by the 8.5 rule.
+//! `decay = "linux"`, and Linux's `accu_prob_reset = "linux"` (a mark forced by the 8.5 bound
+//! leaves accu_prob, `fq_pie_qdisc_enqueue` clearing it only on a drop). What the per-flow PIE
+//! omits is what `pie` omits (module docs there): Linux's extra 2 % step above 250 ms of
+//! delay, byte mode.
 //!
 //! Parameters: `flows`, `quantum`, `limit`, `perturbation` (the hash's), and PIE's per queue:
 //! `target`, `t_update`, `alpha`, `beta`, `max_burst`, `mtu`, `ecn`, `ecn_prob`,
-//! `delay_estimator`, `burst_reset`, `decay`, `dq_threshold` (see [`super::pie`]).
+//! `delay_estimator`, `burst_reset`, `decay`, `accu_prob_reset`, `dq_threshold` (see
+//! [`super::pie`]).
 
 use super::flow_queues::{check_sizes, FlowQueue, FlowQueues};
 use super::params::{AqmParams, ParamDoc, QueueEnv};
-use super::pie::{BurstReset, Decay, DelayEstimator, Pie, PieParams};
+use super::pie::{AccuProbReset, BurstReset, Decay, DelayEstimator, Pie, PieParams};
 use super::{
     Aqm, ArrivalVerdict, DropKind, QueueCtx, QueueDiscipline, QueueLimit, QueueView, StateSink,
 };
@@ -138,6 +140,12 @@ pub const PARAMS: &[ParamDoc] = &[
         "decay of p with both delays 0: p -= p/64 with an empty queue (Linux, default here) or p *= 0.98",
     ),
     super::params::doc(
+        "accu_prob_reset",
+        "linux",
+        "\"rfc8033\" | \"linux\"",
+        "a pick the 8.5 bound forced and ECN marked leaves accu_prob (Linux, default here) or clears it",
+    ),
+    super::params::doc(
         "dq_threshold",
         "16384",
         "bytes",
@@ -163,6 +171,7 @@ pub struct FqPieParams {
     pub delay_estimator: DelayEstimator,
     pub burst_reset: BurstReset,
     pub decay: Decay,
+    pub accu_prob_reset: AccuProbReset,
     pub dq_threshold: u64,
 }
 
@@ -185,6 +194,7 @@ impl Default for FqPieParams {
             delay_estimator: DelayEstimator::Timestamp,
             burst_reset: BurstReset::Linux,
             decay: Decay::Linux,
+            accu_prob_reset: AccuProbReset::Linux,
             dq_threshold: pie.dq_threshold,
         }
     }
@@ -206,6 +216,7 @@ impl FqPieParams {
             dq_threshold: self.dq_threshold,
             burst_reset: self.burst_reset,
             decay: self.decay,
+            accu_prob_reset: self.accu_prob_reset,
         }
     }
 }

@@ -56,11 +56,19 @@
 //! Arrival: forced drop if the buffer is full. Otherwise no early drop while burst allowance
 //! remains, while qdelay < target/2 and p < 0.2, or while the backlog is under 2 `mtu`.
 //! Else de-randomized: accu_prob += p (cleared when p = 0); below 0.85 enqueue, at 8.5 or
-//! above drop, in between drop with probability p. A drop (or mark) clears accu_prob; a
+//! above drop, in between drop with probability p. A drop clears accu_prob (a mark: below); a
 //! packet picked is CE-marked instead of dropped if ECN is on, it is ECT and p <= `ecn_prob`
-//! (10%). Linux does not clear accu_prob after a mark decided by the 8.5 rule; aqmlab follows
-//! RFC 8033, which treats a mark like a drop. (ns-2's non-DOCSIS `drop_early` has no
-//! de-randomization at all; only its burst rule is offered, as "ns2".)
+//! (10%). Which picks clear accu_prob, `accu_prob_reset`:
+//! - "rfc8033" (default): every pick, marked or dropped (RFC 8033 section 5.1 and appendix A
+//!   clear it on a drop, and a mark replaces a drop).
+//! - "linux": a random pick and a drop clear it, a pick forced by the 8.5 bound that is
+//!   then CE-marked does not (`pie_drop_early` clears it only in its random branch,
+//!   `pie_qdisc_enqueue` and `fq_pie_qdisc_enqueue` only on a drop, net/sched/sch_pie.c and
+//!   sch_fq_pie.c, 6.1), so the next ECT arrivals are marked too, until a drop, a random
+//!   pick or p = 0.
+//!
+//! (ns-2's non-DOCSIS `drop_early` has no de-randomization at all; only its burst rule is
+//! offered, as "ns2".)
 //!
 //! Queueing delay, `delay_estimator`:
 //! - "timestamp" (default, Linux's default since 5.6): the sojourn time of the last packet
@@ -175,6 +183,13 @@ pub const PARAMS: &[ParamDoc] = &[
         plausible: None,
     },
     ParamDoc {
+        name: "accu_prob_reset",
+        default: "rfc8033",
+        unit: "\"rfc8033\" | \"linux\"",
+        meaning: "which early picks clear accu_prob: every one (RFC 8033) or not one the 8.5 bound forced and ECN marked (Linux pie_drop_early)",
+        plausible: None,
+    },
+    ParamDoc {
         name: "dq_threshold",
         default: "16384",
         unit: "bytes",
@@ -198,6 +213,14 @@ pub enum BurstReset {
     Rfc8033,
     Ns2,
     CountedDown,
+}
+
+/// Which early picks clear accu_prob (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccuProbReset {
+    Rfc8033,
+    Linux,
 }
 
 /// How p decays while the queue stays empty (module docs).
@@ -237,6 +260,7 @@ pub struct PieParams {
     pub dq_threshold: u64,
     pub burst_reset: BurstReset,
     pub decay: Decay,
+    pub accu_prob_reset: AccuProbReset,
 }
 
 impl Default for PieParams {
@@ -254,6 +278,7 @@ impl Default for PieParams {
             dq_threshold: 16384,
             burst_reset: BurstReset::Linux,
             decay: Decay::Rfc8033,
+            accu_prob_reset: AccuProbReset::Rfc8033,
         }
     }
 }
@@ -445,7 +470,11 @@ impl Pie {
         if self.accu_prob >= 8.5 {
             return true;
         }
-        rng.uniform() < self.p
+        let picked = rng.uniform() < self.p;
+        if picked && self.cfg.accu_prob_reset == AccuProbReset::Linux {
+            self.accu_prob = 0.0;
+        }
+        picked
     }
 
     fn on_dequeue_rate(&mut self, now: Time, size: u32, left_bytes: u64) {
@@ -480,10 +509,13 @@ impl Aqm for Pie {
         if !self.drop_early(q, rng) {
             return ArrivalVerdict::Enqueue;
         }
-        self.accu_prob = 0.0;
         if self.cfg.ecn && pkt.ecn.ect && self.p <= self.cfg.ecn_prob {
+            if self.cfg.accu_prob_reset == AccuProbReset::Rfc8033 {
+                self.accu_prob = 0.0;
+            }
             ArrivalVerdict::Mark
         } else {
+            self.accu_prob = 0.0;
             ArrivalVerdict::Drop(DropKind::Early)
         }
     }
@@ -670,6 +702,76 @@ mod tests {
             pie.on_arrival(&view(0, 100), &pkt, &mut rng),
             ArrivalVerdict::Drop(DropKind::Forced)
         );
+    }
+
+    #[test]
+    fn a_mark_forced_by_the_bound_leaves_accu_prob_only_in_linux() {
+        // p = 0.05, accu_prob 8.5: 8.55 >= 8.5, the bound picks this ECT arrival, p <= 10 %:
+        // a mark. RFC 8033 clears accu_prob, so the next arrival adds 0.05 and is let in
+        // (0.05 < 0.85); Linux keeps 8.55, so the next adds 0.05 (8.6) and is marked again.
+        for (reset, second, accu_after) in [
+            (AccuProbReset::Rfc8033, ArrivalVerdict::Enqueue, 0.05),
+            (AccuProbReset::Linux, ArrivalVerdict::Mark, 8.6),
+        ] {
+            let mut pie = Pie::new(PieParams {
+                ecn: true,
+                accu_prob_reset: reset,
+                ..Default::default()
+            });
+            let mut rng = crate::aqm::test_rig::rng();
+            let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
+            pkt.ecn.ect = true;
+            pie.burst_allowance = 0;
+            pie.qdelay = 100 * MS;
+            pie.p = 0.05;
+            pie.accu_prob = 8.5;
+            let first = pie.on_arrival(&view(0, 50), &pkt, &mut rng);
+            assert_eq!(first, ArrivalVerdict::Mark, "{reset:?}");
+            let next = pie.on_arrival(&view(0, 50), &pkt, &mut rng);
+            assert_eq!(next, second, "{reset:?}");
+            assert!(
+                close(pie.accu_prob, accu_after),
+                "{reset:?}: {}",
+                pie.accu_prob
+            );
+        }
+    }
+
+    #[test]
+    fn a_drop_and_a_random_pick_clear_accu_prob_in_linux_too() {
+        // A non-ECT arrival at the bound: dropped, accu_prob 0. A random pick (accu_prob
+        // between 0.85 and 8.5, the draw below p) that is then marked: cleared in drop_early.
+        let mut pie = Pie::new(PieParams {
+            ecn: true,
+            accu_prob_reset: AccuProbReset::Linux,
+            ..Default::default()
+        });
+        let mut rng = crate::aqm::test_rig::rng();
+        let plain = crate::aqm::test_rig::packet(PacketKind::TcpData);
+        pie.burst_allowance = 0;
+        pie.qdelay = 100 * MS;
+        pie.p = 0.05;
+        pie.accu_prob = 8.5;
+        assert_eq!(
+            pie.on_arrival(&view(0, 50), &plain, &mut rng),
+            ArrivalVerdict::Drop(DropKind::Early)
+        );
+        assert_eq!(pie.accu_prob, 0.0);
+        let mut ect = plain.clone();
+        ect.ecn.ect = true;
+        pie.p = 0.1;
+        pie.accu_prob = 0.9; // between 0.85 and 8.5: a draw below p = 0.1 picks it
+        let mut picked = false;
+        for _ in 0..200 {
+            let before = pie.accu_prob;
+            if pie.on_arrival(&view(0, 50), &ect, &mut rng) == ArrivalVerdict::Mark {
+                assert!(before + 0.1 < 8.5, "a random pick, not the bound");
+                assert_eq!(pie.accu_prob, 0.0);
+                picked = true;
+                break;
+            }
+        }
+        assert!(picked, "p = 0.1 picks one of 200 arrivals");
     }
 
     #[test]

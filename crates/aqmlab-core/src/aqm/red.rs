@@ -16,6 +16,9 @@
 //! - `ecn` (mark ECT packets instead of dropping, false), `mark_p` (0.1: mark only while
 //!   p_b < mark_p, drop above)
 //! - `target_delay` (for automatic thresholds, 5 ms)
+//! - `idle_decay` (true: the average decays over an idle period, Floyd & Jacobson section 4,
+//!   ns-2, and Linux's RED on a device; false: it does not, Linux's RED as the leaf of htb,
+//!   `ewma.rs`)
 //!
 //! Where aqmlab's reading departs from later ns-2 code: a forced drop happens when avg >= max_th
 //! (non-gentle) or avg >= 2 max_th (gentle), as the 2002-2004 code does; later versions with
@@ -86,6 +89,7 @@ pub struct RedParams {
     pub ecn: bool,
     pub mark_p: f64,
     pub target_delay: Duration,
+    pub idle_decay: bool,
 }
 
 impl Default for RedParams {
@@ -102,6 +106,7 @@ impl Default for RedParams {
             ecn: false,
             mark_p: 0.1,
             target_delay: Duration(5_000_000),
+            idle_decay: true,
         }
     }
 }
@@ -121,6 +126,7 @@ pub struct RedConfig {
     pub mark_p: f64,
     /// Mean-size packets per second the link can send.
     pub ptc: f64,
+    pub idle_decay: bool,
 }
 
 impl RedParams {
@@ -171,6 +177,7 @@ impl RedParams {
             ecn: self.ecn,
             mark_p: self.mark_p,
             ptc,
+            idle_decay: self.idle_decay,
         }
     }
 }
@@ -321,6 +328,12 @@ pub const RED_DOCS_REST: &[ParamDoc] = &[
         "target delay for the automatic min_th",
     )
     .with_plausible(1e-5, 0.5),
+    doc(
+        "idle_decay",
+        "true",
+        "bool",
+        "avg decays over idle time; false: Linux's RED under htb",
+    ),
 ];
 
 /// Joins doc lists at compile time into one `&[ParamDoc]`, each list named once:
@@ -387,7 +400,8 @@ pub struct Red {
 
 impl Red {
     pub fn new(cfg: RedConfig) -> Self {
-        let ewma = EwmaQueueAverage::new(cfg.w_q, cfg.ptc);
+        let mut ewma = EwmaQueueAverage::new(cfg.w_q, cfg.ptc);
+        ewma.set_idle_decay(cfg.idle_decay);
         Red {
             cfg,
             ewma,
@@ -516,11 +530,12 @@ impl Aqm for Red {
         self.decide_on_curve(q, pkt, rng, avg)
     }
 
-    /// The curve, the weight and the idle rate change; avg, count and `old` carry on.
+    /// The curve, the weight, the idle rate and `idle_decay` change; avg, count and `old` carry on.
     fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
         super::reconfigure_from(next, |next: Box<Red>| {
             self.ewma.weight = next.ewma.weight;
             self.ewma.ptc = next.ewma.ptc;
+            self.ewma.set_idle_decay(next.cfg.idle_decay);
             self.cfg = next.cfg;
         })
     }
