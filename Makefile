@@ -97,7 +97,7 @@ uml-kernel:
 # The second reference kernel: the same steps from Debian's linux-source-7.3 (upstream Linux
 # with DualPI2 and Accurate ECN; TCP Prague is not upstream) plus config.l4s-upstream.fragment,
 # cached apart as ~/.cache/aqmlab/uml/latest-l4s-upstream (docs/kernel-reference.md). About
-# 17 minutes on 2 cores shared with other work.
+# 24 minutes (494 s of CPU) on 2 cores shared with other work.
 uml-kernel-l4s-upstream:
 	kernel/uml/build.sh --source l4s-upstream
 
