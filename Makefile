@@ -1,7 +1,7 @@
 # The two commands of the README, and the pieces they are made of.
 PYTHON ?= python3
 
-.PHONY: uml-kernel install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench bench-instructions ns3-deps validate-ns3 gallery validate-kernel-tables
+.PHONY: uml-kernel uml-kernel-l4s-upstream install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench bench-instructions ns3-deps validate-ns3 gallery validate-kernel-tables
 
 # Builds the Rust engine and installs the Python package with its test dependencies. The
 # first build compiles about 100 crates in the release profile (fat LTO, one codegen unit):
@@ -93,6 +93,13 @@ validate-ns3:
 # tests/test_uml_kernel.py boots it, and skips when it is not built (as in CI).
 uml-kernel:
 	kernel/uml/build.sh
+
+# The second reference kernel: the same steps from Debian's linux-source-7.3 (upstream Linux
+# with DualPI2 and Accurate ECN; TCP Prague is not upstream) plus config.l4s-upstream.fragment,
+# cached apart as ~/.cache/aqmlab/uml/latest-l4s-upstream (docs/kernel-reference.md). About
+# 24 minutes (494 s of CPU) on 2 cores shared with other work.
+uml-kernel-l4s-upstream:
+	kernel/uml/build.sh --source l4s-upstream
 
 # The reference tables of docs/validation.md (issue 37): each cell simulated and run in the
 # reference kernel (make uml-kernel first; without it this says so and exits 2). The reduced

@@ -55,12 +55,27 @@ def _ours(pid: int) -> list[str]:
 # ---------------------------------------------------------------- pure decoding (no root)
 def test_tcp_info_offsets_follow_the_uapi_header():
     """include/uapi/linux/tcp.h: 8 one-byte fields, then u32s; the u64 block at 104; 232
-    bytes up to tcpi_snd_wnd (Linux 5.4), 248 up to tcpi_total_rto_time (6.7)."""
+    bytes up to tcpi_snd_wnd (Linux 5.4), 248 up to tcpi_total_rto_time (6.7), 280 with the
+    Accurate ECN counters and the ECN mode's bit-field word (6.18)."""
     at = {name: off for name, (off, _) in tcp_info.OFFSETS.items()}
     assert at["rto"] == 8 and at["unacked"] == 24 and at["rtt"] == 68 and at["snd_cwnd"] == 80
     assert at["total_retrans"] == 100 and at["pacing_rate"] == 104 and at["segs_out"] == 136
     assert at["delivery_rate"] == 160 and at["bytes_retrans"] == 208 and at["snd_wnd"] == 228
-    assert at["total_rto_time"] == 244 and tcp_info.SIZE == 248
+    assert at["total_rto_time"] == 244 and at["received_ce"] == 248 and at["ecn"] == 276 and tcp_info.SIZE == 280
+    assert tcp_info.REQUEST_BYTES > tcp_info.SIZE
+
+
+def test_tcp_info_ecn_mode_bit_fields():
+    """tcpi_ecn_mode:2, tcpi_accecn_opt_seen:2, tcpi_accecn_fail_mode:4, from the low bit; a
+    6.1 kernel's 248 bytes carry none of them."""
+    raw = bytearray(tcp_info.SIZE)
+    struct.pack_into("=I", raw, tcp_info.OFFSETS["ecn"][0], 0b0101_10_10)  # fail 5, opt seen 2, AccECN
+    info = tcp_info.decode(bytes(raw))
+    assert (info["ecn_mode"], info["accecn_opt_seen"], info["accecn_fail_mode"]) == (2, 2, 5)
+    assert tcp_info.ECN_MODES[info["ecn_mode"]] == "accecn"
+    assert "ecn_mode" not in tcp_info.decode(bytes(raw[:248])) and "received_ce" not in tcp_info.decode(
+        bytes(raw[:248])
+    )
 
 
 def test_tcp_info_decodes_only_what_the_kernel_returned():

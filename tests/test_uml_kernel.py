@@ -4,13 +4,14 @@ virtual clock (only where `make uml-kernel` has built the kernel: CI skips those
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from aqmlab.emulation import uml_flow, uml_kernel
+from aqmlab.emulation import qdisc_netlink, tcp_info, uml_flow, uml_kernel
 
 KERNEL_DIR = Path(__file__).resolve().parents[1] / "kernel" / "uml"
 OPTION = re.compile(r"^(CONFIG_[A-Z0-9_]+)=y$|^# (CONFIG_[A-Z0-9_]+) is not set$")
@@ -27,6 +28,35 @@ def test_fragment_lines_are_options_or_comments() -> None:
     assert len(names) == len(set(names)), f"options set twice: {sorted({x for x in names if names.count(x) > 1})}"
     for needed in ("CONFIG_UML_TIME_TRAVEL_SUPPORT", "CONFIG_HOSTFS", "CONFIG_VETH", "CONFIG_NET_SCH_NETEM"):
         assert needed in names
+
+
+def test_l4s_upstream_fragment_adds_dualpi2_and_overrides_nothing() -> None:
+    base = set(re.findall(r"CONFIG_[A-Z0-9_]+", (KERNEL_DIR / "config.fragment").read_text()))
+    names = []
+    for n, line in enumerate((KERNEL_DIR / "config.l4s-upstream.fragment").read_text().splitlines(), 1):
+        if not line or line.startswith("## ") or (line.startswith("# ") and not line.startswith("# CONFIG_")):
+            continue
+        m = OPTION.match(line)
+        assert m, f"config.l4s-upstream.fragment:{n}: not an option or a comment: {line!r}"
+        names.append(m.group(1) or m.group(2))
+    assert "CONFIG_NET_SCH_DUALPI2" in names
+    assert not base & set(names), f"options already in config.fragment: {sorted(base & set(names))}"
+
+
+def test_dualpi2_change_message() -> None:
+    """RTM_NEWQDISC for `tc qdisc change dev <3> handle 10: dualpi2 any_ect`, by hand: nlmsghdr
+    16 bytes + tcmsg 20 + TCA_KIND (4 + "dualpi2\\0" 8 = 12) + TCA_OPTIONS (4 + the u8
+    TCA_DUALPI2_ECN_MASK attribute, 4 + 1 padded to 8 = 12): 60 bytes."""
+    msg = qdisc_netlink.change_message(3, qdisc_netlink.parse_handle("10:"), {"ecn_mask": 3}, seq=7)
+    assert len(msg) == 60
+    assert msg[:16] == (60).to_bytes(4, "little") + (36).to_bytes(2, "little") + (5).to_bytes(2, "little") + (
+        7
+    ).to_bytes(4, "little") + bytes(4)
+    assert msg[16:36] == bytes(4) + (3).to_bytes(4, "little") + (0x100000).to_bytes(4, "little") + bytes(8)
+    assert msg[36:48] == (12).to_bytes(2, "little") + (1).to_bytes(2, "little") + b"dualpi2\0"
+    assert msg[48:] == (12).to_bytes(2, "little") + (0x8002).to_bytes(2, "little") + bytes([5, 0, 14, 0, 3, 0, 0, 0])
+    with pytest.raises(ValueError, match="unknown dualpi2 parameter"):
+        qdisc_netlink.change_dualpi2("lo", "10:", {"any_ect": 1})
 
 
 def test_build_script_and_patches_are_well_formed() -> None:
@@ -164,3 +194,76 @@ def test_same_seed_same_flow() -> None:
     assert first.qdiscs == again.qdiscs
     assert first.ss == again.ss
     assert _ephemeral_port(first) == _ephemeral_port(again) != _ephemeral_port(other)
+
+
+def _l4s_upstream_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Points the Python side at the second reference kernel, or skips saying how to build it."""
+    path = uml_kernel.cache_dir() / "latest-l4s-upstream" / "linux"
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        pytest.skip(
+            f"no second reference kernel (Linux 7.3: DualPI2, AccECN) at {path}: "
+            "build it with `make uml-kernel-l4s-upstream` (docs/kernel-reference.md)"
+        )
+    monkeypatch.setenv(uml_kernel.KERNEL_ENV, str(path))
+
+
+def test_l4s_upstream_dctcp_with_accecn_through_dualpi2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second kernel: DualPI2 takes the host's `tc ... dualpi2` (no options: its defaults),
+    DCTCP negotiates Accurate ECN (tcp_ecn=3 both ends), and DualPI2's marks reach the sender
+    through AccECN's counters (ACE field and option byte counters)."""
+    _l4s_upstream_kernel(monkeypatch)
+    run = uml_flow.run_flow(
+        rate_mbit=RATE_MBIT, delay_ms=DELAY_MS, qdisc="dualpi2", duration_s=5.0, cc="dctcp", tcp_ecn=3
+    )
+    info = run.sender["tcp_info"]
+    assert tcp_info.ECN_MODES[info["ecn_mode"]] == "accecn", info
+    assert "dctcp" in run.ss and "fallback" not in run.ss, run.ss
+    r1 = uml_flow.qdisc_stats(run.qdiscs["r1"])
+    assert r1["dualpi2"]["packets"] > 1000, run.qdiscs["r1"]
+    assert info["delivered_ce"] > 0 and info["delivered_ce_bytes"] > 0, info
+    assert 0.5 * RATE_MBIT * 1e6 < run.goodput_bps <= RATE_MBIT * 1e6
+
+
+def test_l4s_upstream_dualpi2_l_queue_keeps_the_queue_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DCTCP's ECT(0) goes to DualPI2's Classic queue by default (PI2, 15 ms target); with the
+    classification mask set to any ECT (qdisc_netlink, as the host's tc cannot) it goes to the
+    L queue, whose step marks at 1 ms of sojourn: the round trip stays near the two netem
+    delays, with marks and no loss, instead of carrying the Classic queue's target."""
+    _l4s_upstream_kernel(monkeypatch)
+    change = f"ip netns exec r {uml_flow.guest_module('aqmlab.emulation.qdisc_netlink')} r1 10: ecn_mask=3"
+
+    def flow(router_setup: str) -> tuple[float, dict[str, int]]:
+        run = uml_flow.run_flow(
+            rate_mbit=RATE_MBIT,
+            delay_ms=DELAY_MS,
+            qdisc="dualpi2",
+            duration_s=5.0,
+            cc="dctcp",
+            tcp_ecn=3,
+            router_setup=router_setup,
+        )
+        rtt = uml_flow.ss_rtt_ms(run.ss)
+        assert rtt is not None, run.ss
+        return rtt, run.sender["tcp_info"]
+
+    (classic, _), (low_latency, info) = flow(""), flow(change)
+    assert info["delivered_ce"] > 0 and info["total_retrans"] == 0, info
+    assert 2 * DELAY_MS <= low_latency < 2 * DELAY_MS + 5
+    assert classic > low_latency + 5
+
+
+def test_l4s_upstream_same_seed_same_flow(monkeypatch: pytest.MonkeyPatch) -> None:
+    """random.seed= (random-seed.patch, applied to 7.3's random.c) holds on the second kernel:
+    through DualPI2's Classic queue, whose PI2 marks and drops are random draws, the same seed
+    gives the same flow to the byte, another seed another flow."""
+    _l4s_upstream_kernel(monkeypatch)
+
+    def flow(seed: int) -> uml_flow.FlowRun:
+        return uml_flow.run_flow(
+            rate_mbit=RATE_MBIT, delay_ms=DELAY_MS, qdisc="dualpi2", duration_s=3.0, cc="dctcp", tcp_ecn=3, seed=seed
+        )
+
+    first, again, other = flow(7), flow(7), flow(8)
+    assert first.sender == again.sender and first.receiver == again.receiver
+    assert first.qdiscs == again.qdiscs and first.ss == again.ss
+    assert first.sender["tcp_info"] != other.sender["tcp_info"]

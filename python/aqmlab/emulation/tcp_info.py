@@ -2,7 +2,8 @@
 per-flow variables taken from it.
 
 Layout: include/uapi/linux/tcp.h, ``struct tcp_info``, up to ``tcpi_total_rto_time`` (Linux
-6.7). The kernel copies min(asked, its sizeof) bytes (net/ipv4/tcp.c, do_tcp_getsockopt), so an
+6.7), then the Accurate ECN counters and ECN mode (upstream since 6.18: the second reference
+kernel's, docs/kernel-reference.md). The kernel copies min(asked, its sizeof) bytes (net/ipv4/tcp.c, do_tcp_getsockopt), so an
 older kernel returns a prefix: only the fields wholly inside what came back are decoded.
 The struct has no padding in this order (every u64 lands on a multiple of 8, checked below),
 so the offsets are the running sums of the sizes, in native byte order.
@@ -75,6 +76,14 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("total_rto", "H"),
     ("total_rto_recoveries", "H"),
     ("total_rto_time", "I"),
+    ("received_ce", "I"),
+    ("delivered_e1_bytes", "I"),
+    ("delivered_e0_bytes", "I"),
+    ("delivered_ce_bytes", "I"),
+    ("received_e1_bytes", "I"),
+    ("received_e0_bytes", "I"),
+    ("received_ce_bytes", "I"),
+    ("ecn", "I"),  # bit fields: ecn_mode:2, accecn_opt_seen:2, accecn_fail_mode:4
 )
 
 
@@ -89,9 +98,11 @@ def _offsets() -> dict[str, tuple[int, str]]:
 
 
 OFFSETS = _offsets()
-SIZE = sum(struct.calcsize("=" + fmt) for _, fmt in FIELDS)  # 248
+SIZE = sum(struct.calcsize("=" + fmt) for _, fmt in FIELDS)  # 280 (6.1's struct: 248)
 # Asked of the kernel: more than SIZE, so a newer kernel's longer struct is cut, not ours.
-REQUEST_BYTES = 256
+REQUEST_BYTES = 288
+# tcpi_ecn_mode's values (include/uapi/linux/tcp.h, TCPI_ECN_MODE_*).
+ECN_MODES = {0: "disabled", 1: "rfc3168", 2: "accecn", 3: "pending"}
 
 # include/net/tcp.h: TCP_INFINITE_SSTHRESH; net/ipv4/tcp.c tcp_get_info reports an unset
 # pacing rate (~0UL) as ~0ULL and an unset min_rtt as ~0U.
@@ -113,6 +124,9 @@ def decode(raw: bytes) -> dict[str, int]:
         out["snd_wscale"], out["rcv_wscale"] = out["wscale"] & 0x0F, out["wscale"] >> 4
     if "flags" in out:
         out["delivery_rate_app_limited"] = out["flags"] & 0x01
+    if "ecn" in out:
+        ecn = out["ecn"]
+        out["ecn_mode"], out["accecn_opt_seen"], out["accecn_fail_mode"] = ecn & 0x3, (ecn >> 2) & 0x3, (ecn >> 4) & 0xF
     return out
 
 

@@ -57,13 +57,28 @@ class FlowRun:
 
 
 def payload(
-    *, rate_mbit: float, delay_ms: float, qdisc: str, duration_s: float, cc: str = "cubic", python: str | None = None
+    *,
+    rate_mbit: float,
+    delay_ms: float,
+    qdisc: str,
+    duration_s: float,
+    cc: str = "cubic",
+    python: str | None = None,
+    tcp_ecn: int | None = None,
+    router_setup: str = "",
 ) -> str:
-    """The guest's /bin/sh script for one flow (see the module's docstring)."""
-    py = shlex.quote(python or sys.executable)
-    pythonpath = shlex.quote(str(Path(__file__).resolve().parents[2]))
-    mod = f"env PYTHONPATH={pythonpath} {py} -m aqmlab.emulation.uml_flow"
+    """The guest's /bin/sh script for one flow (see the module's docstring). ``tcp_ecn`` sets
+    net.ipv4.tcp_ecn in the sender's and the receiver's namespaces (3: Accurate ECN both ways,
+    in kernels that have it); None leaves the kernel's default. ``router_setup``: shell lines
+    run once the bottleneck is built, before the flow (e.g. :func:`guest_module` commands)."""
+    mod = guest_module("aqmlab.emulation.uml_flow", python)
+    router_setup = router_setup.rstrip("\n") + "\n" if router_setup else ""
     half = max(duration_s / 2.0, 0.1)
+    ecn = (
+        ""
+        if tcp_ecn is None
+        else "".join(f"ip netns exec {ns} sh -c 'echo {int(tcp_ecn)} > /proc/sys/net/ipv4/tcp_ecn'\n" for ns in "sd")
+    )
     return f"""set -e
 for ns in s r d; do ip netns add $ns; ip -n $ns link set lo up; done
 ip link add s0 netns s type veth peer name r0 netns r
@@ -76,12 +91,12 @@ ip -n s link set s0 up; ip -n r link set r0 up; ip -n r link set r1 up; ip -n d 
 ip -n s route add default via 10.0.1.2
 ip -n d route add default via 10.0.2.1
 ip netns exec r sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward'
-tc -n s qdisc add dev s0 root netem delay {delay_ms}ms limit 100000
+{ecn}tc -n s qdisc add dev s0 root netem delay {delay_ms}ms limit 100000
 tc -n d qdisc add dev d0 root netem delay {delay_ms}ms limit 100000
 tc -n r qdisc add dev r1 root handle 1: htb default 1
 tc -n r class add dev r1 parent 1: classid 1:1 htb rate {rate_mbit}mbit ceil {rate_mbit}mbit
 tc -n r qdisc add dev r1 parent 1:1 handle 10: {qdisc}
-ip netns exec d {mod} receive {PORT} {shlex.quote(cc)} > receiver.json &
+{router_setup}ip netns exec d {mod} receive {PORT} {shlex.quote(cc)} > receiver.json &
 receiver=$!
 sleep 0.5
 (sleep {half}; ip netns exec s ss -tin > ss.txt) &
@@ -94,6 +109,13 @@ echo "{SECTION}tc d0"; tc -n d -s qdisc show dev d0
 """
 
 
+def guest_module(module: str, python: str | None = None) -> str:
+    """The guest's command line that runs ``module`` of this package with the host's Python."""
+    py = shlex.quote(python or sys.executable)
+    pythonpath = shlex.quote(str(Path(__file__).resolve().parents[2]))
+    return f"env PYTHONPATH={pythonpath} {py} -m {module}"
+
+
 def run_flow(
     *,
     rate_mbit: float,
@@ -103,11 +125,21 @@ def run_flow(
     cc: str = "cubic",
     seed: int | None = 1,
     timeout_s: float = 600.0,
+    tcp_ecn: int | None = None,
+    router_setup: str = "",
 ) -> FlowRun:
     """Boots the reference kernel, runs one flow, returns its results (a failed payload is a
     RuntimeError with its output)."""
     guest = run_in_guest(
-        payload(rate_mbit=rate_mbit, delay_ms=delay_ms, qdisc=qdisc, duration_s=duration_s, cc=cc),
+        payload(
+            rate_mbit=rate_mbit,
+            delay_ms=delay_ms,
+            qdisc=qdisc,
+            duration_s=duration_s,
+            cc=cc,
+            tcp_ecn=tcp_ecn,
+            router_setup=router_setup,
+        ),
         seed=seed,
         timeout_s=timeout_s,
     )
