@@ -470,10 +470,7 @@ mod tests {
     #[test]
     fn linux_arithmetic_needs_a_power_of_two_gain() {
         assert!(linux().validate("tcp.dctcp").is_ok());
-        let bad = DctcpParams {
-            g: 0.05,
-            ..linux()
-        };
+        let bad = DctcpParams { g: 0.05, ..linux() };
         assert_eq!(bad.validate("tcp.dctcp").unwrap_err().path, "tcp.dctcp.g");
         let ok = DctcpParams {
             g: 1.0 / 1024.0,

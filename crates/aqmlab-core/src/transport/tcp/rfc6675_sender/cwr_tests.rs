@@ -70,7 +70,11 @@ fn prr_brings_cwnd_down_over_the_round_and_nothing_grows_until_high_seq_is_passe
     for (i, (cum, ece, sent, cwnd)) in rows.into_iter().enumerate() {
         let t = (30 + 10 * i as Time) * MS;
         assert_eq!(ack(&mut h, t, cum, ece), sent, "ACK {cum}");
-        assert!((h.s.cwnd - cwnd).abs() < 1e-12, "ACK {cum}: cwnd {}", h.s.cwnd);
+        assert!(
+            (h.s.cwnd - cwnd).abs() < 1e-12,
+            "ACK {cum}: cwnd {}",
+            h.s.cwnd
+        );
         assert_eq!(h.s.ssthresh, 5, "ACK {cum}");
         assert_eq!(h.s.in_cwr, cum <= 10, "ACK {cum}");
     }
