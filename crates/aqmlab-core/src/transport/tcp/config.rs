@@ -85,6 +85,23 @@ pub enum TimeoutResponse {
     Linux,
 }
 
+/// How the `rfc6675` sender reaches the window an ECN echo asks for (`tcp.ecn_reduction`).
+/// Not used by a controller with `cong_control` (it sets its own window).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnReduction {
+    /// cwnd = ssthresh on the ECE ACK (RFC 3168 section 6.1.2), growth on the next ACK
+    /// without ECE (the default, ns-2's reading).
+    #[default]
+    Immediate,
+    /// Linux's CWR state (net/ipv4/tcp_input.c `tcp_enter_cwr`, `tcp_init_cwnd_reduction`):
+    /// ssthresh from the controller, PRR's counters from prior_cwnd; every ACK until one
+    /// acknowledges data above the snd_nxt of the entry sets cwnd = in flight + PRR's sndcnt
+    /// (`tcp_cong_control` -> `tcp_cwnd_reduction`, never `tcp_cong_avoid`); that ACK ends it
+    /// with cwnd = ssthresh (`tcp_fastretrans_alert` -> `tcp_end_cwnd_reduction`).
+    Prr,
+}
+
 /// The window a congestion signal reduces from: CUBIC's W_max and cwnd_prior, ssthresh, and
 /// PRR's RecoverFS (`rfc6675` only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -374,6 +391,11 @@ pub struct TcpConfig {
     /// 120 %, of max(cwnd, packets in flight); no pacing before an RTT sample). A controller
     /// with its own rate (bbr) paces whatever this says. `rfc6675` only.
     pub pacing: Pacing,
+    /// How an ECN echo's reduction is reached (`rfc6675` only): `immediate` (cwnd = ssthresh
+    /// at once, growth again from the next ACK without ECE; the default) | `prr` (Linux's CWR
+    /// state: PRR over the round, no growth until it ends; `tcp_enter_cwr`,
+    /// `tcp_cwnd_reduction`).
+    pub ecn_reduction: EcnReduction,
 }
 
 impl Default for TcpConfig {
@@ -423,6 +445,7 @@ impl Default for TcpConfig {
             dupacks_after_timeout: DupacksAfterTimeout::Counted,
             handshake: Handshake::None,
             pacing: Pacing::Off,
+            ecn_reduction: EcnReduction::Immediate,
         }
     }
 }
@@ -591,6 +614,10 @@ impl TcpConfig {
                 self.timeout_response != TimeoutResponse::Rfc5681,
             ),
             ("frto", self.frto),
+            (
+                "ecn_reduction",
+                self.ecn_reduction != EcnReduction::Immediate,
+            ),
             (
                 "grow_only_when_cwnd_limited",
                 self.grow_only_when_cwnd_limited,

@@ -23,7 +23,7 @@ pub mod sink;
 mod transmissions;
 
 pub use config::{
-    DupacksAfterTimeout, EcnCodepoint, Handshake, Pacing, PartialAckTimer, Recovery,
+    DupacksAfterTimeout, EcnCodepoint, EcnReduction, Handshake, Pacing, PartialAckTimer, Recovery,
     RtoEstimatorKind, RtoRestart, RttSampling, SsthreshBase, TcpConfig, TcpVariant,
     TimeoutResponse,
 };

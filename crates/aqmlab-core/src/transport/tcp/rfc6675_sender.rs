@@ -65,7 +65,7 @@
 //! limited_transmit, ecn, packet sizes, the controller's (`congestion/`: congestion_control and
 //! its parameters, cwnd_growth, hystart),
 //! ssthresh_base, prr_bound, rack_tlp, dsack, timestamps, overhead, rto_restart,
-//! timeout_response, frto, rtt_sampling, dupacks_after_timeout, partial_ack_timer, handshake,
+//! timeout_response, frto, ecn_reduction, rtt_sampling, dupacks_after_timeout, partial_ack_timer, handshake,
 //! and the RTT estimator's rto_estimator, min_rto, max_rto, initial_rto, tick, max_backoff.
 
 use super::congestion::{
@@ -84,8 +84,8 @@ use super::recovery::rfc6675::{AckUpdate, Delivered, LossRule, NextSeg, Scoreboa
 use super::rto::RtoEstimator;
 use super::transmissions::Transmissions;
 use super::{
-    DupacksAfterTimeout, PartialAckTimer, RtoRestart, RttSampling, SsthreshBase, TcpConfig,
-    TimeoutResponse,
+    DupacksAfterTimeout, EcnReduction, PartialAckTimer, RtoRestart, RttSampling, SsthreshBase,
+    TcpConfig, TimeoutResponse,
 };
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::wire_headers::SYN_SEQ;
@@ -193,6 +193,9 @@ pub struct Rfc6675Sender {
     /// (`run_cong_control`), with the packets it newly marked lost.
     cong_control_pending: bool,
     ack_losses: i64,
+    /// With `ecn_reduction = "prr"`: in Linux's CWR state, PRR bringing cwnd down to the
+    /// ECN echo's ssthresh until an ACK passes `ecn_recover` (`tcp_in_cwnd_reduction`).
+    in_cwr: bool,
 }
 
 /// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
@@ -255,6 +258,7 @@ impl Rfc6675Sender {
             go_back_end: 0,
             dupacks: 0,
             ecn_recover: -1,
+            in_cwr: false,
             cong_action: false,
             timed: None,
             rtx: LazyTimer::new(),
@@ -490,6 +494,8 @@ impl Rfc6675Sender {
     }
 }
 
+#[cfg(test)]
+mod cwr_tests;
 #[cfg(test)]
 mod hook_tests;
 #[cfg(test)]

@@ -14,9 +14,16 @@
 //!   starts at `dctcp_alpha_on_init = DCTCP_MAX_ALPHA` = 1024/1024 = 1.0 (a first mark halves
 //!   the window, as classic ECN would), and so does FreeBSD's cc_dctcp (`alpha` = 1024): the
 //!   default here (`tcp.dctcp.alpha_init`).
-//! - Arithmetic: exact (f64), as RFC 8257's formulas; Linux keeps alpha in 1/1024 units and
-//!   computes `alpha -= min_not_zero(alpha, alpha >> 4)`, which sends an alpha below 16/1024
-//!   to 0 at once, and F in steps of 1/64. The difference is below 1/64 per update.
+//! - Arithmetic (`tcp.dctcp.alpha_arithmetic`): `real` (the default) exact in f64, as RFC
+//!   8257's formulas; `linux` as `dctcp_update_alpha`, in whole 1/1024 units (DCTCP_MAX_ALPHA
+//!   = 1024): `alpha -= min_not_zero(alpha, alpha >> dctcp_shift_g)`, then, if any packet was
+//!   marked, `alpha += (delivered_ce << (10 - dctcp_shift_g)) / delivered` (rounded down),
+//!   clamped to 1024. An alpha below 16/1024 (alpha >> 4 = 0) is sent to 0 by the first step
+//!   (min_not_zero picks alpha itself), so below 16/1024 each update makes alpha g F of the
+//!   last window alone, rounded down to whole 1/1024 (0 after a window with fewer than one
+//!   mark in 64 packets: an absorbing 0 while marks stay that rare); the ECE cut, `(cwnd x
+//!   alpha) >> 11`, is then 0 packets for any cwnd below 2048 / alpha. The real arithmetic
+//!   decays alpha by 15/16 per window and never reaches 0.
 //! - Reduction on ECE (RFC 8257 section 3.3: cwnd = cwnd x (1 - alpha / 2), once per window of
 //!   data as RFC 3168's; Linux `dctcp_ssthresh`: max(cwnd - cwnd x alpha / 2, 2) in whole
 //!   packets, cwnd x alpha / 2 rounded down). The sender applies it at most once per window
@@ -31,8 +38,16 @@
 //! - Growth: Reno's (`tcp_reno_cong_avoid` is DCTCP's `cong_avoid` in Linux), per ACK or by
 //!   packets acked as `tcp.cwnd_growth` says.
 //!
-//! Not modelled: Linux's `dctcp_clamp_alpha_on_loss` (off by default), `dctcp_cwnd_undo`
-//! (the sender's F-RTO undo restores its own record), PLB.
+//! - Undo (`dctcp_cwnd_undo`: max(cwnd, loss_cwnd)): the core's default `undo_cwnd`, max(cwnd,
+//!   the cwnd before the timeout's cut). The same value: Linux sets loss_cwnd in
+//!   `dctcp_ssthresh` and `dctcp_react_to_loss` from the cwnd of that cut, and only a timeout
+//!   that cut (`tcp_enter_loss`'s `tcp_init_undo`) can be undone; in TCP_CA_Loss no ECN cut
+//!   intervenes (`tcp_enter_cwr` acts below TCP_CA_CWR only).
+//!
+//! Not modelled: Linux's `dctcp_clamp_alpha_on_loss` (off by default), PLB; with
+//! `ecn_reduction = "prr"`, a loss found in CWR continues the reduction (`tcp_enter_recovery`
+//! calls no `ssthresh` in CWR) without `dctcp_state`'s `dctcp_react_to_loss` (ssthresh =
+//! cwnd / 2 of the PRR-reduced cwnd).
 
 use super::growth::Growth;
 use super::ops::{AckEvent, Acked, CongestionOps, Signal, Window};
@@ -53,7 +68,19 @@ pub enum DctcpLossResponse {
     Alpha,
 }
 
-/// DCTCP's parameters (`tcp.dctcp`), read by `dctcp` and by `prague` (its alpha).
+/// How alpha is computed (`tcp.dctcp.alpha_arithmetic`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DctcpAlphaArithmetic {
+    /// Exact, in f64 (RFC 8257 section 3.3's formulas).
+    #[default]
+    Real,
+    /// Linux's fixed point in 1/1024 units (net/ipv4/tcp_dctcp.c `dctcp_update_alpha`,
+    /// `dctcp_ssthresh`); `g` must then be 1/2^k with k in 0..=10 (`dctcp_shift_g`).
+    Linux,
+}
+
+/// DCTCP's parameters (`tcp.dctcp`).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DctcpParams {
@@ -64,6 +91,8 @@ pub struct DctcpParams {
     pub alpha_init: f64,
     /// `halve` (RFC 8257 3.4, Linux >= 5.1; the default) | `alpha` (Linux < 5.1).
     pub loss_response: DctcpLossResponse,
+    /// `real` (f64, the default) | `linux` (1/1024 units, `dctcp_update_alpha`).
+    pub alpha_arithmetic: DctcpAlphaArithmetic,
 }
 
 impl Default for DctcpParams {
@@ -72,6 +101,7 @@ impl Default for DctcpParams {
             g: 1.0 / 16.0,
             alpha_init: 1.0,
             loss_response: DctcpLossResponse::Halve,
+            alpha_arithmetic: DctcpAlphaArithmetic::Real,
         }
     }
 }
@@ -91,15 +121,36 @@ impl DctcpParams {
                 format!("must be in [0, 1], got {}", self.alpha_init),
             ));
         }
+        if self.alpha_arithmetic == DctcpAlphaArithmetic::Linux && shift_g(self.g).is_none() {
+            return Err(ScenarioError::new(
+                format!("{path}.g"),
+                format!(
+                    "must be 1/2^k with k in 0..=10 (Linux dctcp_shift_g) with \
+                     alpha_arithmetic = \"linux\", got {}",
+                    self.g
+                ),
+            ));
+        }
         Ok(())
     }
 }
+
+/// k with g = 1/2^k, 0 <= k <= 10 (Linux's range of `dctcp_shift_g`), if g is one.
+fn shift_g(g: f64) -> Option<u32> {
+    (0..=10u32).find(|&k| g == 1.0 / f64::from(1u32 << k))
+}
+
+/// Linux's DCTCP_MAX_ALPHA: alpha = 1 in fixed point.
+const MAX_ALPHA: u32 = 1024;
 
 /// The congestion estimate alpha over windows of data (shared with Prague).
 #[derive(Debug, Clone)]
 pub struct DctcpAlpha {
     alpha: f64,
     g: f64,
+    /// With `alpha_arithmetic = "linux"`: `dctcp_shift_g` and alpha in 1/1024 units (then
+    /// `alpha` is this / 1024).
+    fixed: Option<(u32, u32)>,
     /// The window ends when snd_una reaches this (snd_nxt when it began; Linux `next_seq`).
     window_end: i64,
     acked: i64,
@@ -108,9 +159,18 @@ pub struct DctcpAlpha {
 
 impl DctcpAlpha {
     pub fn new(p: &DctcpParams) -> Self {
+        // `dctcp_alpha_on_init` is a whole number of 1/1024; alpha_init is rounded to one.
+        let fixed = match p.alpha_arithmetic {
+            DctcpAlphaArithmetic::Real => None,
+            DctcpAlphaArithmetic::Linux => Some((
+                shift_g(p.g).expect("validated: g = 1/2^k"),
+                ((p.alpha_init * f64::from(MAX_ALPHA)).round() as u32).min(MAX_ALPHA),
+            )),
+        };
         DctcpAlpha {
-            alpha: p.alpha_init,
+            alpha: fixed.map_or(p.alpha_init, |(_, a)| f64::from(a) / f64::from(MAX_ALPHA)),
             g: p.g,
+            fixed,
             // Linux `dctcp_init`: next_seq = snd_nxt, 0 before anything is sent; the first
             // ACK ends the first window.
             window_end: 0,
@@ -135,12 +195,23 @@ impl DctcpAlpha {
         if snd_una < self.window_end {
             return false;
         }
-        let f = if self.acked > 0 {
-            self.acked_ece as f64 / self.acked as f64
+        if let Some((shift, a)) = &mut self.fixed {
+            let decay = *a >> *shift;
+            // min_not_zero(alpha, alpha >> g): alpha itself when the shift gives 0.
+            *a -= if decay == 0 { *a } else { decay.min(*a) };
+            if self.acked_ece > 0 {
+                let f = ((self.acked_ece as u64) << (10 - *shift)) / self.acked.max(1) as u64;
+                *a = (u64::from(*a) + f).min(u64::from(MAX_ALPHA)) as u32;
+            }
+            self.alpha = f64::from(*a) / f64::from(MAX_ALPHA);
         } else {
-            0.0
-        };
-        self.alpha = ((1.0 - self.g) * self.alpha + self.g * f).clamp(0.0, 1.0);
+            let f = if self.acked > 0 {
+                self.acked_ece as f64 / self.acked as f64
+            } else {
+                0.0
+            };
+            self.alpha = ((1.0 - self.g) * self.alpha + self.g * f).clamp(0.0, 1.0);
+        }
         self.window_end = snd_nxt;
         self.acked = 0;
         self.acked_ece = 0;
@@ -150,6 +221,9 @@ impl DctcpAlpha {
     /// window x (1 - alpha / 2) in whole packets, the cut rounded down (Linux
     /// `dctcp_ssthresh`: cwnd - ((cwnd x alpha) >> 11) with alpha in 1/1024 units).
     pub fn reduced(&self, window: i64) -> i64 {
+        if let Some((_, a)) = self.fixed {
+            return window - ((window * i64::from(a)) >> 11);
+        }
         window - (window as f64 * self.alpha / 2.0).floor() as i64
     }
 }
@@ -321,6 +395,91 @@ mod tests {
             ..d.clone()
         };
         assert_eq!(old.reduce_on_loss(20), 18);
+    }
+
+    fn linux() -> DctcpParams {
+        DctcpParams {
+            alpha_arithmetic: DctcpAlphaArithmetic::Linux,
+            ..Default::default()
+        }
+    }
+
+    /// `dctcp_update_alpha` by hand, g = 1/16 (shift 4), alpha from 1024/1024; each window
+    /// 10 packets, `m` of them marked; one window per call (snd_una reaches next_seq):
+    /// - m=0: 1024 - (1024 >> 4 = 64) = 960; nothing marked, no F term.
+    /// - m=3: 960 - 60 = 900; + (3 << 6) / 10 = 192 / 10 = 19 -> 919 (real: 0.9 + 0.01875).
+    /// - m=10: 919 - 57 = 862; + 640 / 10 = 64 -> 926.
+    /// - windows with m=0: alpha -= alpha >> 4 each (a decay of 1/1024 per window from 31
+    ///   down to 16), down to 15, which min_not_zero(15, 15 >> 4 = 0) = 15 sends to 0.
+    /// - at 0 (the absorbing state), m=1 in 100 packets: 0 + (1 << 6) / 100 = 0: stays 0;
+    ///   m=2 in 100: 128 / 100 = 1 -> 1/1024; next window, m=1 in 10: 1 -> 0 (min_not_zero),
+    ///   + 64 / 10 = 6 -> 6/1024, i.e. alpha is g F of the last window alone, rounded down.
+    /// - `dctcp_ssthresh` at alpha 6/1024: cwnd 100 - ((100 x 6) >> 11 = 0) = 100, no cut;
+    ///   cwnd 400: (2400 >> 11) = 1 -> 399. At 926/1024, cwnd 20: (18520 >> 11) = 9 -> 11.
+    #[test]
+    fn linux_alpha_in_1024ths_with_its_absorbing_state() {
+        let mut a = DctcpAlpha::new(&linux());
+        let q = |a: &DctcpAlpha| (a.alpha() * 1024.0) as u32;
+        assert_eq!(q(&a), 1024);
+        let mut una = 0;
+        let mut window = |a: &mut DctcpAlpha, n: i64, m: i64| {
+            una += n;
+            // An ACK with ECE of the marked packets (snd_una still at the window's start),
+            // then one of the rest, which ends the window; the next ends one packet later.
+            if m > 0 {
+                assert!(!a.on_ack(m, true, una - n, una + 1));
+            }
+            assert!(a.on_ack(n - m, false, una, una + 1));
+        };
+        // The first ACK ends the initial window (next_seq 0) with nothing delivered.
+        a.on_ack(0, false, 0, 10);
+        assert_eq!(q(&a), 960);
+        window(&mut a, 10, 3);
+        assert_eq!(q(&a), 900 + 19);
+        window(&mut a, 10, 10);
+        assert_eq!(q(&a), 862 + 64);
+        assert_eq!(a.reduced(20), 11);
+        let mut want = 926u32;
+        let mut last = want;
+        while want > 0 {
+            last = want;
+            want -= if want >> 4 == 0 { want } else { want >> 4 };
+            window(&mut a, 10, 0);
+            assert_eq!(q(&a), want);
+        }
+        // Between 16 and 31 the decay is 1/1024 a window, down to 15; 15 >> 4 = 0, so the
+        // next window takes it to 0, where the exact (15/16) decay would leave 14.06/1024.
+        assert_eq!(last, 15);
+        window(&mut a, 100, 1);
+        assert_eq!(q(&a), 0, "64 / 100 rounds down to 0");
+        window(&mut a, 100, 2);
+        assert_eq!(q(&a), 1);
+        window(&mut a, 10, 1);
+        assert_eq!(q(&a), 6, "1 -> 0 by min_not_zero, + 64 / 10");
+        assert_eq!(a.reduced(100), 100);
+        assert_eq!(a.reduced(400), 399);
+        // The real arithmetic from the same 6/1024 decays by 15/16 and keeps a fraction.
+        let mut r = DctcpAlpha::new(&DctcpParams {
+            alpha_init: 6.0 / 1024.0,
+            ..Default::default()
+        });
+        r.on_ack(0, false, 0, 10);
+        assert!((r.alpha() - 6.0 / 1024.0 * 15.0 / 16.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn linux_arithmetic_needs_a_power_of_two_gain() {
+        assert!(linux().validate("tcp.dctcp").is_ok());
+        let bad = DctcpParams { g: 0.05, ..linux() };
+        assert_eq!(bad.validate("tcp.dctcp").unwrap_err().path, "tcp.dctcp.g");
+        let ok = DctcpParams {
+            g: 1.0 / 1024.0,
+            ..linux()
+        };
+        assert!(ok.validate("tcp.dctcp").is_ok());
+        assert!(toml::from_str::<DctcpParams>("alpha_arithmetic = \"fixed\"").is_err());
+        let p: DctcpParams = toml::from_str("alpha_arithmetic = \"linux\"").unwrap();
+        assert_eq!(p, linux());
     }
 
     #[test]

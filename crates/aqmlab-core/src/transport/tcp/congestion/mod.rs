@@ -32,7 +32,7 @@ pub mod reno;
 
 pub use bbr::Bbr;
 pub use cubic::{Cubic, CubicOps, CubicParams};
-pub use dctcp::{Dctcp, DctcpOps, DctcpParams};
+pub use dctcp::{Dctcp, DctcpAlphaArithmetic, DctcpOps, DctcpParams};
 pub use hystart::{HyStart, HystartKind, HystartParams};
 pub use hystart_linux::LinuxHyStart;
 pub use ops::{

@@ -189,7 +189,8 @@ pub trait CongestionOps {
     }
 
     /// `set_state`: the core enters `state` (`tcp_set_ca_state`), after its reduction for it
-    /// (ssthresh and, for CWR, cwnd = ssthresh) is applied to `w`.
+    /// (ssthresh and, for CWR with `ecn_reduction = "immediate"`, cwnd = ssthresh; with
+    /// `"prr"` cwnd comes down by PRR afterwards, as Linux's) is applied to `w`.
     fn set_state(&mut self, state: CaState, w: &mut Window, cx: &StateCtx) {
         let _ = (state, w, cx);
     }

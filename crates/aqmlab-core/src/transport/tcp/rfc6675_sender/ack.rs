@@ -121,6 +121,7 @@ impl Rfc6675Sender {
             self.reduce(cx, Signal::Loss, false);
             self.enter_state(cx, CaState::Cwr);
             self.end_cwnd_reduction();
+            self.in_cwr = false;
         }
         if advanced {
             self.dupacks = 0;
@@ -178,7 +179,15 @@ impl Rfc6675Sender {
                 }
             }
         }
-        if ece && cum > self.ecn_recover && !self.scb.in_recovery() {
+        if self.in_cwr && cum > self.ecn_recover {
+            // Linux `tcp_fastretrans_alert` step D: CWR ends on the ACK of data above its
+            // entry's snd_nxt ("for CWR bit to reach receiver"), before this ACK's ECE is
+            // looked at (`tcp_try_to_open` may enter CWR again at once).
+            self.in_cwr = false;
+            self.end_cwnd_reduction();
+            self.enter_state(cx, CaState::Open);
+        }
+        if ece && cum > self.ecn_recover && !self.scb.in_recovery() && !self.in_cwr {
             self.ecn_response(cx);
         }
         let event = self.ack_event(cx.now, u.delivered, ece);
@@ -238,13 +247,22 @@ impl Rfc6675Sender {
         {
             self.enter_recovery(cx, u.delivered);
             return;
-        } else if !advanced && u.newly_sacked > 0 && self.cfg.limited_transmit && !ignore_dupacks {
+        } else if !advanced
+            && u.newly_sacked > 0
+            && self.cfg.limited_transmit
+            && !ignore_dupacks
+            && !self.in_cwr
+        {
             // RFC 3042: one new packet per early duplicate ACK, cwnd unchanged.
             self.run_cong_control(cx);
             self.send_limited(cx);
             return;
         }
-        if advanced && !ece {
+        if self.in_cwr {
+            // `tcp_cong_control`: in CWR the window follows PRR, never `cong_avoid`.
+            self.cwr_reduction(u.delivered, safe_ack);
+            self.refresh_pacing_rate();
+        } else if advanced && !ece {
             self.grow(cx, &u);
             self.refresh_pacing_rate();
         }

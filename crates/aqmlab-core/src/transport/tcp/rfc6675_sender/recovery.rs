@@ -15,14 +15,21 @@ impl Rfc6675Sender {
             SsthreshBase::Cwnd => self.reduction_base(true),
             SsthreshBase::FlightSize | SsthreshBase::Pipe => self.flight_size(),
         };
-        self.reduce(cx, Signal::Loss, true);
+        // Linux `tcp_enter_recovery`: from CWR (`tcp_in_cwnd_reduction`) the reduction under
+        // way goes on, no second ssthresh and PRR's counters kept.
+        let continuing = std::mem::take(&mut self.in_cwr);
+        if !continuing {
+            self.reduce(cx, Signal::Loss, true);
+        }
         self.enter_state(cx, CaState::Recovery);
         if let Some(n) = &mut self.ns3 {
             n.on_recovery_entry();
         }
         self.scb.enter_recovery();
         self.tlp.reset();
-        self.prr.enter(self.ssthresh, recover_fs);
+        if !continuing {
+            self.prr.enter(self.ssthresh, recover_fs);
+        }
         cx.stats.fast_recoveries += 1;
         self.recovery_since = Some(cx.now);
         let sndcnt = if self.cc.has_cong_control() {
@@ -78,23 +85,53 @@ impl Rfc6675Sender {
     }
 
     /// An ECN echo acted on (RFC 3168, one per window of data; Linux `tcp_enter_cwr`):
-    /// ssthresh from the controller, cwnd = ssthresh at once (RFC 3168 6.1.2; Linux reaches it
-    /// by PRR over the next round), then `set_state(CWR)`, which may set a window of its own.
-    /// A controller with `cong_control` is not cut (Linux: no PRR reduction follows its
-    /// `ssthresh`).
+    /// ssthresh from the controller, then `set_state(CWR)`, which may set a window of its own.
+    /// With `ecn_reduction = "immediate"` cwnd = ssthresh at once (RFC 3168 6.1.2); with
+    /// `"prr"` PRR starts from prior_cwnd (`tcp_init_cwnd_reduction`) and the sender stays in
+    /// CWR until the cumulative ACK passes HighData (`high_seq = snd_nxt`), each ACK setting
+    /// cwnd by `cwr_reduction`. A controller with `cong_control` is not cut (Linux: no PRR
+    /// reduction follows its `ssthresh`).
     pub(super) fn ecn_response(&mut self, cx: &mut AgentCtx) {
         if !self.cc.has_cong_control() {
             let w = self.window();
             let base = self.reduction_base(false);
+            // PRR's RecoverFS, as at a recovery's entry (Linux `prior_cwnd`).
+            let recover_fs = match self.cfg.ssthresh_base {
+                SsthreshBase::Cwnd => base,
+                SsthreshBase::FlightSize | SsthreshBase::Pipe => self.flight_size(),
+            };
             if let Some(s) = self.cc.ssthresh(&w, base, Signal::Ecn, cx.now) {
                 self.ssthresh = s.max(2);
-                self.cwnd = self.ssthresh as f64;
+                match self.cfg.ecn_reduction {
+                    EcnReduction::Immediate => self.cwnd = self.ssthresh as f64,
+                    EcnReduction::Prr => {
+                        self.prr.enter(self.ssthresh, recover_fs);
+                        self.in_cwr = true;
+                    }
+                }
                 self.enter_state(cx, CaState::Cwr);
                 cx.stats.ecn_reductions += 1;
             }
             self.cong_action = true;
             self.ecn_recover = self.scb.high_data();
         }
+    }
+
+    /// Linux `tcp_cwnd_reduction` in CWR (from `tcp_cong_control`): an ACK that delivers
+    /// nothing leaves cwnd; otherwise cwnd = in flight + PRR's sndcnt, at least one packet
+    /// before PRR has sent any ("Force a fast retransmit", which in CWR releases one new
+    /// packet on the entry's ACK). PRR's negative sndcnt is taken as 0 (`Prr::on_ack`), where
+    /// Linux would set cwnd below the flight; either way nothing is sent.
+    pub(super) fn cwr_reduction(&mut self, delivered: i64, safe_ack: bool) {
+        if delivered <= 0 {
+            return;
+        }
+        let pipe = self.scb.pipe();
+        let mut sndcnt = self.prr.on_ack(delivered, pipe, safe_ack);
+        if self.prr.prr_out() == 0 {
+            sndcnt = sndcnt.max(1);
+        }
+        self.cwnd = (pipe + sndcnt) as f64;
     }
 
     /// `tcp_set_ca_state`: the controller's `set_state`.

@@ -202,6 +202,10 @@ impl Rfc6675Sender {
         p.seq = seq;
         p.ecn.ect = self.cfg.ecn;
         p.ecn.ect1 = self.cfg.sends_ect1();
+        if self.in_cwr {
+            // `tcp_write_xmit`: what leaves in CWR counts as PRR's prr_out.
+            self.prr.on_send(1);
+        }
         if self.cong_action && new_data {
             p.ecn.cwr = self.cfg.ecn;
             self.cong_action = false;

@@ -161,7 +161,11 @@ impl Rfc6675Sender {
             && !self.scb.may_enter_recovery()
             && !self.scb.in_recovery()
             && self.t_seqno > self.scb.snd_una();
-        let cut = (self.cfg.timeout_response == TimeoutResponse::Rfc5681 || !episode_open)
+        // Linux `tcp_enter_loss` keeps ssthresh in CWR before high_seq is acknowledged too.
+        let cwr_open = self.in_cwr && self.scb.snd_una() <= self.ecn_recover;
+        self.in_cwr = false;
+        let cut = (self.cfg.timeout_response == TimeoutResponse::Rfc5681
+            || (!episode_open && !cwr_open))
             && !head_already_resent;
         if cut {
             self.before_timeout = Some(Box::new((self.cwnd, self.current_ssthresh())));
