@@ -6,6 +6,7 @@ use super::congestion::{
     PragueParams,
 };
 pub use super::pacing::Pacing;
+pub use super::tso::SegmentationOffload;
 use super::recovery::prr::PrrBound;
 use super::recovery::rack_tlp::RackTlpParams;
 use crate::units::Duration;
@@ -374,6 +375,13 @@ pub struct TcpConfig {
     /// 120 %, of max(cwnd, packets in flight); no pacing before an RTT sample). A controller
     /// with its own rate (bbr) paces whatever this says. `rfc6675` only.
     pub pacing: Pacing,
+    /// How a paced sender's packets leave (`transport/tcp/tso.rs`): `none` (one packet per
+    /// pacing slot, the default) | `linux_autosize` (Linux's TSO/GSO skbs of
+    /// `tcp_tso_autosize` segments, about 1 ms of the pacing rate and at least the
+    /// controller's `min_tso_segs` or 2, sent back to back, the pacing timer waiting for the
+    /// whole skb: `tcp_write_xmit`, `tcp_update_skb_after_send`). Nothing changes for an
+    /// unpaced sender. `rfc6675` only.
+    pub segmentation_offload: SegmentationOffload,
 }
 
 impl Default for TcpConfig {
@@ -423,6 +431,7 @@ impl Default for TcpConfig {
             dupacks_after_timeout: DupacksAfterTimeout::Counted,
             handshake: Handshake::None,
             pacing: Pacing::Off,
+            segmentation_offload: SegmentationOffload::None,
         }
     }
 }
@@ -586,6 +595,10 @@ impl TcpConfig {
             ),
             ("handshake", self.handshake != Handshake::None),
             ("pacing", self.pacing != Pacing::Off),
+            (
+                "segmentation_offload",
+                self.segmentation_offload != SegmentationOffload::None,
+            ),
             (
                 "timeout_response",
                 self.timeout_response != TimeoutResponse::Rfc5681,

@@ -227,6 +227,18 @@ impl Bbr {
         b
     }
 
+    /// `bbr_init` run again once a SYN handshake has completed at `now` (`tcp_init_transfer`):
+    /// min RTT = `tcp_min_rtt`, the handshake's sample, stamped now; the pacing rate from
+    /// the handshake's srtt (`bbr_init_pacing_rate_from_rtt`); the ACK-aggregation epoch
+    /// from now. Nothing else has moved since `new`.
+    pub fn init_at(&mut self, now: Time, srtt: Time, min_rtt: Option<Time>, cwnd: f64) {
+        self.min_rtt = min_rtt;
+        self.min_rtt_stamp = now;
+        self.ack_epoch_mstamp = now;
+        self.has_seen_rtt = false;
+        self.init_pacing_rate_from_rtt(cwnd, srtt);
+    }
+
     pub fn mode(&self) -> Mode {
         self.mode
     }
@@ -408,7 +420,9 @@ impl Bbr {
         let filter_expired = now > self.min_rtt_stamp + MIN_RTT_WIN;
         let rs = *rate.sample();
         if let Some(rtt) = rs.rtt {
-            if self.min_rtt.is_none_or(|m| rtt <= m) || filter_expired {
+            // Strictly lower (`rs->rtt_us < bbr->min_rtt_us`): a tie does not renew the
+            // stamp, so on a path whose samples tie ProbeRTT still comes every 10 s.
+            if self.min_rtt.is_none_or(|m| rtt < m) || filter_expired {
                 self.min_rtt = Some(rtt);
                 self.min_rtt_stamp = now;
             }
@@ -565,6 +579,28 @@ impl CongestionOps for Bbr {
 
     fn pacing_rate(&self, _: &PacingInputs) -> Option<f64> {
         Some(self.pacing_rate)
+    }
+
+    fn min_tso_segs(&self) -> Option<u32> {
+        Some(self.min_tso_segs())
+    }
+
+    fn init_after_handshake(&mut self, now: Time, srtt: Time, min_rtt: Option<Time>, cwnd: f64) {
+        self.init_at(now, srtt, min_rtt, cwnd);
+    }
+
+    /// `bbr_undo_cwnd`: a spurious slow-down; full-pipe detection and the long-term sampling
+    /// start again, and the window stays what BBR set (Linux returns `snd_cwnd`).
+    fn undo_cwnd(&mut self, w: &Window, _prior_cwnd: f64) -> f64 {
+        self.full_bw = 0.0;
+        self.full_bw_cnt = 0;
+        self.lt_bw = 0.0;
+        self.lt_use_bw = false;
+        self.lt_is_sampling = false;
+        // `bbr_reset_lt_bw_sampling_interval` would take the delivery counts now; the next
+        // interval starts at the next loss (`lt_is_sampling` cleared), which resets them.
+        self.lt_rtt_cnt = 0;
+        w.cwnd
     }
 
     fn state(&self, out: &mut crate::sim::StateSink) {
