@@ -6,9 +6,9 @@ use super::congestion::{
     PragueParams,
 };
 pub use super::pacing::Pacing;
-pub use super::tso::SegmentationOffload;
 use super::recovery::prr::PrrBound;
 use super::recovery::rack_tlp::RackTlpParams;
+pub use super::tso::SegmentationOffload;
 use crate::units::Duration;
 use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};

@@ -5,8 +5,8 @@
 use super::*;
 use crate::net::Packet;
 use crate::sim::StreamKind;
-use crate::transport::tcp::rfc6675_sender_rig::{base, seqs, SenderRig as H};
 use crate::transport::tcp::congestion::CongestionControlKind;
+use crate::transport::tcp::rfc6675_sender_rig::{base, seqs, SenderRig as H};
 use crate::transport::tcp::Handshake;
 use crate::units::Duration;
 
@@ -424,6 +424,10 @@ fn bbr_starts_from_the_handshake() {
     assert!(h.state("bbr_rt_prop_ms").is_nan());
     h.ack_echo(100 * MS, -1, &[], 0);
     assert_eq!(h.state("pacing_rate_bps"), 297_216.5625 * 8.0);
-    assert_eq!(h.state("bbr_rt_prop_ms"), 100.0, "tcp_min_rtt: the SYN's RTT");
+    assert_eq!(
+        h.state("bbr_rt_prop_ms"),
+        100.0,
+        "tcp_min_rtt: the SYN's RTT"
+    );
     assert_eq!(h.s.pacer.as_ref().unwrap().tso_segs(), 2);
 }

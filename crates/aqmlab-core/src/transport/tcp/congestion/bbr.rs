@@ -43,16 +43,22 @@
 //! Where aqmlab differs, knowingly:
 //! - Rates are f64 packets per second, not Linux's 2^-24 packets/us fixed point; the gains
 //!   are Linux's 1/256 values.
-//! - TSO: aqmlab sends one packet at a time, but the cwnd keeps Linux's TSO budget
-//!   (`bbr_tso_segs_goal`: pacing rate >> `sk_pacing_shift` 10, at least 2 segments at and
-//!   above 1.2 Mbit/s, capped by 64 KB - 1 - 320 B of headers and 127 segments), so that the
-//!   window is the kernel's.
+//! - TSO: the cwnd keeps Linux's TSO budget (`bbr_tso_segs_goal`: pacing rate >>
+//!   `sk_pacing_shift` 10, at least `bbr_min_tso_segs`, 2 at and above 1.2 Mbit/s, capped by
+//!   64 KB - 1 - 320 B of headers and 127 segments) whatever the sender does; the sender sends
+//!   skbs of that many segments back to back only with `tcp.segmentation_offload =
+//!   "linux_autosize"` (`tso.rs`; the linux profile's), else one packet per pacing slot.
+//! - Start: built with the sender, with no RTT (`bbr_init` at time 0: the 1 ms nominal RTT's
+//!   pacing rate); with `tcp.handshake = "syn"` (the linux profile's) started again once the
+//!   SYN-ACK arrives (`tcp_init_transfer`), with the handshake's srtt and min RTT
+//!   (`init_at`). The min-RTT filter takes a sample only if strictly lower
+//!   (`bbr_update_min_rtt`), so on a path whose samples tie ProbeRTT comes every 10 s.
 //! - `rs->is_ack_delayed` (an RTT sample from a possibly delayed ACK does not renew an
 //!   expired RTprop) is not modelled: every sample may renew it.
 //! - Restart from idle (`bbr_cwnd_event`, CA_EVENT_TX_START) is not modelled: aqmlab's
 //!   sources are greedy or finite, and a tcp_rr probe's idle restarts start from the window.
-//! - The undo of a spurious recovery (`bbr_undo_cwnd`) is not modelled (F-RTO's undo restores
-//!   the window as for any controller).
+//! - The undo of a spurious recovery is `bbr_undo_cwnd`: the window BBR set stays, full-pipe
+//!   detection and the long-term sampling start again.
 
 use super::minmax::WindowedMax;
 pub use super::ops::{AckInfo, CaState};
