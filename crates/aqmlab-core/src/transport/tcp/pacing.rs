@@ -22,6 +22,11 @@
 //! payload in both (`skb->len` of a headerless skb, `mss_cache`), so the gap in packets, size
 //! / rate, is the same.
 //!
+//! With `tcp.segmentation_offload = "linux_autosize"` (`tso.rs`) the unit of pacing is Linux's
+//! skb of several segments: its packets leave back to back, the departure time moves by the
+//! whole skb's length, and the "first 10" test counts the skb's segments first, as
+//! `__tcp_transmit_skb` does (`none`, the default, keeps one packet per slot and counts before).
+//!
 //! The rate (`tcp.pacing = "on"`): Linux's `tcp_update_pacing_rate` (net/ipv4/tcp_input.c),
 //! recomputed on each ACK: ratio x size x max(cwnd, packets_out) / srtt, with ratio
 //! `tcp_pacing_ss_ratio` (200 %) while cwnd < ssthresh / 2 and `tcp_pacing_ca_ratio` (120 %)
