@@ -371,6 +371,7 @@ fn pacing_off_sends_the_window_at_once() {
 ///   at max(110, 200) ms, 90 ms late, so half its 2080 / 228 800 s = 9 090 909 ns is credited:
 ///   next departure 200 ms + 4 545 455 ns. Packet 12 (cwnd-limited: an skb of 1) then, and
 ///   nothing more (11 out).
+///
 /// With `none` (before): the 11th packet is the first paced: 10 at 200 ms, then 11 half a
 /// packet later (credited), 12 a packet after: 202 272 727 and 206 818 181 ns.
 #[test]
@@ -423,7 +424,7 @@ fn bbr_starts_from_the_handshake() {
     assert_eq!(h.state("pacing_rate_bps"), 29_721_656.25 * 8.0);
     assert!(h.state("bbr_rt_prop_ms").is_nan());
     h.ack_echo(100 * MS, -1, &[], 0);
-    assert_eq!(h.state("pacing_rate_bps"), 297_216.5625 * 8.0);
+    assert_eq!(h.state("pacing_rate_bps"), 297_216.562_5 * 8.0);
     assert_eq!(
         h.state("bbr_rt_prop_ms"),
         100.0,
