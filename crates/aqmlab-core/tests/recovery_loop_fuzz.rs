@@ -69,6 +69,11 @@ fn aqm_table(aqm: &str, profile: &str) -> String {
 }
 
 fn scenario(d: &Dumbbell, profile: &str) -> Scenario {
+    scenario_with(d, profile, "")
+}
+
+/// `scenario` with more `[tcp]` fields.
+fn scenario_with(d: &Dumbbell, profile: &str, tcp_extra: &str) -> Scenario {
     let delays: Vec<String> = d.access_ms.iter().map(|ms| format!("\"{ms}ms\"")).collect();
     Scenario::from_toml(&format!(
         r#"
@@ -81,6 +86,7 @@ fn scenario(d: &Dumbbell, profile: &str) -> Scenario {
         access = {{ rate = "100Mbps", delay = [{delays}] }}
         [tcp]
         profile = "{profile}"
+        {tcp_extra}
         [[flows]]
         kind = "tcp"
         from = "senders"
@@ -190,7 +196,12 @@ proptest! {
 /// timer). The window then grew at the end of each recovery by every packet the cumulative ACK
 /// covered, SACKed ones again included; counted as Linux counts them (the packets an ACK
 /// newly delivers), neither case stalls. Found by the property test above before its seed
-/// was fixed; kept as a regression test.
+/// was fixed; kept as a regression test of those trajectories, which began with data at the
+/// flow's start: `handshake = "none"` (the linux profile opens with a SYN since issue 37). With
+/// the SYN the seeds give other trajectories, and such a stall is still found on some: of
+/// seeds 540..570 of the first case, 542 and 561 without the handshake, 553 with it (flows
+/// whose fair share is below one packet per round trip; an open finding, not a loop of one
+/// option).
 #[test]
 fn overloaded_codel_flows_do_not_stall_in_recovery() {
     let cases = [
@@ -224,7 +235,7 @@ fn overloaded_codel_flows_do_not_stall_in_recovery() {
         ),
     ];
     for (d, seed) in cases {
-        let r = run(&scenario(&d, "linux"), seed).unwrap();
+        let r = run(&scenario_with(&d, "linux", "handshake = \"none\""), seed).unwrap();
         assert!(r.warnings.is_empty(), "{d:?} seed {seed}: {:?}", r.warnings);
     }
 }

@@ -8,6 +8,7 @@ use super::congestion::{
 pub use super::pacing::Pacing;
 use super::recovery::prr::PrrBound;
 use super::recovery::rack_tlp::RackTlpParams;
+pub use super::tso::SegmentationOffload;
 use crate::units::Duration;
 use crate::units::ScenarioError;
 use serde::{Deserialize, Serialize};
@@ -396,6 +397,13 @@ pub struct TcpConfig {
     /// state: PRR over the round, no growth until it ends; `tcp_enter_cwr`,
     /// `tcp_cwnd_reduction`).
     pub ecn_reduction: EcnReduction,
+    /// How a paced sender's packets leave (`transport/tcp/tso.rs`): `none` (one packet per
+    /// pacing slot, the default) | `linux_autosize` (Linux's TSO/GSO skbs of
+    /// `tcp_tso_autosize` segments, about 1 ms of the pacing rate and at least the
+    /// controller's `min_tso_segs` or 2, sent back to back, the pacing timer waiting for the
+    /// whole skb: `tcp_write_xmit`, `tcp_update_skb_after_send`). Nothing changes for an
+    /// unpaced sender. `rfc6675` only.
+    pub segmentation_offload: SegmentationOffload,
 }
 
 impl Default for TcpConfig {
@@ -446,6 +454,7 @@ impl Default for TcpConfig {
             handshake: Handshake::None,
             pacing: Pacing::Off,
             ecn_reduction: EcnReduction::Immediate,
+            segmentation_offload: SegmentationOffload::None,
         }
     }
 }
@@ -609,6 +618,10 @@ impl TcpConfig {
             ),
             ("handshake", self.handshake != Handshake::None),
             ("pacing", self.pacing != Pacing::Off),
+            (
+                "segmentation_offload",
+                self.segmentation_offload != SegmentationOffload::None,
+            ),
             (
                 "timeout_response",
                 self.timeout_response != TimeoutResponse::Rfc5681,

@@ -21,11 +21,12 @@ pub mod sack_scoreboard;
 pub mod sender;
 pub mod sink;
 mod transmissions;
+pub mod tso;
 
 pub use config::{
     DupacksAfterTimeout, EcnCodepoint, EcnReduction, Handshake, Pacing, PartialAckTimer, Recovery,
-    RtoEstimatorKind, RtoRestart, RttSampling, SsthreshBase, TcpConfig, TcpVariant,
-    TimeoutResponse,
+    RtoEstimatorKind, RtoRestart, RttSampling, SegmentationOffload, SsthreshBase, TcpConfig,
+    TcpVariant, TimeoutResponse,
 };
 pub use rfc6675_sender::Rfc6675Sender;
 pub use sender::TcpSender;

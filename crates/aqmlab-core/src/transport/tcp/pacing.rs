@@ -22,6 +22,11 @@
 //! payload in both (`skb->len` of a headerless skb, `mss_cache`), so the gap in packets, size
 //! / rate, is the same.
 //!
+//! With `tcp.segmentation_offload = "linux_autosize"` (`tso.rs`) the unit of pacing is Linux's
+//! skb of several segments: its packets leave back to back, the departure time moves by the
+//! whole skb's length, and the "first 10" test counts the skb's segments first, as
+//! `__tcp_transmit_skb` does (`none`, the default, keeps one packet per slot and counts before).
+//!
 //! The rate (`tcp.pacing = "on"`): Linux's `tcp_update_pacing_rate` (net/ipv4/tcp_input.c),
 //! recomputed on each ACK: ratio x size x max(cwnd, packets_out) / srtt, with ratio
 //! `tcp_pacing_ss_ratio` (200 %) while cwnd < ssthresh / 2 and `tcp_pacing_ca_ratio` (120 %)
@@ -92,6 +97,26 @@ pub struct Pacer {
     /// Data packets sent so far (Linux `data_segs_out`).
     sent: u64,
     pub timer: LazyTimer,
+    /// With `segmentation_offload = "linux_autosize"` (`tso.rs`): segments per skb
+    /// (`tcp_tso_segs`); 0 = one packet per pacing slot, as before.
+    tso_segs: u32,
+    /// A send loop is running: its packets may join the open skb (Linux builds an skb
+    /// within one `tcp_write_xmit` or `tcp_xmit_retransmit_queue`).
+    in_burst: bool,
+    /// The skb being built, if one is open.
+    skb: Option<Skb>,
+    min_rtt: Option<Time>,
+}
+
+/// An skb of several segments (`segmentation_offload = "linux_autosize"`).
+#[derive(Debug, Clone, Copy)]
+struct Skb {
+    /// `tcp_wstamp_ns` after `__tcp_transmit_skb` raised it to the clock.
+    start: Time,
+    /// That raise (`tcp_update_skb_after_send`'s credit).
+    credit: Time,
+    segs: u32,
+    bytes: u64,
 }
 
 impl Pacer {
@@ -103,15 +128,60 @@ impl Pacer {
         self.rate
     }
 
+    /// An RTT sample, for `tcp_min_rtt` (`tso.rs`'s RTT allowance).
+    pub fn on_rtt_sample(&mut self, rtt: Time) {
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+    }
+
+    /// The least RTT sampled (Linux `tcp_min_rtt`, whose 5-minute window outlasts a run).
+    pub fn min_rtt(&self) -> Option<Time> {
+        self.min_rtt
+    }
+
     /// Linux `tcp_pacing_check`: whether a send at `now` must wait; then the time to wait
     /// for.
+    /// A segment that joins the skb being built is not held: the pacing check comes before
+    /// the skb (`tcp_write_xmit`).
     pub fn hold_until(&self, now: Time) -> Option<Time> {
+        if self.joins_skb() {
+            return None;
+        }
         (self.next_departure > now).then_some(self.next_departure)
+    }
+
+    /// With `segmentation_offload = "linux_autosize"`: the skb size for the sends to come
+    /// (`tcp_tso_segs`, `tso.rs`).
+    pub fn set_tso_segs(&mut self, segs: u32) {
+        self.tso_segs = segs.max(1);
+    }
+
+    pub fn tso_segs(&self) -> u32 {
+        self.tso_segs
+    }
+
+    /// A send loop starts: its sends build skbs of `tso_segs` segments.
+    pub fn begin_burst(&mut self) {
+        self.in_burst = true;
+        self.skb = None;
+    }
+
+    /// The send loop ended: the skb it built is complete.
+    pub fn end_burst(&mut self) {
+        self.in_burst = false;
+        self.skb = None;
+    }
+
+    fn joins_skb(&self) -> bool {
+        self.in_burst && self.skb.is_some_and(|k| k.segs < self.tso_segs)
     }
 
     /// A packet of `bytes` left at `now` (Linux `tcp_update_skb_after_send` with
     /// `__tcp_transmit_skb`'s raise of the departure time to the clock).
     pub fn on_sent(&mut self, now: Time, bytes: u32) {
+        if self.tso_segs > 0 {
+            self.on_segment_sent(now, bytes);
+            return;
+        }
         let prior = self.next_departure;
         self.next_departure = prior.max(now);
         let counted = self.sent;
@@ -125,6 +195,41 @@ impl Pacer {
         let len_ns = (f64::from(bytes) * 1e9 / rate) as Time;
         let credit = self.next_departure - prior;
         self.next_departure += len_ns - (len_ns / 2).min(credit);
+    }
+
+    /// A segment of an skb left at `now` (`segmentation_offload = "linux_autosize"`): the
+    /// departure time is the skb's start plus the whole skb's length at the rate, less the
+    /// credit (`tcp_update_skb_after_send`), paced once `data_segs_out`, this skb's segments
+    /// counted, reaches 10.
+    fn on_segment_sent(&mut self, now: Time, bytes: u32) {
+        self.sent = self.sent.saturating_add(1);
+        let skb = match &mut self.skb {
+            Some(k) if self.in_burst && k.segs < self.tso_segs => {
+                k.segs += 1;
+                k.bytes += u64::from(bytes);
+                *k
+            }
+            _ => {
+                let start = self.next_departure.max(now);
+                let k = Skb {
+                    start,
+                    credit: start - self.next_departure,
+                    segs: 1,
+                    bytes: u64::from(bytes),
+                };
+                self.skb = Some(k);
+                k
+            }
+        };
+        self.next_departure = skb.start;
+        let Some(rate) = self.rate else {
+            return;
+        };
+        if self.sent < UNPACED_FIRST_PACKETS {
+            return;
+        }
+        let len_ns = (skb.bytes as f64 * 1e9 / rate) as Time;
+        self.next_departure += len_ns - (len_ns / 2).min(skb.credit);
     }
 
     /// The next departure time (for tests and the time series).

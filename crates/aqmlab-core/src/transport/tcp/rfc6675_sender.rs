@@ -83,9 +83,10 @@ use super::recovery::rack_tlp::{
 use super::recovery::rfc6675::{AckUpdate, Delivered, LossRule, NextSeg, Scoreboard, SendStamp};
 use super::rto::RtoEstimator;
 use super::transmissions::Transmissions;
+use super::tso::autosize_segs;
 use super::{
-    DupacksAfterTimeout, EcnReduction, PartialAckTimer, RtoRestart, RttSampling, SsthreshBase,
-    TcpConfig, TimeoutResponse,
+    DupacksAfterTimeout, EcnReduction, PartialAckTimer, RtoRestart, RttSampling,
+    SegmentationOffload, SsthreshBase, TcpConfig, TimeoutResponse,
 };
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::wire_headers::SYN_SEQ;
@@ -212,6 +213,13 @@ fn is_dsack(cum: i64, blocks: &[SackBlock]) -> bool {
     }
 }
 
+/// `tcp_tso_segs` for the pacer's rate and minimum RTT: the controller's `min_tso_segs`, or
+/// `sysctl_tcp_min_tso_segs`.
+fn tso_segs(cc: &CongestionControl, p: &Pacer, packet_bytes: u32) -> u32 {
+    let min = cc.min_tso_segs().unwrap_or(super::tso::MIN_TSO_SEGS);
+    autosize_segs(p.rate(), p.min_rtt(), packet_bytes, min)
+}
+
 impl Rfc6675Sender {
     pub fn new(cfg: TcpConfig, ep: Endpoint, limit_packets: Option<u64>, rng: RngStream) -> Self {
         let curseq = limit_packets.map_or(i64::MAX, |n| n.min(i64::MAX as u64) as i64);
@@ -224,6 +232,9 @@ impl Rfc6675Sender {
         if let Some(p) = &mut pacer {
             // A controller's init may set `sk_pacing_rate` (`bbr_init_pacing_rate_from_rtt`).
             p.set_rate(cc.initial_pacing_rate());
+            if cfg.segmentation_offload == SegmentationOffload::LinuxAutosize {
+                p.set_tso_segs(tso_segs(&cc, p, cfg.data_size()));
+            }
         }
         Rfc6675Sender {
             rate: cc.wants_rate_sample().then(Box::<DeliveryRate>::default),
@@ -431,6 +442,9 @@ impl Rfc6675Sender {
             self.scb.high_data() + 1,
         );
         cx.stats.on_rtt_sample(cx.now - sent_at);
+        if let Some(p) = &mut self.pacer {
+            p.on_rtt_sample(cx.now - sent_at);
+        }
     }
 
     /// `handshake = "syn"` and no SYN-ACK yet.
@@ -457,11 +471,18 @@ impl Rfc6675Sender {
         let Some((first, count)) = n.on_syn_ack() else {
             return;
         };
-        if let Some(sent_at) = handshake_sample(&self.cfg, first, count, echo) {
+        let sample = handshake_sample(&self.cfg, first, count, echo);
+        if let Some(sent_at) = sample {
             self.rtt_sample(cx, sent_at);
         }
         self.rtt.on_new_ack();
         self.rtx.cancel();
+        // `tcp_init_transfer`: the controller starts now, with the handshake's RTT
+        // (`tcp_init_congestion_control`), and sets the first pacing rate from it.
+        let min_rtt = sample.map(|sent_at| cx.now - sent_at);
+        self.cc
+            .init_after_handshake(cx.now, self.rtt.srtt(), min_rtt, self.cwnd);
+        self.refresh_pacing_rate();
         if self.send_window_or_delay(cx) {
             self.schedule_probe(cx, false);
         }

@@ -5,7 +5,9 @@
 use super::*;
 use crate::net::Packet;
 use crate::sim::StreamKind;
+use crate::transport::tcp::congestion::CongestionControlKind;
 use crate::transport::tcp::rfc6675_sender_rig::{base, seqs, SenderRig as H};
+use crate::transport::tcp::Handshake;
 use crate::units::Duration;
 
 const MS: Time = 1_000_000;
@@ -352,4 +354,81 @@ fn pacing_off_sends_the_window_at_once() {
     assert_eq!(seqs(&at_ack), (10..=20).collect::<Vec<_>>());
     assert!(at_ack.iter().all(|p| p.sent_at == 100 * MS));
     assert!(h.state("pacing_rate_bps").is_nan());
+}
+
+/// `segmentation_offload = "linux_autosize"` with a SYN handshake, by hand (Reno, pacing on,
+/// IW 10, 1040-byte packets, ssthresh 100; net/ipv4/tcp_output.c):
+/// - SYN at 0, SYN-ACK at 100 ms: srtt 100 ms; `tcp_update_pacing_rate`: 10 < 100 / 2, so
+///   200 % x 1040 x 10 / 0.1 s = 208 000 B/s; `tcp_tso_autosize`: 208 000 >> 10 = 203 B, no
+///   whole packet, so `sysctl_tcp_min_tso_segs` 2 (min RTT 100 000 us >> 9 = 195: no RTT
+///   allowance).
+/// - 100 ms: the first window, packets 0..=9 at once, as five skbs of 2; `data_segs_out`
+///   after each is 2, 4, 6, 8, 10 (`__tcp_transmit_skb` counts before
+///   `tcp_update_skb_after_send` tests >= 10): only the fifth is paced, 2080 B / 208 000 B/s
+///   = 10 ms: the next departure is 110 ms. (Linux does not pace a first window of 10.)
+/// - 200 ms: the ACK of 0 and 1 (timed packet 0: RTT 100 ms, srtt 100 ms), cwnd 11: rate
+///   228 800 B/s, skbs of 2 (223 B). Packets 10 and 11 leave together as one skb; it starts
+///   at max(110, 200) ms, 90 ms late, so half its 2080 / 228 800 s = 9 090 909 ns is credited:
+///   next departure 200 ms + 4 545 455 ns. Packet 12 (cwnd-limited: an skb of 1) then, and
+///   nothing more (11 out).
+///
+/// With `none` (before): the 11th packet is the first paced: 10 at 200 ms, then 11 half a
+/// packet later (credited), 12 a packet after: 202 272 727 and 206 818 181 ns.
+#[test]
+fn linux_autosize_sends_skbs_of_tso_segs_paced_as_one() {
+    for (offload, next_after_first, times) in [
+        (
+            SegmentationOffload::LinuxAutosize,
+            110 * MS,
+            [200 * MS, 200 * MS, 204_545_455],
+        ),
+        (
+            SegmentationOffload::None,
+            100 * MS,
+            [200 * MS, 202_272_727, 206_818_181],
+        ),
+    ] {
+        let mut c = base();
+        c.pacing = Pacing::On;
+        c.handshake = Handshake::Syn;
+        c.segmentation_offload = offload;
+        let mut h = H::validated(c);
+        assert_eq!(seqs(&h.start()), [-1]);
+        let first = h.ack_echo(100 * MS, -1, &[], 0);
+        assert_eq!(seqs(&first), (0..10).collect::<Vec<_>>());
+        assert!(first.iter().all(|p| p.sent_at == 100 * MS), "{offload:?}");
+        assert_eq!(h.state("pacing_rate_bps"), 208_000.0 * 8.0);
+        let pacer = h.s.pacer.as_ref().unwrap();
+        assert_eq!(pacer.next_departure(), next_after_first, "{offload:?}");
+        let mut sent = h.ack(200 * MS, 1, &[]);
+        sent.extend(h.run_until(300 * MS));
+        assert_eq!(seqs(&sent), [10, 11, 12], "{offload:?}");
+        let at: Vec<Time> = sent.iter().map(|p| p.sent_at).collect();
+        assert_eq!(at, times, "{offload:?}");
+    }
+}
+
+/// BBR after a SYN handshake (`bbr_init` from `tcp_init_transfer`): the first pacing rate
+/// is `bbr_init_pacing_rate_from_rtt` with the handshake's srtt, not the nominal 1 ms: SYN-ACK
+/// at 100 ms: 2.887 (739 / 256) x 10 packets / 0.1 s x 1040 B x 99 % = 297 216.5625 B/s
+/// (before the handshake, 1 ms: 100 times that); `bbr_min_tso_segs` 2 (above 150 000 B/s),
+/// 297 216 >> 10 = 290 B: skbs of 2.
+#[test]
+fn bbr_starts_from_the_handshake() {
+    let mut c = base();
+    c.congestion_control = CongestionControlKind::Bbr;
+    c.handshake = Handshake::Syn;
+    c.segmentation_offload = SegmentationOffload::LinuxAutosize;
+    let mut h = H::validated(c);
+    h.start();
+    assert_eq!(h.state("pacing_rate_bps"), 29_721_656.25 * 8.0);
+    assert!(h.state("bbr_rt_prop_ms").is_nan());
+    h.ack_echo(100 * MS, -1, &[], 0);
+    assert_eq!(h.state("pacing_rate_bps"), 297_216.562_5 * 8.0);
+    assert_eq!(
+        h.state("bbr_rt_prop_ms"),
+        100.0,
+        "tcp_min_rtt: the SYN's RTT"
+    );
+    assert_eq!(h.s.pacer.as_ref().unwrap().tso_segs(), 2);
 }

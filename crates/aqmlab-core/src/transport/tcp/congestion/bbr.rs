@@ -43,16 +43,22 @@
 //! Where aqmlab differs, knowingly:
 //! - Rates are f64 packets per second, not Linux's 2^-24 packets/us fixed point; the gains
 //!   are Linux's 1/256 values.
-//! - TSO: aqmlab sends one packet at a time, but the cwnd keeps Linux's TSO budget
-//!   (`bbr_tso_segs_goal`: pacing rate >> `sk_pacing_shift` 10, at least 2 segments at and
-//!   above 1.2 Mbit/s, capped by 64 KB - 1 - 320 B of headers and 127 segments), so that the
-//!   window is the kernel's.
+//! - TSO: the cwnd keeps Linux's TSO budget (`bbr_tso_segs_goal`: pacing rate >>
+//!   `sk_pacing_shift` 10, at least `bbr_min_tso_segs`, 2 at and above 1.2 Mbit/s, capped by
+//!   64 KB - 1 - 320 B of headers and 127 segments) whatever the sender does; the sender sends
+//!   skbs of that many segments back to back only with `tcp.segmentation_offload =
+//!   "linux_autosize"` (`tso.rs`; the linux profile's), else one packet per pacing slot.
+//! - Start: built with the sender, with no RTT (`bbr_init` at time 0: the 1 ms nominal RTT's
+//!   pacing rate); with `tcp.handshake = "syn"` (the linux profile's) started again once the
+//!   SYN-ACK arrives (`tcp_init_transfer`), with the handshake's srtt and min RTT
+//!   (`init_at`). The min-RTT filter takes a sample only if strictly lower
+//!   (`bbr_update_min_rtt`), so on a path whose samples tie ProbeRTT comes every 10 s.
 //! - `rs->is_ack_delayed` (an RTT sample from a possibly delayed ACK does not renew an
 //!   expired RTprop) is not modelled: every sample may renew it.
 //! - Restart from idle (`bbr_cwnd_event`, CA_EVENT_TX_START) is not modelled: aqmlab's
 //!   sources are greedy or finite, and a tcp_rr probe's idle restarts start from the window.
-//! - The undo of a spurious recovery (`bbr_undo_cwnd`) is not modelled (F-RTO's undo restores
-//!   the window as for any controller).
+//! - The undo of a spurious recovery is `bbr_undo_cwnd`: the window BBR set stays, full-pipe
+//!   detection and the long-term sampling start again.
 
 use super::minmax::WindowedMax;
 pub use super::ops::{AckInfo, CaState};
@@ -225,6 +231,18 @@ impl Bbr {
         };
         b.init_pacing_rate_from_rtt(cwnd, 0);
         b
+    }
+
+    /// `bbr_init` run again once a SYN handshake has completed at `now` (`tcp_init_transfer`):
+    /// min RTT = `tcp_min_rtt`, the handshake's sample, stamped now; the pacing rate from
+    /// the handshake's srtt (`bbr_init_pacing_rate_from_rtt`); the ACK-aggregation epoch
+    /// from now. Nothing else has moved since `new`.
+    pub fn init_at(&mut self, now: Time, srtt: Time, min_rtt: Option<Time>, cwnd: f64) {
+        self.min_rtt = min_rtt;
+        self.min_rtt_stamp = now;
+        self.ack_epoch_mstamp = now;
+        self.has_seen_rtt = false;
+        self.init_pacing_rate_from_rtt(cwnd, srtt);
     }
 
     pub fn mode(&self) -> Mode {
@@ -408,7 +426,9 @@ impl Bbr {
         let filter_expired = now > self.min_rtt_stamp + MIN_RTT_WIN;
         let rs = *rate.sample();
         if let Some(rtt) = rs.rtt {
-            if self.min_rtt.is_none_or(|m| rtt <= m) || filter_expired {
+            // Strictly lower (`rs->rtt_us < bbr->min_rtt_us`): a tie does not renew the
+            // stamp, so on a path whose samples tie ProbeRTT still comes every 10 s.
+            if self.min_rtt.is_none_or(|m| rtt < m) || filter_expired {
                 self.min_rtt = Some(rtt);
                 self.min_rtt_stamp = now;
             }
@@ -565,6 +585,28 @@ impl CongestionOps for Bbr {
 
     fn pacing_rate(&self, _: &PacingInputs) -> Option<f64> {
         Some(self.pacing_rate)
+    }
+
+    fn min_tso_segs(&self) -> Option<u32> {
+        Some(self.min_tso_segs())
+    }
+
+    fn init_after_handshake(&mut self, now: Time, srtt: Time, min_rtt: Option<Time>, cwnd: f64) {
+        self.init_at(now, srtt, min_rtt, cwnd);
+    }
+
+    /// `bbr_undo_cwnd`: a spurious slow-down; full-pipe detection and the long-term sampling
+    /// start again, and the window stays what BBR set (Linux returns `snd_cwnd`).
+    fn undo_cwnd(&mut self, w: &Window, _prior_cwnd: f64) -> f64 {
+        self.full_bw = 0.0;
+        self.full_bw_cnt = 0;
+        self.lt_bw = 0.0;
+        self.lt_use_bw = false;
+        self.lt_is_sampling = false;
+        // `bbr_reset_lt_bw_sampling_interval` would take the delivery counts now; the next
+        // interval starts at the next loss (`lt_is_sampling` cleared), which resets them.
+        self.lt_rtt_cnt = 0;
+        w.cwnd
     }
 
     fn state(&self, out: &mut crate::sim::StateSink) {

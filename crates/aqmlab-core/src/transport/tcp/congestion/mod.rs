@@ -269,6 +269,14 @@ impl CongestionOps for CongestionControl {
         each_ref!(self, c => CongestionOps::initial_pacing_rate(c))
     }
 
+    fn min_tso_segs(&self) -> Option<u32> {
+        each_ref!(self, c => CongestionOps::min_tso_segs(c))
+    }
+
+    fn init_after_handshake(&mut self, now: Time, srtt: Time, min_rtt: Option<Time>, cwnd: f64) {
+        each!(self, c => CongestionOps::init_after_handshake(c, now, srtt, min_rtt, cwnd))
+    }
+
     #[inline]
     fn pacing_rate(&self, inputs: &PacingInputs) -> Option<f64> {
         each_ref!(self, c => CongestionOps::pacing_rate(c, inputs))

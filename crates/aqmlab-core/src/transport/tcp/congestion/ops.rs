@@ -225,6 +225,20 @@ pub trait CongestionOps {
         None
     }
 
+    /// `min_tso_segs`: the fewest segments per skb (`tcp_tso_segs`, with
+    /// `segmentation_offload = "linux_autosize"`); None = `sysctl_tcp_min_tso_segs` (2).
+    fn min_tso_segs(&self) -> Option<u32> {
+        None
+    }
+
+    /// `init`, when the controller starts after a SYN handshake (`tcp_init_transfer` calls
+    /// `tcp_init_congestion_control` once the connection is established), at `now` with the
+    /// handshake's smoothed and minimum RTT (0 and None without a sample). Without a
+    /// handshake the controller starts when it is built, with no RTT.
+    fn init_after_handshake(&mut self, now: Time, srtt: Time, min_rtt: Option<Time>, cwnd: f64) {
+        let _ = (now, srtt, min_rtt, cwnd);
+    }
+
     /// Variables for the time series.
     fn state(&self, out: &mut crate::sim::StateSink) {
         let _ = out;

@@ -9,6 +9,13 @@ use super::*;
 impl Rfc6675Sender {
     /// Sends up to `count` packets chosen by NextSeg.
     pub(super) fn send_recovery(&mut self, cx: &mut AgentCtx, count: i64) {
+        self.begin_burst();
+        self.send_recovery_burst(cx, count);
+        self.end_burst();
+    }
+
+    /// `tcp_xmit_retransmit_queue`'s loop: one skb after another.
+    fn send_recovery_burst(&mut self, cx: &mut AgentCtx, count: i64) {
         for sent in 0..count {
             if self.pacing_holds(cx) {
                 // cwnd keeps what is still allowed, for the pacing timer's send (as Linux's
@@ -112,6 +119,16 @@ impl Rfc6675Sender {
         if !self.running || self.completed {
             return false;
         }
+        self.begin_burst();
+        let sent = self.send_window_burst(cx);
+        self.end_burst();
+        sent
+    }
+
+    /// `tcp_write_xmit`'s loop: one skb after another (with `segmentation_offload =
+    /// "linux_autosize"` the packets of an skb leave together, the pacing check before each
+    /// skb).
+    fn send_window_burst(&mut self, cx: &mut AgentCtx) -> bool {
         let mut sent = false;
         let cwnd = (self.cwnd.floor() as i64).max(1);
         loop {
@@ -158,6 +175,18 @@ impl Rfc6675Sender {
         sent
     }
 
+    fn begin_burst(&mut self) {
+        if let Some(p) = &mut self.pacer {
+            p.begin_burst();
+        }
+    }
+
+    fn end_burst(&mut self) {
+        if let Some(p) = &mut self.pacer {
+            p.end_burst();
+        }
+    }
+
     /// Linux `tcp_pacing_check`: whether the next send must wait for its departure time; if
     /// so the pacing timer is armed for it.
     pub(super) fn pacing_holds(&mut self, cx: &mut AgentCtx) -> bool {
@@ -190,8 +219,12 @@ impl Rfc6675Sender {
             .cc
             .pacing_rate(&inputs)
             .or_else(|| linux_pacing_rate(&inputs));
+        let autosize = self.cfg.segmentation_offload == SegmentationOffload::LinuxAutosize;
         if let Some(p) = &mut self.pacer {
             p.set_rate(rate);
+            if autosize {
+                p.set_tso_segs(tso_segs(&self.cc, p, self.cfg.data_size()));
+            }
         }
     }
 

@@ -35,14 +35,19 @@ impl Bbr {
         }
     }
 
+    /// `bbr_min_tso_segs`: 1 below `bbr_min_tso_rate` (1.2 Mbit/s), else 2.
+    pub(super) fn min_tso_segs(&self) -> u32 {
+        if self.pacing_rate < MIN_TSO_RATE_BPS / 8.0 {
+            1
+        } else {
+            2
+        }
+    }
+
     /// `bbr_tso_segs_goal` with `bbr_min_tso_segs`.
     pub(super) fn tso_segs_goal(&self) -> f64 {
         let bytes = (self.pacing_rate / PACING_SHIFT).floor().min(GSO_MAX_BYTES);
-        let min_segs = if self.pacing_rate < MIN_TSO_RATE_BPS / 8.0 {
-            1.0
-        } else {
-            2.0
-        };
+        let min_segs = f64::from(self.min_tso_segs());
         (bytes / self.packet_bytes).floor().max(min_segs).min(127.0)
     }
 

@@ -212,3 +212,44 @@ fn btl_bw_forgets_a_rate_after_ten_rounds() {
     assert_eq!(p.bbr.max_bw(), 5.0);
     assert!((10..=11).contains(&rounds), "{rounds}");
 }
+
+/// ProbeRTT 10 s after the handshake on a deterministic path (`bbr_init`: `min_rtt_us =
+/// tcp_min_rtt(tp)`, `min_rtt_stamp = tcp_jiffies32`; `bbr_update_min_rtt`: a sample
+/// replaces it only if strictly lower, or once `after(now, stamp + 10 s)`). By hand: the
+/// handshake completes at 50 ms with a 100 ms RTT; every data sample is 100 ms too (a tie),
+/// ACKs at 150 ms, 250 ms, ... The ACK at 10 050 ms is not after 50 + 10 000 ms; the one at
+/// 10 150 ms is: ProbeRTT, and min RTT the sample of that ACK. With `<=` (before) each tie
+/// renewed the stamp and ProbeRTT never came.
+#[test]
+fn probe_rtt_comes_10_s_after_the_handshake_when_samples_tie() {
+    let mut p = OnePacketRounds::new(3);
+    p.now = 50 * MS;
+    p.bbr.init_at(p.now, 100 * MS, Some(100 * MS), p.cwnd);
+    while p.now + 100 * MS <= 10_050 * MS {
+        p.round(100 * MS, 0);
+        assert_ne!(p.bbr.mode(), Mode::ProbeRtt, "at {} ms", p.now / MS);
+    }
+    assert_eq!(p.now, 10_050 * MS);
+    p.round(100 * MS, 0);
+    assert_eq!(p.bbr.mode(), Mode::ProbeRtt);
+    assert_eq!(p.bbr.min_rtt(), Some(100 * MS));
+}
+
+/// `bbr_undo_cwnd`: the window stays what BBR set (not the one before the reduction), and
+/// full-pipe detection starts again.
+#[test]
+fn undo_keeps_bbrs_window_and_restarts_full_pipe_detection() {
+    let mut p = OnePacketRounds::new(4);
+    for _ in 0..5 {
+        p.round(100 * MS, 0);
+    }
+    assert!(p.bbr.full_bw_reached());
+    p.bbr.full_bw = 10.0;
+    p.bbr.full_bw_cnt = 2;
+    let w = Window {
+        cwnd: 7.0,
+        ssthresh: 100,
+    };
+    assert_eq!(CongestionOps::undo_cwnd(&mut p.bbr, &w, 40.0), 7.0);
+    assert_eq!((p.bbr.full_bw, p.bbr.full_bw_cnt), (0.0, 0));
+}
