@@ -535,7 +535,9 @@ mod tests {
         assert_eq!(c.drop_next, 110 * MS);
         let mut drops = vec![];
         for t in 11..=340u64 {
-            if c.should_drop(t * MS, t * MS - 10 * MS, false, false, &mut rng) == DepartureVerdict::Drop {
+            if c.should_drop(t * MS, t * MS - 10 * MS, false, false, &mut rng)
+                == DepartureVerdict::Drop
+            {
                 drops.push(t);
             }
             if t == 11 {
