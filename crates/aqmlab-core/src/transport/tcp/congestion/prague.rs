@@ -4,7 +4,8 @@
 //! RFC 9331 section 4.3 (the "Prague requirements" an L4S sender must meet: ECT(1), accurate
 //! ECN feedback, a scalable response, fall-back to classic on loss, RTT independence down to a
 //! reference RTT, no large bursts); and the L4S team's Linux module `net/ipv4/tcp_prague.c`
-//! (version 0.7, read for the choices the draft leaves open). Facts taken, code not.
+//! (version 0.7, L4STeam/linux commit 893e1479793e, read for the choices the draft leaves
+//! open). Facts taken, code not.
 //!
 //! What is modelled, and from where:
 //! - ECT(1) on every data packet (RFC 9331 section 4.1; tcp_prague.c `TCP_CONG_WANTS_ECT_1`):
@@ -46,7 +47,13 @@
 //! window mode below 4 packets (`prague_cwnd_mode`, `cwnd_mode = 1`) with its +/- 3 % pacing
 //! variation per round, the MTU reduction below 2 packets, the GSO burst limit (aqmlab sends
 //! single packets), `prague_cwnd_undo`, and the step-wise (one packet per ACK) walk of
-//! `snd_cwnd` toward the fractional window: here cwnd is the fractional window at once.
+//! `snd_cwnd` toward the fractional window: here the sender's window is set at once, to the
+//! fractional window (`window_rounding = "floor"`, default) or to its ceiling ("ceil",
+//! `prague_frac_cwnd_to_snd_cwnd`). The additive increase is one packet per round trip
+//! (`ai_unit = "packet"`, default) or 1500 bytes' worth ("mtu_sys", `prague_update_cwnd`'s
+//! `MTU_SYS / mtu`). v0.7 is a `cong_control` module (no PRR for it in Linux); here it is a
+//! `cong_avoid` controller whose ECN cut is applied in `set_state(CWR)` and whose loss cut is
+//! the core's (docs/readings.md, "TCP Prague's increase unit and window rounding").
 
 use super::growth::Growth;
 use super::ops::{AckEvent, Acked, CaState, CongestionOps, Signal, StateCtx, Window};
