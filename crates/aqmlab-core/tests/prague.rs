@@ -7,6 +7,7 @@
 
 mod common;
 
+use aqmlab_core::transport::tcp::congestion::prague::{AiUnit, WindowRounding};
 use aqmlab_core::{run, Scenario};
 use common::validation;
 
@@ -30,4 +31,34 @@ fn two_prague_flows_share_a_step_marked_link_with_a_short_queue() {
     assert!(jain >= 0.95, "{rates:?}");
     assert_eq!(q.drops, 0, "{q:?}");
     assert!(q.marks > 0, "the step marked");
+}
+
+/// The prague profile takes tcp_prague.c v0.7's increase unit and window rounding; a bad value
+/// names its field.
+#[test]
+fn the_prague_profile_grows_by_mtu_sys_and_rounds_up_and_bad_values_name_the_field() {
+    let base = validation::prague_step("prague");
+    let with = |tcp: &str| base.replace("[tcp]\n", &format!("[tcp]\n{tcp}\n"));
+    let s = Scenario::from_toml(&with("profile = \"prague\"")).unwrap();
+    let r = s.resolved().unwrap();
+    let p = &r["flows"][0]["tcp"]["prague"];
+    assert_eq!(
+        (p["ai_unit"].as_str(), p["window_rounding"].as_str()),
+        (Some("mtu_sys"), Some("ceil"))
+    );
+    let d = aqmlab_core::transport::tcp::TcpConfig::default().prague;
+    assert_eq!(
+        (d.ai_unit, d.window_rounding),
+        (AiUnit::Packet, WindowRounding::Floor)
+    );
+    for (tcp, field) in [
+        ("prague = { ai_unit = \"bytes\" }", "tcp.prague.ai_unit"),
+        (
+            "prague = { window_rounding = \"round\" }",
+            "tcp.prague.window_rounding",
+        ),
+    ] {
+        let e = Scenario::from_toml(&with(tcp)).err().unwrap().to_string();
+        assert!(e.contains(field) && e.contains("unknown variant"), "{e}");
+    }
 }

@@ -219,6 +219,7 @@ def qdisc_args(
         fixed("increment", 1 / 256, "cake's BLUE step up is 1/256")
         fixed("decrement", 1 / 4096, "cake's BLUE step down is 1/4096")
         fixed("initial_inv_sqrt", "linux", "cake starts CoDel's count as cobalt_vars_init does")
+        fixed("last_packet", "send", "cake_dequeue never drops the packet that empties a flow's queue")
         notes.append(
             "rate_adjust: cake runs unlimited under the htb class, so its MTU-time rules have no link rate; "
             "cake's buffer is memlimit in bytes of memory (truesize), not the queue's limit in packets"

@@ -59,6 +59,17 @@
 //! head of the fattest flow (`cake_drop`), which for one queue is its head ("head", default);
 //! ns-3's `DoEnqueue` drops the arrival ("tail"). Both call queue_full.
 //!
+//! The last packet, `last_packet`: sch_cake.c `cake_dequeue` calls `cobalt_should_drop` on
+//! each packet it dequeues and drops it only if the flow's queue still holds another ("Last
+//! packet in queue may be marked, shouldn't be dropped": `|| !flow->head`); the packet that
+//! empties it is sent, CE-marked if CoDel's signal marked it (`INET_ECN_set_ce` ran inside
+//! `cobalt_should_drop`), unmarked if the drop came from BLUE or from CoDel on a non-ECT
+//! packet. COBALT's state moves as for a drop (count, drop_next: `cobalt_should_drop` decided
+//! first). Here the queue is the flow: a packet alone in the queue is never dropped at
+//! dequeue ("send", default), so a sparse flow after an overload loses nothing to BLUE's p
+//! where "drop" (aqmlab before issue 37, and ns-3's `CobaltQueueDisc::DoDequeue`) loses a
+//! share p of its packets.
+//!
 //! `rate_adjust` (default true: CAKE shaping at this link's rate, `cake_set_rate`): mtu_time
 //! = `mtu` bytes at the link rate; target becomes max(target, 1.5 mtu_time) and interval
 //! max(interval + target' - target, 2 target'), and over_target requires sojourn > 4
@@ -68,7 +79,7 @@
 //!
 //! Parameters: `target` (5 ms), `interval` (100 ms), `ecn` (true: CAKE marks ECT packets;
 //! ns-3's `UseEcn` default is false), `increment` (1/256), `decrement` (1/4096), `mtu`
-//! (1514 B), `rate_adjust`, `overflow`, `initial_inv_sqrt`.
+//! (1514 B), `rate_adjust`, `overflow`, `initial_inv_sqrt`, `last_packet`.
 
 use super::blue::{Blue, BlueParams};
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
@@ -119,6 +130,12 @@ pub const PARAMS: &[ParamDoc] = &[
         "on a full buffer drop the head (CAKE cake_drop) or the arrival (ns-3)",
     ),
     doc(
+        "last_packet",
+        "send",
+        "\"send\" | \"drop\"",
+        "a drop decision on the packet that empties the queue: send it, CE-marked if CoDel marked it (Linux cake_dequeue), or drop it",
+    ),
+    doc(
         "initial_inv_sqrt",
         "linux",
         "\"linux\" | \"ns3\"",
@@ -132,6 +149,18 @@ pub const PARAMS: &[ParamDoc] = &[
 pub enum Overflow {
     Head,
     Tail,
+}
+
+/// What a drop decision does to the packet that leaves the queue empty (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LastPacket {
+    /// Sent (CE-marked if CoDel's signal marked it): sch_cake.c `cake_dequeue`, "Last packet
+    /// in queue may be marked, shouldn't be dropped".
+    Send,
+    /// Dropped like any other (aqmlab before issue 37; ns-3's `CobaltQueueDisc::DoDequeue`
+    /// has no such exemption).
+    Drop,
 }
 
 /// rec_inv_sqrt of a fresh state (module docs).
@@ -154,6 +183,7 @@ pub struct CobaltParams {
     pub rate_adjust: bool,
     pub overflow: Overflow,
     pub initial_inv_sqrt: InitialInvSqrt,
+    pub last_packet: LastPacket,
 }
 
 impl Default for CobaltParams {
@@ -169,6 +199,7 @@ impl Default for CobaltParams {
             rate_adjust: true,
             overflow: Overflow::Head,
             initial_inv_sqrt: InitialInvSqrt::Linux,
+            last_packet: LastPacket::Send,
         }
     }
 }
@@ -301,12 +332,15 @@ impl Cobalt {
         }
     }
 
-    /// `cobalt_should_drop` for a packet just dequeued.
+    /// `cobalt_should_drop` for a packet just dequeued, then `cake_dequeue`'s exemption of
+    /// the packet that left the queue empty (`last`, with `last_packet = "send"`): the state
+    /// moves as for a drop, the packet is sent, CE-marked if CoDel's signal marked it.
     pub fn should_drop(
         &mut self,
         now: Time,
         enqueued_at: Time,
         ect: bool,
+        last: bool,
         rng: &mut RngStream,
     ) -> DepartureVerdict {
         let sojourn = now.saturating_sub(enqueued_at);
@@ -348,6 +382,8 @@ impl Cobalt {
                 next_due = self.count > 0 && schedule >= 0;
             }
         }
+        // CoDel's mark stays on the packet whatever BLUE decides (`INET_ECN_set_ce`).
+        let marked = verdict == DepartureVerdict::Mark;
         // BLUE, on every packet, marks or not: a drop ("Lack of ECN is deliberate").
         if self.blue.p > 0.0 && rng.uniform() < self.blue.p {
             verdict = DepartureVerdict::Drop;
@@ -357,6 +393,13 @@ impl Cobalt {
             self.drop_next = now + self.interval;
         } else if schedule > 0 && !dropped {
             self.drop_next = now;
+        }
+        if dropped && last && self.cfg.last_packet == LastPacket::Send {
+            verdict = if marked {
+                DepartureVerdict::Mark
+            } else {
+                DepartureVerdict::Send
+            };
         }
         verdict
     }
@@ -380,7 +423,9 @@ impl Aqm for Cobalt {
         pkt: &Packet,
         rng: &mut RngStream,
     ) -> DepartureVerdict {
-        self.should_drop(q.now, pkt.enqueued_at, pkt.ecn.ect, rng)
+        // The packet is out of the queue: none left means it was the last (`!flow->head`).
+        let last = q.len_packets == 0;
+        self.should_drop(q.now, pkt.enqueued_at, pkt.ecn.ect, last, rng)
     }
 
     fn on_link_idle(&mut self, now: Time) {
@@ -484,13 +529,15 @@ mod tests {
         let mut c = cobalt(InitialInvSqrt::Ns3);
         let mut rng = test_rig::rng();
         assert_eq!(
-            c.should_drop(10 * MS, 10 * MS, false, &mut rng),
+            c.should_drop(10 * MS, 10 * MS, false, false, &mut rng),
             DepartureVerdict::Send
         );
         assert_eq!(c.drop_next, 110 * MS);
         let mut drops = vec![];
         for t in 11..=340u64 {
-            if c.should_drop(t * MS, t * MS - 10 * MS, false, &mut rng) == DepartureVerdict::Drop {
+            if c.should_drop(t * MS, t * MS - 10 * MS, false, false, &mut rng)
+                == DepartureVerdict::Drop
+            {
                 drops.push(t);
             }
             if t == 11 {
@@ -516,14 +563,14 @@ mod tests {
     fn linux_initial_state_signals_at_once_in_the_first_episode() {
         let mut c = cobalt(InitialInvSqrt::Linux);
         let mut rng = test_rig::rng();
-        c.should_drop(0, 0, false, &mut rng);
+        c.should_drop(0, 0, false, false, &mut rng);
         assert_eq!(
-            c.should_drop(10 * MS, 0, false, &mut rng),
+            c.should_drop(10 * MS, 0, false, false, &mut rng),
             DepartureVerdict::Send
         );
         assert_eq!(c.drop_next, 10 * MS);
         assert_eq!(
-            c.should_drop(11 * MS, 0, false, &mut rng),
+            c.should_drop(11 * MS, 0, false, false, &mut rng),
             DepartureVerdict::Drop
         );
         // count 2 loads the table: from here on the schedule is interval / sqrt(count).
@@ -546,7 +593,7 @@ mod tests {
         // drop_next = 1000 + 100/sqrt(4) = 1050 ms, still due: count 3, drop_next += 100 /
         // sqrt(3) = 1107.7 ms, not due: stop with count 3.
         assert_eq!(
-            c.should_drop(1_060 * MS, 1_059 * MS, false, &mut rng),
+            c.should_drop(1_060 * MS, 1_059 * MS, false, false, &mut rng),
             DepartureVerdict::Send
         );
         assert!(!c.dropping);
@@ -595,16 +642,71 @@ mod tests {
             10_000_000,
         );
         let mut rng = test_rig::rng();
-        c.should_drop(10 * MS, 0, true, &mut rng);
+        c.should_drop(10 * MS, 0, true, false, &mut rng);
         assert_eq!(
-            c.should_drop(11 * MS, 0, true, &mut rng),
+            c.should_drop(11 * MS, 0, true, false, &mut rng),
             DepartureVerdict::Mark
         );
         c.blue.p = 1.0;
         assert_eq!(
-            c.should_drop(12 * MS, 12 * MS, true, &mut rng),
+            c.should_drop(12 * MS, 12 * MS, true, false, &mut rng),
             DepartureVerdict::Drop
         );
+    }
+
+    /// A sparse flow after an overload (sch_cake.c `cake_dequeue`: "Last packet in queue may
+    /// be marked, shouldn't be dropped"). 256 overflows 6 ms apart (each more than target = 5
+    /// ms after the last change of p) raise BLUE's p by 1/256 each: p = 256/256 = 1, so every
+    /// dequeued packet gets a drop decision. Then, at 2000, 2100 and 2200 ms, a packet alone
+    /// in the queue (none behind it once dequeued), sojourn 0: Linux sends all three
+    /// (`!flow->head`), the old reading drops all three. At 2300 ms a packet with one behind
+    /// it is dropped under both. The state moves as for a drop either way (`cobalt_should_drop`
+    /// decided before the exemption): the same count and drop_next under both.
+    #[test]
+    fn the_last_packet_of_the_queue_is_sent_not_dropped() {
+        let run = |last_packet| {
+            let mut c = Cobalt::new(
+                CobaltParams {
+                    last_packet,
+                    ..Default::default()
+                },
+                10_000_000,
+            );
+            let mut rng = test_rig::rng();
+            for k in 1..=256u64 {
+                c.queue_full(k * 6 * MS);
+            }
+            assert_eq!(c.blue.p, 1.0);
+            let mut pkt = test_rig::packet(PacketKind::Udp);
+            let mut verdicts = vec![];
+            for (t, behind) in [(2_000, 0), (2_100, 0), (2_200, 0), (2_300, 1)] {
+                pkt.enqueued_at = t * MS;
+                let q = test_rig::view(t * MS, behind, 100);
+                verdicts.push(c.on_departure(&q, &pkt, &mut rng));
+            }
+            (verdicts, c.count, c.drop_next)
+        };
+        use DepartureVerdict::{Drop, Send};
+        let (linux, count, drop_next) = run(LastPacket::Send);
+        assert_eq!(linux, vec![Send, Send, Send, Drop]);
+        let (old, old_count, old_drop_next) = run(LastPacket::Drop);
+        assert_eq!(old, vec![Drop, Drop, Drop, Drop]);
+        assert_eq!((count, drop_next), (old_count, old_drop_next));
+    }
+
+    /// CoDel's signal on an ECT packet that is the last in the queue while BLUE also says drop:
+    /// `cobalt_should_drop` has already set CE (`INET_ECN_set_ce`), so `cake_dequeue` sends it
+    /// marked; with a packet behind it, it is dropped.
+    #[test]
+    fn the_last_packet_keeps_codels_mark() {
+        for (behind, want) in [(0, DepartureVerdict::Mark), (1, DepartureVerdict::Drop)] {
+            let mut c = Cobalt::new(CobaltParams::default(), 10_000_000);
+            let mut rng = test_rig::rng();
+            c.should_drop(10 * MS, 0, true, false, &mut rng);
+            c.blue.p = 1.0;
+            // 11 ms, sojourn 11 ms > target, drop_next = 10 ms due: CoDel marks.
+            assert_eq!(c.should_drop(11 * MS, 0, true, behind == 0, &mut rng), want);
+        }
     }
 
     #[test]
@@ -664,6 +766,13 @@ mod tests {
             let e = build(&AqmParams::new(bad, "q.aqm"), &env).err().unwrap();
             assert_eq!(e.path, field, "{e}");
         }
+        let e = build(
+            &AqmParams::new(serde_json::json!({"last_packet": "keep"}), "q.aqm"),
+            &env,
+        )
+        .err()
+        .unwrap();
+        assert!(e.path.contains("last_packet"), "{e}");
         let e = build(
             &AqmParams::new(serde_json::json!({"overflow": "middle"}), "q.aqm"),
             &env,

@@ -316,7 +316,8 @@ pub struct TcpConfig {
     pub dctcp: DctcpParams,
     /// TCP Prague's parameters (used with `congestion_control = "prague"`): `rtt_target`
     /// (25 ms, the reference RTT of its RTT independence), `rtt_transition` (4 rounds out of
-    /// slow start before it applies).
+    /// slow start before it applies), `ai_unit` (`packet` | `mtu_sys`, tcp_prague.c v0.7's
+    /// 1500 bytes per round trip), `window_rounding` (`floor` | `ceil`, tcp_prague.c v0.7).
     pub prague: PragueParams,
     /// A hybrid slow start: `hystart = { kind = "rfc9406" }` (or `{ enabled = true }`) is
     /// HyStart++ (RFC 9406) in the first slow start, with either controller: slow start then

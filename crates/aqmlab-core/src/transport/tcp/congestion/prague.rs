@@ -4,7 +4,8 @@
 //! RFC 9331 section 4.3 (the "Prague requirements" an L4S sender must meet: ECT(1), accurate
 //! ECN feedback, a scalable response, fall-back to classic on loss, RTT independence down to a
 //! reference RTT, no large bursts); and the L4S team's Linux module `net/ipv4/tcp_prague.c`
-//! (version 0.7, read for the choices the draft leaves open). Facts taken, code not.
+//! (version 0.7, L4STeam/linux commit 893e1479793e, read for the choices the draft leaves
+//! open). Facts taken, code not.
 //!
 //! What is modelled, and from where:
 //! - ECT(1) on every data packet (RFC 9331 section 4.1; tcp_prague.c `TCP_CONG_WANTS_ECT_1`):
@@ -46,7 +47,13 @@
 //! window mode below 4 packets (`prague_cwnd_mode`, `cwnd_mode = 1`) with its +/- 3 % pacing
 //! variation per round, the MTU reduction below 2 packets, the GSO burst limit (aqmlab sends
 //! single packets), `prague_cwnd_undo`, and the step-wise (one packet per ACK) walk of
-//! `snd_cwnd` toward the fractional window: here cwnd is the fractional window at once.
+//! `snd_cwnd` toward the fractional window: here the sender's window is set at once, to the
+//! fractional window (`window_rounding = "floor"`, default) or to its ceiling ("ceil",
+//! `prague_frac_cwnd_to_snd_cwnd`). The additive increase is one packet per round trip
+//! (`ai_unit = "packet"`, default) or 1500 bytes' worth ("mtu_sys", `prague_update_cwnd`'s
+//! `MTU_SYS / mtu`). v0.7 is a `cong_control` module (no PRR for it in Linux); here it is a
+//! `cong_avoid` controller whose ECN cut is applied in `set_state(CWR)` and whose loss cut is
+//! the core's (docs/readings.md, "TCP Prague's increase unit and window rounding").
 
 use super::growth::Growth;
 use super::ops::{AckEvent, Acked, CaState, CongestionOps, Signal, StateCtx, Window};
@@ -55,6 +62,34 @@ use crate::sim::Time;
 use crate::transport::tcp::pacing::PacingInputs;
 use crate::units::Duration;
 use serde::{Deserialize, Serialize};
+
+/// What one round trip's additive increase is worth (`tcp.prague.ai_unit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AiUnit {
+    /// One packet per round trip, whatever its size (draft-briscoe-iccrg-prague-congestion-
+    /// control's "1 segment"; aqmlab's reading before issue 37).
+    #[default]
+    Packet,
+    /// 1500 bytes per round trip: tcp_prague.c v0.7 `prague_update_cwnd` scales the increase
+    /// by `MTU_SYS / tcp_mss_to_mtu(mss_cache)` (MTU_SYS = 1500), so a flow of smaller
+    /// packets grows by more packets: 1500 / 1040 = 1.44 at aqmlab's default packet size.
+    MtuSys,
+}
+
+/// How the fractional window becomes the sender's window (`tcp.prague.window_rounding`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowRounding {
+    /// The sender's window is the fractional window, which it floors when it sends (aqmlab's
+    /// reading before issue 37).
+    #[default]
+    Floor,
+    /// The sender's window is the fractional window rounded up, at least 2: tcp_prague.c v0.7
+    /// `prague_frac_cwnd_to_snd_cwnd` (`(frac_cwnd + ONE_CWND - 1) >> CWND_UNIT`, at least
+    /// `MIN_CWND_RTT`); the fractional window stays Prague's own (`frac_cwnd`).
+    Ceil,
+}
 
 /// Prague's parameters (`tcp.prague`).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
@@ -66,6 +101,11 @@ pub struct PragueParams {
     /// Rounds out of slow start before the RTT independence starts (tcp_prague.c
     /// `DEFAULT_RTT_TRANSITION`: 4).
     pub rtt_transition: u32,
+    /// The additive increase's unit: `packet` (default) | `mtu_sys` (tcp_prague.c v0.7).
+    pub ai_unit: AiUnit,
+    /// The sender's window from the fractional one: `floor` (default) | `ceil` (tcp_prague.c
+    /// v0.7).
+    pub window_rounding: WindowRounding,
 }
 
 impl Default for PragueParams {
@@ -73,6 +113,8 @@ impl Default for PragueParams {
         PragueParams {
             rtt_target: Duration(25_000_000),
             rtt_transition: 4,
+            ai_unit: AiUnit::Packet,
+            window_rounding: WindowRounding::Floor,
         }
     }
 }
@@ -88,6 +130,9 @@ impl PragueParams {
         Ok(())
     }
 }
+
+/// tcp_prague.c `MTU_SYS`: the packet size the additive increase is scaled to.
+pub const MTU_SYS: f64 = 1500.0;
 
 /// Above this srtt the increase is not scaled (tcp_prague.c `MAX_SCALED_RTT`, 100 ms).
 const MAX_SCALED_RTT: Time = 100_000_000;
@@ -113,9 +158,23 @@ pub struct Prague {
     cwr_stamp: Option<Time>,
     /// The additive increase per unmarked packet acked, times cwnd (`ai_ack_increase`).
     ai: f64,
+    /// `ai_unit`'s factor: 1, or MTU_SYS over the packet size.
+    ai_scale: f64,
 }
 
 impl Prague {
+    /// Prague for packets of `packet_bytes` on the wire (`tcp_mss_to_mtu(mss_cache)`).
+    pub fn with_packet_bytes(p: &PragueParams, packet_bytes: u32) -> Self {
+        let ai_scale = match p.ai_unit {
+            AiUnit::Packet => 1.0,
+            AiUnit::MtuSys => MTU_SYS / packet_bytes.max(1) as f64,
+        };
+        Prague {
+            ai_scale,
+            ..Prague::new(p)
+        }
+    }
+
     pub fn new(p: &PragueParams) -> Self {
         Prague {
             p: *p,
@@ -128,6 +187,7 @@ impl Prague {
             alpha_stamp: 0,
             cwr_stamp: None,
             ai: 1.0,
+            ai_scale: 1.0,
         }
     }
 
@@ -198,7 +258,8 @@ impl Prague {
     }
 
     /// Growth for `acked` packets delivered unmarked: slow start by the packets acked
-    /// (`tcp_slow_start`), then `ai / cwnd` each.
+    /// (`tcp_slow_start`), then `ai / cwnd` each, times `ai_unit`'s factor
+    /// (`prague_update_cwnd`: `increase * MTU_SYS / mtu`; slow start is not scaled).
     pub fn grow(&mut self, cwnd: &mut f64, ssthresh: i64, acked: i64) {
         let mut acked = acked.max(0) as f64;
         if *cwnd < ssthresh as f64 {
@@ -210,7 +271,7 @@ impl Prague {
                 return;
             }
         }
-        *cwnd += acked * self.ai / *cwnd;
+        *cwnd += acked * self.ai / *cwnd * self.ai_scale;
     }
 
     /// The window after an ECN echo from `cwnd` at `now` (at most once per round, the sender
@@ -235,9 +296,12 @@ impl Prague {
         Some((cwnd - self.alpha * cwnd / 2.0).max(MIN_CWND))
     }
 
-    /// `prague_update_pacing_rate` in bytes per second; None before an RTT sample.
+    /// `prague_update_pacing_rate` in bytes per second, from the fractional window `cwnd`
+    /// (`frac_cwnd >> CWND_UNIT`) and the sender's `snd_cwnd` (the doubling test); None
+    /// before an RTT sample.
     pub fn pacing_rate(
         cwnd: f64,
+        snd_cwnd: f64,
         ssthresh: i64,
         packets_out: i64,
         srtt: Time,
@@ -248,7 +312,7 @@ impl Prague {
         }
         let w = cwnd.floor().max(packets_out as f64).max(1.0);
         let mut rate = packet_bytes as f64 * w / crate::sim::time::to_secs_f64(srtt);
-        if (cwnd.floor() as i64) < ssthresh / 2 {
+        if (snd_cwnd.floor() as i64) < ssthresh / 2 {
             rate *= 2.0;
         }
         Some(rate.max(MINIMUM_RATE))
@@ -265,15 +329,43 @@ pub struct PragueOps {
     g: Growth,
     /// The fractional window of the CWR entry under way, from `ssthresh` to `set_state`.
     cwr_cut: Option<f64>,
+    rounding: WindowRounding,
+    /// tcp_prague.c `frac_cwnd`, and the sender's window Prague last set from it: when the
+    /// sender's window is no longer that (the core's loss reduction, a timeout, an undo,
+    /// HyStart++), the fractional window restarts from the sender's.
+    frac: f64,
+    shown: f64,
 }
 
 impl PragueOps {
     pub fn from_config(cfg: &ControllerConfig) -> Self {
         PragueOps {
-            p: Prague::new(&cfg.prague),
+            p: Prague::with_packet_bytes(&cfg.prague, cfg.packet_bytes),
             g: Growth::new(cfg.cwnd_growth, cfg.hystart, false),
             cwr_cut: None,
+            rounding: cfg.prague.window_rounding,
+            frac: f64::NAN,
+            shown: f64::NAN,
         }
+    }
+
+    /// The fractional window behind the sender's `cwnd`.
+    fn frac(&self, cwnd: f64) -> f64 {
+        if cwnd == self.shown {
+            self.frac
+        } else {
+            cwnd
+        }
+    }
+
+    /// Sets the fractional window and the sender's window from it (`window_rounding`).
+    fn set_frac(&mut self, w: &mut Window, frac: f64) {
+        self.frac = frac;
+        w.cwnd = match self.rounding {
+            WindowRounding::Floor => frac,
+            WindowRounding::Ceil => frac.ceil().max(MIN_CWND),
+        };
+        self.shown = w.cwnd;
     }
 
     pub fn prague(&self) -> &Prague {
@@ -297,7 +389,7 @@ impl CongestionOps for PragueOps {
                 Some(base / 2)
             }
             Signal::Ecn => {
-                let cut = self.p.on_ecn(w.cwnd, now, w.slow_start())?;
+                let cut = self.p.on_ecn(self.frac(w.cwnd), now, w.slow_start())?;
                 self.g.on_reduction();
                 self.cwr_cut = Some(cut);
                 Some(cut.floor() as i64)
@@ -308,7 +400,7 @@ impl CongestionOps for PragueOps {
     fn set_state(&mut self, state: CaState, w: &mut Window, _: &StateCtx) {
         if state == CaState::Cwr {
             if let Some(cut) = self.cwr_cut.take() {
-                w.cwnd = cut;
+                self.set_frac(w, cut);
             }
         }
     }
@@ -320,7 +412,9 @@ impl CongestionOps for PragueOps {
         if self.g.hystart_on_ack(w, acked.delivered) {
             return;
         }
-        self.p.grow(&mut w.cwnd, w.ssthresh, acked.delivered);
+        let mut frac = self.frac(w.cwnd);
+        self.p.grow(&mut frac, w.ssthresh, acked.delivered);
+        self.set_frac(w, frac);
     }
 
     /// Rounds and alpha after a cut on this ACK (Linux: `tcp_fastretrans_alert` enters CWR,
@@ -347,7 +441,14 @@ impl CongestionOps for PragueOps {
     }
 
     fn pacing_rate(&self, i: &PacingInputs) -> Option<f64> {
-        Prague::pacing_rate(i.cwnd, i.ssthresh, i.packets_out, i.srtt, i.packet_bytes)
+        Prague::pacing_rate(
+            self.frac(i.cwnd),
+            i.cwnd,
+            i.ssthresh,
+            i.packets_out,
+            i.srtt,
+            i.packet_bytes,
+        )
     }
 
     fn state(&self, out: &mut crate::sim::StateSink) {
@@ -412,20 +513,136 @@ mod tests {
         assert!((w - 12.0 - 2.0 * 0.04 / 12.0).abs() < 1e-12, "{w}");
     }
 
+    fn ops(ai_unit: AiUnit, window_rounding: WindowRounding) -> PragueOps {
+        use super::super::hystart::HystartParams;
+        use super::super::{CongestionControlKind, CubicParams, CwndGrowth, DctcpParams};
+        PragueOps::from_config(&ControllerConfig {
+            kind: CongestionControlKind::Prague,
+            cwnd_growth: CwndGrowth::PacketsAcked,
+            hystart: HystartParams::default(),
+            cubic: CubicParams::default(),
+            dctcp: DctcpParams::default(),
+            prague: PragueParams {
+                ai_unit,
+                window_rounding,
+                ..PragueParams::default()
+            },
+            packet_bytes: 1040,
+            window_init: 10.0,
+        })
+    }
+
+    /// Three rounds of congestion avoidance at 1040-byte packets, each one ACK delivering the
+    /// sender's whole window unmarked (ai = 1: fewer than `rtt_transition` rounds), then a
+    /// first ECN echo. tcp_prague.c v0.7 (`prague_update_cwnd`): frac += acked x ai / frac x
+    /// 1500 / 1040, snd_cwnd = ceil(frac) (`prague_frac_cwnd_to_snd_cwnd`):
+    /// - round 1, 10 acked at frac 10: + 10 / 10 x 1.442308 = 1.442308 -> 11.442308, cwnd 12;
+    /// - round 2, 12 acked: + 12 / 11.442308 x 1.442308 = 1.512605 -> 12.954913, cwnd 13;
+    /// - round 3, 13 acked: + 13 / 12.954913 x 1.442308 = 1.447327 -> 14.402240, cwnd 15;
+    /// - the first echo halves frac: 7.201120; ssthresh its floor, 7; cwnd ceil, 8.
+    ///
+    /// The old reading (one packet per round trip, the window floored when sent): 10 + 10/10
+    /// = 11, + 11/11 = 12, + 12/12 = 13, then halved to 6.5, 6 sent.
+    #[test]
+    fn linux_prague_grows_1500_bytes_per_round_trip_and_rounds_its_window_up() {
+        let acked = |n: i64| Acked {
+            newly_acked: n,
+            delivered: n,
+        };
+        let mut o = ops(AiUnit::MtuSys, WindowRounding::Ceil);
+        let mut w = Window {
+            cwnd: 10.0,
+            ssthresh: 10,
+        };
+        let mut fracs = vec![];
+        let mut cwnds = vec![];
+        for _ in 0..3 {
+            let n = w.cwnd as i64;
+            o.cong_avoid(&mut w, acked(n), 0, 10 * MS);
+            fracs.push(o.frac);
+            cwnds.push(w.cwnd);
+        }
+        assert_eq!(cwnds, vec![12.0, 13.0, 15.0]);
+        for (got, want) in fracs
+            .iter()
+            .zip([11.442_307_692, 12.954_912_734, 14.402_240_122])
+        {
+            assert!((got - want).abs() < 1e-8, "{fracs:?}");
+        }
+        let s = o.ssthresh(&w, 15, Signal::Ecn, 0).unwrap();
+        assert_eq!(s, 7);
+        w.ssthresh = s;
+        w.cwnd = s as f64;
+        o.set_state(CaState::Cwr, &mut w, &ctx());
+        assert_eq!(w.cwnd, 8.0);
+        assert!((o.frac - 7.201_120_061).abs() < 1e-8, "{}", o.frac);
+        // Pacing reads the fractional window (`frac_cwnd >> CWND_UNIT` = 7 packets of 1040 B
+        // per 10 ms), not the rounded one.
+        let i = PacingInputs {
+            cwnd: w.cwnd,
+            ssthresh: w.ssthresh,
+            packets_out: 0,
+            srtt: 10 * MS,
+            packet_bytes: 1040,
+        };
+        assert_eq!(o.pacing_rate(&i), Some(7.0 * 1040.0 / 0.01));
+
+        let mut o = ops(AiUnit::Packet, WindowRounding::Floor);
+        let mut w = Window {
+            cwnd: 10.0,
+            ssthresh: 10,
+        };
+        for want in [11.0, 12.0, 13.0] {
+            let n = w.cwnd as i64;
+            o.cong_avoid(&mut w, acked(n), 0, 10 * MS);
+            assert_eq!(w.cwnd, want);
+        }
+        assert_eq!(o.ssthresh(&w, 13, Signal::Ecn, 0), Some(6));
+        w.cwnd = 6.0;
+        o.set_state(CaState::Cwr, &mut w, &ctx());
+        assert_eq!(w.cwnd, 6.5);
+    }
+
+    /// A window the core set (a loss's reduction) is where the fractional window restarts.
+    #[test]
+    fn the_fractional_window_follows_a_window_the_core_set() {
+        let mut o = ops(AiUnit::MtuSys, WindowRounding::Ceil);
+        let mut w = Window {
+            cwnd: 10.0,
+            ssthresh: 10,
+        };
+        o.cong_avoid(&mut w, Acked::both(10), 0, 10 * MS);
+        assert_eq!(w.cwnd, 12.0);
+        w.cwnd = 6.0;
+        w.ssthresh = 6;
+        // 6 acked at frac 6: + 6 / 6 x 1.442308 -> 7.442308, cwnd 8.
+        o.cong_avoid(&mut w, Acked::both(6), 0, 10 * MS);
+        assert!((o.frac - 7.442_307_692).abs() < 1e-8, "{}", o.frac);
+        assert_eq!(w.cwnd, 8.0);
+    }
+
+    fn ctx() -> StateCtx<'static> {
+        StateCtx {
+            now: 0,
+            snd_nxt: 0,
+            rate: None,
+        }
+    }
+
     #[test]
     fn pacing_is_cwnd_over_srtt_doubled_in_slow_start() {
         // 10 packets of 1500 B per 10 ms: 1.5 MB/s; x2 while cwnd < ssthresh / 2.
         assert_eq!(
-            Prague::pacing_rate(10.0, 10, 4, 10 * MS, 1500),
+            Prague::pacing_rate(10.0, 10.0, 10, 4, 10 * MS, 1500),
             Some(1_500_000.0)
         );
         assert_eq!(
-            Prague::pacing_rate(10.0, 100, 4, 10 * MS, 1500),
+            Prague::pacing_rate(10.0, 10.0, 100, 4, 10 * MS, 1500),
             Some(3_000_000.0)
         );
-        assert_eq!(Prague::pacing_rate(10.0, 10, 4, 0, 1500), None);
+        assert_eq!(Prague::pacing_rate(10.0, 10.0, 10, 4, 0, 1500), None);
         assert_eq!(
-            Prague::pacing_rate(2.0, 2, 0, 1_000 * MS, 1500),
+            Prague::pacing_rate(2.0, 2.0, 2, 0, 1_000 * MS, 1500),
             Some(MINIMUM_RATE)
         );
     }
