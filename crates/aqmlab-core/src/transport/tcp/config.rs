@@ -201,6 +201,20 @@ pub enum DelayedAckAto {
     Adaptive,
 }
 
+/// Whether the receiver's window grows during a transfer, with a quick ACK for each segment
+/// that grows it (`tcp.rcv_window_growth`, `linux_delack.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RcvWindowGrowth {
+    /// The advertised window is `window` from the start; no ACK is sent for its growth.
+    #[default]
+    Fixed,
+    /// Linux's `rcv_ssthresh` (`tcp_grow_window`, net/ipv4/tcp_input.c): from the initial
+    /// window of the default `tcp_rmem` up, two segments per data segment, each in-order
+    /// segment that grows it ACKed at once.
+    Linux,
+}
+
 /// Which ECT codepoint an ECN-capable sender's data carries (`tcp.ecn_codepoint`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -374,6 +388,13 @@ pub struct TcpConfig {
     /// 120 %, of max(cwnd, packets in flight); no pacing before an RTT sample). A controller
     /// with its own rate (bbr) paces whatever this says. `rfc6675` only.
     pub pacing: Pacing,
+    /// The receiver's window growth (`linux_delack.rs`): `fixed` (the default: ns-2's sink,
+    /// no growth phase) | `linux` (`tcp_grow_window`: `rcv_ssthresh` from 64 KB rounded down
+    /// to whole segments (`tcp_select_initial_window` with tcp_rmem[1] = 128 KB) grows by two
+    /// segments per data segment up to half the window (`__tcp_grow_window`'s bound), and
+    /// each in-order segment that grows it is ACKed at once: the near ACK-per-segment slow
+    /// start of a Linux receiver). Nothing without `delayed_ack`.
+    pub rcv_window_growth: RcvWindowGrowth,
 }
 
 impl Default for TcpConfig {
@@ -423,6 +444,7 @@ impl Default for TcpConfig {
             dupacks_after_timeout: DupacksAfterTimeout::Counted,
             handshake: Handshake::None,
             pacing: Pacing::Off,
+            rcv_window_growth: RcvWindowGrowth::Fixed,
         }
     }
 }

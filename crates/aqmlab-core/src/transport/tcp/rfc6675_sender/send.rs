@@ -9,6 +9,7 @@ use super::*;
 impl Rfc6675Sender {
     /// Sends up to `count` packets chosen by NextSeg.
     pub(super) fn send_recovery(&mut self, cx: &mut AgentCtx, count: i64) {
+        let mut new_data = false;
         for sent in 0..count {
             if self.pacing_holds(cx) {
                 // cwnd keeps what is still allowed, for the pacing timer's send (as Linux's
@@ -17,27 +18,32 @@ impl Rfc6675Sender {
                 if !self.cc.has_cong_control() {
                     self.cwnd = (self.scb.pipe() + count - sent).max(1) as f64;
                 }
+                self.record_cwnd_use(new_data);
                 return;
             }
             let next_new = self.scb.high_data() + 1;
             let Some(seg) = self.scb.next_seg(self.new_data_allowed(next_new)) else {
                 break;
             };
+            new_data |= matches!(seg, NextSeg::New(_));
             self.output(cx, seg);
             self.prr.on_send(1);
         }
         if !self.cc.has_cong_control() {
             self.cwnd = (self.scb.pipe() as f64).max(1.0);
         }
+        self.record_cwnd_use(new_data);
     }
 
     pub(super) fn send_limited(&mut self, cx: &mut AgentCtx) {
         let next = self.scb.high_data() + 1;
         let allowed = self.flight_size() < self.cwnd.floor() as i64 + self.dupacks as i64;
-        if allowed && self.new_data_allowed(next) && !self.pacing_holds(cx) {
+        let send = allowed && self.new_data_allowed(next) && !self.pacing_holds(cx);
+        if send {
             self.output(cx, NextSeg::New(next));
             self.t_seqno = next + 1;
         }
+        self.record_cwnd_use(send);
     }
 
     /// Recovery sends, after `overhead`'s delay if there is one: then cwnd holds what PRR
@@ -147,7 +153,16 @@ impl Rfc6675Sender {
             let pipe = self.scb.pipe();
             r.check_app_limited(nothing_to_send, pipe, cwnd, !self.scb.in_recovery());
         }
+        self.record_cwnd_use(sent);
+        sent
+    }
+
+    /// `tcp_cwnd_validate` at the end of `tcp_write_xmit`, which Linux runs after every ACK's
+    /// sends, a recovery's and limited transmit's included (`tcp_data_snd_check`): `sent`
+    /// whether new data left.
+    pub(super) fn record_cwnd_use(&mut self, sent: bool) {
         if let Some(u) = &mut self.cwnd_use {
+            let cwnd = (self.cwnd.floor() as i64).max(1);
             u.after_send(
                 sent,
                 (self.scb.pipe(), cwnd),
@@ -155,7 +170,6 @@ impl Rfc6675Sender {
                 (self.scb.snd_una(), self.scb.high_data() + 1),
             );
         }
-        sent
     }
 
     /// Linux `tcp_pacing_check`: whether the next send must wait for its departure time; if
