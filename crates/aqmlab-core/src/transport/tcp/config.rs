@@ -85,6 +85,23 @@ pub enum TimeoutResponse {
     Linux,
 }
 
+/// What a retransmission timeout resends (`tcp.timeout_marks`, `rfc6675` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutMarks {
+    /// Every unSACKed packet from the head up, in order (go-back-N, RFC 6675 section 5.1).
+    #[default]
+    AllUnsacked,
+    /// Linux `tcp_timeout_mark_lost` (net/ipv4/tcp_input.c, from `tcp_enter_loss`): with
+    /// RACK, the head and each unSACKed packet sent at least RACK.rtt ago
+    /// (`tcp_rack_skb_timeout(tp, skb, 0) <= 0`: no reordering window) are marked lost; in
+    /// the Loss state only marked packets are resent (`tcp_xmit_retransmit_queue`), then new
+    /// data (`tcp_write_xmit`), each while the pipe is below cwnd, after every ACK; later
+    /// ACKs' RACK marks add to them. Without RACK Linux marks every unSACKed packet, as
+    /// `all_unsacked`.
+    Linux,
+}
+
 /// The window a congestion signal reduces from: CUBIC's W_max and cwnd_prior, ssthresh, and
 /// PRR's RecoverFS (`rfc6675` only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -395,6 +412,10 @@ pub struct TcpConfig {
     /// each in-order segment that grows it is ACKed at once: the near ACK-per-segment slow
     /// start of a Linux receiver). Nothing without `delayed_ack`.
     pub rcv_window_growth: RcvWindowGrowth,
+    /// What a timeout resends (`rfc6675` only): `all_unsacked` (the go-back-N over every
+    /// unSACKed packet, the default) | `linux` (`tcp_timeout_mark_lost`: with RACK, only the
+    /// head and the packets sent at least RACK.rtt ago, then those RACK marks later).
+    pub timeout_marks: TimeoutMarks,
 }
 
 impl Default for TcpConfig {
@@ -445,6 +466,7 @@ impl Default for TcpConfig {
             handshake: Handshake::None,
             pacing: Pacing::Off,
             rcv_window_growth: RcvWindowGrowth::Fixed,
+            timeout_marks: TimeoutMarks::AllUnsacked,
         }
     }
 }
@@ -613,6 +635,10 @@ impl TcpConfig {
                 self.timeout_response != TimeoutResponse::Rfc5681,
             ),
             ("frto", self.frto),
+            (
+                "timeout_marks",
+                self.timeout_marks != TimeoutMarks::AllUnsacked,
+            ),
             (
                 "grow_only_when_cwnd_limited",
                 self.grow_only_when_cwnd_limited,

@@ -24,7 +24,7 @@ mod transmissions;
 
 pub use config::{
     DupacksAfterTimeout, EcnCodepoint, Handshake, Pacing, PartialAckTimer, Recovery,
-    RtoEstimatorKind, RtoRestart, RttSampling, SsthreshBase, TcpConfig, TcpVariant,
+    RtoEstimatorKind, RtoRestart, RttSampling, SsthreshBase, TcpConfig, TcpVariant, TimeoutMarks,
     TimeoutResponse,
 };
 pub use rfc6675_sender::Rfc6675Sender;

@@ -193,6 +193,10 @@ mod tests {
             crate::transport::tcp::config::RcvWindowGrowth::Linux
         );
         assert!(cfg.grow_only_when_cwnd_limited);
+        assert_eq!(
+            cfg.timeout_marks,
+            crate::transport::tcp::TimeoutMarks::Linux
+        );
         // Reno under the profile keeps the packet counting (Linux's tcp_reno_cong_avoid).
         let table: Map<String, Value> =
             serde_json::from_str(r#"{"profile": "linux", "congestion_control": "reno"}"#).unwrap();

@@ -85,7 +85,7 @@ use super::rto::RtoEstimator;
 use super::transmissions::Transmissions;
 use super::{
     DupacksAfterTimeout, PartialAckTimer, RtoRestart, RttSampling, SsthreshBase, TcpConfig,
-    TimeoutResponse,
+    TimeoutMarks, TimeoutResponse,
 };
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::wire_headers::SYN_SEQ;

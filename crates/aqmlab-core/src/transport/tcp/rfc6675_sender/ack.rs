@@ -238,7 +238,12 @@ impl Rfc6675Sender {
         {
             self.enter_recovery(cx, u.delivered);
             return;
-        } else if !advanced && u.newly_sacked > 0 && self.cfg.limited_transmit && !ignore_dupacks {
+        } else if !advanced
+            && u.newly_sacked > 0
+            && self.cfg.limited_transmit
+            && !ignore_dupacks
+            && !self.resends_marked_only()
+        {
             // RFC 3042: one new packet per early duplicate ACK, cwnd unchanged.
             self.run_cong_control(cx);
             self.send_limited(cx);

@@ -118,6 +118,9 @@ impl Rfc6675Sender {
         if !self.running || self.completed {
             return false;
         }
+        if self.resends_marked_only() {
+            return self.send_marked(cx);
+        }
         let mut sent = false;
         let cwnd = (self.cwnd.floor() as i64).max(1);
         loop {
@@ -170,6 +173,40 @@ impl Rfc6675Sender {
                 (self.scb.snd_una(), self.scb.high_data() + 1),
             );
         }
+    }
+
+    /// With `timeout_marks = "linux"` and RACK, in a timeout's episode (its RecoveryPoint
+    /// outstanding, no fast recovery): only what is marked lost is resent, and a duplicate
+    /// ACK sends what the pipe allows (Linux's Loss state), not RFC 3042's one packet.
+    pub(super) fn resends_marked_only(&self) -> bool {
+        self.cfg.timeout_marks == TimeoutMarks::Linux
+            && self.rack.is_some()
+            && !self.scb.may_enter_recovery()
+            && !self.scb.in_recovery()
+    }
+
+    /// Linux in the Loss state, after every ACK (`tcp_xmit_recovery`, `tcp_data_snd_check`):
+    /// `tcp_xmit_retransmit_queue` resends the packets marked lost and not resent since, in
+    /// order, then `tcp_write_xmit` sends new data, each while the packets in flight
+    /// (`tcp_packets_in_flight`, the pipe) are below cwnd. An unSACKed packet not marked waits
+    /// for RACK's mark or the next timeout. Returns whether new data left.
+    fn send_marked(&mut self, cx: &mut AgentCtx) -> bool {
+        let cwnd = (self.cwnd.floor() as i64).max(1);
+        let mut sent = false;
+        while self.scb.pipe() < cwnd && !self.pacing_holds(cx) {
+            let next_new = self.scb.high_data() + 1;
+            match self.scb.next_seg(self.new_data_allowed(next_new)) {
+                Some(seg @ NextSeg::Lost(_)) => self.output(cx, seg),
+                Some(seg @ NextSeg::New(seq)) => {
+                    self.output(cx, seg);
+                    self.t_seqno = seq + 1;
+                    sent = true;
+                }
+                _ => break,
+            }
+        }
+        self.record_cwnd_use(sent);
+        sent
     }
 
     /// Linux `tcp_pacing_check`: whether the next send must wait for its departure time; if
