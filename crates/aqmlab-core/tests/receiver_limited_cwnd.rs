@@ -24,7 +24,6 @@ fn max_cwnd(extra: &str) -> f64 {
         bottleneck: r#"rate = "100Mbps", delay = "10ms", queue = { limit = 1000 }"#,
         access: r#"rate = "1Gbps", delay = "5ms""#,
         rest: &rest,
-        ..Dumbbell::default()
     };
     let r = run(&d.scenario(), 1).unwrap();
     let ts = &r.timeseries;

@@ -373,6 +373,7 @@ fn pacing_off_sends_the_window_at_once() {
 ///   ago) are marked and resent, then new 20 while pipe < 5 (18, 19, 16, 17, 20). The
 ///   go-back-N resends from 16 on by its count of packets from snd_una: 16, 17, then new
 ///   18, 19, 20.
+///
 /// Resent after the RTO: Linux {0} at once and {16, 17} when RACK marks them; the go-back-N
 /// the same packets, with the new data held back a round trip.
 #[test]
