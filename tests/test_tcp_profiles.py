@@ -71,6 +71,7 @@ def test_compare_takes_a_tcp_profile():
         ({"timeout_response": "linux"}, "tcp.timeout_response"),
         ({"frto": True}, "tcp.frto"),
         ({"grow_only_when_cwnd_limited": True}, "tcp.grow_only_when_cwnd_limited"),
+        ({"timeout_marks": "linux"}, "tcp.timeout_marks"),
     ],
 )
 def test_modern_tcp_fields_need_the_rfc6675_sender(fields, field):

@@ -103,6 +103,23 @@ pub enum EcnReduction {
     Prr,
 }
 
+/// What a retransmission timeout resends (`tcp.timeout_marks`, `rfc6675` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutMarks {
+    /// Every unSACKed packet from the head up, in order (go-back-N, RFC 6675 section 5.1).
+    #[default]
+    AllUnsacked,
+    /// Linux `tcp_timeout_mark_lost` (net/ipv4/tcp_input.c, from `tcp_enter_loss`): with
+    /// RACK, the head and each unSACKed packet sent at least RACK.rtt ago
+    /// (`tcp_rack_skb_timeout(tp, skb, 0) <= 0`: no reordering window) are marked lost; in
+    /// the Loss state only marked packets are resent (`tcp_xmit_retransmit_queue`), then new
+    /// data (`tcp_write_xmit`), each while the pipe is below cwnd, after every ACK; later
+    /// ACKs' RACK marks add to them. Without RACK Linux marks every unSACKed packet, as
+    /// `all_unsacked`.
+    Linux,
+}
+
 /// The window a congestion signal reduces from: CUBIC's W_max and cwnd_prior, ssthresh, and
 /// PRR's RecoverFS (`rfc6675` only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -217,6 +234,20 @@ pub enum DelayedAckAto {
     Fixed,
     /// Linux's ATO, from `delayed_ack_timeout` up (module docs).
     Adaptive,
+}
+
+/// Whether the receiver's window grows during a transfer, with a quick ACK for each segment
+/// that grows it (`tcp.rcv_window_growth`, `linux_delack.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RcvWindowGrowth {
+    /// The advertised window is `window` from the start; no ACK is sent for its growth.
+    #[default]
+    Fixed,
+    /// Linux's `rcv_ssthresh` (`tcp_grow_window`, net/ipv4/tcp_input.c): from the initial
+    /// window of the default `tcp_rmem` up, two segments per data segment, each in-order
+    /// segment that grows it ACKed at once.
+    Linux,
 }
 
 /// Which ECT codepoint an ECN-capable sender's data carries (`tcp.ecn_codepoint`).
@@ -405,6 +436,17 @@ pub struct TcpConfig {
     /// whole skb: `tcp_write_xmit`, `tcp_update_skb_after_send`). Nothing changes for an
     /// unpaced sender. `rfc6675` only.
     pub segmentation_offload: SegmentationOffload,
+    /// The receiver's window growth (`linux_delack.rs`): `fixed` (the default: ns-2's sink,
+    /// no growth phase) | `linux` (`tcp_grow_window`: `rcv_ssthresh` from 64 KB rounded down
+    /// to whole segments (`tcp_select_initial_window` with tcp_rmem[1] = 128 KB) grows by two
+    /// segments per data segment up to half the window (`__tcp_grow_window`'s bound), and
+    /// each in-order segment that grows it is ACKed at once: the near ACK-per-segment slow
+    /// start of a Linux receiver). Nothing without `delayed_ack`.
+    pub rcv_window_growth: RcvWindowGrowth,
+    /// What a timeout resends (`rfc6675` only): `all_unsacked` (the go-back-N over every
+    /// unSACKed packet, the default) | `linux` (`tcp_timeout_mark_lost`: with RACK, only the
+    /// head and the packets sent at least RACK.rtt ago, then those RACK marks later).
+    pub timeout_marks: TimeoutMarks,
 }
 
 impl Default for TcpConfig {
@@ -456,6 +498,8 @@ impl Default for TcpConfig {
             pacing: Pacing::Off,
             ecn_reduction: EcnReduction::Immediate,
             segmentation_offload: SegmentationOffload::None,
+            rcv_window_growth: RcvWindowGrowth::Fixed,
+            timeout_marks: TimeoutMarks::AllUnsacked,
         }
     }
 }
@@ -631,6 +675,10 @@ impl TcpConfig {
             (
                 "ecn_reduction",
                 self.ecn_reduction != EcnReduction::Immediate,
+            ),
+            (
+                "timeout_marks",
+                self.timeout_marks != TimeoutMarks::AllUnsacked,
             ),
             (
                 "grow_only_when_cwnd_limited",

@@ -15,12 +15,30 @@
 //!   awaiting the sender's CWR (`__tcp_ecn_check_ce`: "sender can have a very low cwnd").
 //!   rcv_wnd is the advertised `window`.
 //! - A data packet carrying CWR is ACKed at once (`tcp_ecn_accept_cwr`: ICSK_ACK_NOW).
-//! - Not modelled: the quick ACK `tcp_grow_window` adds (`icsk_ack.quick |= 1`) for each
-//!   in-order segment while the receiver's `rcv_ssthresh` still grows towards its window
-//!   clamp, which receive-buffer autotuning (`tcp_rcv_space_adjust`) keeps raising during a
-//!   transfer's start: a Linux receiver ACKs most segments one by one until its window stops
-//!   growing. aqmlab's advertised window is fixed (`window`), so there is no such phase.
-//! - Out-of-order packets and the packet that fills a hole are ACKed at once with or without
+//!
+//! `tcp.rcv_window_growth = "linux"`: the quick ACK `tcp_grow_window` (net/ipv4/tcp_input.c,
+//! from `tcp_event_data_recv` for an in-order segment of 128 bytes or more, and from
+//! `tcp_data_queue_ofo` for an out-of-order one) adds, `icsk_ack.quick |= 1`, for each segment
+//! that raises the receiver's `rcv_ssthresh`: a Linux receiver ACKs segment by segment while
+//! its window still grows, which is most of a transfer's slow start (measured in the
+//! reference kernel, docs/readings.md: one ACK per segment for the first seven round trips at
+//! 10 Mb/s, 40 ms, then one per two).
+//! - The start: `tcp_select_initial_window` offers tcp_full_space() = tcp_rmem[1] (128 KB) less
+//!   its overhead share (`tcp_win_from_space`, tcp_adv_win_scale 1: a half), 64 KB, rounded
+//!   down to whole segments (65,160 bytes for a 1448-byte MSS); `rcv_ssthresh` starts there.
+//! - Each data segment adds max(2 advmss, 2 len) (two segments), at most the room left.
+//! - The bound: `tcp_grow_window`'s room is min(window_clamp, tcp_space()), and
+//!   `__tcp_grow_window` grows only while `rcv_ssthresh` <= tcp_win_from_space(tcp_rmem[2]) / 2
+//!   when a segment's truesize is more than twice its length (the veth of the reference kernel,
+//!   most drivers' page fragments): half the advertised `window`, which the profiles take as
+//!   tcp_win_from_space(tcp_rmem[2]) (linux.toml). Receive-buffer autotuning
+//!   (`tcp_rcv_space_adjust`), which raises tcp_space() once per round trip, is not modelled:
+//!   the kernel's growth pauses now and then when tcp_space() is reached (a few segments per
+//!   round trip ACKed in pairs), aqmlab's does not. The advertised window stays `window` (Linux
+//!   advertises at most `rcv_ssthresh`, `__tcp_select_window`); in slow start `rcv_ssthresh`
+//!   (+2 per segment) stays ahead of cwnd (+1 per segment), so this rarely binds.
+//!
+//! Out-of-order packets and the packet that fills a hole are ACKed at once with or without
 //!   this option (the sink's RFC 5681 4.2 rule; Linux: the out-of-order queue in
 //!   `__tcp_ack_snd_check` and ICSK_ACK_NOW in `tcp_data_queue`). Linux's SACK compression
 //!   (`tcp_comp_sack_nr`: after three immediate duplicate ACKs, up to 44 held for min(1 ms,
@@ -42,7 +60,7 @@
 //! Linux computes it from one sample (`tcp_rtt_estimator`, `__tcp_set_rto`): SRTT + max(2
 //! SRTT, min RTO), at most the max RTO. Time is continuous, not in jiffies.
 
-pub use super::config::DelayedAckAto;
+pub use super::config::{DelayedAckAto, RcvWindowGrowth};
 use super::TcpConfig;
 use crate::sim::Time;
 
@@ -74,13 +92,65 @@ pub struct LinuxDelayedAck {
     /// The receiver's SRTT and RTO (module docs).
     srtt: Time,
     rto: Time,
+    /// With `rcv_window_growth = "linux"`: `rcv_ssthresh` and its bound, in bytes.
+    growth: Option<RcvSsthresh>,
+}
+
+/// `tcp_sock.rcv_ssthresh` and where `tcp_grow_window` stops (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RcvSsthresh {
+    pub rcv_ssthresh: u64,
+    /// `__tcp_grow_window`'s: growth while `rcv_ssthresh` <= this.
+    pub bound: u64,
+    /// `tcp_grow_window`'s room: `rcv_ssthresh` never above this (`window`).
+    pub clamp: u64,
+    pub mss: u64,
+}
+
+/// tcp_rmem[1], the default receive buffer (Documentation/networking/ip-sysctl.rst).
+pub const TCP_RMEM_DEFAULT: u64 = 131_072;
+/// `tcp_grow_window` skips segments shorter than this (`tcp_event_data_recv`).
+const GROW_MIN_LEN: u64 = 128;
+
+impl RcvSsthresh {
+    fn new(cfg: &TcpConfig) -> Self {
+        let mss = u64::from(cfg.packet_size);
+        // tcp_win_from_space with tcp_adv_win_scale 1: half the space is window.
+        let space = TCP_RMEM_DEFAULT / 2;
+        let initial = if space > mss {
+            space / mss * mss
+        } else {
+            space
+        };
+        let clamp = u64::from(cfg.window) * mss;
+        RcvSsthresh {
+            rcv_ssthresh: initial.min(clamp),
+            bound: clamp / 2,
+            clamp,
+            mss,
+        }
+    }
+
+    /// `tcp_grow_window` for a data segment of `len` payload bytes: whether it grew.
+    fn grow(&mut self, len: u64) -> bool {
+        let room = self.clamp.saturating_sub(self.rcv_ssthresh);
+        if len < GROW_MIN_LEN || room == 0 || self.rcv_ssthresh > self.bound {
+            return false;
+        }
+        // __tcp_grow_window's test is <= bound, so the last step passes it by up to one
+        // increment, as in the kernel.
+        self.rcv_ssthresh += room.min((2 * self.mss).max(2 * len));
+        true
+    }
 }
 
 impl LinuxDelayedAck {
     /// None when neither option is on: the sink is ns-2's.
     pub fn new(cfg: &TcpConfig) -> Option<Self> {
         let adaptive = cfg.delayed_ack_ato == DelayedAckAto::Adaptive;
-        (cfg.quick_ack || adaptive).then_some(LinuxDelayedAck {
+        let growth =
+            (cfg.rcv_window_growth == RcvWindowGrowth::Linux).then(|| RcvSsthresh::new(cfg));
+        (cfg.quick_ack || adaptive || growth.is_some()).then_some(LinuxDelayedAck {
             quick_acks: cfg.quick_ack,
             adaptive,
             ato_min: cfg.delayed_ack_timeout.0,
@@ -92,6 +162,7 @@ impl LinuxDelayedAck {
             last_arrival: 0,
             srtt: 0,
             rto: cfg.initial_rto.0,
+            growth,
         })
     }
 
@@ -116,9 +187,30 @@ impl LinuxDelayedAck {
         }
     }
 
-    /// An in-order data packet arrived at `now`, `transit` after it was sent
-    /// (`tcp_event_data_recv`).
-    pub fn on_in_order_data(&mut self, now: Time, transit: Time) {
+    /// An in-order data packet of `len` payload bytes arrived at `now`, `transit` after it was
+    /// sent (`tcp_event_data_recv`: the ATO, then `tcp_grow_window`).
+    pub fn on_in_order_data(&mut self, now: Time, transit: Time, len: u64) {
+        self.update_ato(now, transit);
+        if self.growth.as_mut().is_some_and(|g| g.grow(len)) {
+            // `icsk_ack.quick |= 1`: this segment's ACK goes out at once.
+            self.quick |= 1;
+        }
+    }
+
+    /// A new out-of-order packet of `len` payload bytes arrived (`tcp_data_queue_ofo`'s
+    /// `tcp_grow_window`; its ACK goes out at once anyway, and consumes the quick ACK).
+    pub fn on_out_of_order_data(&mut self, len: u64) {
+        if self.growth.as_mut().is_some_and(|g| g.grow(len)) {
+            self.quick |= 1;
+        }
+    }
+
+    /// `rcv_ssthresh`, with `rcv_window_growth = "linux"`.
+    pub fn rcv_ssthresh(&self) -> Option<RcvSsthresh> {
+        self.growth
+    }
+
+    fn update_ato(&mut self, now: Time, transit: Time) {
         match self.ato {
             None => {
                 self.srtt = 2 * transit;
@@ -154,7 +246,9 @@ impl LinuxDelayedAck {
     /// Whether the ACK of an in-order packet goes out at once: in quick-ACK mode, or for a
     /// packet carrying CWR.
     pub fn ack_now(&self, cwr: bool) -> bool {
-        self.quick_acks && (self.quick > 0 || cwr)
+        // `quick` is raised only by the quick-ACK mode (`quick_ack`) and by the window's
+        // growth (`rcv_window_growth`).
+        self.quick > 0 || (self.quick_acks && cwr)
     }
 
     /// An ACK of received data was sent (`tcp_dec_quickack_mode`).
@@ -221,7 +315,7 @@ mod tests {
         // net/ipv4/tcp_input.c, tcp_event_data_recv (first packet) -> tcp_incr_quickack(16):
         // min(rcv_wnd / (2 MSS), 16) = min(1024, 16); tcp_dec_quickack_mode per ACK sent.
         let mut d = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Fixed)).unwrap();
-        d.on_in_order_data(100 * MS, 22 * MS);
+        d.on_in_order_data(100 * MS, 22 * MS, 1000);
         for i in 0..16 {
             assert!(d.ack_now(false), "ACK {i} is quick");
             d.on_ack_sent();
@@ -235,7 +329,7 @@ mod tests {
         assert_eq!(d.ato_and_quick().1, 16);
         // tcp_ecn_accept_cwr: a CWR packet is ACKed at once.
         let mut e = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Fixed)).unwrap();
-        e.on_in_order_data(0, 22 * MS);
+        e.on_in_order_data(0, 22 * MS, 1000);
         for _ in 0..16 {
             e.on_ack_sent();
         }
@@ -248,14 +342,14 @@ mod tests {
             ..cfg(true, DelayedAckAto::Fixed)
         });
         let mut small = small.unwrap();
-        small.on_in_order_data(0, MS);
+        small.on_in_order_data(0, MS, 1000);
         assert_eq!(small.ato_and_quick().1, 5);
         let mut one = LinuxDelayedAck::new(&TcpConfig {
             window: 1,
             ..cfg(true, DelayedAckAto::Fixed)
         })
         .unwrap();
-        one.on_in_order_data(0, MS);
+        one.on_in_order_data(0, MS, 1000);
         assert_eq!(one.ato_and_quick().1, 2);
     }
 
@@ -268,7 +362,7 @@ mod tests {
         let mut now = 0;
         let mut arrive = |d: &mut LinuxDelayedAck, gap: Time| {
             now += gap;
-            d.on_in_order_data(now, 22 * MS);
+            d.on_in_order_data(now, 22 * MS, 1000);
             d.ato_and_quick().0.unwrap()
         };
         assert_eq!(arrive(&mut d, 0), 40 * MS, "the first packet: TCP_ATO_MIN");
@@ -295,7 +389,7 @@ mod tests {
         assert_eq!(arrive(&mut d, 100 * MS), 222 * MS);
         // A long path: SRTT 400 ms (200 ms transit): the wait is capped at 200 ms.
         let mut far = LinuxDelayedAck::new(&cfg(false, DelayedAckAto::Adaptive)).unwrap();
-        far.on_in_order_data(0, 200 * MS);
+        far.on_in_order_data(0, 200 * MS, 1000);
         assert_eq!(far.rto, 1200 * MS);
         far.on_delack_timeout();
         far.on_delack_timeout();
@@ -304,7 +398,7 @@ mod tests {
         assert_eq!(far.delay(), DELACK_MAX);
         // Fixed: always delayed_ack_timeout, and the timer changes nothing.
         let mut fixed = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Fixed)).unwrap();
-        fixed.on_in_order_data(0, 22 * MS);
+        fixed.on_in_order_data(0, 22 * MS, 1000);
         fixed.on_delack_timeout();
         assert_eq!(fixed.delay(), 40 * MS);
     }
@@ -313,8 +407,8 @@ mod tests {
     fn tcp_dec_quickack_mode_resets_the_ato_when_the_quick_acks_run_out() {
         // include/net/tcp.h, tcp_dec_quickack_mode: "Leaving quickack mode we deflate ATO".
         let mut d = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Adaptive)).unwrap();
-        d.on_in_order_data(0, 22 * MS);
-        d.on_in_order_data(30 * MS, 22 * MS);
+        d.on_in_order_data(0, 22 * MS, 1000);
+        d.on_in_order_data(30 * MS, 22 * MS, 1000);
         assert_eq!(d.ato_and_quick(), (Some(50 * MS), 16));
         for _ in 0..15 {
             d.on_ack_sent();
@@ -323,7 +417,7 @@ mod tests {
         d.on_ack_sent();
         assert_eq!(d.ato_and_quick(), (Some(40 * MS), 0));
         // An idle gap longer than the RTO (244 ms) starts 16 quick ACKs again.
-        d.on_in_order_data(300 * MS, 22 * MS);
+        d.on_in_order_data(300 * MS, 22 * MS, 1000);
         assert_eq!(d.ato_and_quick().1, 16);
     }
 }

@@ -26,7 +26,7 @@ pub mod tso;
 pub use config::{
     DupacksAfterTimeout, EcnCodepoint, EcnReduction, Handshake, Pacing, PartialAckTimer, Recovery,
     RtoEstimatorKind, RtoRestart, RttSampling, SegmentationOffload, SsthreshBase, TcpConfig,
-    TcpVariant, TimeoutResponse,
+    TcpVariant, TimeoutMarks, TimeoutResponse,
 };
 pub use rfc6675_sender::Rfc6675Sender;
 pub use sender::TcpSender;

@@ -188,6 +188,7 @@ mod tests {
         assert_eq!(cfg.hystart.active(), Some(HystartKind::Linux));
         assert!(cfg.quick_ack && cfg.delayed_ack);
         assert_eq!(cfg.delayed_ack_ato, DelayedAckAto::Adaptive);
+        assert!(cfg.grow_only_when_cwnd_limited);
         // Reno under the profile keeps the packet counting (Linux's tcp_reno_cong_avoid).
         let table: Map<String, Value> =
             serde_json::from_str(r#"{"profile": "linux", "congestion_control": "reno"}"#).unwrap();

@@ -86,7 +86,7 @@ use super::transmissions::Transmissions;
 use super::tso::autosize_segs;
 use super::{
     DupacksAfterTimeout, EcnReduction, PartialAckTimer, RtoRestart, RttSampling,
-    SegmentationOffload, SsthreshBase, TcpConfig, TimeoutResponse,
+    SegmentationOffload, SsthreshBase, TcpConfig, TimeoutMarks, TimeoutResponse,
 };
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::wire_headers::SYN_SEQ;

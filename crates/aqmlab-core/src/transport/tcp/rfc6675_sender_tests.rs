@@ -432,3 +432,50 @@ fn bbr_starts_from_the_handshake() {
     );
     assert_eq!(h.s.pacer.as_ref().unwrap().tso_segs(), 2);
 }
+/// `timeout_marks = "linux"` (Linux `tcp_timeout_mark_lost` from `tcp_enter_loss`, then
+/// `tcp_xmit_retransmit_queue` and `tcp_write_xmit` in the Loss state; net/ipv4/tcp_input.c,
+/// tcp_output.c, tcp_recovery.c) against the go-back-N. The start is
+/// `tcp_enter_loss_cuts_once_per_window_and_keeps_what_is_in_flight`'s: at the RTO (1000 ms)
+/// 1..=13 are SACKed, 0 (the head, last sent at 200 ms) is old, 14, 15 (sent at 200 ms) and
+/// 16, 17 (950 ms) are recent; RACK.rtt = 850 ms (13, sent at 100, SACKed at 950).
+/// By hand:
+/// - 1000 ms: marked lost: the head 0, and each unSACKed packet with
+///   `tcp_rack_skb_timeout(tp, skb, 0)` = 850 - (1000 - sent) <= 0: none (14, 15: 850 - 800;
+///   16, 17: 850 - 50). pipe 4, cwnd = 4 + 1 = 5; 0 is resent (pipe 5). Both alike.
+/// - 1100 ms: SACK of 14, 15 (echo 200 ms): pipe 3 (0, 16, 17). RACK marks nothing (the newest
+///   delivered, 15, was sent at 200 ms, before nothing unSACKed but 0, resent at 1000). Linux
+///   (`tcp_write_xmit`, in flight 3 < cwnd 5): new 18, 19. The go-back-N's limited transmit
+///   allows nothing (20 outstanding >= cwnd 5 + 1 duplicate ACK).
+/// - 1150 ms: ACK of 0..=15 (echo 1000 ms, 0's resend): Reno's avoidance, cwnd 5 + 1/5 = 5.2.
+///   RACK: RACK.rtt = 150 ms, no reordering window in the Loss state: 16, 17 (sent 200 ms
+///   ago) are marked and resent, then new 20 while pipe < 5 (18, 19, 16, 17, 20). The
+///   go-back-N resends from 16 on by its count of packets from snd_una: 16, 17, then new
+///   18, 19, 20.
+///
+/// Resent after the RTO: Linux {0} at once and {16, 17} when RACK marks them; the go-back-N
+/// the same packets, with the new data held back a round trip.
+#[test]
+fn tcp_timeout_mark_lost_resends_only_the_marked_packets() {
+    for (marks, at_1100, at_1150) in [
+        (TimeoutMarks::Linux, vec![18, 19], vec![16, 17, 20]),
+        (TimeoutMarks::AllUnsacked, vec![], vec![16, 17, 18, 19, 20]),
+    ] {
+        let mut c = rack(base());
+        c.timeout_response = TimeoutResponse::Linux;
+        c.timeout_marks = marks;
+        let mut h = H::validated(c);
+        h.start();
+        h.ack_echo(100 * MS, -1, &[(1, 10)], 0);
+        h.ack_echo(200 * MS, -1, &[(10, 12), (1, 10)], 100 * MS);
+        h.ack_echo(950 * MS, -1, &[(12, 14), (10, 12), (1, 10)], 100 * MS);
+        assert_eq!(seqs(&h.run_until(1_000 * MS)), [0], "{marks:?}");
+        let lost: Vec<i64> = (0..18).filter(|&q| h.s.scb.is_lost(q)).collect();
+        assert_eq!(lost, [0], "{marks:?}");
+        assert_eq!((h.s.cwnd, h.s.scb.pipe()), (5.0, 5), "{marks:?}");
+        let sent = h.ack_echo(1_100 * MS, -1, &[(14, 16), (1, 14)], 200 * MS);
+        assert_eq!(seqs(&sent), at_1100, "{marks:?}");
+        let sent = h.ack_echo(1_150 * MS, 15, &[], 1_000 * MS);
+        assert_eq!(seqs(&sent), at_1150, "{marks:?}");
+        assert_eq!(h.s.cwnd, 5.2, "{marks:?}");
+    }
+}

@@ -22,7 +22,8 @@
 //!
 //! Parameters read (TcpConfig): variant (SACK blocks only for `sack`), packet_size (payload
 //! counted as goodput), ack_size, delayed_ack, delayed_ack_timeout, and Linux's ACK timing
-//! (`quick_ack`, `delayed_ack_ato`, `linux_delack.rs`; with them window, min_rto, max_rto).
+//! (`quick_ack`, `delayed_ack_ato`, `rcv_window_growth`, `linux_delack.rs`; with them window,
+//! min_rto, max_rto).
 //!
 //! The ACK carries the highest in-order sequence number received (ns-2 style: next expected
 //! minus one) and echoes the `sent_at` of the packet that triggered it. Out-of-order packets
@@ -125,6 +126,7 @@ impl TcpSink {
     pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
         let p = cx.packets.get(pkt);
         let (kind, seq, size, sent_at, ecn) = (p.kind, p.seq, p.size, p.sent_at, p.ecn);
+        let payload = u64::from(self.payload);
         cx.free(pkt);
         if kind != PacketKind::TcpData {
             return;
@@ -175,7 +177,7 @@ impl TcpSink {
         if seq == self.next {
             self.deliver(cx, sent_at);
             if let Some(l) = &mut self.linux_delack {
-                l.on_in_order_data(cx.now, cx.now.saturating_sub(sent_at));
+                l.on_in_order_data(cx.now, cx.now.saturating_sub(sent_at), payload);
             }
         } else if seq > self.next && seq - self.next <= MAX_REORDER {
             let idx = (seq - self.next - 1) as usize;
@@ -184,6 +186,9 @@ impl TcpSink {
             }
             if self.ooo[idx].is_none() {
                 self.runs.insert(seq);
+                if let Some(l) = &mut self.linux_delack {
+                    l.on_out_of_order_data(payload);
+                }
             }
             self.ooo[idx] = Some(sent_at);
             self.remember(seq);
@@ -602,6 +607,79 @@ mod tests {
         });
         assert!(ns2.data(10 * MS, 0, false, false).is_empty());
         assert_eq!(acks(&ns2.data(11 * MS, 1, false, false)), vec![1]);
+    }
+
+    /// `rcv_window_growth = "linux"` (tcp_grow_window, __tcp_grow_window,
+    /// tcp_select_initial_window, tcp_dec_quickack_mode; net/ipv4/tcp_input.c, tcp_output.c)
+    /// by hand, MSS 1000, window 180 packets: rcv_ssthresh starts at 65536 rounded down to
+    /// whole segments, 65,000 bytes; the clamp is 180,000, the bound half of it, 90,000. Each
+    /// segment adds 2 x 1000 while rcv_ssthresh <= 90,000: after k segments 65,000 + 2,000 k,
+    /// so segments 0..=12 (k = 0..12, 65,000 + 24,000 = 89,000 <= 90,000) grow it, to 91,000,
+    /// and segment 13 finds 91,000 > 90,000.
+    #[test]
+    fn linux_receiver_acks_each_segment_while_its_window_grows() {
+        use crate::transport::tcp::config::RcvWindowGrowth;
+        use crate::transport::tcp::linux_delack::DelayedAckAto;
+        let growing = |quick_ack| TcpConfig {
+            delayed_ack: true,
+            delayed_ack_timeout: crate::units::Duration(40 * MS),
+            quick_ack,
+            delayed_ack_ato: DelayedAckAto::Adaptive,
+            window: 180,
+            rcv_window_growth: RcvWindowGrowth::Linux,
+            ..TcpConfig::default()
+        };
+        // Growth alone (no quick-ACK mode): quick |= 1 makes each growing segment's ACK
+        // immediate (0..=12), then every second segment: 13 held, 14 ACKs.
+        let mut h = H::new(growing(false));
+        for seq in 0..13 {
+            let at = (10 + seq as u64) * MS;
+            assert_eq!(
+                acks(&h.data(at, seq, false, false)),
+                vec![seq],
+                "segment {seq}"
+            );
+        }
+        let g = h
+            .sink
+            .linux_delack
+            .as_ref()
+            .unwrap()
+            .rcv_ssthresh()
+            .unwrap();
+        assert_eq!(
+            (g.rcv_ssthresh, g.bound, g.clamp),
+            (91_000, 90_000, 180_000)
+        );
+        assert!(h.data(23 * MS, 13, false, false).is_empty());
+        assert_eq!(acks(&h.data(24 * MS, 14, false, false)), vec![14]);
+        // With the quick-ACK mode of the start (16 = min(180 / 2, 16)): the first segment sets
+        // quick = 16, its growth 16 | 1 = 17, its ACK 16; each growing segment does the same,
+        // so the 16 are still whole after segment 12 and last 13..=28: 29 ACKs one by one,
+        // then 29 held and 30 ACKed. Without the growth: 16 (0..=15), 16 held, 17 ACKed.
+        let mut h = H::new(growing(true));
+        for seq in 0..29 {
+            let at = (10 + seq as u64) * MS;
+            assert_eq!(
+                acks(&h.data(at, seq, false, false)),
+                vec![seq],
+                "segment {seq}"
+            );
+        }
+        assert!(h.data(39 * MS, 29, false, false).is_empty());
+        assert_eq!(acks(&h.data(40 * MS, 30, false, false)), vec![30]);
+        let mut fixed = H::new(TcpConfig {
+            rcv_window_growth: RcvWindowGrowth::Fixed,
+            ..growing(true)
+        });
+        for seq in 0..16 {
+            assert_eq!(
+                acks(&fixed.data((10 + seq as u64) * MS, seq, false, false)),
+                vec![seq]
+            );
+        }
+        assert!(fixed.data(26 * MS, 16, false, false).is_empty());
+        assert_eq!(acks(&fixed.data(27 * MS, 17, false, false)), vec![17]);
     }
 
     #[test]

@@ -252,6 +252,7 @@ impl Rfc6675Sender {
             && self.cfg.limited_transmit
             && !ignore_dupacks
             && !self.in_cwr
+            && !self.resends_marked_only()
         {
             // RFC 3042: one new packet per early duplicate ACK, cwnd unchanged.
             self.run_cong_control(cx);

@@ -16,6 +16,7 @@ impl Rfc6675Sender {
 
     /// `tcp_xmit_retransmit_queue`'s loop: one skb after another.
     fn send_recovery_burst(&mut self, cx: &mut AgentCtx, count: i64) {
+        let mut new_data = false;
         for sent in 0..count {
             if self.pacing_holds(cx) {
                 // cwnd keeps what is still allowed, for the pacing timer's send (as Linux's
@@ -24,27 +25,32 @@ impl Rfc6675Sender {
                 if !self.cc.has_cong_control() {
                     self.cwnd = (self.scb.pipe() + count - sent).max(1) as f64;
                 }
+                self.record_cwnd_use(new_data);
                 return;
             }
             let next_new = self.scb.high_data() + 1;
             let Some(seg) = self.scb.next_seg(self.new_data_allowed(next_new)) else {
                 break;
             };
+            new_data |= matches!(seg, NextSeg::New(_));
             self.output(cx, seg);
             self.prr.on_send(1);
         }
         if !self.cc.has_cong_control() {
             self.cwnd = (self.scb.pipe() as f64).max(1.0);
         }
+        self.record_cwnd_use(new_data);
     }
 
     pub(super) fn send_limited(&mut self, cx: &mut AgentCtx) {
         let next = self.scb.high_data() + 1;
         let allowed = self.flight_size() < self.cwnd.floor() as i64 + self.dupacks as i64;
-        if allowed && self.new_data_allowed(next) && !self.pacing_holds(cx) {
+        let send = allowed && self.new_data_allowed(next) && !self.pacing_holds(cx);
+        if send {
             self.output(cx, NextSeg::New(next));
             self.t_seqno = next + 1;
         }
+        self.record_cwnd_use(send);
     }
 
     /// Recovery sends, after `overhead`'s delay if there is one: then cwnd holds what PRR
@@ -129,6 +135,9 @@ impl Rfc6675Sender {
     /// "linux_autosize"` the packets of an skb leave together, the pacing check before each
     /// skb).
     fn send_window_burst(&mut self, cx: &mut AgentCtx) -> bool {
+        if self.resends_marked_only() {
+            return self.send_marked(cx);
+        }
         let mut sent = false;
         let cwnd = (self.cwnd.floor() as i64).max(1);
         loop {
@@ -164,7 +173,16 @@ impl Rfc6675Sender {
             let pipe = self.scb.pipe();
             r.check_app_limited(nothing_to_send, pipe, cwnd, !self.scb.in_recovery());
         }
+        self.record_cwnd_use(sent);
+        sent
+    }
+
+    /// `tcp_cwnd_validate` at the end of `tcp_write_xmit`, which Linux runs after every ACK's
+    /// sends, a recovery's and limited transmit's included (`tcp_data_snd_check`): `sent`
+    /// whether new data left.
+    pub(super) fn record_cwnd_use(&mut self, sent: bool) {
         if let Some(u) = &mut self.cwnd_use {
+            let cwnd = (self.cwnd.floor() as i64).max(1);
             u.after_send(
                 sent,
                 (self.scb.pipe(), cwnd),
@@ -172,6 +190,39 @@ impl Rfc6675Sender {
                 (self.scb.snd_una(), self.scb.high_data() + 1),
             );
         }
+    }
+
+    /// With `timeout_marks = "linux"` and RACK, in a timeout's episode (its RecoveryPoint
+    /// outstanding, no fast recovery): only what is marked lost is resent, and a duplicate
+    /// ACK sends what the pipe allows (Linux's Loss state), not RFC 3042's one packet.
+    pub(super) fn resends_marked_only(&self) -> bool {
+        self.cfg.timeout_marks == TimeoutMarks::Linux
+            && self.rack.is_some()
+            && !self.scb.may_enter_recovery()
+            && !self.scb.in_recovery()
+    }
+
+    /// Linux in the Loss state, after every ACK (`tcp_xmit_recovery`, `tcp_data_snd_check`):
+    /// `tcp_xmit_retransmit_queue` resends the packets marked lost and not resent since, in
+    /// order, then `tcp_write_xmit` sends new data, each while the packets in flight
+    /// (`tcp_packets_in_flight`, the pipe) are below cwnd. An unSACKed packet not marked waits
+    /// for RACK's mark or the next timeout. Returns whether new data left.
+    fn send_marked(&mut self, cx: &mut AgentCtx) -> bool {
+        let cwnd = (self.cwnd.floor() as i64).max(1);
+        let mut sent = false;
+        while self.scb.pipe() < cwnd && !self.pacing_holds(cx) {
+            let next_new = self.scb.high_data() + 1;
+            match self.scb.next_seg(self.new_data_allowed(next_new)) {
+                Some(seg @ NextSeg::Lost(_)) => self.output(cx, seg),
+                Some(seg @ NextSeg::New(seq)) => {
+                    self.output(cx, seg);
+                    self.t_seqno = seq + 1;
+                    sent = true;
+                }
+                _ => break,
+            }
+        }
+        self.record_cwnd_use(sent);
         sent
     }
 

@@ -184,10 +184,16 @@ impl Rfc6675Sender {
             // packet sent RACK.rtt + RACK.reo_wnd ago, RACK.rtt being 0 before any delivery
             // (every packet then; Linux `tcp_timeout_mark_lost`, `tcp_rack_skb_timeout` with
             // `rack.rtt_us` 0).
+            // `tcp_timeout_mark_lost` passes no reordering window (`tcp_rack_skb_timeout(tp,
+            // skb, 0)`); the go-back-N keeps RFC 8985's RACK.rtt + RACK.reo_wnd, which only
+            // sizes the pipe it starts from.
             let threshold = self
                 .rack
                 .as_ref()
-                .map_or(0, |rack| rack.rtt() + self.rack_reo_wnd(rack));
+                .map_or(0, |rack| match self.cfg.timeout_marks {
+                    TimeoutMarks::Linux => rack.rtt(),
+                    TimeoutMarks::AllUnsacked => rack.rtt() + self.rack_reo_wnd(rack),
+                });
             self.scb.mark_losses_on_rto(threshold, cx.now);
         }
         self.cwnd = match self.cfg.timeout_response {
