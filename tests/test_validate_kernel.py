@@ -164,6 +164,19 @@ def test_the_bottleneck_in_the_guest() -> None:
     )
 
 
+def test_a_paced_sender_sends_one_segment_per_skb_as_the_guest() -> None:
+    # The guest's veths have gso_max_segs 1 (tcp_tso_segs caps every skb at one segment): the
+    # bbr profile's linux_autosize is a note by default, refused when written; none is carried.
+    bbr = plan_kernel(scenario(tcp={"profile": "bbr"}), 1)
+    assert any(n.startswith("segmentation_offload = 'linux_autosize' not carried") for n in bbr.notes)
+    one = plan_kernel(scenario(tcp={"profile": "bbr", "segmentation_offload": "none"}), 1)
+    assert not any(n.startswith("segmentation_offload") for n in one.notes)
+    cubic = plan_kernel(scenario(), 1)  # not paced: TSO sizing changes nothing, nothing to say
+    assert not any(n.startswith("segmentation_offload") for n in cubic.notes)
+    with pytest.raises(KernelRefusal, match=r"^tcp\.segmentation_offload: 'linux_autosize'"):
+        plan_kernel(scenario(tcp={"profile": "bbr", "segmentation_offload": "linux_autosize"}), 1)
+
+
 # ------------------------------------------------------------------ refusals (no kernel)
 
 

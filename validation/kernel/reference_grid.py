@@ -17,7 +17,9 @@ and the kernel carries the parameter (set to Linux's here, so that both sides ru
 qdisc): PIE's ``decay = "linux"`` (aqmlab's default is RFC 8033's) and, with ECN, its
 ``accu_prob_reset = "linux"`` (aqmlab's default is RFC 8033's); PIE's and FQ-PIE's
 ``t_update = "20ms"``, the kernel's 15 ms default as it runs in jiffies at the guest's HZ 100;
-the device's MTU (1054
+BBR's ``segmentation_offload = "none"`` (the guest's veths have ``gso_max_segs 1``, so its
+kernel sends one segment per skb; the bbr profile's default is Linux's TSO autosizing); the
+device's MTU (1054
 with the Ethernet header) as ``mtu`` of pie, codel, fq_codel, fq_pie and cobalt and as fq_codel's
 and fq_pie's ``quantum`` (Linux's default quantum is the device's MTU with its header; aqmlab's
 is 1514). RED: Linux has no gentle mode, so ``gentle = false``; Linux spreads its signals as
@@ -166,6 +168,15 @@ def aqm_table(cell: Cell) -> dict[str, Any]:
     raise ValueError(f"unknown AQM {cell.aqm!r}")
 
 
+def tcp_table(cell: Cell) -> dict[str, Any]:
+    """The profile and its congestion control; a paced sender (BBR) sends one segment per skb,
+    as the guest's kernel does (its veths' gso_max_segs 1 caps tcp_tso_segs)."""
+    t: dict[str, Any] = {"profile": cell.profile, "congestion_control": cell.cc}
+    if cell.cc == "bbr":
+        t["segmentation_offload"] = "none"
+    return t
+
+
 def scenario(cell: Cell, duration_s: float, warmup_s: float) -> dict[str, Any]:
     """The cell's scenario, as a TOML file would give it."""
     one_way_ms = cell.rtt_ms / 2
@@ -184,7 +195,7 @@ def scenario(cell: Cell, duration_s: float, warmup_s: float) -> dict[str, Any]:
             },
             "access": {"rate": f"{10 * cell.rate_mbps:g}Mbps", "delay": f"{access_ms:g}ms"},
         },
-        "tcp": {"profile": cell.profile, "congestion_control": cell.cc},
+        "tcp": tcp_table(cell),
         "flows": [{"kind": "tcp", "from": "senders", "to": "receivers", "start": {"uniform": ["0s", "1s"]}}],
     }
 

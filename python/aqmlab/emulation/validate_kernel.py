@@ -165,6 +165,7 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
 
     flows = []
     settings: dict[str, int] = {}
+    gso_notes: list[str] = []
     resolved_flows = r["flows"]
     for f in p["flows"]:
         cc = str(f["congestion_control"])
@@ -194,6 +195,21 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
                 raise KernelRefusal(
                     f"flows[{i}].tcp", f"{k} differs between flows; this version sets it once for every host"
                 )
+        paced = tcp["congestion_control"] == "bbr" or tcp["pacing"] == "on"
+        if paced and tcp["segmentation_offload"] != "none":
+            # The guest's veths have gso_max_segs 1, so tcp_tso_segs (tcp_output.c) caps every skb
+            # at one segment: the kernel sends no TSO bursts
+            why = "the guest sends one segment per skb (gso_max_segs 1 on its veths caps tcp_tso_segs)"
+            if "segmentation_offload" in _written_tcp(s, i):
+                own = ((s.get("flows") or [])[i] or {}).get("tcp") or {}
+                where = f"flows[{i}].tcp" if "segmentation_offload" in own else "tcp"
+                raise KernelRefusal(f"{where}.segmentation_offload", f"{tcp['segmentation_offload']!r}: {why}")
+            note = (
+                f"segmentation_offload = {tcp['segmentation_offload']!r} not carried: {why}; "
+                'write segmentation_offload = "none" to compare like with like'
+            )
+            if note not in gso_notes:
+                gso_notes.append(note)
     return KernelPlan(
         senders=senders,
         receivers=receivers,
@@ -208,7 +224,7 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
         sysctls=settings,
         duration_s=float(p["duration_s"]),
         warmup_s=float(p["warmup_s"]),
-        notes=list(qdisc.notes),
+        notes=list(qdisc.notes) + gso_notes,
     )
 
 
