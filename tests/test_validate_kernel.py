@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from aqmlab.emulation import uml_kernel
 from aqmlab.emulation.kernel_qdiscs import KernelRefusal, qdisc_args, red_burst, tc_red_eval_ewma
-from aqmlab.emulation.validate_kernel import plan_kernel, setup_commands, validate_kernel
+from aqmlab.emulation.tcp_info import decode_dctcp_alpha
+from aqmlab.emulation.validate_kernel import kernel_metrics, plan_kernel, setup_commands, validate_kernel
 from aqmlab.scenario import resolve_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -175,6 +176,28 @@ def test_a_paced_sender_sends_one_segment_per_skb_as_the_guest() -> None:
     assert not any(n.startswith("segmentation_offload") for n in cubic.notes)
     with pytest.raises(KernelRefusal, match=r"^tcp\.segmentation_offload: 'linux_autosize'"):
         plan_kernel(scenario(tcp={"profile": "bbr", "segmentation_offload": "linux_autosize"}), 1)
+
+
+def test_dctcp_alpha_from_tcp_cc_info_and_its_mean() -> None:
+    # struct tcp_dctcp_info: u16 enabled, u16 ce_state, u32 alpha, u32 ab_ecn, u32 ab_tot; a
+    # socket that fell back to dctcp_reno (no ECN negotiated) reports enabled 0: no sample.
+    raw = (1).to_bytes(2, "little") + (0).to_bytes(2, "little") + (256).to_bytes(4, "little") + bytes(8)
+    assert decode_dctcp_alpha(raw) == 256
+    assert decode_dctcp_alpha(bytes(2) + raw[2:]) is None
+    snap = {"t": 0.0, "qdisc": {"packets": 0, "bytes": 0, "drops": 0, "marks": 0, "qlen": 0}, "flows": {}}
+    end = {**snap, "t": 1.0}
+    flows = [
+        {"flow": 0, "group": "flows[0]", "srtt_us_samples": [], "dctcp_alpha_samples": [256, 512]},
+        {"flow": 1, "group": "flows[0]", "srtt_us_samples": [], "dctcp_alpha_samples": [768]},
+    ]
+    for f in flows:
+        for s in (snap, end):
+            s["flows"][str(f["flow"])] = {"bytes_received": 0, "total_retrans": 0}
+    report = {"warmup": snap, "end": end, "qlen_samples": [0], "flows": flows}
+    # every sample of every DCTCP sender: (256 + 512 + 768) / 3 / 1024 = 0.5
+    assert kernel_metrics(report, 10e6)["flows[0].dctcp_alpha"] == 0.5
+    no_dctcp = {**report, "flows": [{**f, "dctcp_alpha_samples": []} for f in flows]}
+    assert math.isnan(kernel_metrics(no_dctcp, 10e6)["flows[0].dctcp_alpha"])
 
 
 # ------------------------------------------------------------------ refusals (no kernel)

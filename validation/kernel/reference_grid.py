@@ -70,10 +70,19 @@ KERNEL_QDISC = {
 # The aims: |sim - kernel| / kernel on these metrics.
 AIMS = {
     "linux": (0.10, ("utilization", "drop_rate", "mark_rate", "mean_queue")),
-    "dctcp": (0.15, ("mark_rate", "mean_queue")),
+    "dctcp": (0.15, ("mark_rate", "mean_queue", "dctcp_alpha")),
     "bbr": (0.10, ("utilization", "drop_rate", "mean_queue")),
 }
-METRICS = ("utilization", "drop_rate", "mark_rate", "mean_queue", "goodput", "mean_rtt", "retransmissions")
+METRICS = (
+    "utilization",
+    "drop_rate",
+    "mark_rate",
+    "mean_queue",
+    "goodput",
+    "mean_rtt",
+    "retransmissions",
+    "dctcp_alpha",
+)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ blocks in ``select`` until a socket is ready or its next timer, never polls.
 
 Timers: each flow's start (connect, then write as fast as the socket takes it); from the end of
 the warm-up, every ``sample_s``: the bottleneck leaf qdisc's queue length (rtnetlink, in the
-router's namespace) and each sender's srtt (TCP_INFO); at the end of the warm-up and at the end:
+router's namespace), each sender's srtt (TCP_INFO) and a DCTCP sender's alpha (TCP_CC_INFO,
+while the socket runs DCTCP's algorithm); at the end of the warm-up and at the end:
 the leaf's counters (bytes, packets, drops from rtnetlink; ECN marks from ``tc -s``), each
 sender's ``tcpi_total_retrans`` and each receiver's ``tcpi_bytes_received``.
 """
@@ -140,6 +141,8 @@ def main(spec_path: str) -> int:
     buf = bytearray(READ_BYTES)
     qlen: list[int] = []
     srtt: dict[int, list[int]] = {int(f["flow"]): [] for f in flows}
+    # DCTCP's alpha (1/1024) of each DCTCP sender that runs DCTCP's algorithm (TCP_CC_INFO)
+    alpha: dict[int, list[int]] = {int(f["flow"]): [] for f in flows if f["cc"] == "dctcp"}
     snaps: dict[str, Any] = {}
     # Time 0 on the next whole second of the guest's clock: what ran before (the setup, Python's
     # imports, which take guest time when they write bytecode) does not shift the flows against
@@ -202,6 +205,8 @@ def main(spec_path: str) -> int:
                     info = tcp_info.read(s)
                     if info.get("rtt"):
                         srtt[fid].append(int(info["rtt"]))
+                    if fid in alpha and (a := tcp_info.read_dctcp_alpha(s)) is not None:
+                        alpha[fid].append(a)
             else:
                 snaps[arg] = snapshot()
                 if arg == "end":
@@ -210,7 +215,12 @@ def main(spec_path: str) -> int:
                         "end": snaps["end"],
                         "qlen_samples": qlen,
                         "flows": [
-                            {"flow": int(f["flow"]), "group": f["group"], "srtt_us_samples": srtt[int(f["flow"])]}
+                            {
+                                "flow": int(f["flow"]),
+                                "group": f["group"],
+                                "srtt_us_samples": srtt[int(f["flow"])],
+                                **({"dctcp_alpha_samples": alpha[int(f["flow"])]} if int(f["flow"]) in alpha else {}),
+                            }
                             for f in flows
                         ],
                     }

@@ -134,6 +134,26 @@ def read(sock: socket.socket) -> dict[str, int]:
     return decode(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, REQUEST_BYTES))
 
 
+#: getsockopt TCP_CC_INFO (include/uapi/linux/tcp.h), and the size of ``struct tcp_dctcp_info``
+#: (include/uapi/linux/inet_diag.h: u16 enabled, u16 ce_state, u32 alpha, u32 ab_ecn, u32 ab_tot).
+TCP_CC_INFO = 26
+DCTCP_INFO_BYTES = 16
+
+
+def decode_dctcp_alpha(raw: bytes) -> int | None:
+    """DCTCP's alpha in 1/1024 from ``struct tcp_dctcp_info``, or None when the socket does not
+    run DCTCP's algorithm: `dctcp_get_info` (net/ipv4/tcp_dctcp.c) leaves ``dctcp_enabled`` 0
+    once ECN was not negotiated and the socket fell back to `dctcp_reno`."""
+    if len(raw) < 8:
+        return None
+    enabled, _ce_state, alpha = struct.unpack_from("=HHI", raw)
+    return int(alpha) if enabled else None
+
+
+def read_dctcp_alpha(sock: socket.socket) -> int | None:
+    return decode_dctcp_alpha(sock.getsockopt(socket.IPPROTO_TCP, TCP_CC_INFO, DCTCP_INFO_BYTES))
+
+
 def variables(info: dict[str, int]) -> dict[str, float]:
     """The simulator's names for what one TCP_INFO sample says (those the sample holds).
 

@@ -361,10 +361,20 @@ def kernel_metrics(report: Mapping[str, Any], rate: float) -> dict[str, float]:
         out[f"{g}.goodput"] = sum(r["goodput"] for r in rows)
         out[f"{g}.mean_rtt"] = _mean(r["mean_rtt"] for r in rows)
         out[f"{g}.retransmissions"] = sum(r["retransmissions"] for r in rows)
+    alpha: dict[str, list[int]] = {}
+    for f in report["flows"]:
+        if "dctcp_alpha_samples" in f:
+            alpha.setdefault(f["group"], []).extend(f["dctcp_alpha_samples"])
+    for g, samples in alpha.items():
+        # DCTCP's alpha in 1/1024 (tcp_dctcp.c), every sample of every sender that ran DCTCP
+        out[f"{g}.dctcp_alpha"] = statistics.fmean(samples) / 1024 if samples else math.nan
     return out
 
 
-def simulated_metrics(result: Any, queue: str = "bottleneck") -> dict[str, float]:
+def simulated_metrics(result: Any, queue: str = "bottleneck", warmup_s: float | None = None) -> dict[str, float]:
+    """The table's values from a simulated run; with ``warmup_s``, DCTCP's alpha too: the mean
+    of the time series' ``dctcp_alpha`` from the warm-up on, over the group's flows (the run
+    needs a ``sample_interval``)."""
     q = result.queue(queue)
     out = {
         "bottleneck.utilization": float(q["utilization"]),
@@ -378,6 +388,14 @@ def simulated_metrics(result: Any, queue: str = "bottleneck") -> dict[str, float
         out[f"{g}.goodput"] = float(rows["goodput_bps"].sum()) / 1e6
         out[f"{g}.mean_rtt"] = _mean(float(x) for x in rows["mean_rtt_ms"])
         out[f"{g}.retransmissions"] = float(rows["retransmissions"].sum())
+    if warmup_s is not None:
+        ts = result.timeseries
+        alpha = ts[(ts["variable"] == "dctcp_alpha") & (ts["time_s"] >= warmup_s - 1e-9)]
+        for g in dict.fromkeys(flows["group"]):
+            names = {f"flow{int(n)}" for n in flows[flows["group"] == g]["flow"]}
+            values = alpha[alpha["source"].astype(str).isin(names)]["value"]
+            if len(values):
+                out[f"{g}.dctcp_alpha"] = float(values.mean())
     return out
 
 
@@ -455,6 +473,15 @@ class KernelValidation:
         return d
 
 
+def _simulated(base: dict[str, Any], seed: int, plan: KernelPlan, run: Callable[..., Any]) -> dict[str, float]:
+    """The simulation's metrics; with a DCTCP flow, sampled as the guest samples (every
+    ``SAMPLE_S`` from the warm-up), for its alpha."""
+    if not any(f["cc"] == "dctcp" for f in plan.flows):
+        return simulated_metrics(run(base, seed=seed))
+    sampled = {**base, "sample_interval": f"{SAMPLE_S * 1e3:g}ms"}
+    return simulated_metrics(run(sampled, seed=seed), warmup_s=plan.warmup_s)
+
+
 def run_kernel(plan: KernelPlan, seed: int, *, timeout_s: float = 600.0) -> KernelRun:
     """One boot of the reference kernel running ``plan`` with ``random.seed`` = ``seed``."""
     from .uml_kernel import run_in_guest
@@ -503,7 +530,7 @@ def validate_kernel(
         if simulate:
             if progress:
                 progress(f"simulating seed {seed}")
-            v.simulated.append(simulated_metrics(api.run(base, seed=seed)))
+            v.simulated.append(_simulated(base, seed, plan, api.run))
         if progress:
             progress(f"running seed {seed} in the reference kernel")
         v.kernel.append(
