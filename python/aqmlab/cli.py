@@ -677,6 +677,13 @@ WarmupOption = Annotated[
         help="Replace the scenario's warm-up (the start left out of the measurements), as --duration.",
     ),
 ]
+# The options validate-emulation and validate-kernel share: seeds and the comparison's output.
+SeedsOption = Annotated[int, typer.Option(parser=SEEDS, metavar="N", help="Number of seeds, from --seed up.")]
+FirstSeedOption = Annotated[
+    int | None, typer.Option(parser=SEED, metavar="SEED", help="First seed (default: the scenario's, else 1).")
+]
+ComparisonJsonOption = Annotated[bool, typer.Option("--json", help="Print the comparison as JSON on stdout.")]
+ComparisonOutOption = Annotated[Path | None, typer.Option("--out", help="Write the comparison as JSON to this file.")]
 CcOption = Annotated[
     str | None,
     typer.Option(
@@ -722,16 +729,14 @@ def emulate(
 @app.command("validate-emulation")
 def validate_emulation(
     scenario: Annotated[str, typer.Argument(help="Scenario file (.toml or .json).")],
-    seeds: Annotated[int, typer.Option(parser=SEEDS, metavar="N", help="Number of seeds, from --seed up.")] = 1,
-    seed: Annotated[
-        int | None, typer.Option(parser=SEED, metavar="SEED", help="First seed (default: the scenario's, else 1).")
-    ] = None,
+    seeds: SeedsOption = 1,
+    seed: FirstSeedOption = None,
     duration: DurationOption = None,
     warmup: WarmupOption = None,
     cc: CcOption = None,
     queue: Annotated[str, typer.Option(help="The queue compared.")] = "bottleneck",
-    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON on stdout.")] = False,
-    out: Annotated[Path | None, typer.Option("--out", help="Write the comparison as JSON to this file.")] = None,
+    as_json: ComparisonJsonOption = False,
+    out: ComparisonOutOption = None,
     max_lag_us: MaxLagOption = DEFAULT_MAX_LAG_US,
     spin_us: SpinOption = DEFAULT_SPIN_US,
 ) -> None:
@@ -748,14 +753,12 @@ def validate_kernel(
     scenario: Annotated[
         str, typer.Argument(help="Scenario file (.toml or .json): a dumbbell of long-lived TCP flows.")
     ],
-    seeds: Annotated[int, typer.Option(parser=SEEDS, metavar="N", help="Number of seeds, from --seed up.")] = 1,
-    seed: Annotated[
-        int | None, typer.Option(parser=SEED, metavar="SEED", help="First seed (default: the scenario's, else 1).")
-    ] = None,
+    seeds: SeedsOption = 1,
+    seed: FirstSeedOption = None,
     duration: DurationOption = None,
     warmup: WarmupOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON on stdout.")] = False,
-    out: Annotated[Path | None, typer.Option("--out", help="Write the comparison as JSON to this file.")] = None,
+    as_json: ComparisonJsonOption = False,
+    out: ComparisonOutOption = None,
 ) -> None:
     """Simulate a dumbbell scenario and run it inside the reference kernel (Linux 6.1 as a
     User-Mode Linux guest on a virtual clock, `make uml-kernel`; the seed is its random.seed),

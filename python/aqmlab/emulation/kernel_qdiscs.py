@@ -152,12 +152,7 @@ def qdisc_args(
         return _step(aqm, limit=limit, rate=rate, mtu=mtu, fixed=fixed, notes=notes, path=path)
     if kind == "pie":
         alpha, beta = _pie_gains(aqm, path)
-        fixed("max_burst", PIE_MAX_BURST_S, "sch_pie's burst allowance is 150 ms")
-        fixed("burst_reset", "linux", "the kernel re-arms the burst allowance its own way")
-        fixed("decay", "linux", "the kernel decays p by p/64 with an empty queue (pie.h)")
-        if aqm.get("ecn"):
-            fixed("ecn_prob", PIE_ECN_PROB, "sch_pie marks up to p = 10 %")
-            fixed("accu_prob_reset", "linux", ACCU_PROB_WHY)
+        _pie_fixed(aqm, fixed, "sch_pie", ecn_prob_carried=False)
         notes.append(_mtu_note(aqm, mtu))
         notes.append(_tupdate_note(aqm))
         args = (
@@ -188,11 +183,7 @@ def qdisc_args(
     if kind == "fq_pie":
         alpha, beta = _pie_gains(aqm, path)
         fixed("perturbation", 0, "the kernel draws its flow hash's perturbation at random (from random.seed)")
-        fixed("max_burst", PIE_MAX_BURST_S, "sch_fq_pie's burst allowance is 150 ms")
-        fixed("burst_reset", "linux", "the kernel re-arms the burst allowance its own way")
-        fixed("decay", "linux", "the kernel decays p by p/64 with an empty queue (pie.h)")
-        if aqm.get("ecn"):
-            fixed("accu_prob_reset", "linux", ACCU_PROB_WHY)
+        _pie_fixed(aqm, fixed, "sch_fq_pie", ecn_prob_carried=True)
         prob = float(aqm["ecn_prob"]) * 100
         if not float(prob).is_integer():
             raise KernelRefusal(f"{path}.ecn_prob", f"{aqm['ecn_prob']}: tc fq_pie takes a whole percentage")
@@ -236,9 +227,21 @@ def qdisc_args(
     raise KernelRefusal(path, f"{kind} has no Linux qdisc" + (f" ({linux_none[kind]})" if kind in linux_none else ""))
 
 
-# pie_drop_early (sch_pie.c) clears accu_prob on a random pick and the enqueue on a drop, not after a
-# mark the 8.5 bound forced
-ACCU_PROB_WHY = "the kernel keeps accu_prob after a mark the 8.5 bound forced (pie_drop_early)"
+def _pie_fixed(
+    aqm: Mapping[str, Any], fixed: Callable[[str, Any, str], None], qdisc: str, *, ecn_prob_carried: bool
+) -> None:
+    """What sch_pie and sch_fq_pie do their own way, PIE's parameters the kernel does not take."""
+    fixed("max_burst", PIE_MAX_BURST_S, f"{qdisc}'s burst allowance is 150 ms")
+    fixed("burst_reset", "linux", "the kernel re-arms the burst allowance its own way")
+    fixed("decay", "linux", "the kernel decays p by p/64 with an empty queue (pie.h)")
+    if aqm.get("ecn"):
+        if not ecn_prob_carried:
+            fixed("ecn_prob", PIE_ECN_PROB, "sch_pie marks up to p = 10 %")
+        # pie_drop_early (sch_pie.c) clears accu_prob on a random pick and the enqueue on a drop,
+        # not after a mark the 8.5 bound forced
+        fixed(
+            "accu_prob_reset", "linux", "the kernel keeps accu_prob after a mark the 8.5 bound forced (pie_drop_early)"
+        )
 
 
 def _pie_gains(aqm: Mapping[str, Any], path: str) -> tuple[int, int]:
