@@ -114,6 +114,21 @@ fn burst_allowance_then_derandomized_drops() {
     );
 }
 
+/// An ECN PIE past its burst allowance, 100 ms of delay: every arrival reaches the early test
+/// with p and accu_prob as given.
+fn ecn_pie_in_early_test(reset: AccuProbReset, p: f64, accu_prob: f64) -> Pie {
+    let mut pie = Pie::new(PieParams {
+        ecn: true,
+        accu_prob_reset: reset,
+        ..Default::default()
+    });
+    pie.burst_allowance = 0;
+    pie.qdelay = 100 * MS;
+    pie.p = p;
+    pie.accu_prob = accu_prob;
+    pie
+}
+
 #[test]
 fn a_mark_forced_by_the_bound_leaves_accu_prob_only_in_linux() {
     // p = 0.05, accu_prob 8.5: 8.55 >= 8.5, the bound picks this ECT arrival, p <= 10 %:
@@ -123,18 +138,10 @@ fn a_mark_forced_by_the_bound_leaves_accu_prob_only_in_linux() {
         (AccuProbReset::Rfc8033, ArrivalVerdict::Enqueue, 0.05),
         (AccuProbReset::Linux, ArrivalVerdict::Mark, 8.6),
     ] {
-        let mut pie = Pie::new(PieParams {
-            ecn: true,
-            accu_prob_reset: reset,
-            ..Default::default()
-        });
+        let mut pie = ecn_pie_in_early_test(reset, 0.05, 8.5);
         let mut rng = crate::aqm::test_rig::rng();
         let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
         pkt.ecn.ect = true;
-        pie.burst_allowance = 0;
-        pie.qdelay = 100 * MS;
-        pie.p = 0.05;
-        pie.accu_prob = 8.5;
         let first = pie.on_arrival(&view(0, 50), &pkt, &mut rng);
         assert_eq!(first, ArrivalVerdict::Mark, "{reset:?}");
         let next = pie.on_arrival(&view(0, 50), &pkt, &mut rng);
@@ -151,17 +158,9 @@ fn a_mark_forced_by_the_bound_leaves_accu_prob_only_in_linux() {
 fn a_drop_and_a_random_pick_clear_accu_prob_in_linux_too() {
     // A non-ECT arrival at the bound: dropped, accu_prob 0. A random pick (accu_prob
     // between 0.85 and 8.5, the draw below p) that is then marked: cleared in drop_early.
-    let mut pie = Pie::new(PieParams {
-        ecn: true,
-        accu_prob_reset: AccuProbReset::Linux,
-        ..Default::default()
-    });
+    let mut pie = ecn_pie_in_early_test(AccuProbReset::Linux, 0.05, 8.5);
     let mut rng = crate::aqm::test_rig::rng();
     let plain = crate::aqm::test_rig::packet(PacketKind::TcpData);
-    pie.burst_allowance = 0;
-    pie.qdelay = 100 * MS;
-    pie.p = 0.05;
-    pie.accu_prob = 8.5;
     assert_eq!(
         pie.on_arrival(&view(0, 50), &plain, &mut rng),
         ArrivalVerdict::Drop(DropKind::Early)
@@ -186,17 +185,10 @@ fn a_drop_and_a_random_pick_clear_accu_prob_in_linux_too() {
 
 #[test]
 fn ecn_marks_only_while_p_is_at_most_ten_percent() {
-    let mut pie = Pie::new(PieParams {
-        ecn: true,
-        ..Default::default()
-    });
+    let mut pie = ecn_pie_in_early_test(AccuProbReset::Rfc8033, 0.1, 9.0);
     let mut rng = crate::aqm::test_rig::rng();
     let mut pkt = crate::aqm::test_rig::packet(PacketKind::TcpData);
     pkt.ecn.ect = true;
-    pie.burst_allowance = 0;
-    pie.qdelay = 100 * MS;
-    pie.p = 0.1;
-    pie.accu_prob = 9.0;
     assert_eq!(
         pie.on_arrival(&view(0, 50), &pkt, &mut rng),
         ArrivalVerdict::Mark
