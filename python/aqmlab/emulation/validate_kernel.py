@@ -482,6 +482,18 @@ def _simulated(base: dict[str, Any], seed: int, plan: KernelPlan, run: Callable[
     return simulated_metrics(run(sampled, seed=seed), warmup_s=plan.warmup_s)
 
 
+def _validation(base: Mapping[str, Any], seed_list: list[int], plan: KernelPlan) -> KernelValidation:
+    return KernelValidation(
+        scenario=str(base.get("name", "")),
+        seeds=seed_list,
+        duration_s=plan.duration_s,
+        warmup_s=plan.warmup_s,
+        qdisc=plan.qdisc.args,
+        congestion_controls=sorted({f["cc"] for f in plan.flows}),
+        notes=plan.notes,
+    )
+
+
 def run_kernel(plan: KernelPlan, seed: int, *, timeout_s: float = 600.0) -> KernelRun:
     """One boot of the reference kernel running ``plan`` with ``random.seed`` = ``seed``."""
     from .uml_kernel import run_in_guest
@@ -517,15 +529,7 @@ def validate_kernel(
     base, seed_list = scenario_and_seeds(scenario, seeds, duration, warmup)
     plan = plan_kernel(base, seed_list[0])
     find_kernel()
-    v = KernelValidation(
-        scenario=str(base.get("name", "")),
-        seeds=seed_list,
-        duration_s=plan.duration_s,
-        warmup_s=plan.warmup_s,
-        qdisc=plan.qdisc.args,
-        congestion_controls=sorted({f["cc"] for f in plan.flows}),
-        notes=plan.notes,
-    )
+    v = _validation(base, seed_list, plan)
     for seed in seed_list:
         if simulate:
             if progress:
@@ -535,5 +539,27 @@ def validate_kernel(
             progress(f"running seed {seed} in the reference kernel")
         v.kernel.append(
             run_kernel(plan if seed == seed_list[0] else plan_kernel(base, seed), seed, timeout_s=timeout_s)
+        )
+    return v
+
+
+def against_recorded_kernel(scenario: ScenarioLike, kernel_runs: Iterable[Mapping[str, Any]]) -> KernelValidation:
+    """The simulation beside kernel runs recorded earlier (``to_dict()["kernel_runs"]``: seed
+    and metrics per run), one simulation per recorded seed. The kernel's side is a measurement
+    that a changed simulator does not change, so the simulator is compared again without booting
+    the guest (reference_grid.py's ``--resimulate``); ``scenario`` must be the one the runs were
+    made with (its duration and warm-up included)."""
+    from .. import api
+
+    runs = list(kernel_runs)
+    if not runs:
+        raise ValueError("kernel_runs: give at least one recorded run")
+    base, seed_list = scenario_and_seeds(scenario, [int(r["seed"]) for r in runs], None, None)
+    plan = plan_kernel(base, seed_list[0])
+    v = _validation(base, seed_list, plan)
+    for r, seed in zip(runs, seed_list, strict=True):
+        v.simulated.append(_simulated(base, seed, plan, api.run))
+        v.kernel.append(
+            KernelRun(seed, dict(r["metrics"]), {}, float(r.get("guest_s", math.nan)), float(r.get("wall_s", math.nan)))
         )
     return v
