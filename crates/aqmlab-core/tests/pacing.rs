@@ -2,8 +2,10 @@
 //! - A paced sender never stalls: over random dumbbells (1 to 20 flows, DropTail, RED, PIE,
 //!   CoDel or FQ-CoDel, buffers of 5 to 300 packets; one long flow and one 200 KB transfer
 //!   from 3 s per sender), every flow that has not completed keeps delivering in the last 2 s
-//!   of the run, no packet is sent more than 12 times, and no run warning (a flow stalled in
-//!   recovery) is raised. (A finite transfer need not complete: with losses early in its
+//!   of the run, or, if the network dropped all it sent then (an overloaded fq_codel can drop
+//!   a flow's every retransmission while its RTO backs off), was still sending: its last
+//!   send is no longer ago than its RTO; no packet is sent more than 12 times, and no run
+//!   warning (a flow stalled in recovery) is raised. (A finite transfer need not complete: with losses early in its
 //!   slow start a long-RTT transfer beside 30 others may take longer than the run. A flow
 //!   whose SYNs were lost and that was still in their back-off at 6 s has sent no data: it
 //!   delivers nothing and is not a stall, if it had backed off at least twice.)
@@ -39,7 +41,7 @@ fn dumbbell(
     let delays: Vec<String> = access.iter().map(|ms| format!("\"{ms}ms\"")).collect();
     Dumbbell {
         duration: "8s",
-        head: "warmup = \"2s\"\nsample_interval = \"100ms\"",
+        head: "warmup = \"2s\"\nsample_interval = \"100ms\"\ntrace = [\"bottleneck\"]",
         senders: flows as u32,
         bottleneck: &format!(
             r#"rate = "{rate}Mbps", delay = "10ms", queue = {{ limit = {buffer}, aqm = "{aqm}" }}"#
@@ -69,6 +71,8 @@ fn a_paced_sender_never_stalls_on_random_dumbbells() {
             format!("case {case}: {flows} flows, {rate} Mb/s, {buffer} pkts, {aqm}, seed {seed}");
         assert!(r.warnings.is_empty(), "{what}: {:?}", r.warnings);
         let ts = &r.timeseries;
+        let trace = &r.trace.as_ref().expect("the bottleneck is traced").rows;
+        assert_eq!(trace.rows_dropped, 0, "{what}: the trace kept every row");
         let sampled = |flow: u32, name: &str, at: f64| -> f64 {
             let src = ts
                 .source_names
@@ -108,9 +112,25 @@ fn a_paced_sender_never_stalls_on_random_dumbbells() {
                     );
                     continue;
                 }
+                if end > before {
+                    continue;
+                }
+                // Nothing delivered in the last 2 s: a sender that went silent (a stall) or a
+                // network that dropped everything it sent (an overloaded fq_codel or PIE can
+                // drop a flow's every retransmission; its RTO backs off, Linux's too). A live
+                // sender sent within its own timer: its last send is no longer ago than its
+                // RTO at the end (one sample of slack).
+                // Its last data packet's arrival at the bottleneck (the trace's enqueue or drop
+                // there) stands for its last send (the access delay, at most 41 ms, earlier).
+                let last_send = (0..trace.len())
+                    .filter(|&i| trace.flow[i] == f.flow && trace.kind[i] == 0)
+                    .map(|i| trace.time[i] as f64 / 1e9)
+                    .fold(0.0, f64::max);
+                let rto_s = sampled(f.flow, "rto_ms", 8.0) / 1e3;
                 assert!(
-                    end > before,
-                    "{what}: flow {} delivered nothing from 6 s to 8 s ({before} -> {end} bytes)",
+                    8.0 - last_send <= rto_s + 0.1,
+                    "{what}: flow {} delivered nothing from 6 s to 8 s ({before} -> {end} bytes) \
+                     and sent nothing after {last_send:.3} s, beyond its RTO of {rto_s} s",
                     f.flow
                 );
             }

@@ -61,6 +61,37 @@ fn tcp_enter_loss_cuts_once_per_window_and_keeps_what_is_in_flight() {
     }
 }
 
+/// Linux `tcp_fastretrans_alert` (net/ipv4/tcp_input.c) on the ACK that ends a recovery
+/// while RACK deems a later packet lost: section D ends the recovery (Open, cwnd = ssthresh),
+/// section E's default case asks `tcp_time_to_recover`, which `lost_out` answers, and a new
+/// recovery starts on that ACK. By hand (RACK, Reno, PRR):
+/// - 0 ms: 0..=9. 100 ms: SACK 1..=9: 0 is lost (as in the test above); recovery with
+///   RecoveryPoint 9, ssthresh 5; 0 again and new 10..=13 (sent at 100 ms).
+/// - 200 ms: ACK of 0..=9 (0's resend, echo 100 ms) with SACK 11..=13: RecoveryPoint is
+///   acknowledged, the recovery ends with cwnd = ssthresh = 5. RACK: 13, sent at 100 ms after
+///   10, is delivered; three packets are SACKed, so no reordering window: 10 (sent 100 ms
+///   ago, RACK.rtt 100 ms) is lost. `tcp_time_to_recover`: a new recovery, ssthresh =
+///   max(5 / 2, 2) = 2; in flight 0 (10 lost; 11..=13 SACKed), so PRR (`tcp_cwnd_reduction`,
+///   not the slow-start bound, a packet newly lost) sends min(ssthresh - 0, 4 delivered) = 2:
+///   10 again and new 14; cwnd 2.
+///
+/// Before, the ACK ending a recovery could not start one, and no later ACK marked 10 again:
+/// it sent new 14 only (cwnd 5, 4 outstanding from 10), and 10 waited for the timeout.
+#[test]
+fn a_recovery_that_ends_with_a_packet_marked_lost_starts_the_next_on_that_ack() {
+    let mut h = H::new(rack(base()));
+    h.start();
+    assert_eq!(
+        seqs(&h.ack_echo(100 * MS, -1, &[(1, 10)], 0)),
+        [0, 10, 11, 12, 13]
+    );
+    assert_eq!((h.s.ssthresh, h.s.scb.recovery_point()), (5, Some(9)));
+    let sent = h.ack_echo(200 * MS, 9, &[(11, 14)], 100 * MS);
+    assert_eq!(seqs(&sent), [10, 14]);
+    assert_eq!(h.s.scb.recovery_point(), Some(13), "a new recovery");
+    assert_eq!((h.s.ssthresh, h.s.cwnd), (2, 2.0));
+}
+
 /// F-RTO (RFC 5682 section 3.1, SACK-enhanced; Linux `tcp_process_loss`) on a spurious
 /// timeout. By hand (RACK-TLP, Reno, initial RTO 500 ms, no RTT sample):
 /// - 0 ms: 0..=9. 500 ms: the probe (PTO 1 s without a sample, capped at the RTO's 500 ms)
@@ -72,7 +103,10 @@ fn tcp_enter_loss_cuts_once_per_window_and_keeps_what_is_in_flight() {
 ///   out); slow start makes cwnd 2 and pipe is 0, so new 11, 12 go out instead of repairs.
 /// - 1100 ms: the ACK of 1..=5, sent once, before the timeout: step 3.b, the timeout was
 ///   spurious: cwnd = max(2, 10) = 10, ssthresh = max(5, 100) = 100, the episode ends; slow
-///   start (11) sends new 13..=16 (from 6 up to 6 + 11 - 1).
+///   start (11) sends new 13..=16 (from 6 up to 6 + 11 - 1). The timeout's marks on 6..=10
+///   are undone (`tcp_undo_cwnd_reduction` with `unmark_loss`) and RACK marks none again (5,
+///   the newest delivered, was sent before them): left marked they would start a recovery on
+///   this ACK (`tcp_time_to_recover`).
 ///
 /// Without F-RTO the go-back-N resends 1, 2 at 1050 ms (cwnd 2) and 6, 7, 8 at 1100 ms
 /// (cwnd 3, ssthresh 5): spurious retransmissions at half the rate.

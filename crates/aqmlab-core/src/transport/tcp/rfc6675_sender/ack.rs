@@ -236,18 +236,27 @@ impl Rfc6675Sender {
             self.end_cwnd_reduction();
             self.enter_state(cx, CaState::Open);
             self.end_recovery_clock(cx);
-        } else if self.scb.may_enter_recovery()
+        }
+        if self.scb.may_enter_recovery()
             && !ignore_dupacks
             && match self.rack {
-                Some(_) => newly_lost > 0,
+                // Linux `tcp_time_to_recover`: any packet marked lost, by this ACK or before.
+                // On an ACK that ends a recovery too: `tcp_fastretrans_alert` sets Open in its
+                // section D and tests `lost_out` in section E's default case, so packets above
+                // the old RecoveryPoint marked and not yet resent start the next recovery on
+                // that ACK rather than wait for a timeout.
+                Some(_) => newly_lost > 0 || self.scb.lost_awaiting_retransmission(),
                 None => {
-                    self.dupacks >= self.cfg.dupack_threshold || self.scb.first_unacked_is_lost()
+                    !was_recovering
+                        && (self.dupacks >= self.cfg.dupack_threshold
+                            || self.scb.first_unacked_is_lost())
                 }
             }
         {
             self.enter_recovery(cx, u.delivered);
             return;
-        } else if !advanced
+        } else if !was_recovering
+            && !advanced
             && u.newly_sacked > 0
             && self.cfg.limited_transmit
             && !ignore_dupacks

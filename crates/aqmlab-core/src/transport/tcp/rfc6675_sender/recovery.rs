@@ -229,7 +229,7 @@ impl Rfc6675Sender {
         }
         if original_delivered {
             self.frto = None;
-            self.undo_timeout();
+            self.undo_timeout(cx);
             return false;
         }
         if f.new_data_sent {
@@ -277,7 +277,10 @@ impl Rfc6675Sender {
     }
 
     /// F-RTO found the timeout spurious: restore what it cut and send new data from here.
-    pub(super) fn undo_timeout(&mut self) {
+    /// The loss marks are undone (`tcp_try_undo_loss`: `tcp_undo_cwnd_reduction` with
+    /// `unmark_loss`), and RACK looks again on this ACK (`tcp_fastretrans_alert` goes on to
+    /// `tcp_identify_packet_loss`): what it marks now starts a fast recovery on this ACK.
+    pub(super) fn undo_timeout(&mut self, cx: &mut AgentCtx) {
         if let Some(before) = self.before_timeout.take() {
             let (cwnd, ssthresh) = *before;
             // `tcp_undo_cwnd_reduction`: the controller's `undo_cwnd`, ssthresh back if larger.
@@ -287,6 +290,11 @@ impl Rfc6675Sender {
         }
         self.scb.undo_timeout();
         self.t_seqno = self.scb.high_data() + 1;
+        if self.rack.is_some() {
+            self.scb.unmark_losses();
+            // Counted in the next ACK's rate sample: this ACK's was taken before F-RTO ran.
+            self.ack_losses += self.rack_detect_loss(cx);
+        }
     }
 
     /// The ACK's rate sample (Linux `tcp_rate_gen`, with the packets it newly marked lost)

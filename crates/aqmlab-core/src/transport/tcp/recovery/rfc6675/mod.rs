@@ -77,6 +77,11 @@ const LOST: u8 = 2;
 const RETRANSMITTED: u8 = 4;
 /// Sent more than once, ever (Linux TCPCB_EVER_RETRANS): its ACK gives no trusted RTT.
 const EVER_RETRANSMITTED: u8 = 8;
+/// RACK no longer watches the packet's last sending, though it is not marked lost: its mark
+/// was undone with a timeout (Linux `tcp_undo_cwnd_reduction` clears TCPCB_LOST, but a packet
+/// RACK marked left `tsorted_sent_queue` then and returns to it only when sent again,
+/// `tcp_update_skb_after_send`). Cleared when the packet is sent again.
+const UNWATCHED: u8 = 16;
 
 /// A packet's share of SetPipe under RACK's marks: once if not SACKed and not marked lost,
 /// once more if sent again since it was marked.
@@ -100,7 +105,7 @@ fn is_unmarked(f: u8) -> bool {
 /// RACK may still mark the packet lost: not SACKed, and not already marked and waiting for
 /// its retransmission (RFC 8985 6.2 step 5 skips those; Linux takes them off its list).
 fn rack_watches(f: u8) -> bool {
-    f & SACKED == 0 && !awaits_retransmission(f)
+    f & (SACKED | UNWATCHED) == 0 && !awaits_retransmission(f)
 }
 
 /// Sequence numbers as indices of the ordered sets (never negative: packets count from 0).
@@ -345,7 +350,8 @@ impl Scoreboard {
         }
         if seq >= self.base {
             let f = self.flag(seq);
-            self.change(seq, f | RETRANSMITTED | EVER_RETRANSMITTED, Some(stamp));
+            let again = (f | RETRANSMITTED | EVER_RETRANSMITTED) & !UNWATCHED;
+            self.change(seq, again, Some(stamp));
         }
         match seg {
             NextSeg::Rescue(_) => self.rescue_rxt = self.recovery_point,

@@ -2,7 +2,7 @@
 //! threshold since their sending deems lost, in sending order.
 
 use super::super::work;
-use super::{LossRule, RuleIndex, Scoreboard, SendStamp, LOST, RETRANSMITTED};
+use super::{LossRule, RuleIndex, Scoreboard, SendStamp, LOST, RETRANSMITTED, UNWATCHED};
 use crate::sim::Time;
 
 impl Scoreboard {
@@ -68,6 +68,28 @@ impl Scoreboard {
         }
         self.trim_send_order();
         (marked, wait)
+    }
+
+    /// Undoes every loss mark, as Linux does when it undoes a timeout
+    /// (`tcp_undo_cwnd_reduction` with `unmark_loss`, from `tcp_try_undo_loss`): each marked
+    /// packet counts in flight again. One marked and not resent since stays out of RACK's
+    /// watch until it is sent again (it left Linux's `tsorted_sent_queue` when RACK marked it;
+    /// the head and the packets `tcp_timeout_mark_lost` marked stayed there in Linux, and are
+    /// unwatched here too: the scoreboard keeps no record of which rule marked a packet); one
+    /// resent since keeps its watched sending. Steps once per outstanding packet; a timeout's
+    /// undo is rare.
+    pub fn unmark_losses(&mut self) {
+        if self.rule != LossRule::Marked {
+            return;
+        }
+        for i in 0..self.flags.len() {
+            let f = self.flags[i];
+            if f & LOST != 0 {
+                let unwatched = if f & RETRANSMITTED == 0 { UNWATCHED } else { 0 };
+                self.change(self.base + i as i64, (f & !LOST) | unwatched, None);
+            }
+        }
+        self.trim_send_order();
     }
 
     /// RACK_mark_losses_on_RTO (RFC 8985 section 6.3): the first unacknowledged packet, and

@@ -55,6 +55,16 @@ impl Scoreboard {
         n
     }
 
+    /// Under RACK's marks, whether a packet marked lost awaits its retransmission (Linux
+    /// `tp->lost_out`, less the marked packets resent since, which a recovery's end leaves
+    /// none of). False under the DupThresh rule.
+    pub fn lost_awaiting_retransmission(&self) -> bool {
+        match &self.index.by_rule {
+            RuleIndex::Marked { lost, .. } => lost.next_from(ix(self.base)).is_some(),
+            RuleIndex::DupThresh { .. } => false,
+        }
+    }
+
     /// Section 5 trigger besides the DupThresh-th duplicate ACK: the next expected packet is
     /// already deemed lost.
     pub fn first_unacked_is_lost(&self) -> bool {
