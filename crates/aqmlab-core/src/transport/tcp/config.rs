@@ -447,6 +447,14 @@ pub struct TcpConfig {
     /// unSACKed packet, the default) | `linux` (`tcp_timeout_mark_lost`: with RACK, only the
     /// head and the packets sent at least RACK.rtt ago, then those RACK marks later).
     pub timeout_marks: TimeoutMarks,
+    /// RFC 3168 6.1.1.1's fallback, Linux's `net.ipv4.tcp_ecn_fallback` (1 by default): a
+    /// retransmitted SYN goes without ECE and CWR (`tcp_ecn_clear_syn`, from
+    /// `__tcp_retransmit_skb`), so the SYN-ACK does not agree to ECN (`tcp_ecn_rcv_synack`
+    /// clears TCP_ECN_OK) and the connection runs without it: its data Not-ECT, its
+    /// controller told (`ecn_not_negotiated`; DCTCP falls back to Reno, `dctcp_init`'s
+    /// `dctcp_reno`). False (the default): ECN whatever the handshake. Only with `handshake =
+    /// "syn"` and `ecn`.
+    pub ecn_fallback: bool,
 }
 
 impl Default for TcpConfig {
@@ -500,6 +508,7 @@ impl Default for TcpConfig {
             segmentation_offload: SegmentationOffload::None,
             rcv_window_growth: RcvWindowGrowth::Fixed,
             timeout_marks: TimeoutMarks::AllUnsacked,
+            ecn_fallback: false,
         }
     }
 }
@@ -662,6 +671,7 @@ impl TcpConfig {
                 self.dupacks_after_timeout != DupacksAfterTimeout::Counted,
             ),
             ("handshake", self.handshake != Handshake::None),
+            ("ecn_fallback", self.ecn_fallback),
             ("pacing", self.pacing != Pacing::Off),
             (
                 "segmentation_offload",

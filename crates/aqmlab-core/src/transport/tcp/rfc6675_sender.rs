@@ -471,6 +471,12 @@ impl Rfc6675Sender {
         let Some((first, count)) = n.on_syn_ack() else {
             return;
         };
+        if count > 1 && self.cfg.ecn_fallback && self.cfg.ecn {
+            // RFC 3168 6.1.1.1 (`tcp_ecn_clear_syn`, `tcp_ecn_rcv_synack`): the SYN that was
+            // answered went without ECE and CWR, so the connection has no ECN.
+            self.cfg.ecn = false;
+            self.cc.ecn_not_negotiated();
+        }
         let sample = handshake_sample(&self.cfg, first, count, echo);
         if let Some(sent_at) = sample {
             self.rtt_sample(cx, sent_at);

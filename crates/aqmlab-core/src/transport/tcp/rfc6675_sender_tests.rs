@@ -466,6 +466,37 @@ fn bbr_starts_from_the_handshake() {
     );
     assert_eq!(h.s.pacer.as_ref().unwrap().tso_segs(), 2);
 }
+/// `ecn_fallback` (Linux `net.ipv4.tcp_ecn_fallback`, RFC 3168 6.1.1.1): DCTCP with ECN, a SYN
+/// at 0 ms lost, its retransmission at the 1 s initial RTO answered at 1100 ms. Linux sends
+/// the second SYN without ECE and CWR (`tcp_ecn_clear_syn`), the SYN-ACK agrees to no ECN
+/// (`tcp_ecn_rcv_synack`) and DCTCP runs as `dctcp_reno` (`dctcp_init`): the first window,
+/// 0..=9, leaves Not-ECT and no alpha is kept (TCP_CC_INFO has none). Without the fallback:
+/// ECT(0) and alpha, 1.0 at the start.
+#[test]
+fn a_retransmitted_syn_leaves_the_connection_without_ecn() {
+    for (fallback, ect) in [(true, false), (false, true)] {
+        let mut c = rack(base());
+        c.congestion_control = CongestionControlKind::Dctcp;
+        c.ecn = true;
+        c.handshake = Handshake::Syn;
+        c.ecn_fallback = fallback;
+        let mut h = H::validated(c);
+        assert_eq!(seqs(&h.start()), [-1]);
+        assert_eq!(seqs(&h.run_until(1_000 * MS)), [-1], "the SYN again");
+        let first = h.ack_echo(1_100 * MS, -1, &[], 1_000 * MS);
+        assert_eq!(seqs(&first), (0..10).collect::<Vec<_>>());
+        assert!(
+            first.iter().all(|p| p.ecn.ect == ect),
+            "fallback {fallback}"
+        );
+        assert_eq!(
+            h.state("dctcp_alpha").is_nan(),
+            fallback,
+            "fallback {fallback}"
+        );
+    }
+}
+
 /// `timeout_marks = "linux"` (Linux `tcp_timeout_mark_lost` from `tcp_enter_loss`, then
 /// `tcp_xmit_retransmit_queue` and `tcp_write_xmit` in the Loss state; net/ipv4/tcp_input.c,
 /// tcp_output.c, tcp_recovery.c) against the go-back-N. The start is

@@ -44,6 +44,10 @@
 //!   that cut (`tcp_enter_loss`'s `tcp_init_undo`) can be undone; in TCP_CA_Loss no ECN cut
 //!   intervenes (`tcp_enter_cwr` acts below TCP_CA_CWR only).
 //!
+//! - Without ECN (`tcp.ecn_fallback`: a retransmitted SYN, and the handshake did not agree to
+//!   ECN): Linux's `dctcp_init` swaps in `dctcp_reno` (ssthresh `tcp_reno_ssthresh`, Reno's
+//!   growth, no alpha); here `ecn_not_negotiated`.
+//!
 //! Not modelled: Linux's `dctcp_clamp_alpha_on_loss` (off by default), PLB; with
 //! `ecn_reduction = "prr"`, a loss found in CWR continues the reduction (`tcp_enter_recovery`
 //! calls no `ssthresh` in CWR) without `dctcp_state`'s `dctcp_react_to_loss` (ssthresh =
@@ -263,6 +267,9 @@ impl Dctcp {
 pub struct DctcpOps {
     d: Dctcp,
     g: Growth,
+    /// The handshake did not agree to ECN: Linux's `dctcp_reno` (`dctcp_init`), Reno's halving
+    /// on loss, no alpha (it is not kept, and TCP_CC_INFO has none to give).
+    without_ecn: bool,
 }
 
 impl DctcpOps {
@@ -270,6 +277,7 @@ impl DctcpOps {
         DctcpOps {
             d: Dctcp::new(&cfg.dctcp),
             g: Growth::new(cfg.cwnd_growth, cfg.hystart, false),
+            without_ecn: false,
         }
     }
 
@@ -287,6 +295,8 @@ impl CongestionOps for DctcpOps {
     fn ssthresh(&mut self, _: &Window, base: i64, signal: Signal, _: Time) -> Option<i64> {
         let s = match signal {
             Signal::Ecn => self.d.reduce_on_ecn(base),
+            // `tcp_reno_ssthresh`, whichever `loss_response`.
+            Signal::Loss | Signal::Timeout if self.without_ecn => base / 2,
             Signal::Loss | Signal::Timeout => self.d.reduce_on_loss(base),
         };
         self.g.on_reduction();
@@ -302,9 +312,16 @@ impl CongestionOps for DctcpOps {
     /// `tcp_count_delivered`, then `tcp_in_ack_event`).
     #[inline]
     fn in_ack_event(&mut self, ack: &AckEvent) {
+        if self.without_ecn {
+            return;
+        }
         self.d
             .est
             .on_ack(ack.delivered, ack.ece, ack.snd_una, ack.snd_nxt);
+    }
+
+    fn ecn_not_negotiated(&mut self) {
+        self.without_ecn = true;
     }
 
     #[inline]
@@ -313,7 +330,9 @@ impl CongestionOps for DctcpOps {
     }
 
     fn state(&self, out: &mut crate::sim::StateSink) {
-        out("dctcp_alpha", self.d.est.alpha());
+        if !self.without_ecn {
+            out("dctcp_alpha", self.d.est.alpha());
+        }
         self.g.state(out);
     }
 }

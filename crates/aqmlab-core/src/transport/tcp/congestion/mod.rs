@@ -277,6 +277,10 @@ impl CongestionOps for CongestionControl {
         each!(self, c => CongestionOps::init_after_handshake(c, now, srtt, min_rtt, cwnd))
     }
 
+    fn ecn_not_negotiated(&mut self) {
+        each!(self, c => CongestionOps::ecn_not_negotiated(c))
+    }
+
     #[inline]
     fn pacing_rate(&self, inputs: &PacingInputs) -> Option<f64> {
         each_ref!(self, c => CongestionOps::pacing_rate(c, inputs))

@@ -239,6 +239,11 @@ pub trait CongestionOps {
         let _ = (now, srtt, min_rtt, cwnd);
     }
 
+    /// The handshake did not agree to ECN though the sender asked for it (`tcp.ecn_fallback`
+    /// after a retransmitted SYN): called before `init_after_handshake`, as Linux's `init`
+    /// finds TCP_ECN_OK clear (`dctcp_init` then runs as `dctcp_reno`).
+    fn ecn_not_negotiated(&mut self) {}
+
     /// Variables for the time series.
     fn state(&self, out: &mut crate::sim::StateSink) {
         let _ = out;
