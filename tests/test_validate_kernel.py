@@ -124,6 +124,8 @@ def test_codel_fq_codel_fq_pie() -> None:
     assert mapped({"kind": "fq_codel", "limit": 50, "ecn": False, "target": "2ms"})[0] == (
         "fq_codel limit 50 flows 1024 quantum 1514 target 2000us interval 100000us noecn drop_batch 64"
     )
+    l4s = {"kind": "fq_codel", "ce_threshold": "1ms", "ce_threshold_selector": 1, "ce_threshold_mask": 1}
+    assert mapped(l4s)[0].endswith(" drop_batch 64 ce_threshold 1000us ce_threshold_selector 0x1/0x1")
     assert mapped("fq_pie")[0] == (
         "fq_pie limit 100 flows 1024 quantum 1514 target 15000us tupdate 15000us alpha 2 beta 20 ecn_prob 10 noecn"
     )
@@ -297,3 +299,19 @@ def test_end_to_end_bounds_and_determinism() -> None:
     again = validate_kernel(s, [1], simulate=False)
     assert again.kernel[0].metrics == v.kernel[0].metrics
     assert again.kernel[0].report == v.kernel[0].report
+
+
+def test_marks_add_the_ce_threshold_marks() -> None:
+    # tc -s of fq_codel with ce_threshold (iproute2 6.1): CoDel's ecn_mark and the threshold's
+    # ce_mark are two counters; the qdisc marked packets of both kinds.
+    from aqmlab.emulation.kernel_guest import leaf_marks
+
+    tc = (
+        "qdisc htb 1: root refcnt 2 r2q 10 default 0x1 direct_packets_stat 0\n"
+        " Sent 100 bytes 1 pkt (dropped 0, overlimits 0 requeues 0)\n"
+        "qdisc fq_codel 10: parent 1:1 limit 100p flows 1024 quantum 1054 target 5ms ce_threshold 1ms\n"
+        " Sent 9000 bytes 9 pkt (dropped 1, overlimits 0 requeues 0)\n"
+        "  maxpacket 1054 drop_overlimit 0 new_flow_count 3 ecn_mark 2 ce_mark 5\n"
+    )
+    assert leaf_marks(tc, "10:") == 7
+    assert leaf_marks(tc.replace(" ce_mark 5", ""), "10:") == 2

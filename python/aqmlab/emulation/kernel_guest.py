@@ -101,19 +101,27 @@ class QdiscStats:
 
 
 _MARKS = (re.compile(r"\becn_mark (\d+)"), re.compile(r"\bmarked (\d+)"), re.compile(r"^\s*marks\s+(\d+)", re.M))
+# codel's and fq_codel's shallow-threshold marks (`ce_threshold`), counted apart from CoDel's own
+# (`codel_dequeue`: `stats->ce_mark`, printed as "ce_mark N").
+_CE_THRESHOLD_MARKS = re.compile(r"\bce_mark (\d+)")
 
 
 def leaf_marks(tc_s: str, handle: str) -> int:
-    """ECN marks in ``tc -s qdisc show``'s section of the qdisc ``handle`` (``10:``)."""
+    """ECN marks in ``tc -s qdisc show``'s section of the qdisc ``handle`` (``10:``): the
+    qdisc's own count, plus codel's and fq_codel's ``ce_mark`` (marks of ``ce_threshold``). A
+    packet both CoDel and the threshold mark counts twice there (``INET_ECN_set_ce`` reports
+    success on a packet already CE); the simulator counts it once."""
     sections = re.split(r"(?m)^(?=qdisc )", tc_s)
     for sec in sections:
         head = sec.split("\n", 1)[0].split()
         if len(head) >= 3 and head[2] == handle:
+            ce = _CE_THRESHOLD_MARKS.search(sec)
+            extra = int(ce.group(1)) if ce else 0
             for pat in _MARKS:
                 m = pat.search(sec)
                 if m:
-                    return int(m.group(1))
-            return 0
+                    return int(m.group(1)) + extra
+            return extra
     raise RuntimeError(f"no qdisc {handle} in tc -s output")
 
 

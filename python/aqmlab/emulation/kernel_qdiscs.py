@@ -179,6 +179,10 @@ def qdisc_args(
         )
         if aqm.get("ce_threshold") is not None:
             args += f" ce_threshold {_us(aqm['ce_threshold'])}"
+            mask = int(aqm.get("ce_threshold_mask") or 0)
+            if mask:
+                # iproute2's VALUE/MASK on the TOS byte (TCA_FQ_CODEL_CE_THRESHOLD_SELECTOR/_MASK)
+                args += f" ce_threshold_selector {int(aqm['ce_threshold_selector']):#x}/{mask:#x}"
         return Qdisc(args, tuple(n for n in notes if n), kind)
     if kind == "fq_pie":
         alpha, beta = _pie_gains(aqm, path)

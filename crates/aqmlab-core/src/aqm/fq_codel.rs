@@ -33,6 +33,16 @@
 //! - `target` (5 ms), `interval` (100 ms), `mtu` (1514 B): CoDel's, per queue
 //! - `ecn` (true, bool): CE-mark ECT packets instead of dropping (Linux and RFC 8290 default)
 //! - `perturbation` (0): hash perturbation
+//! - `ce_threshold` (none, s): Linux's shallow CE threshold (`codel_dequeue`'s end in
+//!   include/net/codel_impl.h, `TCA_FQ_CODEL_CE_THRESHOLD`): a packet leaving with a sojourn
+//!   above it (`codel_time_after(vars->ldelay, ce_threshold)`: strictly above) is CE-marked
+//!   if ECN-capable (`INET_ECN_set_ce`), whatever CoDel decided and whatever `ecn` says: DCTCP's
+//!   and L4S's step marking inside fair queueing. Not-ECT packets are left alone.
+//! - `ce_threshold_selector`, `ce_threshold_mask` (0, 0; bytes): which packets the threshold
+//!   applies to, `(dsfield & mask) == selector` on the IP header's TOS byte (Linux 5.16's
+//!   `TCA_FQ_CODEL_CE_THRESHOLD_SELECTOR/_MASK`; mask 0: every packet). aqmlab's packets carry
+//!   no DSCP, so the byte is the ECN field alone: `0x1/0x1` selects ECT(1) and CE, the L4S
+//!   packets.
 
 use super::codel::{CodelParams, CodelVars};
 use super::flow_queues::{check_sizes, FlowQueue, FlowQueues};
@@ -116,6 +126,28 @@ pub const PARAMS: &[ParamDoc] = &[
         meaning: "flow hash perturbation",
         plausible: None,
     },
+    ParamDoc {
+        name: "ce_threshold",
+        default: "none",
+        unit: "s",
+        meaning:
+            "CE-mark ECN-capable packets whose sojourn is above this (Linux's shallow threshold)",
+        plausible: Some(super::params::Plausible::new(1e-6, 0.5)),
+    },
+    ParamDoc {
+        name: "ce_threshold_selector",
+        default: "0",
+        unit: "byte",
+        meaning: "ce_threshold applies where (TOS byte & ce_threshold_mask) equals this",
+        plausible: None,
+    },
+    ParamDoc {
+        name: "ce_threshold_mask",
+        default: "0",
+        unit: "byte",
+        meaning: "bits of the TOS byte ce_threshold_selector compares (0: every packet)",
+        plausible: None,
+    },
 ];
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -130,6 +162,9 @@ pub struct FqCodelParams {
     pub mtu: u32,
     pub ecn: bool,
     pub perturbation: u64,
+    pub ce_threshold: Option<Duration>,
+    pub ce_threshold_selector: u8,
+    pub ce_threshold_mask: u8,
 }
 
 impl Default for FqCodelParams {
@@ -144,6 +179,9 @@ impl Default for FqCodelParams {
             mtu: 1514,
             ecn: true,
             perturbation: 0,
+            ce_threshold: None,
+            ce_threshold_selector: 0,
+            ce_threshold_mask: 0,
         }
     }
 }
@@ -176,6 +214,28 @@ impl FqCodel {
             limit_packets,
             limit_bytes,
             fq,
+        }
+    }
+
+    /// Linux's shallow CE threshold on a departing packet (module docs): marks it if its
+    /// sojourn is above `ce_threshold`, it is ECN-capable and not yet CE, and the selector
+    /// takes it.
+    fn mark_above_ce_threshold(&self, id: PacketId, cx: &mut QueueCtx) {
+        let Some(threshold) = self.cfg.ce_threshold else {
+            return;
+        };
+        let p = cx.packets.get(id);
+        let sojourn = cx.now.saturating_sub(p.enqueued_at);
+        // The TOS byte with DSCP 0: the ECN field (RFC 3168: ECT(0) 10, ECT(1) 01, CE 11).
+        let tos = match (p.ecn.ect, p.ecn.ce, p.ecn.ect1) {
+            (false, _, _) => 0u8,
+            (true, true, _) => 0b11,
+            (true, false, true) => 0b01,
+            (true, false, false) => 0b10,
+        };
+        let selected = tos & self.cfg.ce_threshold_mask == self.cfg.ce_threshold_selector;
+        if sojourn > threshold.0 && selected && p.ecn.ect && !p.ecn.ce {
+            cx.mark(id);
         }
     }
 
@@ -252,6 +312,7 @@ impl QueueDiscipline for FqCodel {
             }
             match out {
                 Some(id) => {
+                    self.mark_above_ce_threshold(id, cx);
                     self.fq.charge(idx, cx.packets.get(id).size as u64);
                     return Some(id);
                 }
@@ -283,6 +344,16 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, 
     let cfg: FqCodelParams = p.parse()?;
     check_sizes(p, cfg.flows, cfg.quantum, cfg.limit)?;
     p.require(cfg.drop_batch > 0, "drop_batch", || "must be > 0".into())?;
+    p.require(
+        cfg.ce_threshold_selector & !cfg.ce_threshold_mask == 0,
+        "ce_threshold_selector",
+        || {
+            format!(
+                "has bits outside ce_threshold_mask ({:#04x} & !{:#04x}): it could never match",
+                cfg.ce_threshold_selector, cfg.ce_threshold_mask
+            )
+        },
+    )?;
     CodelParams {
         target: cfg.target,
         interval: cfg.interval,
@@ -324,6 +395,56 @@ mod tests {
             .find(|&f| q.bucket(f) != q.bucket(a) && q.bucket(f) != q.bucket(b))
             .unwrap();
         (a, b, c)
+    }
+
+    /// `ce_threshold` 1 ms (Linux `codel_dequeue`'s end): five packets of one flow enqueued
+    /// at 0 leave at 0.5, 1, 1.5, 2 and 2.5 ms, below CoDel's 5 ms target (CoDel never acts).
+    /// Sojourns 0.5 and 1 ms: not above the threshold (strictly above marks); 1.5 ms: marked,
+    /// ECT(0); 2 ms: Not-ECT, left alone; 2.5 ms: ECT(1), marked. With the L4S selector
+    /// `0x1/0x1` only the ECT(1) packet is marked; without a threshold none is.
+    #[test]
+    fn ce_threshold_marks_ecn_capable_packets_above_it() {
+        let kinds = [
+            (true, false),
+            (true, false),
+            (true, false),
+            (false, false),
+            (true, true),
+        ];
+        for (threshold, selector, marked) in [
+            (
+                Some(Duration(MS)),
+                (0, 0),
+                vec![false, false, true, false, true],
+            ),
+            (
+                Some(Duration(MS)),
+                (1, 1),
+                vec![false, false, false, false, true],
+            ),
+            (None, (0, 0), vec![false; 5]),
+        ] {
+            let cfg = FqCodelParams {
+                ce_threshold: threshold,
+                ce_threshold_selector: selector.0,
+                ce_threshold_mask: selector.1,
+                ..FqCodelParams::default()
+            };
+            let mut r = rig(cfg, 100);
+            for (ect, ect1) in kinds {
+                let mut p = Packet::new(PacketKind::Udp, 7, 0, 1, 0, 1000);
+                p.ecn.ect = ect;
+                p.ecn.ect1 = ect1;
+                r.enqueue(0, p);
+            }
+            let got: Vec<bool> = (1..=5)
+                .map(|i| {
+                    let id = r.dequeue(i * MS / 2).unwrap();
+                    r.arena.get(id).ecn.ce
+                })
+                .collect();
+            assert_eq!(got, marked, "{threshold:?} {selector:?}");
+        }
     }
 
     #[test]
