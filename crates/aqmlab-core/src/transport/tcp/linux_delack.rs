@@ -61,6 +61,7 @@
 //! SRTT, min RTO), at most the max RTO. Time is continuous, not in jiffies.
 
 pub use super::config::{DelayedAckAto, RcvWindowGrowth};
+use super::rcv_space::{skb_truesize, win_from_space, RcvSpace};
 use super::TcpConfig;
 use crate::sim::Time;
 
@@ -100,21 +101,36 @@ pub struct LinuxDelayedAck {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RcvSsthresh {
     pub rcv_ssthresh: u64,
-    /// `__tcp_grow_window`'s: growth while `rcv_ssthresh` <= this.
+    /// `__tcp_grow_window`'s: growth while `rcv_ssthresh` <= this (`linux_no_autotuning`).
     pub bound: u64,
-    /// `tcp_grow_window`'s room: `rcv_ssthresh` never above this (`window`).
+    /// `tcp_grow_window`'s room: `rcv_ssthresh` never above this (`window`;
+    /// `linux_no_autotuning`).
     pub clamp: u64,
     pub mss: u64,
+    /// `rcv_window_growth = "linux"`: the buffer, clamp and receiver RTT that autotuning
+    /// keeps, which give the room.
+    pub space: Option<RcvSpace>,
 }
 
-/// tcp_rmem[1], the default receive buffer (Documentation/networking/ip-sysctl.rst).
-pub const TCP_RMEM_DEFAULT: u64 = 131_072;
+use super::rcv_space::TCP_RMEM_DEFAULT;
 /// `tcp_grow_window` skips segments shorter than this (`tcp_event_data_recv`).
 const GROW_MIN_LEN: u64 = 128;
 
 impl RcvSsthresh {
     fn new(cfg: &TcpConfig) -> Self {
         let mss = u64::from(cfg.packet_size);
+        let clamp = u64::from(cfg.window) * mss;
+        if cfg.rcv_window_growth == RcvWindowGrowth::Linux {
+            // The window stands for tcp_win_from_space(tcp_rmem[2]).
+            let (space, rcv_ssthresh) = RcvSpace::new(mss, 2 * clamp);
+            return RcvSsthresh {
+                rcv_ssthresh,
+                bound: clamp / 2,
+                clamp,
+                mss,
+                space: Some(space),
+            };
+        }
         // tcp_win_from_space with tcp_adv_win_scale 1: half the space is window.
         let space = TCP_RMEM_DEFAULT / 2;
         let initial = if space > mss {
@@ -122,24 +138,65 @@ impl RcvSsthresh {
         } else {
             space
         };
-        let clamp = u64::from(cfg.window) * mss;
         RcvSsthresh {
             rcv_ssthresh: initial.min(clamp),
             bound: clamp / 2,
             clamp,
             mss,
+            space: None,
         }
     }
 
-    /// `tcp_grow_window` for a data segment of `len` payload bytes: whether it grew.
-    fn grow(&mut self, len: u64) -> bool {
-        let room = self.clamp.saturating_sub(self.rcv_ssthresh);
-        if len < GROW_MIN_LEN || room == 0 || self.rcv_ssthresh > self.bound {
+    /// `tcp_grow_window` for a data segment of `len` payload bytes, with `queued` skbs
+    /// unread (`tcp_space`), in order or not (`truesize_adjust`): whether it grew.
+    fn grow(&mut self, len: u64, queued: u64, in_order: bool) -> bool {
+        if len < GROW_MIN_LEN {
             return false;
         }
-        // __tcp_grow_window's test is <= bound, so the last step passes it by up to one
-        // increment, as in the kernel.
-        self.rcv_ssthresh += room.min((2 * self.mss).max(2 * len));
+        let Some(space) = &self.space else {
+            let room = self.clamp.saturating_sub(self.rcv_ssthresh);
+            if room == 0 || self.rcv_ssthresh > self.bound {
+                return false;
+            }
+            // __tcp_grow_window's test is <= bound, so the last step passes it by up to one
+            // increment, as in the kernel.
+            self.rcv_ssthresh += room.min((2 * self.mss).max(2 * len));
+            return true;
+        };
+        let room = space
+            .window_clamp
+            .min(space.tcp_space(queued, len))
+            .saturating_sub(self.rcv_ssthresh);
+        if room == 0 {
+            return false;
+        }
+        // truesize_adjust: an in-order skb whose payload is all in page fragments (headlen 0
+        // once the headers are pulled) counts only its fragments, its length; an out-of-order
+        // one (adjust = false) its whole truesize.
+        let truesize = if in_order { len } else { skb_truesize(len) };
+        let incr = if win_from_space(truesize) <= len {
+            2 * self.mss
+        } else {
+            // __tcp_grow_window: halve both until the segment fits or rcv_ssthresh passes.
+            let (mut t, mut w) = (
+                win_from_space(truesize) >> 1,
+                win_from_space(space.rmem_max) >> 1,
+            );
+            let mut incr = 0;
+            while self.rcv_ssthresh <= w {
+                if t <= len {
+                    incr = 2 * self.mss;
+                    break;
+                }
+                t >>= 1;
+                w >>= 1;
+            }
+            incr
+        };
+        if incr == 0 {
+            return false;
+        }
+        self.rcv_ssthresh += room.min(incr.max(2 * len));
         true
     }
 }
@@ -149,7 +206,7 @@ impl LinuxDelayedAck {
     pub fn new(cfg: &TcpConfig) -> Option<Self> {
         let adaptive = cfg.delayed_ack_ato == DelayedAckAto::Adaptive;
         let growth =
-            (cfg.rcv_window_growth == RcvWindowGrowth::Linux).then(|| RcvSsthresh::new(cfg));
+            (cfg.rcv_window_growth != RcvWindowGrowth::Fixed).then(|| RcvSsthresh::new(cfg));
         (cfg.quick_ack || adaptive || growth.is_some()).then_some(LinuxDelayedAck {
             quick_acks: cfg.quick_ack,
             adaptive,
@@ -187,21 +244,54 @@ impl LinuxDelayedAck {
         }
     }
 
-    /// An in-order data packet of `len` payload bytes arrived at `now`, `transit` after it was
-    /// sent (`tcp_event_data_recv`: the ATO, then `tcp_grow_window`).
-    pub fn on_in_order_data(&mut self, now: Time, transit: Time, len: u64) {
+    /// A data packet (new, old or out of order) of `len` payload bytes arrived at `now`
+    /// echoing `tsecr` (`tcp_rcv_rtt_measure_ts`, from `tcp_rcv_established` before the data
+    /// is queued).
+    pub fn on_data(&mut self, now: Time, tsecr: Time, len: u64) {
+        if let Some(s) = self.growth.as_mut().and_then(|g| g.space.as_mut()) {
+            s.measure_ts(now, tsecr, len);
+        }
+    }
+
+    /// An in-order data packet of `len` payload bytes, ending at byte `end`, arrived at
+    /// `now`, `transit` after it was sent, with `held` packets waiting out of order before
+    /// it came (`tcp_event_data_recv`: the receiver's window RTT measure, the ATO, then
+    /// `tcp_grow_window`).
+    pub fn on_in_order_data(&mut self, now: Time, transit: Time, len: u64, end: u64, held: u64) {
+        if let Some(g) = self.growth.as_mut() {
+            let wnd = g.rcv_ssthresh;
+            if let Some(s) = g.space.as_mut() {
+                s.measure_window(now, end, wnd);
+            }
+        }
         self.update_ato(now, transit);
-        if self.growth.as_mut().is_some_and(|g| g.grow(len)) {
+        if self
+            .growth
+            .as_mut()
+            .is_some_and(|g| g.grow(len, held + 1, true))
+        {
             // `icsk_ack.quick |= 1`: this segment's ACK goes out at once.
             self.quick |= 1;
         }
     }
 
-    /// A new out-of-order packet of `len` payload bytes arrived (`tcp_data_queue_ofo`'s
-    /// `tcp_grow_window`; its ACK goes out at once anyway, and consumes the quick ACK).
-    pub fn on_out_of_order_data(&mut self, len: u64) {
-        if self.growth.as_mut().is_some_and(|g| g.grow(len)) {
+    /// A new out-of-order packet of `len` payload bytes arrived with `held` others waiting
+    /// (`tcp_data_queue_ofo`'s `tcp_grow_window`, before the packet is charged; its ACK goes
+    /// out at once anyway, and consumes the quick ACK).
+    pub fn on_out_of_order_data(&mut self, len: u64, held: u64) {
+        if self
+            .growth
+            .as_mut()
+            .is_some_and(|g| g.grow(len, held, false))
+        {
             self.quick |= 1;
+        }
+    }
+
+    /// The application read `bytes` more at `now` (`tcp_recvmsg` -> `tcp_rcv_space_adjust`).
+    pub fn on_copied(&mut self, now: Time, bytes: u64) {
+        if let Some(s) = self.growth.as_mut().and_then(|g| g.space.as_mut()) {
+            s.on_copied(now, bytes);
         }
     }
 

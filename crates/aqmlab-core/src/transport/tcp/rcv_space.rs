@@ -1,0 +1,211 @@
+//! Linux's receive-buffer autotuning, as the room it gives `tcp_grow_window` (Linux 6.1:
+//! net/ipv4/tcp_input.c `tcp_init_buffer_space`, `tcp_rcv_rtt_update`, `tcp_rcv_rtt_measure`,
+//! `tcp_rcv_rtt_measure_ts`, `tcp_rcv_space_adjust`; include/net/tcp.h `tcp_win_from_space`,
+//! `tcp_space`; net/ipv4/tcp_output.c `tcp_select_initial_window`). Used by
+//! `tcp.rcv_window_growth = "linux"` (`linux_delack.rs`).
+//!
+//! - The start. The receive buffer `sk_rcvbuf` is tcp_rmem[1] (128 KB). The initial window is
+//!   tcp_win_from_space of it (tcp_adv_win_scale 1: a half, 64 KB) rounded down to whole
+//!   segments (`tcp_select_initial_window`); `tcp_init_buffer_space` then sets `window_clamp`
+//!   to that half less one segment ("Force reservation of one segment": 65,536 - advmss) and
+//!   `rcv_ssthresh` to at most it, and `rcvq_space.space` to min(rcv_ssthresh, rcv_wnd,
+//!   TCP_INIT_CWND advmss). So the window cannot grow at first: the room is 0 until
+//!   autotuning raises the buffer.
+//! - The receiver's RTT (`rcv_rtt_est.rtt_us`, eight times the estimate as Linux keeps it).
+//!   With timestamps, each data segment of at least `rcv_mss` whose TSecr differs from the
+//!   last one used gives a sample, now - TSecr in whole milliseconds (at least 1), smoothed by
+//!   1/8 unless lower (`tcp_rcv_rtt_measure_ts`, `tcp_rcv_rtt_update` with win_dep 0). The
+//!   TSecr is the send time of the last ACK the sender had when it sent the segment (the
+//!   packet's `echo_sent_at`; 0 for none, which Linux skips too). Without timestamps, and
+//!   beside them, each in-order segment checks whether a window (`rcv_wnd`, taken as
+//!   `rcv_ssthresh`, which Linux advertises) has been received since the last check, and if so
+//!   the time it took is a sample that can only lower the estimate (`tcp_rcv_rtt_measure`,
+//!   win_dep 1).
+//! - `tcp_rcv_space_adjust`, called from tcp_recvmsg as the application copies data. aqmlab's
+//!   application reads every in-order byte at once, so it runs after each in-order delivery:
+//!   once a receiver RTT has passed since the last measure, if more bytes were copied in it
+//!   than `rcvq_space.space`, the buffer becomes min(rcvwin / advmss * rcvmem, tcp_rmem[2])
+//!   (never smaller than it was), with rcvwin = 2 copied + 16 advmss, plus twice rcvwin *
+//!   (copied - space) / space for a sender in slow start, and rcvmem the truesize of one
+//!   full segment's skb, SKB_TRUESIZE(advmss + MAX_TCP_HEADER), raised in steps of 128 until
+//!   tcp_win_from_space of it holds advmss; `window_clamp` follows as tcp_win_from_space of the
+//!   buffer, and `space` becomes the bytes copied.
+//! - `tcp_space()`: tcp_win_from_space(sk_rcvbuf - sk_rmem_alloc). sk_rmem_alloc is the
+//!   truesize of the skbs queued and not yet read: when `tcp_grow_window` runs for an in-order
+//!   segment, that segment (already queued by `tcp_queue_rcv`) and any held out of order; for
+//!   an out-of-order one, those held before it (`tcp_data_queue_ofo` charges it after).
+//!
+//! The kernel's skb sizes are those of the reference kernel (Linux 6.1 UML, x86-64,
+//! CONFIG_WLAN so LL_MAX_HEADER 96, no tunnels: MAX_TCP_HEADER = L1_CACHE_ALIGN(128 + 96) =
+//! 256; sizeof(struct sk_buff) 208, aligned 256; sizeof(struct skb_shared_info) 320). A data
+//! skb from a Linux sender over veth keeps the sender's skb (`tcp_stream_alloc_skb`: a
+//! 256 + 320 byte head from a 1024-byte kmalloc, truesize SKB_TRUESIZE(704) = 1280, payload
+//! in page fragments adding its length): truesize = 1280 + len, more than twice a 1000-byte
+//! segment's length and less than twice a 1448-byte one's. Hardware drivers differ; the
+//! constants are the reference's, named below.
+
+use crate::sim::Time;
+
+/// tcp_rmem[1], the default receive buffer (Documentation/networking/ip-sysctl.rst).
+pub const TCP_RMEM_DEFAULT: u64 = 131_072;
+/// `TCP_INIT_CWND` (include/net/tcp.h).
+const TCP_INIT_CWND: u64 = 10;
+/// MAX_TCP_HEADER of the reference kernel (module docs).
+const MAX_TCP_HEADER: u64 = 256;
+/// SKB_DATA_ALIGN(sizeof(struct sk_buff)) + SKB_DATA_ALIGN(sizeof(struct skb_shared_info)).
+const SKB_OVERHEAD: u64 = 256 + 320;
+/// The truesize of a data skb less its payload (module docs).
+pub const SKB_TRUESIZE_BASE: u64 = 1280;
+/// TCP_TS_HZ: timestamps tick in milliseconds.
+const TS_TICK: Time = 1_000_000;
+const US: Time = 1_000;
+
+/// tcp_win_from_space with tcp_adv_win_scale 1 (its default): space - space / 2.
+pub fn win_from_space(space: u64) -> u64 {
+    space - space / 2
+}
+
+/// A data skb's truesize for `len` payload bytes (module docs).
+pub fn skb_truesize(len: u64) -> u64 {
+    SKB_TRUESIZE_BASE + len
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RcvSpace {
+    pub advmss: u64,
+    /// tcp_rmem[2].
+    pub rmem_max: u64,
+    /// `sk_rcvbuf`.
+    pub rcvbuf: u64,
+    pub window_clamp: u64,
+    /// `rcvq_space.space`, `.seq` (bytes copied when the measure began), `.time`.
+    pub space: u64,
+    seq: u64,
+    time: Option<Time>,
+    /// Bytes copied to the application so far (`copied_seq`).
+    copied: u64,
+    /// `rcv_rtt_est.rtt_us` (eight times the estimate, in microseconds; 0: none yet).
+    pub rtt_us8: u64,
+    /// `rcv_rtt_est.seq` (bytes) and `.time` of the window measure (`tcp_rcv_rtt_measure`).
+    rtt_seq: u64,
+    rtt_time: Option<Time>,
+    /// `rcv_rtt_last_tsecr`, in timestamp ticks.
+    last_tsecr: u64,
+    /// SKB_TRUESIZE(advmss + MAX_TCP_HEADER) raised to hold advmss (`tcp_rcv_space_adjust`).
+    rcvmem: u64,
+}
+
+impl RcvSpace {
+    /// A receiver with advmss `mss` bytes and tcp_rmem[2] = `rmem_max`: its buffer, clamp and
+    /// the initial `rcv_ssthresh` (= `rcv_wnd`), as `tcp_select_initial_window` and
+    /// `tcp_init_buffer_space` leave them.
+    pub fn new(mss: u64, rmem_max: u64) -> (Self, u64) {
+        let rcvbuf = TCP_RMEM_DEFAULT.min(rmem_max);
+        let full = win_from_space(rcvbuf);
+        let rcv_wnd = if full > mss { full / mss * mss } else { full };
+        // tcp_init_buffer_space: window_clamp = maxwin, less one segment when the two are
+        // within a segment of each other (tcp_app_win 31 leaves maxwin whole).
+        let mut clamp = full;
+        if clamp > 2 * mss && clamp + mss > full {
+            clamp = (2 * mss).max(full - mss);
+        }
+        let rcv_ssthresh = rcv_wnd.min(clamp);
+        let mut rcvmem = mss + MAX_TCP_HEADER + SKB_OVERHEAD;
+        while win_from_space(rcvmem) < mss {
+            rcvmem += 128;
+        }
+        let s = RcvSpace {
+            advmss: mss,
+            rmem_max,
+            rcvbuf,
+            window_clamp: clamp,
+            space: rcv_ssthresh.min(rcv_wnd).min(TCP_INIT_CWND * mss),
+            seq: 0,
+            time: None,
+            copied: 0,
+            rtt_us8: 0,
+            rtt_seq: 0,
+            rtt_time: None,
+            last_tsecr: 0,
+            rcvmem,
+        };
+        (s, rcv_ssthresh)
+    }
+
+    /// tcp_space() with `queued` skbs of `len` bytes not yet read.
+    pub fn tcp_space(&self, queued: u64, len: u64) -> u64 {
+        win_from_space(self.rcvbuf.saturating_sub(queued * skb_truesize(len)))
+    }
+
+    /// `tcp_rcv_rtt_update`: `sample` microseconds; `win_dep` samples only lower it.
+    fn rtt_update(&mut self, sample: u64, win_dep: bool) {
+        let m = sample << 3;
+        let old = self.rtt_us8;
+        if old == 0 || m < old {
+            self.rtt_us8 = m;
+        } else if !win_dep {
+            self.rtt_us8 = old - (old >> 3) + sample;
+        }
+    }
+
+    /// `tcp_rcv_rtt_measure_ts`: a data segment of `len` bytes (`rcv_mss` = advmss here)
+    /// arrived at `now` echoing `tsecr` (0: none).
+    pub fn measure_ts(&mut self, now: Time, tsecr: Time, len: u64) {
+        let tsecr = tsecr / TS_TICK;
+        if tsecr == self.last_tsecr {
+            return;
+        }
+        self.last_tsecr = tsecr;
+        if len >= self.advmss {
+            let delta = (now / TS_TICK).saturating_sub(tsecr).max(1);
+            self.rtt_update(delta * (TS_TICK / US), false);
+        }
+    }
+
+    /// The first data segment: the connection is established (`tcp_init_buffer_space`
+    /// starts the copy measure; aqmlab has no third handshake packet to time it by).
+    fn start(&mut self, now: Time) {
+        if self.time.is_none() {
+            self.time = Some(now);
+        }
+    }
+
+    /// `tcp_rcv_rtt_measure` for an in-order segment at `now`: `rcv_nxt` is `received`
+    /// bytes, the advertised window `rcv_wnd` bytes.
+    pub fn measure_window(&mut self, now: Time, received: u64, rcv_wnd: u64) {
+        self.start(now);
+        if let Some(t) = self.rtt_time {
+            if received < self.rtt_seq {
+                return;
+            }
+            self.rtt_update(((now - t) / US).max(1), true);
+        }
+        self.rtt_seq = received + rcv_wnd;
+        self.rtt_time = Some(now);
+    }
+
+    /// `copied` more bytes were read by the application at `now`: `tcp_rcv_space_adjust`.
+    pub fn on_copied(&mut self, now: Time, copied: u64) {
+        self.start(now);
+        self.copied += copied;
+        let since = self.time.map_or(0, |t| now - t) / US;
+        if self.rtt_us8 == 0 || since < self.rtt_us8 >> 3 {
+            return;
+        }
+        let copied = self.copied - self.seq;
+        if copied > self.space {
+            let mss = self.advmss;
+            let mut rcvwin = (copied << 1) + 16 * mss;
+            let grow = rcvwin * (copied - self.space) / self.space;
+            rcvwin += grow << 1;
+            let rcvbuf = (rcvwin / mss * self.rcvmem).min(self.rmem_max);
+            if rcvbuf > self.rcvbuf {
+                self.rcvbuf = rcvbuf;
+                self.window_clamp = win_from_space(rcvbuf);
+            }
+            self.space = copied;
+        }
+        self.seq = self.copied;
+        self.time = Some(now);
+    }
+}
