@@ -405,7 +405,7 @@ mod tests {
         // net/ipv4/tcp_input.c, tcp_event_data_recv (first packet) -> tcp_incr_quickack(16):
         // min(rcv_wnd / (2 MSS), 16) = min(1024, 16); tcp_dec_quickack_mode per ACK sent.
         let mut d = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Fixed)).unwrap();
-        d.on_in_order_data(100 * MS, 22 * MS, 1000);
+        d.on_in_order_data(100 * MS, 22 * MS, 1000, 1000, 0);
         for i in 0..16 {
             assert!(d.ack_now(false), "ACK {i} is quick");
             d.on_ack_sent();
@@ -419,7 +419,7 @@ mod tests {
         assert_eq!(d.ato_and_quick().1, 16);
         // tcp_ecn_accept_cwr: a CWR packet is ACKed at once.
         let mut e = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Fixed)).unwrap();
-        e.on_in_order_data(0, 22 * MS, 1000);
+        e.on_in_order_data(0, 22 * MS, 1000, 1000, 0);
         for _ in 0..16 {
             e.on_ack_sent();
         }
@@ -432,14 +432,14 @@ mod tests {
             ..cfg(true, DelayedAckAto::Fixed)
         });
         let mut small = small.unwrap();
-        small.on_in_order_data(0, MS, 1000);
+        small.on_in_order_data(0, MS, 1000, 1000, 0);
         assert_eq!(small.ato_and_quick().1, 5);
         let mut one = LinuxDelayedAck::new(&TcpConfig {
             window: 1,
             ..cfg(true, DelayedAckAto::Fixed)
         })
         .unwrap();
-        one.on_in_order_data(0, MS, 1000);
+        one.on_in_order_data(0, MS, 1000, 1000, 0);
         assert_eq!(one.ato_and_quick().1, 2);
     }
 
@@ -452,7 +452,7 @@ mod tests {
         let mut now = 0;
         let mut arrive = |d: &mut LinuxDelayedAck, gap: Time| {
             now += gap;
-            d.on_in_order_data(now, 22 * MS, 1000);
+            d.on_in_order_data(now, 22 * MS, 1000, 1000, 0);
             d.ato_and_quick().0.unwrap()
         };
         assert_eq!(arrive(&mut d, 0), 40 * MS, "the first packet: TCP_ATO_MIN");
@@ -479,7 +479,7 @@ mod tests {
         assert_eq!(arrive(&mut d, 100 * MS), 222 * MS);
         // A long path: SRTT 400 ms (200 ms transit): the wait is capped at 200 ms.
         let mut far = LinuxDelayedAck::new(&cfg(false, DelayedAckAto::Adaptive)).unwrap();
-        far.on_in_order_data(0, 200 * MS, 1000);
+        far.on_in_order_data(0, 200 * MS, 1000, 1000, 0);
         assert_eq!(far.rto, 1200 * MS);
         far.on_delack_timeout();
         far.on_delack_timeout();
@@ -488,7 +488,7 @@ mod tests {
         assert_eq!(far.delay(), DELACK_MAX);
         // Fixed: always delayed_ack_timeout, and the timer changes nothing.
         let mut fixed = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Fixed)).unwrap();
-        fixed.on_in_order_data(0, 22 * MS, 1000);
+        fixed.on_in_order_data(0, 22 * MS, 1000, 1000, 0);
         fixed.on_delack_timeout();
         assert_eq!(fixed.delay(), 40 * MS);
     }
@@ -497,8 +497,8 @@ mod tests {
     fn tcp_dec_quickack_mode_resets_the_ato_when_the_quick_acks_run_out() {
         // include/net/tcp.h, tcp_dec_quickack_mode: "Leaving quickack mode we deflate ATO".
         let mut d = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Adaptive)).unwrap();
-        d.on_in_order_data(0, 22 * MS, 1000);
-        d.on_in_order_data(30 * MS, 22 * MS, 1000);
+        d.on_in_order_data(0, 22 * MS, 1000, 1000, 0);
+        d.on_in_order_data(30 * MS, 22 * MS, 1000, 1000, 0);
         assert_eq!(d.ato_and_quick(), (Some(50 * MS), 16));
         for _ in 0..15 {
             d.on_ack_sent();
@@ -507,7 +507,65 @@ mod tests {
         d.on_ack_sent();
         assert_eq!(d.ato_and_quick(), (Some(40 * MS), 0));
         // An idle gap longer than the RTO (244 ms) starts 16 quick ACKs again.
-        d.on_in_order_data(300 * MS, 22 * MS, 1000);
+        d.on_in_order_data(300 * MS, 22 * MS, 1000, 1000, 0);
         assert_eq!(d.ato_and_quick().1, 16);
+    }
+
+    #[test]
+    fn autotuning_opens_the_room_a_round_trip_at_a_time() {
+        // rcv_window_growth = "linux", MSS 1448, window 687 (tcp_rmem[2] = 2 x 687 x 1448),
+        // no quick-ACK mode, so that only tcp_grow_window's quick |= 1 makes an ACK immediate.
+        // The arithmetic of the buffer is in rcv_space.rs's tests; here its effect on the
+        // ACKs. Segment k arrives at 100 + k ms (k < 10), 130 + k ms (10 <= k < 30), then
+        // every 0.5 ms from 180 ms (all within the third round trip); round 1 echoes an ACK of 60 ms, round 2 one of 101 ms: the receiver's
+        // RTT is 40 ms throughout.
+        let c = TcpConfig {
+            packet_size: 1448,
+            window: 687,
+            rcv_window_growth: RcvWindowGrowth::Linux,
+            ..cfg(false, DelayedAckAto::Fixed)
+        };
+        let mut d = LinuxDelayedAck::new(&c).unwrap();
+        let mut segment = |d: &mut LinuxDelayedAck, k: u64| {
+            let at = match k {
+                0..=9 => (100 + k) * MS,
+                10..=29 => (130 + k) * MS,
+                _ => 180 * MS + (k - 30) * MS / 2,
+            };
+            let tsecr = if k < 10 { 60 * MS } else { 101 * MS };
+            d.on_data(at, tsecr, 1448);
+            d.on_in_order_data(at, 20 * MS, 1448, (k + 1) * 1448, 0);
+            let quick = d.ack_now(false);
+            if quick {
+                d.on_ack_sent();
+            }
+            d.on_copied(at, 1448);
+            (quick, d.rcv_ssthresh().unwrap().rcv_ssthresh)
+        };
+        // Round 1: rcv_ssthresh 64,088 = window_clamp; tcp_space = 64,172: no room, no quick
+        // ACK (the old model, without the room, grew and ACKed each of these at once).
+        for k in 0..10 {
+            assert_eq!(segment(&mut d, k), (false, 64_088), "segment {k}");
+        }
+        // Segment 10 (140 ms) still finds no room; its copy raises the buffer to 131,400
+        // (11 segments in 40 ms): tcp_space 64,336.
+        assert_eq!(segment(&mut d, 10), (false, 64_088));
+        // Segment 11 grows rcv_ssthresh by the 248 bytes of room: ACKed at once; 12 finds
+        // none.
+        assert_eq!(segment(&mut d, 11), (true, 64_336));
+        assert_eq!(segment(&mut d, 12), (false, 64_336));
+        for k in 13..30 {
+            assert_eq!(segment(&mut d, k), (false, 64_336), "segment {k}");
+        }
+        // Segment 30 (180 ms): its copy completes 20 segments in 40 ms: rcvbuf 429,240,
+        // tcp_space 213,256: a room of 148,920, 51 segments of 2 x 1448 and 1224 bytes, each
+        // ACKed at once; then none until the next round trip's copies raise the buffer.
+        assert_eq!(segment(&mut d, 30), (false, 64_336));
+        for k in 31..82 {
+            let grown = 64_336 + (k - 30) * 2896;
+            assert_eq!(segment(&mut d, k), (true, grown), "segment {k}");
+        }
+        assert_eq!(segment(&mut d, 82), (true, 213_256));
+        assert_eq!(segment(&mut d, 83), (false, 213_256));
     }
 }

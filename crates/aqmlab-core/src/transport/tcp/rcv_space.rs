@@ -209,3 +209,108 @@ impl RcvSpace {
         self.time = Some(now);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Time = 1_000_000;
+    /// The reference's path: MSS 1448, tcp_rmem[2] 1,991,136.
+    fn reference() -> (RcvSpace, u64) {
+        RcvSpace::new(1448, 1_991_136)
+    }
+
+    #[test]
+    fn tcp_init_buffer_space_leaves_no_room_to_grow() {
+        // tcp_select_initial_window: 131,072 / 2 = 65,536 rounded down to 45 x 1448 = 65,160;
+        // tcp_init_buffer_space: window_clamp = max(2 x 1448, 65,536 - 1448) = 64,088,
+        // rcv_ssthresh = min(65,160, 64,088), rcvq_space.space = min(64,088, 65,160, 14,480).
+        // (The reference kernel's TCP_INFO: rcv_ssthresh 64,088, rcv_space 14,480.)
+        let (s, rcv_ssthresh) = reference();
+        assert_eq!(rcv_ssthresh, 64_088);
+        assert_eq!(
+            (s.rcvbuf, s.window_clamp, s.space),
+            (131_072, 64_088, 14_480)
+        );
+        // rcvmem: 1448 + 256 + 576 = 2280, + 5 x 128 = 2920 (tcp_win_from_space 1460 >= 1448).
+        assert_eq!(s.rcvmem, 2920);
+        // tcp_space with the segment just queued (truesize 1280 + 1448 = 2728):
+        // (131,072 - 2728) - (131,072 - 2728) / 2 = 64,172 > the clamp: the room is 0.
+        assert_eq!(s.tcp_space(1, 1448), 64_172);
+    }
+
+    #[test]
+    fn tcp_rcv_space_adjust_by_hand() {
+        let (mut s, _) = reference();
+        // The first segment at 100 ms echoes an ACK sent at 60 ms: a 40 ms sample, kept x 8.
+        s.measure_ts(100 * MS, 60 * MS, 1448);
+        assert_eq!(s.rtt_us8, 320_000);
+        // The same TSecr again gives no sample (rcv_rtt_last_tsecr); a short segment none.
+        s.measure_ts(120 * MS, 60 * MS, 1448);
+        s.measure_ts(121 * MS, 61 * MS, 100);
+        assert_eq!(s.rtt_us8, 320_000);
+        // A larger sample is smoothed: 320,000 - 40,000 + 48,000; a smaller one is taken.
+        s.measure_ts(130 * MS, 82 * MS, 1448);
+        assert_eq!(s.rtt_us8, 328_000);
+        s.measure_ts(131 * MS, 91 * MS, 1448);
+        assert_eq!(s.rtt_us8, 320_000);
+        // Copies from 100 ms: none counts before a receiver RTT (40 ms) has passed.
+        for k in 0..10 {
+            s.on_copied((100 + k) * MS, 1448);
+        }
+        assert_eq!((s.rcvbuf, s.space), (131_072, 14_480));
+        // At 140 ms, 11 segments copied = 15,928 > 14,480: rcvwin = 2 x 15,928 + 16 x 1448 =
+        // 55,024; grow = 55,024 x 1448 / 14,480 = 5502; rcvwin = 55,024 + 2 x 5502 = 66,028;
+        // rcvbuf = 66,028 / 1448 (= 45) x 2920 = 131,400, window_clamp 65,700. The reference
+        // kernel's TCP_INFO: rcv_space 15,928, SO_RCVBUF 131,400 at its first round trip.
+        s.on_copied(140 * MS, 1448);
+        assert_eq!(
+            (s.rcvbuf, s.window_clamp, s.space),
+            (131_400, 65_700, 15_928)
+        );
+        // tcp_space: (131,400 - 2728) / 2 = 64,336, the kernel's rcv_ssthresh after it.
+        assert_eq!(s.tcp_space(1, 1448), 64_336);
+        // 19 segments to 159 ms, then one at 180 ms: 20 x 1448 = 28,960 in 40 ms. rcvwin =
+        // 57,920 + 23,168 = 81,088; grow = 81,088 x 13,032 / 15,928 = 66,344; rcvwin =
+        // 81,088 + 132,688 = 213,776; 213,776 / 1448 = 147; rcvbuf 147 x 2920 = 429,240 (the
+        // kernel's, after its second round trip of 20 segments).
+        for k in 1..20 {
+            s.on_copied((140 + k) * MS, 1448);
+        }
+        assert_eq!(s.rcvbuf, 131_400);
+        s.on_copied(180 * MS, 1448);
+        assert_eq!(
+            (s.rcvbuf, s.window_clamp, s.space),
+            (429_240, 214_620, 28_960)
+        );
+        assert_eq!(s.tcp_space(1, 1448), 213_256);
+        // A round trip that copies no more than `space` resets the measure only.
+        for k in 1..=20 {
+            s.on_copied((180 + 2 * k) * MS, 1448);
+        }
+        assert_eq!((s.rcvbuf, s.space), (429_240, 28_960));
+        // The buffer never shrinks and stops at tcp_rmem[2].
+        let mut big = RcvSpace::new(1448, 200_000).0;
+        big.measure_ts(40 * MS, MS, 1448);
+        big.on_copied(40 * MS, 0);
+        big.on_copied(80 * MS, 100 * 1448);
+        assert_eq!(big.rcvbuf, 200_000);
+    }
+
+    #[test]
+    fn tcp_rcv_rtt_measure_takes_only_lower_window_samples() {
+        let (mut s, _) = reference();
+        // The first in-order segment starts a measure over rcv_nxt + rcv_wnd.
+        s.measure_window(100 * MS, 1448, 64_088);
+        s.measure_window(130 * MS, 40_000, 64_088);
+        assert_eq!(s.rtt_us8, 0, "the window (65,536 bytes) not yet received");
+        // 65,536 reached at 150 ms: a 50 ms sample, the first: taken.
+        s.measure_window(150 * MS, 65_536, 64_088);
+        assert_eq!(s.rtt_us8, 400_000);
+        // The next window took 60 ms: win_dep samples never raise the estimate.
+        s.measure_window(210 * MS, 65_536 + 64_088, 64_088);
+        assert_eq!(s.rtt_us8, 400_000);
+        s.measure_window(240 * MS, 65_536 + 2 * 64_088, 64_088);
+        assert_eq!(s.rtt_us8, 240_000);
+    }
+}

@@ -631,7 +631,7 @@ mod tests {
         assert_eq!(acks(&ns2.data(11 * MS, 1, false, false)), vec![1]);
     }
 
-    /// `rcv_window_growth = "linux"` (tcp_grow_window, __tcp_grow_window,
+    /// `rcv_window_growth = "linux_no_autotuning"` (tcp_grow_window, __tcp_grow_window,
     /// tcp_select_initial_window, tcp_dec_quickack_mode; net/ipv4/tcp_input.c, tcp_output.c)
     /// by hand, MSS 1000, window 180 packets: rcv_ssthresh starts at 65536 rounded down to
     /// whole segments, 65,000 bytes; the clamp is 180,000, the bound half of it, 90,000. Each
@@ -648,7 +648,7 @@ mod tests {
             quick_ack,
             delayed_ack_ato: DelayedAckAto::Adaptive,
             window: 180,
-            rcv_window_growth: RcvWindowGrowth::Linux,
+            rcv_window_growth: RcvWindowGrowth::LinuxNoAutotuning,
             ..TcpConfig::default()
         };
         // Growth alone (no quick-ACK mode): quick |= 1 makes each growing segment's ACK
