@@ -20,23 +20,27 @@
 //! from `tcp_event_data_recv` for an in-order segment of 128 bytes or more, and from
 //! `tcp_data_queue_ofo` for an out-of-order one) adds, `icsk_ack.quick |= 1`, for each segment
 //! that raises the receiver's `rcv_ssthresh`: a Linux receiver ACKs segment by segment while
-//! its window still grows, which is most of a transfer's slow start (measured in the
-//! reference kernel, docs/readings.md: one ACK per segment for the first seven round trips at
-//! 10 Mb/s, 40 ms, then one per two).
-//! - The start: `tcp_select_initial_window` offers tcp_full_space() = tcp_rmem[1] (128 KB) less
-//!   its overhead share (`tcp_win_from_space`, tcp_adv_win_scale 1: a half), 64 KB, rounded
-//!   down to whole segments (65,160 bytes for a 1448-byte MSS); `rcv_ssthresh` starts there.
-//! - Each data segment adds max(2 advmss, 2 len) (two segments), at most the room left.
-//! - The bound: `tcp_grow_window`'s room is min(window_clamp, tcp_space()), and
-//!   `__tcp_grow_window` grows only while `rcv_ssthresh` <= tcp_win_from_space(tcp_rmem[2]) / 2
-//!   when a segment's truesize is more than twice its length (the veth of the reference kernel,
-//!   most drivers' page fragments): half the advertised `window`, which the profiles take as
-//!   tcp_win_from_space(tcp_rmem[2]) (linux.toml). Receive-buffer autotuning
-//!   (`tcp_rcv_space_adjust`), which raises tcp_space() once per round trip, is not modelled:
-//!   the kernel's growth pauses now and then when tcp_space() is reached (a few segments per
-//!   round trip ACKed in pairs), aqmlab's does not. The advertised window stays `window` (Linux
-//!   advertises at most `rcv_ssthresh`, `__tcp_select_window`); in slow start `rcv_ssthresh`
-//!   (+2 per segment) stays ahead of cwnd (+1 per segment), so this rarely binds.
+//! its window still grows, which is most of a transfer's slow start.
+//! - The start (`tcp_select_initial_window`, `tcp_init_buffer_space`; `rcv_space.rs`):
+//!   `rcv_ssthresh` = `window_clamp` = 64 KB less one segment (64,088 bytes for a 1448-byte
+//!   MSS, the reference kernel's value), so there is no room at first.
+//! - Each data segment adds max(2 advmss, 2 len), at most the room min(window_clamp,
+//!   tcp_space()) - rcv_ssthresh. Receive-buffer autotuning (`tcp_rcv_space_adjust`,
+//!   `rcv_space.rs`) raises both once per receiver RTT from the bytes the application read in
+//!   the last: the room opens a round trip at a time, the segments that use it are ACKed one
+//!   by one and the rest in pairs (measured in the reference kernel, docs/readings.md).
+//! - `__tcp_grow_window`'s bound (growth only while `rcv_ssthresh` <= tcp_win_from_space(
+//!   tcp_rmem[2]) / 2) applies only to a segment whose truesize is above about twice its
+//!   length: an in-order skb counts only its page fragments (`truesize_adjust`), so only an
+//!   out-of-order segment shorter than the skb's head meets it (`rcv_space.rs`).
+//! - The advertised window stays `window`: Linux advertises at most `rcv_ssthresh`
+//!   (`__tcp_select_window`), which is not modelled; in slow start `rcv_ssthresh` (+2 per
+//!   segment while there is room) mostly stays ahead of cwnd (+1 per segment). Nor is
+//!   `__tcp_select_window`'s reset of the quick ACKs when less than half the buffer is free.
+//!
+//! `tcp.rcv_window_growth = "linux_no_autotuning"`: the growth above from the initial window
+//! (64 KB rounded down to whole segments) with no room but `window` and the bound at half of
+//! it: every segment of a slow start is ACKed singly (the first model, kept for comparison).
 //!
 //! Out-of-order packets and the packet that fills a hole are ACKed at once with or without
 //!   this option (the sink's RFC 5681 4.2 rule; Linux: the out-of-order queue in
@@ -526,7 +530,7 @@ mod tests {
             ..cfg(false, DelayedAckAto::Fixed)
         };
         let mut d = LinuxDelayedAck::new(&c).unwrap();
-        let mut segment = |d: &mut LinuxDelayedAck, k: u64| {
+        let segment = |d: &mut LinuxDelayedAck, k: u64| {
             let at = match k {
                 0..=9 => (100 + k) * MS,
                 10..=29 => (130 + k) * MS,
