@@ -194,11 +194,15 @@ impl RcvSpace {
         }
         let copied = self.copied - self.seq;
         if copied > self.space {
-            let mss = self.advmss;
-            let mut rcvwin = (copied << 1) + 16 * mss;
-            let grow = rcvwin * (copied - self.space) / self.space;
+            // Linux's copied is a u32 and its products u64; a long fast path here can copy
+            // more than 4 GB a round trip, so the products are taken in u128.
+            let mss = u128::from(self.advmss);
+            let (copied_w, space) = (u128::from(copied), u128::from(self.space));
+            let mut rcvwin = (copied_w << 1) + 16 * mss;
+            let grow = rcvwin * (copied_w - space) / space;
             rcvwin += grow << 1;
-            let rcvbuf = (rcvwin / mss * self.rcvmem).min(self.rmem_max);
+            let rcvbuf = (rcvwin / mss * u128::from(self.rcvmem)).min(u128::from(self.rmem_max));
+            let rcvbuf = rcvbuf as u64;
             if rcvbuf > self.rcvbuf {
                 self.rcvbuf = rcvbuf;
                 self.window_clamp = win_from_space(rcvbuf);
