@@ -245,9 +245,14 @@ pub enum RcvWindowGrowth {
     #[default]
     Fixed,
     /// Linux's `rcv_ssthresh` (`tcp_grow_window`, net/ipv4/tcp_input.c): from the initial
-    /// window of the default `tcp_rmem` up, two segments per data segment, each in-order
-    /// segment that grows it ACKed at once.
+    /// window of the default `tcp_rmem` up, two segments per data segment, each segment
+    /// that grows it ACKed at once, within the room that receive-buffer autotuning
+    /// (`tcp_rcv_space_adjust`, `rcv_space.rs`) gives it once per receiver RTT.
     Linux,
+    /// The growth without autotuning's room: from the initial window up to half the window
+    /// (`__tcp_grow_window`'s bound for skbs of truesize above twice their length), every
+    /// segment on the way ACKed at once (the first model, kept for comparison).
+    LinuxNoAutotuning,
 }
 
 /// Which ECT codepoint an ECN-capable sender's data carries (`tcp.ecn_codepoint`).
@@ -437,11 +442,14 @@ pub struct TcpConfig {
     /// unpaced sender. `rfc6675` only.
     pub segmentation_offload: SegmentationOffload,
     /// The receiver's window growth (`linux_delack.rs`): `fixed` (the default: ns-2's sink,
-    /// no growth phase) | `linux` (`tcp_grow_window`: `rcv_ssthresh` from 64 KB rounded down
-    /// to whole segments (`tcp_select_initial_window` with tcp_rmem[1] = 128 KB) grows by two
-    /// segments per data segment up to half the window (`__tcp_grow_window`'s bound), and
-    /// each in-order segment that grows it is ACKed at once: the near ACK-per-segment slow
-    /// start of a Linux receiver). Nothing without `delayed_ack`.
+    /// no growth phase) | `linux` (`tcp_grow_window`: `rcv_ssthresh` from 64 KB less a
+    /// segment (`tcp_select_initial_window`, `tcp_init_buffer_space` with tcp_rmem[1] =
+    /// 128 KB) grows by two segments per data segment within the room min(window_clamp,
+    /// tcp_space()) that receive-buffer autotuning (`tcp_rcv_space_adjust`, `rcv_space.rs`)
+    /// raises once per receiver RTT, tcp_rmem[2] being twice `window`; each segment that
+    /// grows it is ACKed at once: the near ACK-per-segment slow start of a Linux receiver) |
+    /// `linux_no_autotuning` (the growth up to half the window without autotuning's room).
+    /// Nothing without `delayed_ack`.
     pub rcv_window_growth: RcvWindowGrowth,
     /// What a timeout resends (`rfc6675` only): `all_unsacked` (the go-back-N over every
     /// unSACKed packet, the default) | `linux` (`tcp_timeout_mark_lost`: with RACK, only the

@@ -20,23 +20,27 @@
 //! from `tcp_event_data_recv` for an in-order segment of 128 bytes or more, and from
 //! `tcp_data_queue_ofo` for an out-of-order one) adds, `icsk_ack.quick |= 1`, for each segment
 //! that raises the receiver's `rcv_ssthresh`: a Linux receiver ACKs segment by segment while
-//! its window still grows, which is most of a transfer's slow start (measured in the
-//! reference kernel, docs/readings.md: one ACK per segment for the first seven round trips at
-//! 10 Mb/s, 40 ms, then one per two).
-//! - The start: `tcp_select_initial_window` offers tcp_full_space() = tcp_rmem[1] (128 KB) less
-//!   its overhead share (`tcp_win_from_space`, tcp_adv_win_scale 1: a half), 64 KB, rounded
-//!   down to whole segments (65,160 bytes for a 1448-byte MSS); `rcv_ssthresh` starts there.
-//! - Each data segment adds max(2 advmss, 2 len) (two segments), at most the room left.
-//! - The bound: `tcp_grow_window`'s room is min(window_clamp, tcp_space()), and
-//!   `__tcp_grow_window` grows only while `rcv_ssthresh` <= tcp_win_from_space(tcp_rmem[2]) / 2
-//!   when a segment's truesize is more than twice its length (the veth of the reference kernel,
-//!   most drivers' page fragments): half the advertised `window`, which the profiles take as
-//!   tcp_win_from_space(tcp_rmem[2]) (linux.toml). Receive-buffer autotuning
-//!   (`tcp_rcv_space_adjust`), which raises tcp_space() once per round trip, is not modelled:
-//!   the kernel's growth pauses now and then when tcp_space() is reached (a few segments per
-//!   round trip ACKed in pairs), aqmlab's does not. The advertised window stays `window` (Linux
-//!   advertises at most `rcv_ssthresh`, `__tcp_select_window`); in slow start `rcv_ssthresh`
-//!   (+2 per segment) stays ahead of cwnd (+1 per segment), so this rarely binds.
+//! its window still grows, which is most of a transfer's slow start.
+//! - The start (`tcp_select_initial_window`, `tcp_init_buffer_space`; `rcv_space.rs`):
+//!   `rcv_ssthresh` = `window_clamp` = 64 KB less one segment (64,088 bytes for a 1448-byte
+//!   MSS, the reference kernel's value), so there is no room at first.
+//! - Each data segment adds max(2 advmss, 2 len), at most the room min(window_clamp,
+//!   tcp_space()) - rcv_ssthresh. Receive-buffer autotuning (`tcp_rcv_space_adjust`,
+//!   `rcv_space.rs`) raises both once per receiver RTT from the bytes the application read in
+//!   the last: the room opens a round trip at a time, the segments that use it are ACKed one
+//!   by one and the rest in pairs (measured in the reference kernel, docs/readings.md).
+//! - `__tcp_grow_window`'s bound (growth only while `rcv_ssthresh` <= tcp_win_from_space(
+//!   tcp_rmem[2]) / 2) applies only to a segment whose truesize is above about twice its
+//!   length: an in-order skb counts only its page fragments (`truesize_adjust`), so only an
+//!   out-of-order segment shorter than the skb's head meets it (`rcv_space.rs`).
+//! - The advertised window stays `window`: Linux advertises at most `rcv_ssthresh`
+//!   (`__tcp_select_window`), which is not modelled; in slow start `rcv_ssthresh` (+2 per
+//!   segment while there is room) mostly stays ahead of cwnd (+1 per segment). Nor is
+//!   `__tcp_select_window`'s reset of the quick ACKs when less than half the buffer is free.
+//!
+//! `tcp.rcv_window_growth = "linux_no_autotuning"`: the growth above from the initial window
+//! (64 KB rounded down to whole segments) with no room but `window` and the bound at half of
+//! it: every segment of a slow start is ACKed singly (the first model, kept for comparison).
 //!
 //! Out-of-order packets and the packet that fills a hole are ACKed at once with or without
 //!   this option (the sink's RFC 5681 4.2 rule; Linux: the out-of-order queue in
@@ -61,6 +65,7 @@
 //! SRTT, min RTO), at most the max RTO. Time is continuous, not in jiffies.
 
 pub use super::config::{DelayedAckAto, RcvWindowGrowth};
+use super::rcv_space::{skb_truesize, win_from_space, RcvSpace};
 use super::TcpConfig;
 use crate::sim::Time;
 
@@ -100,21 +105,36 @@ pub struct LinuxDelayedAck {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RcvSsthresh {
     pub rcv_ssthresh: u64,
-    /// `__tcp_grow_window`'s: growth while `rcv_ssthresh` <= this.
+    /// `__tcp_grow_window`'s: growth while `rcv_ssthresh` <= this (`linux_no_autotuning`).
     pub bound: u64,
-    /// `tcp_grow_window`'s room: `rcv_ssthresh` never above this (`window`).
+    /// `tcp_grow_window`'s room: `rcv_ssthresh` never above this (`window`;
+    /// `linux_no_autotuning`).
     pub clamp: u64,
     pub mss: u64,
+    /// `rcv_window_growth = "linux"`: the buffer, clamp and receiver RTT that autotuning
+    /// keeps, which give the room.
+    pub space: Option<RcvSpace>,
 }
 
-/// tcp_rmem[1], the default receive buffer (Documentation/networking/ip-sysctl.rst).
-pub const TCP_RMEM_DEFAULT: u64 = 131_072;
+use super::rcv_space::TCP_RMEM_DEFAULT;
 /// `tcp_grow_window` skips segments shorter than this (`tcp_event_data_recv`).
 const GROW_MIN_LEN: u64 = 128;
 
 impl RcvSsthresh {
     fn new(cfg: &TcpConfig) -> Self {
         let mss = u64::from(cfg.packet_size);
+        let clamp = u64::from(cfg.window) * mss;
+        if cfg.rcv_window_growth == RcvWindowGrowth::Linux {
+            // The window stands for tcp_win_from_space(tcp_rmem[2]).
+            let (space, rcv_ssthresh) = RcvSpace::new(mss, 2 * clamp);
+            return RcvSsthresh {
+                rcv_ssthresh,
+                bound: clamp / 2,
+                clamp,
+                mss,
+                space: Some(space),
+            };
+        }
         // tcp_win_from_space with tcp_adv_win_scale 1: half the space is window.
         let space = TCP_RMEM_DEFAULT / 2;
         let initial = if space > mss {
@@ -122,24 +142,65 @@ impl RcvSsthresh {
         } else {
             space
         };
-        let clamp = u64::from(cfg.window) * mss;
         RcvSsthresh {
             rcv_ssthresh: initial.min(clamp),
             bound: clamp / 2,
             clamp,
             mss,
+            space: None,
         }
     }
 
-    /// `tcp_grow_window` for a data segment of `len` payload bytes: whether it grew.
-    fn grow(&mut self, len: u64) -> bool {
-        let room = self.clamp.saturating_sub(self.rcv_ssthresh);
-        if len < GROW_MIN_LEN || room == 0 || self.rcv_ssthresh > self.bound {
+    /// `tcp_grow_window` for a data segment of `len` payload bytes, with `queued` skbs
+    /// unread (`tcp_space`), in order or not (`truesize_adjust`): whether it grew.
+    fn grow(&mut self, len: u64, queued: u64, in_order: bool) -> bool {
+        if len < GROW_MIN_LEN {
             return false;
         }
-        // __tcp_grow_window's test is <= bound, so the last step passes it by up to one
-        // increment, as in the kernel.
-        self.rcv_ssthresh += room.min((2 * self.mss).max(2 * len));
+        let Some(space) = &self.space else {
+            let room = self.clamp.saturating_sub(self.rcv_ssthresh);
+            if room == 0 || self.rcv_ssthresh > self.bound {
+                return false;
+            }
+            // __tcp_grow_window's test is <= bound, so the last step passes it by up to one
+            // increment, as in the kernel.
+            self.rcv_ssthresh += room.min((2 * self.mss).max(2 * len));
+            return true;
+        };
+        let room = space
+            .window_clamp
+            .min(space.tcp_space(queued, len))
+            .saturating_sub(self.rcv_ssthresh);
+        if room == 0 {
+            return false;
+        }
+        // truesize_adjust: an in-order skb whose payload is all in page fragments (headlen 0
+        // once the headers are pulled) counts only its fragments, its length; an out-of-order
+        // one (adjust = false) its whole truesize.
+        let truesize = if in_order { len } else { skb_truesize(len) };
+        let incr = if win_from_space(truesize) <= len {
+            2 * self.mss
+        } else {
+            // __tcp_grow_window: halve both until the segment fits or rcv_ssthresh passes.
+            let (mut t, mut w) = (
+                win_from_space(truesize) >> 1,
+                win_from_space(space.rmem_max) >> 1,
+            );
+            let mut incr = 0;
+            while self.rcv_ssthresh <= w {
+                if t <= len {
+                    incr = 2 * self.mss;
+                    break;
+                }
+                t >>= 1;
+                w >>= 1;
+            }
+            incr
+        };
+        if incr == 0 {
+            return false;
+        }
+        self.rcv_ssthresh += room.min(incr.max(2 * len));
         true
     }
 }
@@ -149,7 +210,7 @@ impl LinuxDelayedAck {
     pub fn new(cfg: &TcpConfig) -> Option<Self> {
         let adaptive = cfg.delayed_ack_ato == DelayedAckAto::Adaptive;
         let growth =
-            (cfg.rcv_window_growth == RcvWindowGrowth::Linux).then(|| RcvSsthresh::new(cfg));
+            (cfg.rcv_window_growth != RcvWindowGrowth::Fixed).then(|| RcvSsthresh::new(cfg));
         (cfg.quick_ack || adaptive || growth.is_some()).then_some(LinuxDelayedAck {
             quick_acks: cfg.quick_ack,
             adaptive,
@@ -187,21 +248,54 @@ impl LinuxDelayedAck {
         }
     }
 
-    /// An in-order data packet of `len` payload bytes arrived at `now`, `transit` after it was
-    /// sent (`tcp_event_data_recv`: the ATO, then `tcp_grow_window`).
-    pub fn on_in_order_data(&mut self, now: Time, transit: Time, len: u64) {
+    /// A data packet (new, old or out of order) of `len` payload bytes arrived at `now`
+    /// echoing `tsecr` (`tcp_rcv_rtt_measure_ts`, from `tcp_rcv_established` before the data
+    /// is queued).
+    pub fn on_data(&mut self, now: Time, tsecr: Time, len: u64) {
+        if let Some(s) = self.growth.as_mut().and_then(|g| g.space.as_mut()) {
+            s.measure_ts(now, tsecr, len);
+        }
+    }
+
+    /// An in-order data packet of `len` payload bytes, ending at byte `end`, arrived at
+    /// `now`, `transit` after it was sent, with `held` packets waiting out of order before
+    /// it came (`tcp_event_data_recv`: the receiver's window RTT measure, the ATO, then
+    /// `tcp_grow_window`).
+    pub fn on_in_order_data(&mut self, now: Time, transit: Time, len: u64, end: u64, held: u64) {
+        if let Some(g) = self.growth.as_mut() {
+            let wnd = g.rcv_ssthresh;
+            if let Some(s) = g.space.as_mut() {
+                s.measure_window(now, end, wnd);
+            }
+        }
         self.update_ato(now, transit);
-        if self.growth.as_mut().is_some_and(|g| g.grow(len)) {
+        if self
+            .growth
+            .as_mut()
+            .is_some_and(|g| g.grow(len, held + 1, true))
+        {
             // `icsk_ack.quick |= 1`: this segment's ACK goes out at once.
             self.quick |= 1;
         }
     }
 
-    /// A new out-of-order packet of `len` payload bytes arrived (`tcp_data_queue_ofo`'s
-    /// `tcp_grow_window`; its ACK goes out at once anyway, and consumes the quick ACK).
-    pub fn on_out_of_order_data(&mut self, len: u64) {
-        if self.growth.as_mut().is_some_and(|g| g.grow(len)) {
+    /// A new out-of-order packet of `len` payload bytes arrived with `held` others waiting
+    /// (`tcp_data_queue_ofo`'s `tcp_grow_window`, before the packet is charged; its ACK goes
+    /// out at once anyway, and consumes the quick ACK).
+    pub fn on_out_of_order_data(&mut self, len: u64, held: u64) {
+        if self
+            .growth
+            .as_mut()
+            .is_some_and(|g| g.grow(len, held, false))
+        {
             self.quick |= 1;
+        }
+    }
+
+    /// The application read `bytes` more at `now` (`tcp_recvmsg` -> `tcp_rcv_space_adjust`).
+    pub fn on_copied(&mut self, now: Time, bytes: u64) {
+        if let Some(s) = self.growth.as_mut().and_then(|g| g.space.as_mut()) {
+            s.on_copied(now, bytes);
         }
     }
 
@@ -315,7 +409,7 @@ mod tests {
         // net/ipv4/tcp_input.c, tcp_event_data_recv (first packet) -> tcp_incr_quickack(16):
         // min(rcv_wnd / (2 MSS), 16) = min(1024, 16); tcp_dec_quickack_mode per ACK sent.
         let mut d = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Fixed)).unwrap();
-        d.on_in_order_data(100 * MS, 22 * MS, 1000);
+        d.on_in_order_data(100 * MS, 22 * MS, 1000, 1000, 0);
         for i in 0..16 {
             assert!(d.ack_now(false), "ACK {i} is quick");
             d.on_ack_sent();
@@ -329,7 +423,7 @@ mod tests {
         assert_eq!(d.ato_and_quick().1, 16);
         // tcp_ecn_accept_cwr: a CWR packet is ACKed at once.
         let mut e = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Fixed)).unwrap();
-        e.on_in_order_data(0, 22 * MS, 1000);
+        e.on_in_order_data(0, 22 * MS, 1000, 1000, 0);
         for _ in 0..16 {
             e.on_ack_sent();
         }
@@ -342,14 +436,14 @@ mod tests {
             ..cfg(true, DelayedAckAto::Fixed)
         });
         let mut small = small.unwrap();
-        small.on_in_order_data(0, MS, 1000);
+        small.on_in_order_data(0, MS, 1000, 1000, 0);
         assert_eq!(small.ato_and_quick().1, 5);
         let mut one = LinuxDelayedAck::new(&TcpConfig {
             window: 1,
             ..cfg(true, DelayedAckAto::Fixed)
         })
         .unwrap();
-        one.on_in_order_data(0, MS, 1000);
+        one.on_in_order_data(0, MS, 1000, 1000, 0);
         assert_eq!(one.ato_and_quick().1, 2);
     }
 
@@ -362,7 +456,7 @@ mod tests {
         let mut now = 0;
         let mut arrive = |d: &mut LinuxDelayedAck, gap: Time| {
             now += gap;
-            d.on_in_order_data(now, 22 * MS, 1000);
+            d.on_in_order_data(now, 22 * MS, 1000, 1000, 0);
             d.ato_and_quick().0.unwrap()
         };
         assert_eq!(arrive(&mut d, 0), 40 * MS, "the first packet: TCP_ATO_MIN");
@@ -389,7 +483,7 @@ mod tests {
         assert_eq!(arrive(&mut d, 100 * MS), 222 * MS);
         // A long path: SRTT 400 ms (200 ms transit): the wait is capped at 200 ms.
         let mut far = LinuxDelayedAck::new(&cfg(false, DelayedAckAto::Adaptive)).unwrap();
-        far.on_in_order_data(0, 200 * MS, 1000);
+        far.on_in_order_data(0, 200 * MS, 1000, 1000, 0);
         assert_eq!(far.rto, 1200 * MS);
         far.on_delack_timeout();
         far.on_delack_timeout();
@@ -398,7 +492,7 @@ mod tests {
         assert_eq!(far.delay(), DELACK_MAX);
         // Fixed: always delayed_ack_timeout, and the timer changes nothing.
         let mut fixed = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Fixed)).unwrap();
-        fixed.on_in_order_data(0, 22 * MS, 1000);
+        fixed.on_in_order_data(0, 22 * MS, 1000, 1000, 0);
         fixed.on_delack_timeout();
         assert_eq!(fixed.delay(), 40 * MS);
     }
@@ -407,8 +501,8 @@ mod tests {
     fn tcp_dec_quickack_mode_resets_the_ato_when_the_quick_acks_run_out() {
         // include/net/tcp.h, tcp_dec_quickack_mode: "Leaving quickack mode we deflate ATO".
         let mut d = LinuxDelayedAck::new(&cfg(true, DelayedAckAto::Adaptive)).unwrap();
-        d.on_in_order_data(0, 22 * MS, 1000);
-        d.on_in_order_data(30 * MS, 22 * MS, 1000);
+        d.on_in_order_data(0, 22 * MS, 1000, 1000, 0);
+        d.on_in_order_data(30 * MS, 22 * MS, 1000, 1000, 0);
         assert_eq!(d.ato_and_quick(), (Some(50 * MS), 16));
         for _ in 0..15 {
             d.on_ack_sent();
@@ -417,7 +511,65 @@ mod tests {
         d.on_ack_sent();
         assert_eq!(d.ato_and_quick(), (Some(40 * MS), 0));
         // An idle gap longer than the RTO (244 ms) starts 16 quick ACKs again.
-        d.on_in_order_data(300 * MS, 22 * MS, 1000);
+        d.on_in_order_data(300 * MS, 22 * MS, 1000, 1000, 0);
         assert_eq!(d.ato_and_quick().1, 16);
+    }
+
+    #[test]
+    fn autotuning_opens_the_room_a_round_trip_at_a_time() {
+        // rcv_window_growth = "linux", MSS 1448, window 687 (tcp_rmem[2] = 2 x 687 x 1448),
+        // no quick-ACK mode, so that only tcp_grow_window's quick |= 1 makes an ACK immediate.
+        // The arithmetic of the buffer is in rcv_space.rs's tests; here its effect on the
+        // ACKs. Segment k arrives at 100 + k ms (k < 10), 130 + k ms (10 <= k < 30), then
+        // every 0.5 ms from 180 ms (all within the third round trip); round 1 echoes an ACK of 60 ms, round 2 one of 101 ms: the receiver's
+        // RTT is 40 ms throughout.
+        let c = TcpConfig {
+            packet_size: 1448,
+            window: 687,
+            rcv_window_growth: RcvWindowGrowth::Linux,
+            ..cfg(false, DelayedAckAto::Fixed)
+        };
+        let mut d = LinuxDelayedAck::new(&c).unwrap();
+        let segment = |d: &mut LinuxDelayedAck, k: u64| {
+            let at = match k {
+                0..=9 => (100 + k) * MS,
+                10..=29 => (130 + k) * MS,
+                _ => 180 * MS + (k - 30) * MS / 2,
+            };
+            let tsecr = if k < 10 { 60 * MS } else { 101 * MS };
+            d.on_data(at, tsecr, 1448);
+            d.on_in_order_data(at, 20 * MS, 1448, (k + 1) * 1448, 0);
+            let quick = d.ack_now(false);
+            if quick {
+                d.on_ack_sent();
+            }
+            d.on_copied(at, 1448);
+            (quick, d.rcv_ssthresh().unwrap().rcv_ssthresh)
+        };
+        // Round 1: rcv_ssthresh 64,088 = window_clamp; tcp_space = 64,172: no room, no quick
+        // ACK (the old model, without the room, grew and ACKed each of these at once).
+        for k in 0..10 {
+            assert_eq!(segment(&mut d, k), (false, 64_088), "segment {k}");
+        }
+        // Segment 10 (140 ms) still finds no room; its copy raises the buffer to 131,400
+        // (11 segments in 40 ms): tcp_space 64,336.
+        assert_eq!(segment(&mut d, 10), (false, 64_088));
+        // Segment 11 grows rcv_ssthresh by the 248 bytes of room: ACKed at once; 12 finds
+        // none.
+        assert_eq!(segment(&mut d, 11), (true, 64_336));
+        assert_eq!(segment(&mut d, 12), (false, 64_336));
+        for k in 13..30 {
+            assert_eq!(segment(&mut d, k), (false, 64_336), "segment {k}");
+        }
+        // Segment 30 (180 ms): its copy completes 20 segments in 40 ms: rcvbuf 429,240,
+        // tcp_space 213,256: a room of 148,920, 51 segments of 2 x 1448 and 1224 bytes, each
+        // ACKed at once; then none until the next round trip's copies raise the buffer.
+        assert_eq!(segment(&mut d, 30), (false, 64_336));
+        for k in 31..82 {
+            let grown = 64_336 + (k - 30) * 2896;
+            assert_eq!(segment(&mut d, k), (true, grown), "segment {k}");
+        }
+        assert_eq!(segment(&mut d, 82), (true, 213_256));
+        assert_eq!(segment(&mut d, 83), (false, 213_256));
     }
 }

@@ -13,6 +13,7 @@ pub mod linux_rtt;
 mod ns3_state;
 pub mod pacing;
 pub mod profile;
+pub mod rcv_space;
 pub mod recovery;
 pub mod rfc6675_sender;
 pub mod rto;

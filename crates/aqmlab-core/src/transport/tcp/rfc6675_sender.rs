@@ -197,6 +197,10 @@ pub struct Rfc6675Sender {
     /// With `ecn_reduction = "prr"`: in Linux's CWR state, PRR bringing cwnd down to the
     /// ECN echo's ssthresh until an ACK passes `ecn_recover` (`tcp_in_cwnd_reduction`).
     in_cwr: bool,
+    /// With `timestamps`: the TSval of the latest ACK received, which each data packet echoes
+    /// as its TSecr (`tp->rx_opt.ts_recent`, `tcp_store_ts_recent`; `echo_sent_at`). The
+    /// receiver times its RTT from it (`tcp_rcv_rtt_measure_ts`, `rcv_space.rs`).
+    ts_recent: Time,
 }
 
 /// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
@@ -270,6 +274,7 @@ impl Rfc6675Sender {
             dupacks: 0,
             ecn_recover: -1,
             in_cwr: false,
+            ts_recent: 0,
             cong_action: false,
             timed: None,
             rtx: LazyTimer::new(),

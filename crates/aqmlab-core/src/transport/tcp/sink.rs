@@ -76,6 +76,8 @@ pub struct TcpSink {
     ooo: VecDeque<Option<Time>>,
     /// The runs of packets `ooo` holds.
     runs: HeldRuns,
+    /// How many packets `ooo` holds.
+    ooo_count: u64,
     max_seen: i64,
     /// Out-of-order arrivals, most recent first: each names one SACK block to report.
     recent: [i64; MAX_SACK_BLOCKS],
@@ -106,6 +108,7 @@ impl TcpSink {
             next: 0,
             ooo: VecDeque::new(),
             runs: HeldRuns::default(),
+            ooo_count: 0,
             max_seen: -1,
             recent: [0; MAX_SACK_BLOCKS],
             recent_len: 0,
@@ -124,8 +127,20 @@ impl TcpSink {
     }
 
     pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
+        let next = self.next;
+        self.receive_packet(cx, pkt);
+        if self.next > next {
+            if let Some(l) = &mut self.linux_delack {
+                // The application reads at once, after the ACK has gone (or been held).
+                l.on_copied(cx.now, (self.next - next) as u64 * u64::from(self.payload));
+            }
+        }
+    }
+
+    fn receive_packet(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
         let p = cx.packets.get(pkt);
-        let (kind, seq, size, sent_at, ecn) = (p.kind, p.seq, p.size, p.sent_at, p.ecn);
+        let (kind, seq, size, sent_at, ecn, tsecr) =
+            (p.kind, p.seq, p.size, p.sent_at, p.ecn, p.echo_sent_at);
         let payload = u64::from(self.payload);
         cx.free(pkt);
         if kind != PacketKind::TcpData {
@@ -139,6 +154,9 @@ impl TcpSink {
         if sent_at >= cx.stats.start {
             cx.stats
                 .on_data_received(size, cx.now.saturating_sub(sent_at), ecn.ce);
+        }
+        if let Some(l) = &mut self.linux_delack {
+            l.on_data(cx.now, tsecr, payload);
         }
         let idx = seq - self.next - 1;
         let already_held = idx >= 0 && self.ooo.get(idx as usize).is_some_and(|h| h.is_some());
@@ -175,9 +193,11 @@ impl TcpSink {
             }
         }
         if seq == self.next {
+            let held = self.ooo_count;
             self.deliver(cx, sent_at);
             if let Some(l) = &mut self.linux_delack {
-                l.on_in_order_data(cx.now, cx.now.saturating_sub(sent_at), payload);
+                let end = (seq + 1) as u64 * payload;
+                l.on_in_order_data(cx.now, cx.now.saturating_sub(sent_at), payload, end, held);
             }
         } else if seq > self.next && seq - self.next <= MAX_REORDER {
             let idx = (seq - self.next - 1) as usize;
@@ -187,8 +207,9 @@ impl TcpSink {
             if self.ooo[idx].is_none() {
                 self.runs.insert(seq);
                 if let Some(l) = &mut self.linux_delack {
-                    l.on_out_of_order_data(payload);
+                    l.on_out_of_order_data(payload, self.ooo_count);
                 }
+                self.ooo_count += 1;
             }
             self.ooo[idx] = Some(sent_at);
             self.remember(seq);
@@ -245,6 +266,7 @@ impl TcpSink {
         while let Some(Some(held_sent_at)) = self.ooo.front().copied() {
             self.ooo.pop_front();
             self.next += 1;
+            self.ooo_count -= 1;
             if held_sent_at >= start {
                 cx.stats.goodput_bytes += self.payload as u64;
             }
@@ -609,7 +631,7 @@ mod tests {
         assert_eq!(acks(&ns2.data(11 * MS, 1, false, false)), vec![1]);
     }
 
-    /// `rcv_window_growth = "linux"` (tcp_grow_window, __tcp_grow_window,
+    /// `rcv_window_growth = "linux_no_autotuning"` (tcp_grow_window, __tcp_grow_window,
     /// tcp_select_initial_window, tcp_dec_quickack_mode; net/ipv4/tcp_input.c, tcp_output.c)
     /// by hand, MSS 1000, window 180 packets: rcv_ssthresh starts at 65536 rounded down to
     /// whole segments, 65,000 bytes; the clamp is 180,000, the bound half of it, 90,000. Each
@@ -626,7 +648,7 @@ mod tests {
             quick_ack,
             delayed_ack_ato: DelayedAckAto::Adaptive,
             window: 180,
-            rcv_window_growth: RcvWindowGrowth::Linux,
+            rcv_window_growth: RcvWindowGrowth::LinuxNoAutotuning,
             ..TcpConfig::default()
         };
         // Growth alone (no quick-ACK mode): quick |= 1 makes each growing segment's ACK

@@ -17,6 +17,9 @@ impl Rfc6675Sender {
             p.ecn.ece && self.cfg.ecn,
         );
         let echo = p.echo_sent_at;
+        // `tcp_replace_ts_recent`: a pure ACK of a one-way transfer always passes its test;
+        // TSvals never go back.
+        self.ts_recent = self.ts_recent.max(p.sent_at);
         let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
         let n = p.sack_blocks().len();
         blocks[..n].copy_from_slice(p.sack_blocks());

@@ -284,6 +284,9 @@ impl Rfc6675Sender {
         let new_data = seq > self.scb.high_data();
         let mut p = self.ep.packet(PacketKind::TcpData, self.cfg.data_size());
         p.seq = seq;
+        if self.cfg.timestamps {
+            p.echo_sent_at = self.ts_recent;
+        }
         p.ecn.ect = self.cfg.ecn;
         p.ecn.ect1 = self.cfg.sends_ect1();
         if self.in_cwr {
