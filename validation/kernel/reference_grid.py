@@ -43,6 +43,7 @@ import csv
 import json
 import math
 import platform
+import statistics
 import sys
 import time
 from collections.abc import Iterable
@@ -306,6 +307,38 @@ def markdown(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def summary(records: list[dict[str, Any]]) -> str:
+    """One row per (profile, congestion control, AQM, rate, RTT) over the flow counts: the
+    cells within the profile's aims, and per aimed metric the median relative difference and
+    the largest in size (the cells' own rows are in table.md)."""
+    groups: dict[tuple[str, str, str, float, float], list[dict[str, Any]]] = {}
+    for rec in records:
+        c = rec["cell"]
+        groups.setdefault((c["profile"], c["cc"], c["aqm"], c["rate_mbps"], c["rtt_ms"]), []).append(rec)
+    lines = [
+        "| profile, cc | qdisc (kernel) | rate, RTT | flows | within the aims | "
+        "median (largest) difference per aimed metric |",
+        "|---|---|---|---|---|---|",
+    ]
+    for (profile, cc, aqm, rate, rtt), recs in groups.items():
+        ok = [r for r in recs if not r.get("error") and not over_aims(r)]
+        failed = [r for r in recs if r.get("error")]
+        per_metric = []
+        for m in AIMS[profile][1]:
+            rels = [v[2] for r in recs if not r.get("error") for k, v in _values(r).items() if k == m and v[2] is not None]
+            if rels:
+                worst = max(rels, key=abs)
+                per_metric.append(f"{m} {statistics.median(rels) * 100:+.1f} % ({worst * 100:+.1f} %)")
+        flows = ", ".join(str(r["cell"]["flows"]) for r in recs)
+        within = f"{len(ok)} of {len(recs)}" + (f" ({len(failed)} failed)" if failed else "")
+        lines.append(
+            f"| {profile} {cc} | {KERNEL_QDISC.get(aqm, aqm)} | {rate:g} Mb/s, {rtt:g} ms | {flows} | {within} | "
+            + "; ".join(per_metric)
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def write_outputs(out: Path, records: list[dict[str, Any]], meta: dict[str, Any]) -> None:
     (out / "cells.json").write_text(json.dumps({"meta": meta, "cells": records}, indent=1) + "\n")
     with (out / "cells.csv").open("w", newline="") as f:
@@ -323,6 +356,7 @@ def write_outputs(out: Path, records: list[dict[str, Any]], meta: dict[str, Any]
                     [*base, f"{r['where']}.{r['metric']}", r["simulated"], r["kernel"], r["relative_difference"], ""]
                 )
     (out / "table.md").write_text(markdown(records))
+    (out / "summary.md").write_text(summary(records))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -74,11 +74,17 @@ fn scenario(d: &Dumbbell, profile: &str) -> Scenario {
 
 /// `scenario` with more `[tcp]` fields.
 fn scenario_with(d: &Dumbbell, profile: &str, tcp_extra: &str) -> Scenario {
+    scenario_headed(d, profile, tcp_extra, "")
+}
+
+/// `scenario_with` with more top-level fields (`head`).
+fn scenario_headed(d: &Dumbbell, profile: &str, tcp_extra: &str, head: &str) -> Scenario {
     let delays: Vec<String> = d.access_ms.iter().map(|ms| format!("\"{ms}ms\"")).collect();
     Scenario::from_toml(&format!(
         r#"
         duration = "8s"
         warmup = "2s"
+        {head}
         [topology]
         kind = "dumbbell"
         senders = {n}
@@ -152,6 +158,29 @@ fn stall_from_real_losses(
         })
 }
 
+/// Whether `flow`'s packets, the run traced at the bottleneck (the same run: tracing changes
+/// nothing in it), each left the bottleneck at most twice: its many sends of one packet were
+/// resends of copies the bottleneck dropped (a second departure allows one spurious
+/// retransmission), not a loop, which resends what was not lost and so sends it through again
+/// and again. The loss rate of [`transmission_bound`] covers the measurement period only,
+/// while a packet may be sent most often before it: 25 BBR flows on 20 Mb/s through fq_codel
+/// (seed 787) had one packet dropped 12 times in BBR's startup (0.5 to 2.3 s: CoDel and the
+/// fattest-queue drop at the head of its queue), at a loss rate of 5.6 % after it.
+fn resends_only_what_was_lost(d: &Dumbbell, profile: &str, seed: u64, flow: u32) -> bool {
+    let traced = scenario_headed(d, profile, "", "trace = [\"bottleneck\"]");
+    let r = run(&traced, seed).unwrap();
+    let trace = &r.trace.as_ref().expect("the bottleneck is traced").rows;
+    assert_eq!(trace.rows_dropped, 0, "the trace kept every row");
+    let mut departures: std::collections::HashMap<i64, u32> = std::collections::HashMap::new();
+    for i in 0..trace.len() {
+        // event 1: a departure; kind 0: a data packet.
+        if trace.flow[i] == flow && trace.kind[i] == 0 && trace.event[i] == 1 {
+            *departures.entry(trace.seq[i]).or_default() += 1;
+        }
+    }
+    departures.values().all(|&n| n <= 2)
+}
+
 proptest! {
     // A fixed seed (the issue's number, chosen once): the same 64 dumbbells on every run, as
     // the project's determinism asks; `PROPTEST_RNG_SEED` or `PROPTEST_CASES` explore more.
@@ -170,8 +199,9 @@ proptest! {
             for f in &r.flows {
                 let bound = transmission_bound(f.loss_rate, f.packets_sent);
                 prop_assert!(
-                    f.max_transmissions_of_a_segment <= bound,
-                    "{profile} {d:?} seed {seed}: flow {} sent a packet {} times (bound {bound} at loss {:.3})",
+                    f.max_transmissions_of_a_segment <= bound
+                        || resends_only_what_was_lost(&d, profile, seed, f.flow),
+                    "{profile} {d:?} seed {seed}: flow {} sent a packet {} times (bound {bound} at loss {:.3}), and a copy left the bottleneck more than twice",
                     f.flow,
                     f.max_transmissions_of_a_segment,
                     f.loss_rate

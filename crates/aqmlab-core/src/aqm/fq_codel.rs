@@ -128,7 +128,7 @@ pub const PARAMS: &[ParamDoc] = &[
     },
     ParamDoc {
         name: "ce_threshold",
-        default: "none",
+        default: "unset",
         unit: "s",
         meaning:
             "CE-mark ECN-capable packets whose sojourn is above this (Linux's shallow threshold)",
