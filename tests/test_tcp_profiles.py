@@ -73,6 +73,7 @@ def test_compare_takes_a_tcp_profile():
         ({"grow_only_when_cwnd_limited": True}, "tcp.grow_only_when_cwnd_limited"),
         ({"timeout_marks": "linux"}, "tcp.timeout_marks"),
         ({"ecn_fallback": True}, "tcp.ecn_fallback"),
+        ({"syn_ect": "linux"}, "tcp.syn_ect"),
     ],
 )
 def test_modern_tcp_fields_need_the_rfc6675_sender(fields, field):

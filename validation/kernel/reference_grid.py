@@ -293,7 +293,13 @@ def markdown(records: list[dict[str, Any]]) -> str:
     lines = [head, "|" + "---|" * (len(cols) + 3)]
     for rec in records:
         c = rec["cell"]
-        label = f"{c['profile']} {c['cc']}, {c['flows']} flow{'s' if c['flows'] > 1 else ''}, {c['rate_mbps']:g} Mb/s"
+        label = (
+            f"{c['profile']} {c['cc']}, {c['flows']} flow{'s' if c['flows'] > 1 else ''}, {c['rate_mbps']:g} Mb/s, "
+            f"{c['rtt_ms']:g} ms"
+        )
+        if rec.get("seeds"):
+            label += f" ({len(rec['seeds'])} seed{'s' if len(rec['seeds']) > 1 else ''}, "
+            label += f"{float(rec['duration_s']) - float(rec['warmup_s']):g} s)"
         qd = KERNEL_QDISC.get(c["aqm"], c["aqm"])
         if rec.get("error"):
             lines.append(f"| {label} | {qd} | " + " | ".join("-" for _ in cols) + f" | failed: {rec['error']} |")

@@ -120,6 +120,21 @@ pub enum TimeoutMarks {
     Linux,
 }
 
+/// The ECN field of a SYN (`tcp.syn_ect`; with `handshake = "syn"` and `ecn`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SynEct {
+    /// Not-ECT, always: RFC 3168 section 6.1.1 ("a host MUST NOT set ECT on SYN or SYN-ACK
+    /// packets").
+    #[default]
+    Rfc3168,
+    /// As Linux's `tcp_ecn_send_syn` (net/ipv4/tcp_output.c): a congestion control that needs
+    /// ECN (`TCP_CONG_NEEDS_ECN`: DCTCP, Prague) sets ECT on the socket before the SYN
+    /// (`INET_ECN_xmit`), so its SYNs, a retransmitted one too, are ECN-capable (ECT(1) for
+    /// Prague) and an AQM marks rather than drops them; other controls send Not-ECT SYNs.
+    Linux,
+}
+
 /// The window a congestion signal reduces from: CUBIC's W_max and cwnd_prior, ssthresh, and
 /// PRR's RecoverFS (`rfc6675` only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -463,6 +478,10 @@ pub struct TcpConfig {
     /// `dctcp_reno`). False (the default): ECN whatever the handshake. Only with `handshake =
     /// "syn"` and `ecn`.
     pub ecn_fallback: bool,
+    /// The ECN field of a SYN: `rfc3168` (Not-ECT, the default) | `linux` (ECT for a control
+    /// that needs ECN, DCTCP and Prague: `tcp_ecn_send_syn`). Only with `handshake = "syn"` and
+    /// `ecn`.
+    pub syn_ect: SynEct,
 }
 
 impl Default for TcpConfig {
@@ -517,6 +536,7 @@ impl Default for TcpConfig {
             rcv_window_growth: RcvWindowGrowth::Fixed,
             timeout_marks: TimeoutMarks::AllUnsacked,
             ecn_fallback: false,
+            syn_ect: SynEct::Rfc3168,
         }
     }
 }
@@ -680,6 +700,7 @@ impl TcpConfig {
             ),
             ("handshake", self.handshake != Handshake::None),
             ("ecn_fallback", self.ecn_fallback),
+            ("syn_ect", self.syn_ect != SynEct::Rfc3168),
             ("pacing", self.pacing != Pacing::Off),
             (
                 "segmentation_offload",

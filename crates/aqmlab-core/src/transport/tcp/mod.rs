@@ -26,8 +26,8 @@ pub mod tso;
 
 pub use config::{
     DupacksAfterTimeout, EcnCodepoint, EcnReduction, Handshake, Pacing, PartialAckTimer, Recovery,
-    RtoEstimatorKind, RtoRestart, RttSampling, SegmentationOffload, SsthreshBase, TcpConfig,
-    TcpVariant, TimeoutMarks, TimeoutResponse,
+    RtoEstimatorKind, RtoRestart, RttSampling, SegmentationOffload, SsthreshBase, SynEct,
+    TcpConfig, TcpVariant, TimeoutMarks, TimeoutResponse,
 };
 pub use rfc6675_sender::Rfc6675Sender;
 pub use sender::TcpSender;

@@ -86,7 +86,7 @@ use super::transmissions::Transmissions;
 use super::tso::autosize_segs;
 use super::{
     DupacksAfterTimeout, EcnReduction, PartialAckTimer, RtoRestart, RttSampling,
-    SegmentationOffload, SsthreshBase, TcpConfig, TimeoutMarks, TimeoutResponse,
+    SegmentationOffload, SsthreshBase, SynEct, TcpConfig, TimeoutMarks, TimeoutResponse,
 };
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::wire_headers::SYN_SEQ;
@@ -464,6 +464,11 @@ impl Rfc6675Sender {
         let mut p = self.ep.packet(PacketKind::TcpData, self.cfg.ack_size);
         p.seq = SYN_SEQ;
         p.retransmission = retransmission;
+        if self.cfg.syn_ect == SynEct::Linux && self.cfg.congestion_control.needs_ecn() {
+            // `tcp_ecn_send_syn`: INET_ECN_xmit on the socket; a retransmitted SYN keeps it.
+            p.ecn.ect = self.cfg.ecn;
+            p.ecn.ect1 = self.cfg.sends_ect1();
+        }
         // A SYN's drop counts in the flow's loss rate, so its sending counts too.
         cx.stats.packets_sent += 1;
         cx.send(p);

@@ -497,6 +497,32 @@ fn a_retransmitted_syn_leaves_the_connection_without_ecn() {
     }
 }
 
+/// `syn_ect` (Linux `tcp_ecn_send_syn`, net/ipv4/tcp_output.c): with ECN, DCTCP (which
+/// needs it, `TCP_CONG_NEEDS_ECN`) sends its SYN, and its retransmission, ECT(0) under
+/// `"linux"`; Reno's SYN stays Not-ECT (it only asks for ECN); under `"rfc3168"` no SYN is
+/// ECT (RFC 3168 6.1.1).
+#[test]
+fn syn_ect_as_tcp_ecn_send_syn() {
+    for (syn_ect, cc, ect) in [
+        (SynEct::Linux, CongestionControlKind::Dctcp, true),
+        (SynEct::Linux, CongestionControlKind::Reno, false),
+        (SynEct::Rfc3168, CongestionControlKind::Dctcp, false),
+    ] {
+        let mut c = rack(base());
+        c.congestion_control = cc;
+        c.ecn = true;
+        c.handshake = Handshake::Syn;
+        c.syn_ect = syn_ect;
+        let mut h = H::validated(c);
+        let first = h.start();
+        let again = h.run_until(1_000 * MS);
+        assert_eq!((seqs(&first), seqs(&again)), (vec![-1], vec![-1]));
+        for syn in first.iter().chain(&again) {
+            assert_eq!(syn.ecn.ect, ect, "{syn_ect:?} {cc:?}");
+        }
+    }
+}
+
 /// `timeout_marks = "linux"` (Linux `tcp_timeout_mark_lost` from `tcp_enter_loss`, then
 /// `tcp_xmit_retransmit_queue` and `tcp_write_xmit` in the Loss state; net/ipv4/tcp_input.c,
 /// tcp_output.c, tcp_recovery.c) against the go-back-N. The start is

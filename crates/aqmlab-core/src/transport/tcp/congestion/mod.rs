@@ -82,6 +82,12 @@ impl CongestionControlKind {
         self == Self::Prague
     }
 
+    /// It needs ECN (Linux `TCP_CONG_NEEDS_ECN`: tcp_dctcp.c, tcp_prague.c), which
+    /// `tcp_ecn_send_syn` reads to make the SYN ECN-capable (`tcp.syn_ect = "linux"`).
+    pub fn needs_ecn(self) -> bool {
+        matches!(self, Self::Dctcp | Self::Prague)
+    }
+
     /// It sets cwnd and pacing itself from delivery-rate samples (a `cong_control` module,
     /// tcp_bbr.c), which only the RFC 6675 sender keeps.
     pub fn needs_rate_samples(self) -> bool {
