@@ -161,8 +161,11 @@ def test_the_bottleneck_in_the_guest() -> None:
     # the receivers' side carries the bottleneck's delay after its queue: 10 ms + 3 ms; netem's
     # limit: the queue's 1000 + 155 packets in 13 ms at 100 Mb/s (1054-byte frames) + 1
     assert "tc -n r1 qdisc add dev d1 root netem delay 13000us rate 100000000bit limit 1156" in cmds
+    # the socket buffers hold the profile's window of 2048 packets of 1000 bytes: tcp_rmem[2] =
+    # 2 x 2048 x 1000 (half is advertised), tcp_wmem[2] = 2 x 2048 x (1000 + 1280 of skb truesize)
     assert (
         "ip netns exec s0 sysctl -qw net.ipv4.tcp_ecn=2 net.ipv4.tcp_sack=1 net.ipv4.tcp_dsack=1 net.ipv4.tcp_timestamps=1"
+        " 'net.ipv4.tcp_rmem=4096 131072 4096000' 'net.ipv4.tcp_wmem=4096 16384 9338880'"
         in cmds
     )
 

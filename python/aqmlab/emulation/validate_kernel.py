@@ -51,6 +51,9 @@ from .validate import scenario_and_seeds
 PROFILES = ("linux", "dctcp", "bbr")
 KERNEL_CCS = ("reno", "cubic", "dctcp", "bbr")
 SAMPLE_S = 0.010
+# An skb's truesize beyond its payload in the reference kernel (transport/tcp/rcv_space.rs:
+# SKB_TRUESIZE_BASE): what tcp_wmem counts per queued segment besides its bytes.
+SKB_TRUESIZE_EXTRA = 1280
 MAX_HOSTS = 250
 
 
@@ -86,7 +89,7 @@ class KernelPlan:
     sender_links: list[Link]  # per sender: access delay and rate (both directions)
     receiver_links: list[Link]
     flows: list[dict[str, Any]]  # flow, group, src (sender index), dst (receiver index), start_s, cc
-    sysctls: dict[str, int]
+    sysctls: dict[str, int | str]
     duration_s: float
     warmup_s: float
     notes: list[str] = field(default_factory=list)
@@ -164,7 +167,7 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
         ]
 
     flows = []
-    settings: dict[str, int] = {}
+    settings: dict[str, int | str] = {}
     gso_notes: list[str] = []
     resolved_flows = r["flows"]
     for f in p["flows"]:
@@ -189,6 +192,16 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
             "net.ipv4.tcp_sack": 1 if tcp["variant"] == "sack" or tcp["recovery"] == "rfc6675" else 0,
             "net.ipv4.tcp_dsack": 1 if tcp["dsack"] else 0,
             "net.ipv4.tcp_timestamps": 1 if tcp["timestamps"] else 0,
+            # The largest window: the scenario's `window` of `packet_size` bytes. Linux's
+            # receiver autotunes up to tcp_rmem[2] and advertises half of it
+            # (tcp_win_from_space, tcp_adv_win_scale 1); its sender queues up to tcp_wmem[2] of
+            # skb truesize (about 1280 bytes more than each segment, docs/kernel-reference.md).
+            # Left to the guest, both are derived from its 512 MB of memory (tcp_init: about
+            # 2 MB), which held 4 flows at 1 Gb/s, 40 ms, below the scenario's window.
+            "net.ipv4.tcp_rmem": f"4096 131072 {max(131072, 2 * int(tcp['window']) * int(tcp['packet_size']))}",
+            "net.ipv4.tcp_wmem": (
+                f"4096 16384 {max(4194304, 2 * int(tcp['window']) * (int(tcp['packet_size']) + SKB_TRUESIZE_EXTRA))}"
+            ),
         }
         for k, v in mine.items():
             if settings.setdefault(k, v) != v:
@@ -237,7 +250,7 @@ def setup_commands(plan: KernelPlan) -> list[str]:
         cmds.append(f"ip netns add {ns}")
         cmds.append(f"ip -n {ns} link set lo up")
         settings = dict(plan.sysctls)  # the guest kernel has no IPv6
-        cmds.append(f"ip netns exec {ns} sysctl -qw " + " ".join(f"{k}={v}" for k, v in settings.items()))
+        cmds.append(f"ip netns exec {ns} sysctl -qw " + " ".join(shlex.quote(f"{k}={v}") for k, v in settings.items()))
 
     def veth(a_ns: str, a: str, b_ns: str, b: str) -> None:
         cmds.append(
