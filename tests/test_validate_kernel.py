@@ -165,8 +165,7 @@ def test_the_bottleneck_in_the_guest() -> None:
     # 2 x 2048 x 1000 (half is advertised), tcp_wmem[2] = 2 x 2048 x (1000 + 1280 of skb truesize)
     assert (
         "ip netns exec s0 sysctl -qw net.ipv4.tcp_ecn=2 net.ipv4.tcp_sack=1 net.ipv4.tcp_dsack=1 net.ipv4.tcp_timestamps=1"
-        " 'net.ipv4.tcp_rmem=4096 131072 4096000' 'net.ipv4.tcp_wmem=4096 16384 9338880'"
-        in cmds
+        " 'net.ipv4.tcp_rmem=4096 131072 4096000' 'net.ipv4.tcp_wmem=4096 16384 9338880'" in cmds
     )
 
 

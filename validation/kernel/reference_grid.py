@@ -331,7 +331,9 @@ def summary(records: list[dict[str, Any]]) -> str:
         failed = [r for r in recs if r.get("error")]
         per_metric = []
         for m in AIMS[profile][1]:
-            rels = [v[2] for r in recs if not r.get("error") for k, v in _values(r).items() if k == m and v[2] is not None]
+            rels = [
+                v[2] for r in recs if not r.get("error") for k, v in _values(r).items() if k == m and v[2] is not None
+            ]
             if rels:
                 worst = max(rels, key=abs)
                 per_metric.append(f"{m} {statistics.median(rels) * 100:+.1f} % ({worst * 100:+.1f} %)")
