@@ -303,9 +303,10 @@ def test_end_to_end_bounds_and_determinism() -> None:
     assert again.kernel[0].report == v.kernel[0].report
 
 
-def test_marks_add_the_ce_threshold_marks() -> None:
-    # tc -s of fq_codel with ce_threshold (iproute2 6.1): CoDel's ecn_mark and the threshold's
-    # ce_mark are two counters; the qdisc marked packets of both kinds.
+def test_marks_with_a_ce_threshold_count_each_packet_once() -> None:
+    # tc -s of fq_codel with ce_threshold 1 ms (iproute2 6.1): CoDel's ecn_mark and the
+    # threshold's ce_mark are two counters, and each CoDel mark (a sojourn above the 5 ms
+    # target) is in ce_mark too: 5 packets were marked, not 7.
     from aqmlab.emulation.kernel_guest import leaf_marks
 
     tc = (
@@ -315,5 +316,5 @@ def test_marks_add_the_ce_threshold_marks() -> None:
         " Sent 9000 bytes 9 pkt (dropped 1, overlimits 0 requeues 0)\n"
         "  maxpacket 1054 drop_overlimit 0 new_flow_count 3 ecn_mark 2 ce_mark 5\n"
     )
-    assert leaf_marks(tc, "10:") == 7
+    assert leaf_marks(tc, "10:") == 5
     assert leaf_marks(tc.replace(" ce_mark 5", ""), "10:") == 2

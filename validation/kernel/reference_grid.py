@@ -347,7 +347,19 @@ def summary(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def windows_and_seeds(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The measurement windows and seed sets the cells ran with (a grid run in stages mixes
+    them: each cell's own are in its record)."""
+    ran = [r for r in records if r.get("seeds")]
+    return {
+        "windows_s": sorted({f"{r['duration_s']:g} s, {r['warmup_s']:g} s warm-up" for r in ran}),
+        "seed_sets": sorted({tuple(r["seeds"]) for r in ran}),
+    }
+
+
 def write_outputs(out: Path, records: list[dict[str, Any]], meta: dict[str, Any]) -> None:
+    meta = {k: v for k, v in meta.items() if k not in ("duration_s", "warmup_s", "seeds")}
+    meta |= windows_and_seeds(records)
     (out / "cells.json").write_text(json.dumps({"meta": meta, "cells": records}, indent=1) + "\n")
     with (out / "cells.csv").open("w", newline="") as f:
         w = csv.writer(f)

@@ -107,21 +107,25 @@ _CE_THRESHOLD_MARKS = re.compile(r"\bce_mark (\d+)")
 
 
 def leaf_marks(tc_s: str, handle: str) -> int:
-    """ECN marks in ``tc -s qdisc show``'s section of the qdisc ``handle`` (``10:``): the
-    qdisc's own count, plus codel's and fq_codel's ``ce_mark`` (marks of ``ce_threshold``). A
-    packet both CoDel and the threshold mark counts twice there (``INET_ECN_set_ce`` reports
-    success on a packet already CE); the simulator counts it once."""
+    """Packets the qdisc ``handle`` (``10:``) marked, from ``tc -s qdisc show``: its own count,
+    or, for codel and fq_codel with ``ce_threshold``, the larger of CoDel's ``ecn_mark`` and the
+    threshold's ``ce_mark``. Not their sum: ``codel_dequeue`` tests the threshold on every
+    packet it sends, one CoDel has just marked too, and ``INET_ECN_set_ce`` reports success on a
+    packet already CE, so each CoDel mark with a sojourn above the threshold is in both. With
+    the threshold below CoDel's target (every CoDel mark has a sojourn above the target) that
+    is every CoDel mark, and ``ce_mark`` is exactly the packets marked; with it above the target
+    the larger count is a lower bound."""
     sections = re.split(r"(?m)^(?=qdisc )", tc_s)
     for sec in sections:
         head = sec.split("\n", 1)[0].split()
         if len(head) >= 3 and head[2] == handle:
             ce = _CE_THRESHOLD_MARKS.search(sec)
-            extra = int(ce.group(1)) if ce else 0
+            threshold_marks = int(ce.group(1)) if ce else 0
             for pat in _MARKS:
                 m = pat.search(sec)
                 if m:
-                    return int(m.group(1)) + extra
-            return extra
+                    return max(int(m.group(1)), threshold_marks)
+            return threshold_marks
     raise RuntimeError(f"no qdisc {handle} in tc -s output")
 
 
