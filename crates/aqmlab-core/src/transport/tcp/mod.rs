@@ -4,6 +4,7 @@
 //! control of `congestion/`.
 
 pub mod config;
+mod config_choices;
 pub mod congestion;
 mod cwnd_use;
 pub mod delivery_rate;
