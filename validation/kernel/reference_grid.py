@@ -15,7 +15,11 @@ starts uniform in [0, 1] s; the bottleneck's buffer is max(1 BDP, 100) packets o
 below that. The qdiscs' parameters are aqmlab's defaults except where Linux's default differs
 and the kernel carries the parameter (set to Linux's here, so that both sides run the same
 qdisc): PIE's ``decay = "linux"`` (aqmlab's default is RFC 8033's) and, with ECN, its
-``accu_prob_reset = "linux"`` (aqmlab's default is RFC 8033's); PIE's and FQ-PIE's
+``accu_prob_reset = "linux"`` (aqmlab's default is RFC 8033's); CoDel's and FQ-CoDel's
+``inv_sqrt = "linux"`` (the kernel's fixed-point Newton steps; aqmlab's default is RFC 8289's
+exact reciprocal); COBALT's ``queue_empty = "never"`` (cake flowblind never finds its one
+flow empty, so BLUE's p never falls; aqmlab's default is ns-3's, on every idle link); PIE's
+and FQ-PIE's
 ``t_update = "20ms"``, the kernel's 15 ms default as it runs in jiffies at the guest's HZ 100;
 BBR's ``segmentation_offload = "none"`` (the guest's veths have ``gso_max_segs 1``, so its
 kernel sends one segment per skb; the bbr profile's default is Linux's TSO autosizing); the
@@ -25,7 +29,8 @@ and fq_pie's ``quantum`` (Linux's default quantum is the device's MTU with its h
 is 1514). RED: Linux has no gentle mode, so ``gentle = false``; Linux spreads its signals as
 p_b / (1 - count p_b), so ``wait = false`` (aqmlab's default ``wait = true`` is ns-2's
 p_b / (2 - count p_b)); under the htb class Linux's RED never starts an idle period, so
-``idle_decay = false``; thresholds as iproute2 sets them
+``idle_decay = false``; Linux decides on the average alone where ns-2 spares a queue of at most
+one packet, so ``short_queue_exempt = false``; thresholds as iproute2 sets them
 when none are given (max = limit / 4, min = max / 3), ``max_p`` and ``w_q`` aqmlab's (0.1 and
 0.002, which runs as 2^-9). ``step_marking``: K = 20 packets (aqmlab's default).
 
@@ -152,6 +157,7 @@ def aqm_table(cell: Cell) -> dict[str, Any]:
             "gentle": False,
             "wait": False,
             "idle_decay": False,
+            "short_queue_exempt": False,
             "min_th": mx / 3,
             "max_th": mx,
             "max_p": 0.1,
@@ -163,16 +169,16 @@ def aqm_table(cell: Cell) -> dict[str, Any]:
             pie |= {"ecn": True, "accu_prob_reset": "linux"}
         return pie
     if cell.aqm == "codel":
-        return {"kind": "codel", "mtu": mtu}
+        return {"kind": "codel", "mtu": mtu, "inv_sqrt": "linux"}
     if cell.aqm in ("fq_codel", "fq_codel_ce"):
-        t: dict[str, Any] = {"kind": "fq_codel", "mtu": mtu, "quantum": mtu}
+        t: dict[str, Any] = {"kind": "fq_codel", "mtu": mtu, "quantum": mtu, "inv_sqrt": "linux"}
         if cell.aqm == "fq_codel_ce":
             t["ce_threshold"] = "1ms"
         return t
     if cell.aqm == "fq_pie":
         return {"kind": "fq_pie", "mtu": mtu, "quantum": mtu, "t_update": KERNEL_TUPDATE}
     if cell.aqm == "cobalt":
-        return {"kind": "cobalt", "mtu": mtu}
+        return {"kind": "cobalt", "mtu": mtu, "queue_empty": "never"}
     if cell.aqm == "step_marking":
         return {"kind": "step_marking", "k_packets": 20}
     raise ValueError(f"unknown AQM {cell.aqm!r}")

@@ -8,8 +8,8 @@ every sender and receiver. The guest's clock is virtual (time-travel=inf-cpu): t
 blocks in ``select`` until a socket is ready or its next timer, never polls.
 
 Timers: each flow's start (connect, then write as fast as the socket takes it); from the end of
-the warm-up, every ``sample_s``: the bottleneck leaf qdisc's queue length (rtnetlink, in the
-router's namespace), each sender's srtt (TCP_INFO) and a DCTCP sender's alpha (TCP_CC_INFO,
+the warm-up, every ``sample_s``: the bottleneck leaf qdisc's queue length and its drop counter (rtnetlink, in
+the router's namespace), each sender's srtt (TCP_INFO) and a DCTCP sender's alpha (TCP_CC_INFO,
 while the socket runs DCTCP's algorithm); at the end of the warm-up and at the end:
 the leaf's counters (bytes, packets, drops from rtnetlink; ECN marks from ``tc -s``), each
 sender's ``tcpi_total_retrans`` and each receiver's ``tcpi_bytes_received``.
@@ -152,6 +152,7 @@ def main(spec_path: str) -> int:
     data = b"\0" * WRITE_BYTES
     buf = bytearray(READ_BYTES)
     qlen: list[int] = []
+    drops: list[int] = []
     srtt: dict[int, list[int]] = {int(f["flow"]): [] for f in flows}
     # DCTCP's alpha (1/1024) of each DCTCP sender that runs DCTCP's algorithm (TCP_CC_INFO)
     alpha: dict[int, list[int]] = {int(f["flow"]): [] for f in flows if f["cc"] == "dctcp"}
@@ -187,7 +188,9 @@ def main(spec_path: str) -> int:
             check=True,
         ).stdout
         q["marks"] = leaf_marks(tc, handle_text)
-        out: dict[str, Any] = {"t": time.monotonic() - t0, "qdisc": q, "flows": {}}
+        # `tc -s` as printed, for what the counters above leave out (the qdisc's own: CoDel's
+        # count and drop_overlimit, CAKE's per-tin drops, RED's early and forced drops)
+        out: dict[str, Any] = {"t": time.monotonic() - t0, "qdisc": q, "tc_s": tc, "flows": {}}
         for f in flows:
             fid = int(f["flow"])
             s_info = tcp_info.read(senders[fid]) if fid in senders else {}
@@ -212,7 +215,9 @@ def main(spec_path: str) -> int:
                 senders[int(arg["flow"])] = s
                 sel.register(s, selectors.EVENT_WRITE, ("send", arg))
             elif kind == "sample":
-                qlen.append(stats.read()["qlen"])
+                q = stats.read()
+                qlen.append(q["qlen"])
+                drops.append(q["drops"])
                 for fid, s in senders.items():
                     info = tcp_info.read(s)
                     if info.get("rtt"):
@@ -226,6 +231,7 @@ def main(spec_path: str) -> int:
                         "warmup": snaps["warmup"],
                         "end": snaps["end"],
                         "qlen_samples": qlen,
+                        "drops_samples": drops,
                         "flows": [
                             {
                                 "flow": int(f["flow"]),

@@ -163,6 +163,7 @@ def qdisc_args(
             args += " dq_rate_estimator"
         return Qdisc(args, tuple(n for n in notes if n), kind)
     if kind == "codel":
+        fixed("inv_sqrt", "linux", "the kernel computes 1/sqrt(count) by fixed-point Newton steps (codel_Newton_step)")
         notes.append(_mtu_note(aqm, mtu))
         args = (
             f"codel limit {limit} target {_us(aqm['target'])} interval {_us(aqm['interval'])} "
@@ -171,6 +172,7 @@ def qdisc_args(
         return Qdisc(args, tuple(n for n in notes if n), kind)
     if kind == "fq_codel":
         fixed("perturbation", 0, "the kernel draws its flow hash's perturbation at random (from random.seed)")
+        fixed("inv_sqrt", "linux", "the kernel computes 1/sqrt(count) by fixed-point Newton steps (codel_Newton_step)")
         notes.append(_mtu_note(aqm, mtu))
         args = (
             f"fq_codel limit {min(limit, int(aqm['limit']))} flows {int(aqm['flows'])} "
@@ -214,6 +216,12 @@ def qdisc_args(
         fixed("increment", 1 / 256, "cake's BLUE step up is 1/256")
         fixed("decrement", 1 / 4096, "cake's BLUE step down is 1/4096")
         fixed("initial_inv_sqrt", "linux", "cake starts CoDel's count as cobalt_vars_init does")
+        fixed(
+            "queue_empty",
+            "never",
+            "cake flowblind never finds its one flow empty (cake_dequeue returns at !sch->q.qlen): "
+            "cobalt_queue_empty never runs",
+        )
         fixed("last_packet", "send", "cake_dequeue never drops the packet that empties a flow's queue")
         notes.append(
             "rate_adjust: cake runs unlimited under the htb class, so its MTU-time rules have no link rate; "
@@ -309,6 +317,13 @@ def _red(
         False,
         "Linux's red under the htb class never starts an idle period (htb dequeues no empty leaf): "
         "its average does not decay over idle time (idle_decay = false)",
+    )
+    # red_enqueue and red_action (include/net/red.h) decide on the average alone; ns-2's red.cc
+    # signals only while more than one packet waits (qlen > 1)
+    fixed(
+        "short_queue_exempt",
+        False,
+        "Linux's red signals on the average alone, an empty queue's arrival too (short_queue_exempt = false)",
     )
     w_q = aqm.get("w_q")
     if not isinstance(w_q, int | float):

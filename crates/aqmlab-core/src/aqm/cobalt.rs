@@ -70,6 +70,17 @@
 //! where "drop" (aqmlab before issue 37, and ns-3's `CobaltQueueDisc::DoDequeue`) loses a
 //! share p of its packets.
 //!
+//! When the queue is found empty, `queue_empty`: ns-3's `DoDequeue` calls
+//! `CobaltQueueEmpty` whenever it is asked for a packet and has none, which here is the link
+//! finding the queue empty ("link_idle", default); CAKE calls `cobalt_queue_empty` only on a
+//! flow it picked from its lists that turns out empty (`cake_dequeue`, "this queue was
+//! actually empty"), and `cake_dequeue` returns at `if (!sch->q.qlen)` before it picks one,
+//! so a flow is found empty only while another flow keeps the qdisc backlogged. CAKE with one
+//! queue (`flowblind`, or one flow) therefore never runs it ("never"): BLUE's p, once an
+//! overflow raised it, never falls, and every packet but a queue's last is dropped with
+//! probability p for the rest of the run (measured against Linux 6.1: 4 CUBIC flows at
+//! 100 Mb/s through `cake flowblind` after a slow-start overflow, docs/validation.md).
+//!
 //! `rate_adjust` (default true: CAKE shaping at this link's rate, `cake_set_rate`): mtu_time
 //! = `mtu` bytes at the link rate; target becomes max(target, 1.5 mtu_time) and interval
 //! max(interval + target' - target, 2 target'), and over_target requires sojourn > 4
@@ -79,7 +90,7 @@
 //!
 //! Parameters: `target` (5 ms), `interval` (100 ms), `ecn` (true: CAKE marks ECT packets;
 //! ns-3's `UseEcn` default is false), `increment` (1/256), `decrement` (1/4096), `mtu`
-//! (1514 B), `rate_adjust`, `overflow`, `initial_inv_sqrt`, `last_packet`.
+//! (1514 B), `rate_adjust`, `overflow`, `initial_inv_sqrt`, `last_packet`, `queue_empty`.
 
 use super::blue::{Blue, BlueParams};
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
@@ -141,7 +152,23 @@ pub const PARAMS: &[ParamDoc] = &[
         "\"linux\" | \"ns3\"",
         "rec_inv_sqrt before the first change of count: 0 (Linux cobalt_vars_init; first episode signals at once) or ~1 (ns-3)",
     ),
+    doc(
+        "queue_empty",
+        "link_idle",
+        "\"link_idle\" | \"never\"",
+        "when cobalt_queue_empty runs (BLUE's p falls, count decays): the link finds the queue empty (ns-3) or never (CAKE with one queue)",
+    ),
 ];
+
+/// When `cobalt_queue_empty` runs (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueEmpty {
+    /// Whenever the link finds the queue empty: ns-3's `CobaltQueueDisc::DoDequeue`.
+    LinkIdle,
+    /// Never: Linux's `cake flowblind` (`cake_dequeue` returns before it looks at its flow).
+    Never,
+}
 
 /// Which packet a full buffer loses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -184,6 +211,7 @@ pub struct CobaltParams {
     pub overflow: Overflow,
     pub initial_inv_sqrt: InitialInvSqrt,
     pub last_packet: LastPacket,
+    pub queue_empty: QueueEmpty,
 }
 
 impl Default for CobaltParams {
@@ -200,6 +228,7 @@ impl Default for CobaltParams {
             overflow: Overflow::Head,
             initial_inv_sqrt: InitialInvSqrt::Linux,
             last_packet: LastPacket::Send,
+            queue_empty: QueueEmpty::LinkIdle,
         }
     }
 }
@@ -429,7 +458,9 @@ impl Aqm for Cobalt {
     }
 
     fn on_link_idle(&mut self, now: Time) {
-        self.queue_empty(now);
+        if self.cfg.queue_empty == QueueEmpty::LinkIdle {
+            self.queue_empty(now);
+        }
     }
 
     /// The parameters change (target and interval at the link rate the queue was built
@@ -629,6 +660,36 @@ mod tests {
             c.queue_empty(30 * MS + k * 6 * MS);
         }
         assert_eq!(c.blue.p, 0.0);
+    }
+
+    /// `queue_empty = "never"` (CAKE with one queue): after an overflow at 12 ms raised p to
+    /// 1/256, the link finding the queue empty at 23 ms and at 1 s changes nothing, where
+    /// "link_idle" lowers p by 1/4096 at 23 ms (more than target after the rise) and leaves
+    /// the dropping state.
+    #[test]
+    fn queue_empty_never_keeps_blues_p_after_an_overflow() {
+        let run = |queue_empty| {
+            let mut c = Cobalt::new(
+                CobaltParams {
+                    queue_empty,
+                    ..Default::default()
+                },
+                10_000_000,
+            );
+            c.queue_full(12 * MS);
+            Aqm::on_link_idle(&mut c, 23 * MS);
+            let after_first = (c.blue.p, c.dropping);
+            Aqm::on_link_idle(&mut c, 1_000 * MS);
+            (after_first, c.blue.p)
+        };
+        assert_eq!(
+            run(QueueEmpty::Never),
+            ((1.0 / 256.0, true), 1.0 / 256.0)
+        );
+        assert_eq!(
+            run(QueueEmpty::LinkIdle),
+            ((1.0 / 256.0 - 1.0 / 4096.0, false), 1.0 / 256.0 - 2.0 / 4096.0)
+        );
     }
 
     /// CoDel's signal marks an ECT packet with ECN on; BLUE drops whatever the codepoint.

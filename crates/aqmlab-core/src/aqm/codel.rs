@@ -17,8 +17,16 @@
 //!   lastcount = count; drop_next = control_law(now).
 //! - Arrival: forced (tail) drop if the buffer is full; CoDel itself never drops at enqueue.
 //!
-//! Where sources differ: Linux computes 1/sqrt(count) by Newton steps on a 16-bit fixed point
-//! value; aqmlab uses the exact value, as RFC 8289's pseudocode does. Linux's "backlog" is the
+//! Where sources differ: RFC 8289's pseudocode divides by the exact sqrt(count); Linux keeps
+//! 1/sqrt(count) as a 16-bit fixed-point value (`codel_vars.rec_inv_sqrt`) and moves it by one
+//! Newton step (`codel_Newton_step`) each time count changes, which is exact to a few parts in
+//! 10^4 while count moves by one, but not when it jumps: re-entering the dropping state with
+//! count = count - lastcount takes one step from the old value, and FQ-CoDel's overflow adds
+//! the packets it dropped to count without any step (`fq_codel_drop`). When count times the
+//! old value squared exceeds 3 the step's u64 arithmetic wraps and the result is a truncated
+//! remainder, not an approximation. `inv_sqrt` names the two: `"exact"` (the default, RFC
+//! 8289) and `"linux"` (the kernel's arithmetic bit for bit, `codel_control_law`'s
+//! `reciprocal_scale` on the interval in the kernel's 1024 ns units). Linux's "backlog" is the
 //! qdisc's bytes after the dequeue; RFC 8289 compares the same quantity with maxpacket, and
 //! aqmlab uses the configured `mtu` (Linux's default, the device MTU + header = 1514).
 //!
@@ -28,6 +36,8 @@
 //! - `mtu` (1514, bytes): no drop while the backlog is at most this
 //! - `ecn` (false, bool): CE-mark ECT packets instead of dropping (Linux sch_codel default
 //!   off)
+//! - `inv_sqrt` ("exact"): how 1/sqrt(count) is computed, "exact" (RFC 8289) or "linux"
+//!   (include/net/codel_impl.h, `codel_Newton_step`; see above)
 
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueView, StateSink};
@@ -68,7 +78,28 @@ pub const PARAMS: &[ParamDoc] = &[
         meaning: "CE-mark ECT packets instead of dropping",
         plausible: None,
     },
+    INV_SQRT_DOC,
 ];
+
+/// `inv_sqrt`, shared with FQ-CoDel.
+pub const INV_SQRT_DOC: ParamDoc = ParamDoc {
+    name: "inv_sqrt",
+    default: "exact",
+    unit: "exact | linux",
+    meaning: "1/sqrt(count) exact (RFC 8289) or by Linux's fixed-point Newton steps",
+    plausible: None,
+};
+
+/// How the control law's 1/sqrt(count) is computed (module docs, "Where sources differ").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InvSqrt {
+    /// RFC 8289's pseudocode: interval / sqrt(count) in floating point.
+    #[default]
+    Exact,
+    /// Linux's `rec_inv_sqrt`: Q0.16, one `codel_Newton_step` per change of count.
+    Linux,
+}
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -77,6 +108,7 @@ pub struct CodelParams {
     pub interval: Duration,
     pub mtu: u32,
     pub ecn: bool,
+    pub inv_sqrt: InvSqrt,
 }
 
 impl Default for CodelParams {
@@ -86,6 +118,7 @@ impl Default for CodelParams {
             interval: Duration(100_000_000),
             mtu: 1514,
             ecn: false,
+            inv_sqrt: InvSqrt::Exact,
         }
     }
 }
@@ -119,14 +152,48 @@ pub struct CodelVars {
     pub drop_next: Time,
     /// Sojourn time of the last packet examined.
     pub ldelay: Time,
+    /// Linux's 1/sqrt(count) in Q0.16 (`inv_sqrt = "linux"` only); 0 at start, as
+    /// `codel_vars_init` leaves it.
+    pub rec_inv_sqrt: u16,
     pending: Pending,
 }
 
-fn control_law(t: Time, interval: Time, count: u32) -> Time {
-    t + (interval as f64 / (count.max(1) as f64).sqrt()) as Time
+/// Linux `codel_Newton_step` (include/net/codel_impl.h), its wrapping arithmetic kept:
+/// new = old * (3 - count * old^2) / 2, in Q0.32 and truncated to Q0.16.
+pub fn newton_step(rec_inv_sqrt: u16, count: u32) -> u16 {
+    let invsqrt = (rec_inv_sqrt as u32) << 16;
+    let invsqrt2 = ((invsqrt as u64 * invsqrt as u64) >> 32) as u32;
+    let val = (3u64 << 32).wrapping_sub(count as u64 * invsqrt2 as u64) >> 2;
+    let val = val.wrapping_mul(invsqrt as u64) >> (32 - 2 + 1);
+    (val >> 16) as u16
 }
 
+/// The kernel's unit of CoDel time (`CODEL_SHIFT` = 10: 1024 ns).
+const CODEL_TIME_SHIFT: u32 = 10;
+
 impl CodelVars {
+    /// drop_next after `t`: RFC 8289's t + interval / sqrt(count), or Linux's
+    /// `codel_control_law` (`reciprocal_scale(interval, rec_inv_sqrt << 16)` in 1024 ns units).
+    fn control_law(&self, cfg: &CodelParams, t: Time) -> Time {
+        let interval = cfg.interval.0;
+        match cfg.inv_sqrt {
+            InvSqrt::Exact => t + (interval as f64 / (self.count.max(1) as f64).sqrt()) as Time,
+            InvSqrt::Linux => {
+                let interval_ct = (interval >> CODEL_TIME_SHIFT) as u32 as u64;
+                let step_ct = (interval_ct * ((self.rec_inv_sqrt as u64) << 16)) >> 32;
+                t + (step_ct << CODEL_TIME_SHIFT)
+            }
+        }
+    }
+
+    /// count moved (Linux calls `codel_Newton_step` after each `count++` and after
+    /// `count = delta`).
+    fn after_count_change(&mut self, cfg: &CodelParams) {
+        if cfg.inv_sqrt == InvSqrt::Linux {
+            self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.count);
+        }
+    }
+
     fn should_drop(&mut self, cfg: &CodelParams, now: Time, sojourn: Time, backlog: u64) -> bool {
         self.ldelay = sojourn;
         if sojourn < cfg.target.0 || backlog <= cfg.mtu as u64 {
@@ -151,8 +218,9 @@ impl CodelVars {
     /// One step of the dropping loop, entered with dropping && now >= drop_next.
     fn drop_step(&mut self, cfg: &CodelParams, ect: bool, more: bool) -> DepartureVerdict {
         self.count = self.count.wrapping_add(1);
+        self.after_count_change(cfg);
         if cfg.ecn && ect {
-            self.drop_next = control_law(self.drop_next, cfg.interval.0, self.count);
+            self.drop_next = self.control_law(cfg, self.drop_next);
             return DepartureVerdict::Mark;
         }
         if more {
@@ -187,7 +255,7 @@ impl CodelVars {
                     self.dropping = false;
                     return DepartureVerdict::Send;
                 }
-                self.drop_next = control_law(self.drop_next, cfg.interval.0, self.count);
+                self.drop_next = self.control_law(cfg, self.drop_next);
                 if now >= self.drop_next {
                     return self.drop_step(cfg, ect, more);
                 }
@@ -218,13 +286,15 @@ impl CodelVars {
             self.dropping = true;
             let delta = self.count.wrapping_sub(self.lastcount);
             let since = now as i128 - self.drop_next as i128;
-            self.count = if delta > 1 && since < 16 * cfg.interval.0 as i128 {
-                delta
+            if delta > 1 && since < 16 * cfg.interval.0 as i128 {
+                self.count = delta;
+                self.after_count_change(cfg);
             } else {
-                1
-            };
+                self.count = 1;
+                self.rec_inv_sqrt = u16::MAX;
+            }
             self.lastcount = self.count;
-            self.drop_next = control_law(now, cfg.interval.0, self.count);
+            self.drop_next = self.control_law(cfg, now);
             verdict
         } else {
             DepartureVerdict::Send
@@ -360,6 +430,79 @@ mod tests {
         assert_eq!(got, expected);
         assert_eq!(expected, vec![112.0, 212.0, 283.0, 341.0, 391.0]);
         assert_eq!(r.stats.early_drops, 5);
+    }
+
+    /// The same queue with Linux's reciprocal: count 1 starts from 0xFFFF (interval x
+    /// 65535/65536 = 99.997696 ms in the kernel's 1024 ns units), count 2 from one Newton step,
+    /// 1 x (3 - 2 x 1) / 2 = 0.5 (32769 in Q0.16, not 1/sqrt(2) = 0.7071), then 36864
+    /// (0.5625), 31968 (0.4878). drop_next: 112 + 99.997696 = 211.997696 ms, + 50.000896 =
+    /// 261.998592, + 56.249344 = 318.247936, + 48.779... = 367.03: served at the next whole
+    /// millisecond.
+    #[test]
+    fn linux_inv_sqrt_schedules_drops_by_the_kernels_newton_steps() {
+        let mut r = rig(CodelParams {
+            inv_sqrt: InvSqrt::Linux,
+            ..CodelParams::default()
+        });
+        for _ in 0..400 {
+            enqueue(&mut r, 0, false);
+        }
+        let mut drop_times = Vec::new();
+        for t in 1..=400u64 {
+            let now = 10 * MS + t * MS;
+            let before = r.dropped.len();
+            enqueue(&mut r, now, false);
+            r.dequeue(now);
+            if r.dropped.len() > before {
+                drop_times.push(now / MS);
+            }
+        }
+        assert_eq!(drop_times, vec![112, 212, 262, 319, 368]);
+        let steps: Vec<u16> = (2..=4)
+            .scan(u16::MAX, |r, c| {
+                *r = newton_step(*r, c);
+                Some(*r)
+            })
+            .collect();
+        assert_eq!(steps, vec![32769, 36864, 31968]);
+    }
+
+    /// Re-entering the dropping state with count - lastcount = 51 from 1/sqrt(1): 3 - 51 x 1
+    /// is negative, the kernel's u64 subtraction wraps and the truncated result is 74 (0.0011,
+    /// where 1/sqrt(51) = 0.14): the next drop follows 0.11 ms later, not 14 ms. This is how
+    /// FQ-CoDel's overflow (`count += dropped`, no step) makes Linux's drops come fast.
+    #[test]
+    fn linux_inv_sqrt_wraps_when_count_jumps() {
+        let cfg = CodelParams {
+            inv_sqrt: InvSqrt::Linux,
+            ..CodelParams::default()
+        };
+        let mut v = CodelVars {
+            count: 52,
+            lastcount: 1,
+            rec_inv_sqrt: u16::MAX,
+            drop_next: 1000 * MS,
+            first_above_time: Some(1000 * MS),
+            ..CodelVars::default()
+        };
+        let now = 1100 * MS;
+        assert_eq!(
+            v.on_dequeue(&cfg, now, 0, false, 100_000, false),
+            DepartureVerdict::Drop
+        );
+        assert_eq!((v.count, v.rec_inv_sqrt), (51, 74));
+        // reciprocal_scale(97656, 74 << 16) = 110 kernel units of 1024 ns.
+        assert_eq!(v.drop_next, now + 110 * 1024);
+        // The exact reciprocal: 100 ms / sqrt(51).
+        let mut e = CodelVars {
+            count: 52,
+            lastcount: 1,
+            drop_next: 1000 * MS,
+            first_above_time: Some(1000 * MS),
+            ..CodelVars::default()
+        };
+        e.on_dequeue(&CodelParams::default(), now, 0, false, 100_000, false);
+        assert_eq!(e.drop_next, now + (100e6 / 51f64.sqrt()) as Time);
     }
 
     #[test]

@@ -43,8 +43,11 @@
 //!   `TCA_FQ_CODEL_CE_THRESHOLD_SELECTOR/_MASK`; mask 0: every packet). aqmlab's packets carry
 //!   no DSCP, so the byte is the ECN field alone: `0x1/0x1` selects ECT(1) and CE, the L4S
 //!   packets.
+//! - `inv_sqrt` ("exact"): CoDel's 1/sqrt(count), exact or Linux's Newton steps
+//!   ([`super::codel`]); with "linux", the overflow's `count += dropped` leaves the
+//!   reciprocal where it was, as `fq_codel_drop` does.
 
-use super::codel::{CodelParams, CodelVars};
+use super::codel::{CodelParams, CodelVars, InvSqrt};
 use super::flow_queues::{check_sizes, FlowQueue, FlowQueues};
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::{DepartureVerdict, DropKind, QueueCtx, QueueDiscipline, QueueLimit, StateSink};
@@ -148,6 +151,7 @@ pub const PARAMS: &[ParamDoc] = &[
         meaning: "bits of the TOS byte ce_threshold_selector compares (0: every packet)",
         plausible: None,
     },
+    super::codel::INV_SQRT_DOC,
 ];
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -165,6 +169,7 @@ pub struct FqCodelParams {
     pub ce_threshold: Option<Duration>,
     pub ce_threshold_selector: u8,
     pub ce_threshold_mask: u8,
+    pub inv_sqrt: InvSqrt,
 }
 
 impl Default for FqCodelParams {
@@ -182,6 +187,7 @@ impl Default for FqCodelParams {
             ce_threshold: None,
             ce_threshold_selector: 0,
             ce_threshold_mask: 0,
+            inv_sqrt: InvSqrt::Exact,
         }
     }
 }
@@ -206,6 +212,7 @@ impl FqCodel {
             interval: cfg.interval,
             mtu: cfg.mtu,
             ecn: cfg.ecn,
+            inv_sqrt: cfg.inv_sqrt,
         };
         let fq = FlowQueues::new(cfg.flows, cfg.quantum, cfg.perturbation, CodelVars::default);
         FqCodel {
@@ -359,6 +366,7 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, 
         interval: cfg.interval,
         mtu: cfg.mtu,
         ecn: cfg.ecn,
+        inv_sqrt: cfg.inv_sqrt,
     }
     .validate(p)?;
     Ok(Box::new(FqCodel::new(cfg, env.limit)))

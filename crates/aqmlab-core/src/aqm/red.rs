@@ -20,6 +20,14 @@
 //!   ns-2, and Linux's RED on a device; false: it does not, Linux's RED as the leaf of htb,
 //!   `ewma.rs`)
 //!
+//! - `short_queue_exempt` (true: ns-2's `red.cc` signals only when `qlen > 1`, the queue
+//!   before the arrival holding at least two packets; false: Linux's `red_enqueue` and
+//!   `red_action` (include/net/red.h) decide on the average alone, so an arrival to an empty
+//!   queue is dropped while avg >= max_th. Under htb, where the average does not decay over
+//!   idle time (`idle_decay = false`), that is a lockout: after a slow-start overflow lifts
+//!   avg above max_th, every packet is dropped, the sender backs off its RTO, and each rare
+//!   retransmission lowers avg by one weight; measured in Linux 6.1 for Reno, docs/validation.md)
+//!
 //! Where aqmlab's reading departs from later ns-2 code: a forced drop happens when avg >= max_th
 //! (non-gentle) or avg >= 2 max_th (gentle), as the 2002-2004 code does; later versions with
 //! `use_mark_p` reach the same drop through p = 1 but count it as unforced.
@@ -90,6 +98,7 @@ pub struct RedParams {
     pub mark_p: f64,
     pub target_delay: Duration,
     pub idle_decay: bool,
+    pub short_queue_exempt: bool,
 }
 
 impl Default for RedParams {
@@ -107,6 +116,7 @@ impl Default for RedParams {
             mark_p: 0.1,
             target_delay: Duration(5_000_000),
             idle_decay: true,
+            short_queue_exempt: true,
         }
     }
 }
@@ -127,6 +137,7 @@ pub struct RedConfig {
     /// Mean-size packets per second the link can send.
     pub ptc: f64,
     pub idle_decay: bool,
+    pub short_queue_exempt: bool,
 }
 
 impl RedParams {
@@ -178,6 +189,7 @@ impl RedParams {
             mark_p: self.mark_p,
             ptc,
             idle_decay: self.idle_decay,
+            short_queue_exempt: self.short_queue_exempt,
         }
     }
 }
@@ -334,6 +346,12 @@ pub const RED_DOCS_REST: &[ParamDoc] = &[
         "bool",
         "avg decays over idle time; false: Linux's RED under htb",
     ),
+    doc(
+        "short_queue_exempt",
+        "true",
+        "bool",
+        "no early or forced signal while at most one packet is queued (ns-2); false: the average alone decides (Linux)",
+    ),
 ];
 
 /// Joins doc lists at compile time into one `&[ParamDoc]`, each list named once:
@@ -456,7 +474,7 @@ impl Red {
         self.count_bytes += pkt.size as u64;
         let mut verdict = ArrivalVerdict::Enqueue;
         self.p_a = 0.0;
-        if avg >= self.cfg.min_th && q.len_packets > 1 {
+        if avg >= self.cfg.min_th && (q.len_packets > 1 || !self.cfg.short_queue_exempt) {
             if forced {
                 verdict = ArrivalVerdict::Drop(DropKind::Forced);
             } else if !self.old {
@@ -662,6 +680,34 @@ mod tests {
             ArrivalVerdict::Drop(DropKind::Forced)
         );
         assert_eq!(r.count, 0);
+    }
+
+    /// avg 40 above max_th = 15 (non-gentle), arrivals to an empty queue, no idle decay
+    /// (Linux's RED under htb): ns-2 (`qlen > 1`) enqueues every one; Linux drops each while
+    /// avg = 40 (1 - 0.002)^k stays >= 15, k = 1..489 (ln(15/40) / ln(0.998) = 489.9), and the
+    /// 490th, at avg 14.99, is no forced drop.
+    #[test]
+    fn short_queue_exempt_decides_arrivals_to_an_empty_queue() {
+        let run = |exempt: bool| {
+            let mut r = Red::new(RedConfig {
+                short_queue_exempt: exempt,
+                idle_decay: false,
+                ..cfg(false)
+            });
+            r.ewma.avg = 40.0;
+            r.ewma.update(0, 40.0); // busy from t = 0: avg stays 40
+            let mut rng = crate::aqm::test_rig::rng();
+            let pkt = crate::aqm::test_rig::packet(PacketKind::Udp);
+            (1..=491u64)
+                .map(|k| r.on_arrival(&view(k * 1_000_000, 0), &pkt, &mut rng))
+                .collect::<Vec<_>>()
+        };
+        assert!(run(true).iter().all(|v| *v == ArrivalVerdict::Enqueue));
+        let linux = run(false);
+        assert!(linux[..489]
+            .iter()
+            .all(|v| *v == ArrivalVerdict::Drop(DropKind::Forced)));
+        assert_ne!(linux[489], ArrivalVerdict::Drop(DropKind::Forced));
     }
 
     #[test]
