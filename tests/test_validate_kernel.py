@@ -134,7 +134,8 @@ def test_codel_fq_codel_fq_pie() -> None:
 def test_cobalt_is_a_flowblind_cake() -> None:
     args, notes = mapped("cobalt")
     assert args == (
-        "cake unlimited rtt 100000us besteffort flowblind nowash no-ack-filter split-gso raw memlimit 421600"
+        # memlimit: 100 segments of 1,000 payload bytes at the guest's truesize, 1,280 + 1,000 B
+        "cake unlimited rtt 100000us besteffort flowblind nowash no-ack-filter split-gso raw memlimit 228000"
     )
     assert any(n.startswith("rate_adjust") for n in notes)
 

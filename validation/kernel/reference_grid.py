@@ -17,7 +17,8 @@ and the kernel carries the parameter (set to Linux's here, so that both sides ru
 qdisc): PIE's ``decay = "linux"`` (aqmlab's default is RFC 8033's) and, with ECN, its
 ``accu_prob_reset = "linux"`` (aqmlab's default is RFC 8033's); CoDel's and FQ-CoDel's
 ``inv_sqrt = "linux"`` (the kernel's fixed-point Newton steps; aqmlab's default is RFC 8289's
-exact reciprocal); COBALT's ``queue_empty = "never"`` (cake flowblind never finds its one
+exact reciprocal) and ``clock_at_start = "1s"`` (the guest's clock when its flows start:
+CoDel's first drop_next, 0, is "recent" for 1.6 s after boot); COBALT's ``queue_empty = "never"`` (cake flowblind never finds its one
 flow empty, so BLUE's p never falls; aqmlab's default is ns-3's, on every idle link); PIE's
 and FQ-PIE's
 ``t_update = "20ms"``, the kernel's 15 ms default as it runs in jiffies at the guest's HZ 100;
@@ -144,6 +145,10 @@ def limit_packets(cell: Cell) -> int:
 KERNEL_TUPDATE = "20ms"
 
 
+# CoDel as the reference kernel runs it: Linux's reciprocal, its clock 1 s after boot
+KERNEL_CODEL = {"inv_sqrt": "linux", "clock_at_start": "1s"}
+
+
 def aqm_table(cell: Cell) -> dict[str, Any]:
     """The bottleneck's AQM as written in the scenario (see the module's docstring)."""
     mtu = PACKET + ETH
@@ -169,9 +174,9 @@ def aqm_table(cell: Cell) -> dict[str, Any]:
             pie |= {"ecn": True, "accu_prob_reset": "linux"}
         return pie
     if cell.aqm == "codel":
-        return {"kind": "codel", "mtu": mtu, "inv_sqrt": "linux"}
+        return {"kind": "codel", "mtu": mtu, **KERNEL_CODEL}
     if cell.aqm in ("fq_codel", "fq_codel_ce"):
-        t: dict[str, Any] = {"kind": "fq_codel", "mtu": mtu, "quantum": mtu, "inv_sqrt": "linux"}
+        t: dict[str, Any] = {"kind": "fq_codel", "mtu": mtu, "quantum": mtu, **KERNEL_CODEL}
         if cell.aqm == "fq_codel_ce":
             t["ce_threshold"] = "1ms"
         return t

@@ -19,6 +19,17 @@ from ..cli_options import seconds
 AQM_PATH = "topology.bottleneck.queue.aqm"
 # Bytes a veth frame carries besides the IP packet; the bottleneck's size table removes them.
 ETHERNET_HEADER = 14
+# An skb's truesize beyond its TCP payload in the reference kernel (transport/tcp/rcv_space.rs:
+# SKB_TRUESIZE_BASE, a 1024-byte kmalloc head, SKB_TRUESIZE(704) = 1280, the payload in page
+# fragments): what tcp_wmem counts per queued segment besides its bytes, and what cake counts
+# against memlimit for a forwarded segment (measured: 4 CUBIC flows through cake memlimit
+# 510,136 B held at most 223 segments of 1,000 B, 2,288 B each)
+SKB_TRUESIZE_EXTRA = 1280
+TCP_IP_HEADERS = 40
+# The guest's clock when the flows start: its boot takes no virtual time (time-travel) and
+# kernel_guest starts the flows at t0 = floor(monotonic) + 1 (measured: /proc/uptime 0.00 at
+# the payload's start). CoDel's drop_next starts at 0 on that clock (codel_vars_init).
+GUEST_CLOCK_AT_START_S = 1.0
 # The guest kernel's timer tick (UML's HZ): PIE's and FQ-PIE's update timer counts jiffies.
 GUEST_HZ = 100
 # The kernel's constants where the scenario has a parameter (net/sched/sch_pie.c,
@@ -164,6 +175,7 @@ def qdisc_args(
         return Qdisc(args, tuple(n for n in notes if n), kind)
     if kind == "codel":
         fixed("inv_sqrt", "linux", "the kernel computes 1/sqrt(count) by fixed-point Newton steps (codel_Newton_step)")
+        fixed("clock_at_start", GUEST_CLOCK_AT_START_S, "the guest's CoDel clock counts from its boot, 1 s before the flows")
         notes.append(_mtu_note(aqm, mtu))
         args = (
             f"codel limit {limit} target {_us(aqm['target'])} interval {_us(aqm['interval'])} "
@@ -173,6 +185,7 @@ def qdisc_args(
     if kind == "fq_codel":
         fixed("perturbation", 0, "the kernel draws its flow hash's perturbation at random (from random.seed)")
         fixed("inv_sqrt", "linux", "the kernel computes 1/sqrt(count) by fixed-point Newton steps (codel_Newton_step)")
+        fixed("clock_at_start", GUEST_CLOCK_AT_START_S, "the guest's CoDel clock counts from its boot, 1 s before the flows")
         notes.append(_mtu_note(aqm, mtu))
         args = (
             f"fq_codel limit {min(limit, int(aqm['limit']))} flows {int(aqm['flows'])} "
@@ -225,9 +238,12 @@ def qdisc_args(
         fixed("last_packet", "send", "cake_dequeue never drops the packet that empties a flow's queue")
         notes.append(
             "rate_adjust: cake runs unlimited under the htb class, so its MTU-time rules have no link rate; "
-            "cake's buffer is memlimit in bytes of memory (truesize), not the queue's limit in packets"
+            "cake's buffer is memlimit in bytes of memory (truesize), set to hold the queue's limit of TCP segments"
         )
-        memlimit = limit * (mtu + ETHERNET_HEADER) * 4
+        # cake counts each packet's truesize against memlimit (cake_enqueue: buffer_used +=
+        # skb->truesize): L forwarded TCP segments, so that it holds what the simulated queue's
+        # limit holds (before issue 37's grid: 4 L (P + 14), about 1.85 L segments)
+        memlimit = limit * (SKB_TRUESIZE_EXTRA + mtu - TCP_IP_HEADERS)
         # no `nonat`: tc sends TCA_CAKE_NAT = 0 for it, which cake_change refuses without conntrack
         # ("No conntrack support in kernel"; the guest has none); cake starts without NAT anyway
         args = (

@@ -39,6 +39,7 @@ from ..scenario import ScenarioLike, load_scenario, resolve_scenario, to_json
 from .kernel_qdiscs import (
     ETHERNET_HEADER,
     LEAF_HANDLE,
+    SKB_TRUESIZE_EXTRA,
     KernelRefusal,
     Qdisc,
     _bit,
@@ -51,9 +52,6 @@ from .validate import scenario_and_seeds
 PROFILES = ("linux", "dctcp", "bbr")
 KERNEL_CCS = ("reno", "cubic", "dctcp", "bbr")
 SAMPLE_S = 0.010
-# An skb's truesize beyond its payload in the reference kernel (transport/tcp/rcv_space.rs:
-# SKB_TRUESIZE_BASE): what tcp_wmem counts per queued segment besides its bytes.
-SKB_TRUESIZE_EXTRA = 1280
 MAX_HOSTS = 250
 
 

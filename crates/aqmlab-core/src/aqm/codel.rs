@@ -38,6 +38,13 @@
 //!   off)
 //! - `inv_sqrt` ("exact"): how 1/sqrt(count) is computed, "exact" (RFC 8289) or "linux"
 //!   (include/net/codel_impl.h, `codel_Newton_step`; see above)
+//! - `clock_at_start` (0 s): the discipline's clock when the run starts. drop_next starts at 0
+//!   on that clock (RFC 8289's pseudocode, Linux's `codel_vars_init`), so the first entry
+//!   into the dropping state counts as "recently dropping" (count = count - lastcount, which
+//!   FQ-CoDel's overflows may have raised) only while that clock is below 16 intervals.
+//!   Linux's clock counts from boot: a router up for minutes never sees it; the reference
+//!   kernel's flows start 1 s after its boot (docs/kernel-reference.md), so the first 0.6 s
+//!   of a run do.
 
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueView, StateSink};
@@ -79,7 +86,17 @@ pub const PARAMS: &[ParamDoc] = &[
         plausible: None,
     },
     INV_SQRT_DOC,
+    CLOCK_AT_START_DOC,
 ];
+
+/// `clock_at_start`, shared with FQ-CoDel.
+pub const CLOCK_AT_START_DOC: ParamDoc = ParamDoc {
+    name: "clock_at_start",
+    default: "0s",
+    unit: "s",
+    meaning: "the discipline's clock when the run starts (its first drop_next is 0 on it)",
+    plausible: None,
+};
 
 /// `inv_sqrt`, shared with FQ-CoDel.
 pub const INV_SQRT_DOC: ParamDoc = ParamDoc {
@@ -109,6 +126,7 @@ pub struct CodelParams {
     pub mtu: u32,
     pub ecn: bool,
     pub inv_sqrt: InvSqrt,
+    pub clock_at_start: Duration,
 }
 
 impl Default for CodelParams {
@@ -119,6 +137,7 @@ impl Default for CodelParams {
             mtu: 1514,
             ecn: false,
             inv_sqrt: InvSqrt::Exact,
+            clock_at_start: Duration(0),
         }
     }
 }
@@ -285,7 +304,14 @@ impl CodelVars {
             };
             self.dropping = true;
             let delta = self.count.wrapping_sub(self.lastcount);
-            let since = now as i128 - self.drop_next as i128;
+            // A state that never dropped has drop_next = 0 on the discipline's own clock, which
+            // read `clock_at_start` when the run started (Linux's counts from boot).
+            let drop_next = if self.lastcount == 0 {
+                -(cfg.clock_at_start.0 as i128)
+            } else {
+                self.drop_next as i128
+            };
+            let since = now as i128 - drop_next;
             if delta > 1 && since < 16 * cfg.interval.0 as i128 {
                 self.count = delta;
                 self.after_count_change(cfg);
@@ -465,6 +491,29 @@ mod tests {
             })
             .collect();
         assert_eq!(steps, vec![32769, 36864, 31968]);
+    }
+
+    /// A state that never dropped, count 52 from FQ-CoDel's overflows, at 0.5 s of the run:
+    /// with the clock starting at the run, drop_next = 0 was 0.5 s ago (recent: count 52);
+    /// with the clock at 1.2 s at the start (1.7 s now, more than 16 x 100 ms), count 1.
+    #[test]
+    fn a_state_that_never_dropped_is_recent_only_early_on_its_clock() {
+        let fresh = || CodelVars {
+            count: 52,
+            first_above_time: Some(400 * MS),
+            ..CodelVars::default()
+        };
+        let late = CodelParams {
+            inv_sqrt: InvSqrt::Linux,
+            clock_at_start: Duration(1_200 * MS),
+            ..CodelParams::default()
+        };
+        let mut v = fresh();
+        v.on_dequeue(&late, 500 * MS, 0, false, 100_000, false);
+        assert_eq!((v.count, v.lastcount, v.rec_inv_sqrt), (1, 1, u16::MAX));
+        let mut e = fresh();
+        e.on_dequeue(&CodelParams::default(), 500 * MS, 0, false, 100_000, false);
+        assert_eq!((e.count, e.lastcount), (52, 52));
     }
 
     /// Re-entering the dropping state with count - lastcount = 51 from 1/sqrt(1): 3 - 51 x 1

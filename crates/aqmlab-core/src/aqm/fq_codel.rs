@@ -46,6 +46,7 @@
 //! - `inv_sqrt` ("exact"): CoDel's 1/sqrt(count), exact or Linux's Newton steps
 //!   ([`super::codel`]); with "linux", the overflow's `count += dropped` leaves the
 //!   reciprocal where it was, as `fq_codel_drop` does.
+//! - `clock_at_start` (0 s): CoDel's clock when the run starts ([`super::codel`]).
 
 use super::codel::{CodelParams, CodelVars, InvSqrt};
 use super::flow_queues::{check_sizes, FlowQueue, FlowQueues};
@@ -152,6 +153,7 @@ pub const PARAMS: &[ParamDoc] = &[
         plausible: None,
     },
     super::codel::INV_SQRT_DOC,
+    super::codel::CLOCK_AT_START_DOC,
 ];
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -170,6 +172,7 @@ pub struct FqCodelParams {
     pub ce_threshold_selector: u8,
     pub ce_threshold_mask: u8,
     pub inv_sqrt: InvSqrt,
+    pub clock_at_start: Duration,
 }
 
 impl Default for FqCodelParams {
@@ -188,6 +191,7 @@ impl Default for FqCodelParams {
             ce_threshold_selector: 0,
             ce_threshold_mask: 0,
             inv_sqrt: InvSqrt::Exact,
+            clock_at_start: Duration(0),
         }
     }
 }
@@ -213,6 +217,7 @@ impl FqCodel {
             mtu: cfg.mtu,
             ecn: cfg.ecn,
             inv_sqrt: cfg.inv_sqrt,
+            clock_at_start: cfg.clock_at_start,
         };
         let fq = FlowQueues::new(cfg.flows, cfg.quantum, cfg.perturbation, CodelVars::default);
         FqCodel {
@@ -367,6 +372,7 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, 
         mtu: cfg.mtu,
         ecn: cfg.ecn,
         inv_sqrt: cfg.inv_sqrt,
+        clock_at_start: cfg.clock_at_start,
     }
     .validate(p)?;
     Ok(Box::new(FqCodel::new(cfg, env.limit)))
