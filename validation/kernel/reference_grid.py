@@ -33,7 +33,8 @@ p_b / (2 - count p_b)); under the htb class Linux's RED never starts an idle per
 ``idle_decay = false``; Linux decides on the average alone where ns-2 spares a queue of at most
 one packet, so ``short_queue_exempt = false``; thresholds as iproute2 sets them
 when none are given (max = limit / 4, min = max / 3), ``max_p`` and ``w_q`` aqmlab's (0.1 and
-0.002, which runs as 2^-9). ``step_marking``: K = 20 packets (aqmlab's default).
+0.002, which runs as 2^-9). ``step_marking``: K = 20 packets (aqmlab's default), on the
+average red keeps with tc's least weight, ``average_weight = 0.5``.
 
 Two seeds per cell (1 and 2); ``--duration`` (default 25 s) with ``--warmup`` (default 5 s):
 20 s measured. Every finished cell is appended to ``DIR/cells.jsonl`` at once (``--resume``
@@ -185,7 +186,7 @@ def aqm_table(cell: Cell) -> dict[str, Any]:
     if cell.aqm == "cobalt":
         return {"kind": "cobalt", "mtu": mtu, "queue_empty": "never"}
     if cell.aqm == "step_marking":
-        return {"kind": "step_marking", "k_packets": 20}
+        return {"kind": "step_marking", "k_packets": 20, "average_weight": 0.5}
     raise ValueError(f"unknown AQM {cell.aqm!r}")
 
 

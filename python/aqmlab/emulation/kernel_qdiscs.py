@@ -391,7 +391,11 @@ def _step(
     k_bytes = int(k) if k is not None else int(aqm.get("k_packets") or 20) * mtu
     # more than K waiting: the backlog at least K + 1 bytes
     th = k_bytes + 1
-    notes.append("the step acts on red's average with weight 1/2 (the least tc gives), not on the instantaneous queue")
+    fixed(
+        "average_weight",
+        0.5,
+        "the step acts on red's average with weight 1/2 (tc gives no Wlog below 1), not on the instantaneous queue",
+    )
     burst = red_burst(th, mtu, 1)
     args = f"red limit {limit * mtu} min {th} max {th} avpkt {mtu} burst {burst} probability 1 bandwidth {_bit(rate)}"
     args += " ecn" if aqm.get("ecn", True) else " harddrop"

@@ -33,6 +33,13 @@
 //! - `non_ect` ("drop"): a non-ECT packet above K is dropped (Linux RED `ecn`, sch_dualpi2's
 //!   step) or, with "enqueue", passes unmarked
 //!
+//! - `average_weight` (1): with `k_packets` or `k_bytes`, the step compares K with an average
+//!   of the queue the arrivals find, avg <- (1 - w) avg + w q at each arrival, instead of q
+//!   itself: 1 is the instantaneous queue (the paper, RFC 8257); Linux RED, which
+//!   validate-kernel maps a step to, averages with weight 2^-Wlog and tc gives no Wlog below
+//!   1, so its step acts on avg <- avg / 2 + q / 2 (`red_calc_qavg_no_idle_time`,
+//!   include/net/red.h): `average_weight = 0.5`.
+//!
 //! Forced drops when the buffer is full happen as in every FIFO here.
 
 use super::params::{AqmParams, ParamDoc, Plausible, QueueEnv};
@@ -83,6 +90,13 @@ pub const PARAMS: &[ParamDoc] = &[
         meaning: "what happens to a packet that is not ECN-capable above K (Linux RED ecn and sch_dualpi2 drop it)",
         plausible: None,
     },
+    ParamDoc {
+        name: "average_weight",
+        default: "1",
+        unit: "weight",
+        meaning: "k_packets/k_bytes compare K with avg <- (1-w) avg + w q, not q: 1 instantaneous; 0.5 Linux RED at tc's least weight",
+        plausible: None,
+    },
 ];
 
 /// What a non-ECT packet above the threshold gets.
@@ -109,10 +123,16 @@ pub struct StepParams {
     #[serde(default = "yes")]
     pub ecn: bool,
     pub non_ect: NonEct,
+    #[serde(default = "one")]
+    pub average_weight: f64,
 }
 
 fn yes() -> bool {
     true
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// The one threshold in force.
@@ -128,6 +148,7 @@ pub struct StepConfig {
     pub k: Threshold,
     pub ecn: bool,
     pub non_ect: NonEct,
+    pub average_weight: f64,
 }
 
 impl StepParams {
@@ -161,10 +182,20 @@ impl StepParams {
             (_, _, Some(d)) => Threshold::Sojourn(d.0),
             (None, None, None) => Threshold::Packets(DEFAULT_K_PACKETS),
         };
+        let w = self.average_weight;
+        p.require(w.is_finite() && w > 0.0 && w <= 1.0, "average_weight", || {
+            format!("must be in (0, 1], got {w}")
+        })?;
+        p.require(
+            w == 1.0 || !matches!(k, Threshold::Sojourn(_)),
+            "average_weight",
+            || "k_sojourn decides on each packet's own sojourn time: it has no average".into(),
+        )?;
         Ok(StepConfig {
             k,
             ecn: self.ecn,
             non_ect: self.non_ect,
+            average_weight: w,
         })
     }
 
@@ -187,6 +218,9 @@ pub struct StepMarking {
     above: bool,
     /// Marks and drops by the step so far.
     signals: u64,
+    /// The queue average the step compares (packets or bytes, as K); the queue itself when
+    /// `average_weight` is 1.
+    avg: f64,
 }
 
 impl StepMarking {
@@ -195,7 +229,15 @@ impl StepMarking {
             cfg,
             above: false,
             signals: 0,
+            avg: 0.0,
         }
+    }
+
+    /// The arrival's queue (packets or bytes) folded into the average.
+    fn averaged(&mut self, q: f64) -> f64 {
+        let w = self.cfg.average_weight;
+        self.avg = if w == 1.0 { q } else { (1.0 - w) * self.avg + w * q };
+        self.avg
     }
 
     /// The signal for a packet above K: a mark if it can carry one and marking is on, else a
@@ -225,8 +267,8 @@ impl Aqm for StepMarking {
             return ArrivalVerdict::Drop(DropKind::Forced);
         }
         let above = match self.cfg.k {
-            Threshold::Packets(k) => q.len_packets as f64 > k,
-            Threshold::Bytes(k) => q.len_bytes > k,
+            Threshold::Packets(k) => self.averaged(q.len_packets as f64) > k,
+            Threshold::Bytes(k) => self.averaged(q.len_bytes as f64) > k as f64,
             Threshold::Sojourn(_) => return ArrivalVerdict::Enqueue,
         };
         self.above = above;
@@ -324,6 +366,40 @@ mod tests {
         // That one made 4: a non-ECT arrival is dropped again.
         let id = r.enqueue(0, packet(false));
         assert_eq!(r.dropped.last(), Some(&id));
+    }
+
+    /// K = 3 packets, average_weight 0.5 (Linux RED at Wlog 1): arrivals find 0, 1, ..., 7
+    /// waiting, the average runs 0, 0.5, 1.25, 2.125, 3.0625, 4.03, 5.02, 6.01: the fifth
+    /// arrival (avg 3.06 > 3) is the first marked, one later than on the queue itself.
+    #[test]
+    fn average_weight_marks_on_the_averaged_queue() {
+        let mut r = rig(json!({"k_packets": 3, "average_weight": 0.5}));
+        let ce: Vec<bool> = (0..8)
+            .map(|_| {
+                let id = r.enqueue(0, packet(true));
+                r.arena.get(id).ecn.ce
+            })
+            .collect();
+        assert_eq!(ce, [false, false, false, false, true, true, true, true]);
+        // Eight departures empty the queue. The average lags: the next arrival finds 0 and
+        // is marked (avg 6.008 / 2 = 3.004 > 3); the one after finds 1 (avg 2.002): not.
+        for _ in 0..8 {
+            r.dequeue(0);
+        }
+        let marked: Vec<bool> = (0..2)
+            .map(|_| {
+                let id = r.enqueue(0, packet(true));
+                r.arena.get(id).ecn.ce
+            })
+            .collect();
+        assert_eq!(marked, [true, false]);
+        let e = build(
+            &AqmParams::new(json!({"k_sojourn": "1ms", "average_weight": 0.5}), "q.aqm"),
+            &test_rig::env(1000),
+        )
+        .err()
+        .expect("refused");
+        assert!(e.to_string().contains("average_weight"), "{e}");
     }
 
     /// K = 2500 bytes with 1000-byte packets: the arrivals finding 0, 1000, 2000 bytes pass,
