@@ -58,6 +58,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import findings  # validation/kernel/findings.py, beside this script
+
 PACKET = 1040  # bytes on the wire per data packet: the simulator's default (1000 + 40)
 ETH = 14
 SEEDS = (1, 2)
@@ -267,20 +269,29 @@ def _values(rec: dict[str, Any]) -> dict[str, tuple[float | None, float | None, 
     return vals
 
 
-def over_aims(rec: dict[str, Any]) -> list[str]:
+def over_aim_metrics(rec: dict[str, Any]) -> list[tuple[str, float | None]]:
     """The metrics whose relative difference is over the profile's aim (or undefined with one
-    side nonzero: 0 against something)."""
+    side nonzero: 0 against something), with that difference."""
     tol, names = AIMS[rec["cell"]["profile"]]
-    out = []
+    out: list[tuple[str, float | None]] = []
     for name, (sim, ker, rel) in _values(rec).items():
         if name not in names:
             continue
         if rel is None:
             if (sim or 0) != 0 and (ker or 0) == 0:
-                out.append(f"{name} (kernel 0)")
+                out.append((name, None))
         elif abs(rel) > tol:
-            out.append(f"{name} {rel * 100:+.1f} %")
+            out.append((name, rel))
     return out
+
+
+def over_aims(rec: dict[str, Any]) -> list[str]:
+    return [f"{n} (kernel 0)" if rel is None else f"{n} {rel * 100:+.1f} %" for n, rel in over_aim_metrics(rec)]
+
+
+def readings(rec: dict[str, Any], found: list[findings.Finding]) -> list[tuple[str, str]]:
+    """(metric, reading id) for each metric over its aim (findings.py)."""
+    return [(n, findings.reading(rec, n, rel, found)) for n, rel in over_aim_metrics(rec)]
 
 
 def _fmt(x: float | None, metric: str) -> str:
@@ -301,8 +312,13 @@ def _pct(x: float | None) -> str:
 
 def markdown(records: list[dict[str, Any]]) -> str:
     cols = ("utilization", "drop_rate", "mark_rate", "mean_queue", "goodput", "mean_rtt")
-    head = "| cell | qdisc (kernel) | " + " | ".join(f"{c} sim / kernel / diff" for c in cols) + " | over the aim |"
-    lines = [head, "|" + "---|" * (len(cols) + 3)]
+    found = findings.load()
+    head = (
+        "| cell | qdisc (kernel) | "
+        + " | ".join(f"{c} sim / kernel / diff" for c in cols)
+        + " | over the aim | reading (findings.md) |"
+    )
+    lines = [head, "|" + "---|" * (len(cols) + 4)]
     for rec in records:
         c = rec["cell"]
         label = (
@@ -314,14 +330,36 @@ def markdown(records: list[dict[str, Any]]) -> str:
             label += f"{float(rec['duration_s']) - float(rec['warmup_s']):g} s)"
         qd = KERNEL_QDISC.get(c["aqm"], c["aqm"])
         if rec.get("error"):
-            lines.append(f"| {label} | {qd} | " + " | ".join("-" for _ in cols) + f" | failed: {rec['error']} |")
+            lines.append(f"| {label} | {qd} | " + " | ".join("-" for _ in cols) + f" | failed: {rec['error']} | |")
             continue
         vals = _values(rec)
         cells = []
         for m in cols:
             sim, ker, rel = vals.get(m, (None, None, None))
             cells.append(f"{_fmt(sim, m)} / {_fmt(ker, m)} / {_pct(rel) or '-'}")
-        lines.append(f"| {label} | {qd} | " + " | ".join(cells) + f" | {'; '.join(over_aims(rec)) or 'no'} |")
+        read = "; ".join(f"{m}: {r}" for m, r in readings(rec, found))
+        lines.append(f"| {label} | {qd} | " + " | ".join(cells) + f" | {'; '.join(over_aims(rec)) or 'no'} | {read} |")
+    return "\n".join(lines) + "\n"
+
+
+def findings_markdown(records: list[dict[str, Any]]) -> str:
+    """Each reading with the over-aim metrics it covers (cells and metrics), in the order of
+    findings.toml, then the computed ones and the metrics left unread."""
+    found = findings.load()
+    covered: dict[str, list[str]] = {}
+    for rec in records:
+        if rec.get("error"):
+            continue
+        for metric, rid in readings(rec, found):
+            covered.setdefault(rid, []).append(f"{rec['name']} ({metric})")
+    lines = ["| reading | kind | over-aim metrics it covers | what was found or ruled out |", "|---|---|---|---|"]
+    texts = {f.id: (f.kind, f.text) for f in found} | findings.COMPUTED
+    for rid in [f.id for f in found] + list(findings.COMPUTED) + ["unread"]:
+        if rid not in covered:
+            continue
+        kind, text = texts.get(rid, ("none", "no reading written"))
+        cells = covered[rid]
+        lines.append(f"| {rid} | {kind} | {len(cells)}: {', '.join(cells)} | {' '.join(text.split())} |")
     return "\n".join(lines) + "\n"
 
 
@@ -389,6 +427,7 @@ def write_outputs(out: Path, records: list[dict[str, Any]], meta: dict[str, Any]
                 )
     (out / "table.md").write_text(markdown(records))
     (out / "summary.md").write_text(summary(records))
+    (out / "findings.md").write_text(findings_markdown(records))
 
 
 def main(argv: list[str] | None = None) -> int:

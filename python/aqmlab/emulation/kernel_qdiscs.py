@@ -175,7 +175,11 @@ def qdisc_args(
         return Qdisc(args, tuple(n for n in notes if n), kind)
     if kind == "codel":
         fixed("inv_sqrt", "linux", "the kernel computes 1/sqrt(count) by fixed-point Newton steps (codel_Newton_step)")
-        fixed("clock_at_start", GUEST_CLOCK_AT_START_S, "the guest's CoDel clock counts from its boot, 1 s before the flows")
+        fixed(
+            "clock_at_start",
+            GUEST_CLOCK_AT_START_S,
+            "the guest's CoDel clock counts from its boot, 1 s before the flows",
+        )
         notes.append(_mtu_note(aqm, mtu))
         args = (
             f"codel limit {limit} target {_us(aqm['target'])} interval {_us(aqm['interval'])} "
@@ -185,7 +189,11 @@ def qdisc_args(
     if kind == "fq_codel":
         fixed("perturbation", 0, "the kernel draws its flow hash's perturbation at random (from random.seed)")
         fixed("inv_sqrt", "linux", "the kernel computes 1/sqrt(count) by fixed-point Newton steps (codel_Newton_step)")
-        fixed("clock_at_start", GUEST_CLOCK_AT_START_S, "the guest's CoDel clock counts from its boot, 1 s before the flows")
+        fixed(
+            "clock_at_start",
+            GUEST_CLOCK_AT_START_S,
+            "the guest's CoDel clock counts from its boot, 1 s before the flows",
+        )
         notes.append(_mtu_note(aqm, mtu))
         args = (
             f"fq_codel limit {min(limit, int(aqm['limit']))} flows {int(aqm['flows'])} "
