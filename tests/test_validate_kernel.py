@@ -90,6 +90,35 @@ def test_red_under_htb_keeps_its_average_over_idle_time() -> None:
         mapped({**base, "idle_decay": True})
 
 
+@pytest.mark.parametrize(
+    ("aqm", "field", "kernels"),
+    [
+        ("red", "short_queue_exempt", False),
+        ("codel", "inv_sqrt", "linux"),
+        ("codel", "clock_at_start", "1s"),
+        ("fq_codel", "inv_sqrt", "linux"),
+        ("fq_codel", "clock_at_start", "1s"),
+        ("cobalt", "queue_empty", "never"),
+        ("step_marking", "average_weight", 0.5),
+    ],
+)
+def test_the_kernels_own_readings_are_carried_notes_or_refused(aqm: str, field: str, kernels: Any) -> None:
+    """Each qdisc reading the grid found (docs/readings.md, issue 37's fourth session): the
+    kernel's value maps without a note, aqmlab's default is a note, another value written is
+    refused naming the field."""
+    base: dict[str, Any] = (
+        {"kind": aqm, "min_th": 10, "max_th": 30, "gentle": False, "wait": False, "idle_decay": False}
+        if aqm == "red"
+        else {"kind": aqm}
+    )
+    assert not [n for n in mapped(base | {field: kernels})[1] if n.startswith(field)]
+    assert [n for n in mapped(base)[1] if n.startswith(f"{field} = ")]
+    other = {"short_queue_exempt": True, "inv_sqrt": "exact", "clock_at_start": "0s", "queue_empty": "link_idle",
+             "average_weight": 1.0}[field]  # fmt: skip
+    with pytest.raises(KernelRefusal, match=rf"aqm\.{field}"):
+        mapped(base | {field: other})
+
+
 def test_pie_with_ecn_keeps_accu_prob_after_a_forced_mark_as_the_kernel() -> None:
     # pie_drop_early clears accu_prob on a random pick only, the enqueue on a drop only: a mark
     # the 8.5 bound forced leaves it (aqmlab's accu_prob_reset = "linux"). Without ECN no pick

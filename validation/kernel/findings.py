@@ -9,6 +9,10 @@ measurement rather than the model:
 - ``few-signals``: the smaller side saw fewer than ``FEW_SIGNALS`` drops (or marks) in its
   window, all seeds together; a count of n has a relative standard deviation near
   1/sqrt(n), more than 14 % below 50, so such a difference says little either way.
+- ``few-cycles``: a queue or utilization difference where the smaller side saw fewer than
+  ``FEW_CYCLES`` drops and marks in all (all seeds) and the sender is loss- or mark-driven (not
+  BBR): the window holds a few sawtooth cycles at most, and where their ends fall in it moves
+  the averages.
 - ``kernel-seeds``: the kernel's seeds differ from each other by more (relative to their mean)
   than the two sides do: the difference is within the kernel's own run-to-run spread.
 
@@ -32,6 +36,7 @@ FINDINGS_TOML = Path(__file__).with_name("findings.toml")
 KINDS = ("mechanism", "mechanism, residual", "not found", "transient")
 MATCH_KEYS = ("profile", "cc", "aqm", "rate_mbps", "rtt_ms", "flows", "metrics")
 FEW_SIGNALS = 50
+FEW_CYCLES = 20
 # The bottleneck's packet on the wire in the grid (reference_grid.PACKET)
 PACKET_BYTES = 1040
 
@@ -113,6 +118,13 @@ def reading(rec: Mapping[str, Any], metric: str, rel: float | None, findings: li
     counts = [_signals(rec, side, metric) for side in ("kernel", "simulated")]
     if all(n is not None for n in counts) and min(n for n in counts if n is not None) < FEW_SIGNALS:
         return "few-signals"
+    # BBR's queue follows its gain cycle, not its losses: no sawtooth to count
+    if metric in ("mean_queue", "utilization") and cell["profile"] != "bbr":
+        signals = [
+            sum(_signals(rec, side, m) or 0.0 for m in ("drop_rate", "mark_rate")) for side in ("kernel", "simulated")
+        ]
+        if min(signals) < FEW_CYCLES:
+            return "few-cycles"
     spread = _kernel_seed_spread(rec, metric)
     if spread is not None and rel is not None and spread >= abs(rel):
         return "kernel-seeds"
@@ -127,6 +139,11 @@ COMPUTED = {
         "statistics",
         f"fewer than {FEW_SIGNALS} drops or marks in the window on the smaller side (all seeds): "
         "a count's relative spread is about 1/sqrt(n), over 14 %",
+    ),
+    "few-cycles": (
+        "statistics",
+        f"a queue or utilization difference with fewer than {FEW_CYCLES} drops and marks in the window on the "
+        "smaller side (all seeds): a few sawtooth cycles at most, whose ends in the window move the averages",
     ),
     "kernel-seeds": ("statistics", "the kernel's own seeds differ by more than the two sides do"),
 }
