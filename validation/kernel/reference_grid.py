@@ -225,14 +225,14 @@ def scenario(cell: Cell, duration_s: float, warmup_s: float) -> dict[str, Any]:
 
 
 def run_cell(
-    cell: Cell, duration_s: float, warmup_s: float, seeds: Iterable[int], simulate: bool = True
+    cell: Cell, duration_s: float, warmup_s: float, seeds: Iterable[int], simulate: bool = True, cpu: int = 0
 ) -> dict[str, Any]:
     from aqmlab.emulation.validate_kernel import validate_kernel
 
     out: dict[str, Any] = {"cell": asdict(cell), "name": cell.name, "limit_packets": limit_packets(cell)}
     t0 = time.monotonic()
     try:
-        v = validate_kernel(scenario(cell, duration_s, warmup_s), list(seeds), simulate=simulate)
+        v = validate_kernel(scenario(cell, duration_s, warmup_s), list(seeds), simulate=simulate, cpu=cpu)
         _record(out, v)
     except Exception as e:  # noqa: BLE001 - a failed cell is recorded, the grid goes on
         out.update(error=f"{type(e).__name__}: {e}")
@@ -439,6 +439,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=len(SEEDS), help="seeds 1..N per cell (default 2)")
     ap.add_argument("--only", default="", help="run only the cells whose name contains this")
     ap.add_argument("--resume", action="store_true", help="skip the cells DIR/cells.jsonl has without an error")
+    ap.add_argument(
+        "--cpu", type=int, default=0, help="host CPU the guests are pinned to (two runners: two CPUs, two DIRs)"
+    )
     ap.add_argument("--list", action="store_true", help="print the cells and exit")
     ap.add_argument("--tables-only", action="store_true", help="rewrite the tables from DIR/cells.jsonl, run nothing")
     ap.add_argument(
@@ -504,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         if cell.name in done:
             continue
         print(f"[{i}/{len(cells)}] {cell.name} ...", end=" ", flush=True)
-        rec = run_cell(cell, a.duration, a.warmup, range(1, a.seeds + 1), simulate=not a.kernel_only)
+        rec = run_cell(cell, a.duration, a.warmup, range(1, a.seeds + 1), simulate=not a.kernel_only, cpu=a.cpu)
         done[cell.name] = rec
         with log.open("a") as f:
             f.write(json.dumps(rec) + "\n")

@@ -505,12 +505,14 @@ def _validation(base: Mapping[str, Any], seed_list: list[int], plan: KernelPlan)
     )
 
 
-def run_kernel(plan: KernelPlan, seed: int, *, timeout_s: float = 600.0) -> KernelRun:
-    """One boot of the reference kernel running ``plan`` with ``random.seed`` = ``seed``."""
+def run_kernel(plan: KernelPlan, seed: int, *, timeout_s: float = 600.0, cpu: int = 0) -> KernelRun:
+    """One boot of the reference kernel running ``plan`` with ``random.seed`` = ``seed``, the
+    guest pinned to host CPU ``cpu`` (guests on different CPUs run side by side; the results do
+    not depend on which, the guest's clock being virtual)."""
     from .uml_kernel import run_in_guest
 
     t0 = time.monotonic()
-    guest = run_in_guest(payload(plan), seed=seed, timeout_s=timeout_s, mem_mb=512)
+    guest = run_in_guest(payload(plan), seed=seed, timeout_s=timeout_s, mem_mb=512, cpu=cpu)
     wall = time.monotonic() - t0
     if guest.status != 0:
         tail = " | ".join(guest.output.strip().splitlines()[-6:])
@@ -528,6 +530,7 @@ def validate_kernel(
     simulate: bool = True,
     progress: Callable[[str], None] | None = None,
     timeout_s: float = 600.0,
+    cpu: int = 0,
 ) -> KernelValidation:
     """Runs ``scenario`` (a dumbbell of long-lived TCP flows with the linux, dctcp or bbr
     profile) in the reference kernel and simulates it, once per seed (the scenario's seed when
@@ -549,7 +552,7 @@ def validate_kernel(
         if progress:
             progress(f"running seed {seed} in the reference kernel")
         v.kernel.append(
-            run_kernel(plan if seed == seed_list[0] else plan_kernel(base, seed), seed, timeout_s=timeout_s)
+            run_kernel(plan if seed == seed_list[0] else plan_kernel(base, seed), seed, timeout_s=timeout_s, cpu=cpu)
         )
     return v
 
