@@ -95,7 +95,8 @@ pub const CLOCK_AT_START_DOC: ParamDoc = ParamDoc {
     default: "0s",
     unit: "s",
     meaning: "the discipline's clock when the run starts (its first drop_next is 0 on it)",
-    plausible: None,
+    // From a run that starts the clock (0) to a router up for years.
+    plausible: Some(super::params::Plausible::new(0.0, 1e8)),
 };
 
 /// `inv_sqrt`, shared with FQ-CoDel.

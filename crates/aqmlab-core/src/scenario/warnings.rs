@@ -300,7 +300,8 @@ mod tests {
                     // narrow enough that the default written in milliseconds but read as
                     // seconds (a bare number), or in nanoseconds ("ns" for "ms", neighbouring
                     // keys), falls outside
-                    assert!(!r.contains(default * 1e3), "{who}: {r:?}");
+                    // (a zero default, a clock's origin, reads the same in every unit)
+                    assert!(default == 0.0 || !r.contains(default * 1e3), "{who}: {r:?}");
                     assert!(!r.contains(default * 1e-6) || r.lo == 0.0, "{who}: {r:?}");
                 }
             }
