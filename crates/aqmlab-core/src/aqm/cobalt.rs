@@ -682,13 +682,13 @@ mod tests {
             Aqm::on_link_idle(&mut c, 1_000 * MS);
             (after_first, c.blue.p)
         };
-        assert_eq!(
-            run(QueueEmpty::Never),
-            ((1.0 / 256.0, true), 1.0 / 256.0)
-        );
+        assert_eq!(run(QueueEmpty::Never), ((1.0 / 256.0, true), 1.0 / 256.0));
         assert_eq!(
             run(QueueEmpty::LinkIdle),
-            ((1.0 / 256.0 - 1.0 / 4096.0, false), 1.0 / 256.0 - 2.0 / 4096.0)
+            (
+                (1.0 / 256.0 - 1.0 / 4096.0, false),
+                1.0 / 256.0 - 2.0 / 4096.0
+            )
         );
     }
 

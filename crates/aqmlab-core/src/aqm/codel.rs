@@ -426,21 +426,8 @@ mod tests {
     /// once per millisecond: the times of CoDel's drops follow the control law.
     #[test]
     fn drop_schedule_follows_interval_over_sqrt_count() {
-        let mut r = rig(CodelParams::default());
-        for _ in 0..400 {
-            enqueue(&mut r, 0, false);
-        }
-        let mut drop_times = Vec::new();
-        for t in 1..=400u64 {
-            let now = 10 * MS + t * MS;
-            let before = r.dropped.len();
-            enqueue(&mut r, now, false);
-            r.dequeue(now);
-            if r.dropped.len() > before {
-                assert_eq!(r.dropped.len() - before, 1, "one drop per dequeue here");
-                drop_times.push(now);
-            }
-        }
+        let (drop_times, early_drops) =
+            drops_of_an_old_queue_served_each_ms(CodelParams::default());
         // First dequeue at 11 ms: sojourn 11 ms > 5 ms, first_above_time = 111 ms. The first
         // drop is at the first dequeue after that: 112 ms (strict '>'); count = 1.
         // Then drop_next = t0 + 100/sqrt(1) = 212 ms; next at t1 + 100/sqrt(2) = 282.71 ms
@@ -453,24 +440,17 @@ mod tests {
             next += 100.0 / (count as f64).sqrt();
             expected.push(next.ceil());
         }
-        let got: Vec<f64> = drop_times.iter().map(|&t| (t / MS) as f64).collect();
+        let got: Vec<f64> = drop_times.iter().map(|&t| t as f64).collect();
         assert_eq!(got, expected);
         assert_eq!(expected, vec![112.0, 212.0, 283.0, 341.0, 391.0]);
-        assert_eq!(r.stats.early_drops, 5);
+        assert_eq!(early_drops, 5);
     }
 
-    /// The same queue with Linux's reciprocal: count 1 starts from 0xFFFF (interval x
-    /// 65535/65536 = 99.997696 ms in the kernel's 1024 ns units), count 2 from one Newton step,
-    /// 1 x (3 - 2 x 1) / 2 = 0.5 (32769 in Q0.16, not 1/sqrt(2) = 0.7071), then 36864
-    /// (0.5625), 31968 (0.4878). drop_next: 112 + 99.997696 = 211.997696 ms, + 50.000896 =
-    /// 261.998592, + 56.249344 = 318.247936, + 48.779... = 367.03: served at the next whole
-    /// millisecond.
-    #[test]
-    fn linux_inv_sqrt_schedules_drops_by_the_kernels_newton_steps() {
-        let mut r = rig(CodelParams {
-            inv_sqrt: InvSqrt::Linux,
-            ..CodelParams::default()
-        });
+    /// 400 packets queued at 0, then one arrival and one dequeue each millisecond from 11 to
+    /// 410 ms: the milliseconds at which a packet was dropped (one per dequeue at most), and
+    /// the early drops counted.
+    fn drops_of_an_old_queue_served_each_ms(cfg: CodelParams) -> (Vec<u64>, u64) {
+        let mut r = rig(cfg);
         for _ in 0..400 {
             enqueue(&mut r, 0, false);
         }
@@ -481,9 +461,25 @@ mod tests {
             enqueue(&mut r, now, false);
             r.dequeue(now);
             if r.dropped.len() > before {
+                assert_eq!(r.dropped.len() - before, 1, "one drop per dequeue here");
                 drop_times.push(now / MS);
             }
         }
+        (drop_times, r.stats.early_drops)
+    }
+
+    /// The same queue with Linux's reciprocal: count 1 starts from 0xFFFF (interval x
+    /// 65535/65536 = 99.997696 ms in the kernel's 1024 ns units), count 2 from one Newton step,
+    /// 1 x (3 - 2 x 1) / 2 = 0.5 (32769 in Q0.16, not 1/sqrt(2) = 0.7071), then 36864
+    /// (0.5625), 31968 (0.4878). drop_next: 112 + 99.997696 = 211.997696 ms, + 50.000896 =
+    /// 261.998592, + 56.249344 = 318.247936, + 48.779... = 367.03: served at the next whole
+    /// millisecond.
+    #[test]
+    fn linux_inv_sqrt_schedules_drops_by_the_kernels_newton_steps() {
+        let (drop_times, _) = drops_of_an_old_queue_served_each_ms(CodelParams {
+            inv_sqrt: InvSqrt::Linux,
+            ..CodelParams::default()
+        });
         assert_eq!(drop_times, vec![112, 212, 262, 319, 368]);
         let steps: Vec<u16> = (2..=4)
             .scan(u16::MAX, |r, c| {

@@ -183,9 +183,11 @@ impl StepParams {
             (None, None, None) => Threshold::Packets(DEFAULT_K_PACKETS),
         };
         let w = self.average_weight;
-        p.require(w.is_finite() && w > 0.0 && w <= 1.0, "average_weight", || {
-            format!("must be in (0, 1], got {w}")
-        })?;
+        p.require(
+            w.is_finite() && w > 0.0 && w <= 1.0,
+            "average_weight",
+            || format!("must be in (0, 1], got {w}"),
+        )?;
         p.require(
             w == 1.0 || !matches!(k, Threshold::Sojourn(_)),
             "average_weight",
@@ -236,7 +238,11 @@ impl StepMarking {
     /// The arrival's queue (packets or bytes) folded into the average.
     fn averaged(&mut self, q: f64) -> f64 {
         let w = self.cfg.average_weight;
-        self.avg = if w == 1.0 { q } else { (1.0 - w) * self.avg + w * q };
+        self.avg = if w == 1.0 {
+            q
+        } else {
+            (1.0 - w) * self.avg + w * q
+        };
         self.avg
     }
 
