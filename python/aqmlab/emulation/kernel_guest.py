@@ -8,10 +8,11 @@ every sender and receiver. The guest's clock is virtual (time-travel=inf-cpu): t
 blocks in ``select`` until a socket is ready or its next timer, never polls.
 
 Timers: each flow's start (connect, then write as fast as the socket takes it); from the end of
-the warm-up, every ``sample_s``: the bottleneck leaf qdisc's queue length and its drop counter (rtnetlink, in
-the router's namespace), each sender's srtt (TCP_INFO) and a DCTCP sender's alpha (TCP_CC_INFO,
-while the socket runs DCTCP's algorithm); at the end of the warm-up and at the end:
-the leaf's counters (bytes, packets, drops from rtnetlink; ECN marks from ``tc -s``), each
+the warm-up, every ``sample_s``: the bottleneck leaf qdisc's queue length and drop counter
+(rtnetlink, in the router's namespace), each sender's srtt (TCP_INFO) and a DCTCP sender's
+alpha (TCP_CC_INFO, while the socket runs DCTCP's algorithm); at the end of the warm-up and at
+the end: the leaf's counters (bytes, packets, drops from rtnetlink; ECN marks from ``tc -s``,
+kept whole as ``tc_s``), each
 sender's ``tcpi_total_retrans`` and each receiver's ``tcpi_bytes_received``.
 """
 

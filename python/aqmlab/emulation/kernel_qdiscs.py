@@ -174,12 +174,7 @@ def qdisc_args(
             args += " dq_rate_estimator"
         return Qdisc(args, tuple(n for n in notes if n), kind)
     if kind == "codel":
-        fixed("inv_sqrt", "linux", "the kernel computes 1/sqrt(count) by fixed-point Newton steps (codel_Newton_step)")
-        fixed(
-            "clock_at_start",
-            GUEST_CLOCK_AT_START_S,
-            "the guest's CoDel clock counts from its boot, 1 s before the flows",
-        )
+        _codel_fixed(fixed)
         notes.append(_mtu_note(aqm, mtu))
         args = (
             f"codel limit {limit} target {_us(aqm['target'])} interval {_us(aqm['interval'])} "
@@ -188,12 +183,7 @@ def qdisc_args(
         return Qdisc(args, tuple(n for n in notes if n), kind)
     if kind == "fq_codel":
         fixed("perturbation", 0, "the kernel draws its flow hash's perturbation at random (from random.seed)")
-        fixed("inv_sqrt", "linux", "the kernel computes 1/sqrt(count) by fixed-point Newton steps (codel_Newton_step)")
-        fixed(
-            "clock_at_start",
-            GUEST_CLOCK_AT_START_S,
-            "the guest's CoDel clock counts from its boot, 1 s before the flows",
-        )
+        _codel_fixed(fixed)
         notes.append(_mtu_note(aqm, mtu))
         args = (
             f"fq_codel limit {min(limit, int(aqm['limit']))} flows {int(aqm['flows'])} "
@@ -261,6 +251,14 @@ def qdisc_args(
         return Qdisc(args, tuple(notes), kind)
     linux_none = {"dualpi2": "not in Linux 6.1 (sch_dualpi2 is in Linux 6.18)"}
     raise KernelRefusal(path, f"{kind} has no Linux qdisc" + (f" ({linux_none[kind]})" if kind in linux_none else ""))
+
+
+def _codel_fixed(fixed: Callable[[str, Any, str], None]) -> None:
+    """What sch_codel and sch_fq_codel do their own way (include/net/codel_impl.h)."""
+    fixed("inv_sqrt", "linux", "the kernel computes 1/sqrt(count) by fixed-point Newton steps (codel_Newton_step)")
+    fixed(
+        "clock_at_start", GUEST_CLOCK_AT_START_S, "the guest's CoDel clock counts from its boot, 1 s before the flows"
+    )
 
 
 def _pie_fixed(
