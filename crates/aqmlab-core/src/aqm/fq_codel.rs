@@ -196,6 +196,20 @@ impl Default for FqCodelParams {
     }
 }
 
+impl FqCodelParams {
+    /// The CoDel every flow queue runs.
+    fn codel(&self) -> CodelParams {
+        CodelParams {
+            target: self.target,
+            interval: self.interval,
+            mtu: self.mtu,
+            ecn: self.ecn,
+            inv_sqrt: self.inv_sqrt,
+            clock_at_start: self.clock_at_start,
+        }
+    }
+}
+
 pub struct FqCodel {
     cfg: FqCodelParams,
     codel: CodelParams,
@@ -211,14 +225,7 @@ impl FqCodel {
             QueueLimit::Packets(n) => (cfg.limit.min(n), None),
             QueueLimit::Bytes(b) => (cfg.limit, Some(b)),
         };
-        let codel = CodelParams {
-            target: cfg.target,
-            interval: cfg.interval,
-            mtu: cfg.mtu,
-            ecn: cfg.ecn,
-            inv_sqrt: cfg.inv_sqrt,
-            clock_at_start: cfg.clock_at_start,
-        };
+        let codel = cfg.codel();
         let fq = FlowQueues::new(cfg.flows, cfg.quantum, cfg.perturbation, CodelVars::default);
         FqCodel {
             cfg,
@@ -366,15 +373,7 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, 
             )
         },
     )?;
-    CodelParams {
-        target: cfg.target,
-        interval: cfg.interval,
-        mtu: cfg.mtu,
-        ecn: cfg.ecn,
-        inv_sqrt: cfg.inv_sqrt,
-        clock_at_start: cfg.clock_at_start,
-    }
-    .validate(p)?;
+    cfg.codel().validate(p)?;
     Ok(Box::new(FqCodel::new(cfg, env.limit)))
 }
 

@@ -42,6 +42,7 @@
 //!
 //! Forced drops when the buffer is full happen as in every FIFO here.
 
+use super::ewma::EwmaQueueAverage;
 use super::params::{AqmParams, ParamDoc, Plausible, QueueEnv};
 use super::{Aqm, ArrivalVerdict, DepartureVerdict, DropKind, QueueView, StateSink};
 use crate::net::Packet;
@@ -220,9 +221,9 @@ pub struct StepMarking {
     above: bool,
     /// Marks and drops by the step so far.
     signals: u64,
-    /// The queue average the step compares (packets or bytes, as K); the queue itself when
-    /// `average_weight` is 1.
-    avg: f64,
+    /// The queue average the step compares (packets or bytes, as K): RED's, never decaying
+    /// over idle time (Linux's RED under htb); the queue itself when `average_weight` is 1.
+    avg: EwmaQueueAverage,
 }
 
 impl StepMarking {
@@ -231,19 +232,13 @@ impl StepMarking {
             cfg,
             above: false,
             signals: 0,
-            avg: 0.0,
+            avg: {
+                // No idle decay, so the idle rate (ptc) is never used.
+                let mut avg = EwmaQueueAverage::new(cfg.average_weight, 0.0);
+                avg.set_idle_decay(false);
+                avg
+            },
         }
-    }
-
-    /// The arrival's queue (packets or bytes) folded into the average.
-    fn averaged(&mut self, q: f64) -> f64 {
-        let w = self.cfg.average_weight;
-        self.avg = if w == 1.0 {
-            q
-        } else {
-            (1.0 - w) * self.avg + w * q
-        };
-        self.avg
     }
 
     /// The signal for a packet above K: a mark if it can carry one and marking is on, else a
@@ -273,8 +268,8 @@ impl Aqm for StepMarking {
             return ArrivalVerdict::Drop(DropKind::Forced);
         }
         let above = match self.cfg.k {
-            Threshold::Packets(k) => self.averaged(q.len_packets as f64) > k,
-            Threshold::Bytes(k) => self.averaged(q.len_bytes as f64) > k as f64,
+            Threshold::Packets(k) => self.avg.update(q.now, q.len_packets as f64) > k,
+            Threshold::Bytes(k) => self.avg.update(q.now, q.len_bytes as f64) > k as f64,
             Threshold::Sojourn(_) => return ArrivalVerdict::Enqueue,
         };
         self.above = above;
@@ -308,9 +303,13 @@ impl Aqm for StepMarking {
         }
     }
 
-    /// The threshold and the ECN rules change; the counters carry on.
+    /// The threshold, the ECN rules and the average's weight change; the counters and the
+    /// average carry on.
     fn reconfigure(&mut self, next: Box<dyn Aqm>) -> bool {
-        super::reconfigure_from(next, |next: Box<StepMarking>| self.cfg = next.cfg)
+        super::reconfigure_from(next, |next: Box<StepMarking>| {
+            self.avg.weight = next.cfg.average_weight;
+            self.cfg = next.cfg;
+        })
     }
 
     fn state(&self, out: &mut StateSink) {
