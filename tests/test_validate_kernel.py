@@ -268,6 +268,17 @@ def test_dctcp_alpha_from_tcp_cc_info_and_its_mean() -> None:
     ],
 )
 def test_refusals_name_the_field(s: dict[str, Any], message: str) -> None:
+    _assert_refused(s, message)
+
+
+@pytest.mark.parametrize("part", ["bottleneck", "access"])
+def test_netem_jitter_and_slots_are_refused(part: str) -> None:
+    s = scenario()
+    s["topology"][part]["reverse_netem"] = {"slot": {"min_delay": "1ms"}}
+    _assert_refused(s, f"topology.{part}.reverse_netem: netem jitter and slots are not run")
+
+
+def _assert_refused(s: dict[str, Any], message: str) -> None:
     with pytest.raises(KernelRefusal) as e:
         plan_kernel(s, 1)
     assert str(e.value).startswith(message)

@@ -4,6 +4,7 @@
 use crate::aqm::params::QueueEnv;
 use crate::aqm::registry::{build_queue, CustomAqmFactory};
 use crate::aqm::QueueLimit;
+use crate::link::netem::{NetemParams, NetemPipe};
 use crate::link::Link;
 use crate::metrics::flow_stats::FlowInfo;
 use crate::net::link_schedule::LinkSchedule;
@@ -62,6 +63,7 @@ impl NetworkBuilder<'_> {
         delay: Time,
         loss: f64,
         queue: &QueueSpec,
+        netem: Option<&NetemParams>,
         path: &str,
     ) -> Result<usize, ScenarioError> {
         let limit = match queue.limit {
@@ -76,7 +78,7 @@ impl NetworkBuilder<'_> {
         let disc = build_queue(&queue.aqm, &env, self.custom, &format!("{path}.aqm"))?;
         self.queues.push((queue.aqm.clone(), env));
         let i = self.links.len() as u64;
-        let link = Link::new(
+        let mut link = Link::new(
             name,
             from,
             to,
@@ -87,6 +89,10 @@ impl NetworkBuilder<'_> {
             RngStream::new(self.seed, StreamKind::Queue, i),
             RngStream::new(self.seed, StreamKind::LinkLoss, i),
         );
+        if let Some(n) = netem {
+            let rng = RngStream::new(self.seed, StreamKind::LinkNetem, i);
+            link.set_netem(NetemPipe::new(*n, rng, 0));
+        }
         self.links.push(link);
         Ok(self.links.len() - 1)
     }
@@ -112,6 +118,7 @@ impl NetworkBuilder<'_> {
             spec.delay.0,
             forward_loss,
             &spec.queue,
+            spec.netem.as_ref(),
             &format!("{path}.queue"),
         )?;
         let reverse = spec.reverse_queue.clone().unwrap_or(QueueSpec {
@@ -126,6 +133,7 @@ impl NetworkBuilder<'_> {
             spec.delay.0,
             reverse_loss,
             &reverse,
+            spec.reverse_netem.as_ref(),
             &format!("{path}.reverse_queue"),
         )?;
         self.partner.insert(fwd, rev);
@@ -148,6 +156,8 @@ impl NetworkBuilder<'_> {
             loss_direction: LossDirection::Forward,
             queue: a.queue.clone(),
             reverse_queue: Some(a.queue.clone()),
+            netem: a.netem,
+            reverse_netem: a.reverse_netem,
         };
         self.duplex(host, router, &spec, path, None)?;
         Ok(())
@@ -253,6 +263,8 @@ pub fn build(
                     loss_direction: l.loss_direction,
                     queue: l.queue.clone(),
                     reverse_queue: l.reverse_queue.clone(),
+                    netem: l.netem,
+                    reverse_netem: l.reverse_netem,
                 };
                 let idx = if l.duplex {
                     b.duplex(from, to, &spec, &path, l.name.clone())?
@@ -266,6 +278,7 @@ pub fn build(
                         l.delay.0,
                         l.loss,
                         &l.queue,
+                        l.netem.as_ref(),
                         &format!("{path}.queue"),
                     )?
                 };

@@ -471,9 +471,10 @@ impl Simulator {
             }
             EventKind::LinkDeliver(l) => {
                 let link = &mut self.links[l as usize];
-                let pkt = link.deliver(&mut self.events, l);
-                let at = link.to;
-                self.arrive_at_node::<EXTRAS>(at, pkt);
+                if let Some(pkt) = link.deliver(&mut self.events, l) {
+                    let at = link.to;
+                    self.arrive_at_node::<EXTRAS>(at, pkt);
+                }
             }
             EventKind::QueueTimer(l) => {
                 self.with_link::<EXTRAS>(l, |link, cx| link.queue_timer::<EXTRAS>(cx))

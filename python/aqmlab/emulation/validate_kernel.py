@@ -125,6 +125,13 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
             where = f"flows[{i}].tcp.profile" if "profile" in (f.get("tcp") or {}) else "tcp.profile"
             written = "not set (the ns-2 agents)" if profile is None else repr(profile)
             raise KernelRefusal(where, f"{written}: the kernel is a Linux host: give one of {', '.join(PROFILES)}")
+    for part in ("bottleneck", "access", "receiver_access"):
+        for key in ("netem", "reverse_netem"):
+            if (topo.get(part) or {}).get(key) is not None:
+                raise KernelRefusal(
+                    f"topology.{part}.{key}",
+                    "netem jitter and slots are not run in the reference kernel (this version)",
+                )
     bn = t["bottleneck"]
     if float(bn.get("loss") or 0) > 0:
         raise KernelRefusal(

@@ -2,12 +2,15 @@
 //!
 //! Only the head of the pipe has an event scheduled (as in htsim's pipes): since the delay is
 //! constant and transmissions end in order, packets leave the pipe in the order they entered.
+//! A link with `netem` delivers through netem's jitter and slots instead (`netem.rs`).
 //!
 //! The transmitter keeps exact time ([`RateClock`]): a transmission that follows another
 //! back to back starts at the exact end of the one before, not at the whole nanosecond its
 //! event fired, so a link never sends faster than its rate and, over a busy period, no
 //! slower either (issue 24: rounding each packet up to a nanosecond carried 4 Gb/s on a
 //! 6 Gb/s link of 1-byte packets).
+
+pub mod netem;
 
 use crate::aqm::{LinkQueue, QueueCtx, QueueDiscipline};
 use crate::metrics::packet_trace::{DropReason, TraceEvent};
@@ -18,6 +21,7 @@ use crate::metrics::QueueStats;
 use crate::net::delivery_trace::TraceClock;
 use crate::net::{NodeId, PacketArena, PacketId};
 use crate::sim::{time::RateClock, EventKind, EventQueue, RngStream, Time};
+use netem::{Dequeued, NetemPipe};
 use std::collections::VecDeque;
 
 /// Fields in the order one event touches them (`repr(C)` keeps that order): at 100,000 flows
@@ -39,7 +43,7 @@ pub struct Link {
     /// Probability that a transmitted packet is lost on the wire (Bernoulli).
     pub loss: f64,
     pub queue: LinkQueue,
-    pipe: VecDeque<(Time, PacketId)>,
+    pipe: Pipe,
     pub to: NodeId,
     pub from: NodeId,
     pub stats: QueueStats,
@@ -117,7 +121,7 @@ impl Link {
             in_service: None,
             tx_started: 0,
             clock: RateClock::default(),
-            pipe: VecDeque::new(),
+            pipe: Pipe::Constant(VecDeque::new()),
             idle_since: 0,
             changes: UNCHANGED,
         }
@@ -243,32 +247,57 @@ impl Link {
             }
             cx.dropped.push(pkt);
         } else {
-            // No packet overtakes another when the delay shrinks (`set_delay`): the pipe is a
-            // FIFO and only its head has an event. Without events the delay is constant, and
-            // `now + delay` is never before the pipe's last.
-            let at = match self.pipe.back() {
-                Some(&(last, _)) if EXTRAS => (now + self.delay).max(last),
-                _ => now + self.delay,
-            };
-            if self.pipe.is_empty() {
-                cx.events.schedule(at, EventKind::LinkDeliver(cx.id));
+            match &mut self.pipe {
+                Pipe::Constant(pipe) => {
+                    // No packet overtakes another when the delay shrinks (`set_delay`): the
+                    // pipe is a FIFO and only its head has an event. Without events the delay
+                    // is constant, and `now + delay` is never before the pipe's last.
+                    let at = match pipe.back() {
+                        Some(&(last, _)) if EXTRAS => (now + self.delay).max(last),
+                        _ => now + self.delay,
+                    };
+                    if pipe.is_empty() {
+                        cx.events.schedule(at, EventKind::LinkDeliver(cx.id));
+                    }
+                    pipe.push_back((at, pkt));
+                }
+                Pipe::Netem(netem) => {
+                    let d = netem.enqueue(now, self.delay, pkt, p.size);
+                    schedule_releases(cx.events, cx.id, &d);
+                }
             }
-            self.pipe.push_back((at, pkt));
         }
         self.start_next::<EXTRAS>(cx, true);
     }
 
-    /// The head of the pipe reaches the far node; returns it.
+    /// The head of the pipe reaches the far node; returns it (none when the event was
+    /// netem's watchdog and released nothing to deliver now).
     #[inline]
-    pub fn deliver(&mut self, events: &mut EventQueue, id: u32) -> PacketId {
-        let (_, pkt) = self
-            .pipe
-            .pop_front()
-            .expect("LinkDeliver with an empty pipe");
-        if let Some(&(at, _)) = self.pipe.front() {
-            events.schedule(at, EventKind::LinkDeliver(id));
+    pub fn deliver(&mut self, events: &mut EventQueue, id: u32) -> Option<PacketId> {
+        match &mut self.pipe {
+            Pipe::Constant(pipe) => {
+                let (_, pkt) = pipe.pop_front().expect("LinkDeliver with an empty pipe");
+                if let Some(&(at, _)) = pipe.front() {
+                    events.schedule(at, EventKind::LinkDeliver(id));
+                }
+                Some(pkt)
+            }
+            Pipe::Netem(netem) => {
+                let (pkt, d) = netem.deliver(events.now());
+                schedule_releases(events, id, &d);
+                pkt
+            }
         }
-        pkt
+    }
+
+    /// Deliveries from now on go through netem's jitter and slots (`netem.rs`).
+    pub fn set_netem(&mut self, netem: NetemPipe) {
+        debug_assert_eq!(
+            self.pipe.len(),
+            0,
+            "netem set on a link with packets on the wire"
+        );
+        self.pipe = Pipe::Netem(Box::new(netem));
     }
 
     /// The queue discipline's periodic timer. `EXTRAS` as in [`Link::arrive`].
@@ -410,6 +439,33 @@ impl Link {
             s.add_down_drops(changes[self.changes as usize].down_drops);
         }
         s
+    }
+}
+
+/// Between the transmitter and the far node: a constant delay (a FIFO whose head has an
+/// event, as htsim's pipes), or netem's jitter and slots.
+enum Pipe {
+    Constant(VecDeque<(Time, PacketId)>),
+    Netem(Box<NetemPipe>),
+}
+
+impl Pipe {
+    fn len(&self) -> usize {
+        match self {
+            Pipe::Constant(p) => p.len(),
+            Pipe::Netem(n) => n.len(),
+        }
+    }
+}
+
+/// One delivery event now per packet netem released, and its watchdog.
+fn schedule_releases(events: &mut EventQueue, id: u32, d: &Dequeued) {
+    let now = events.now();
+    for _ in 0..d.released {
+        events.schedule(now, EventKind::LinkDeliver(id));
+    }
+    if let Some(at) = d.wake_at {
+        events.schedule(at, EventKind::LinkDeliver(id));
     }
 }
 

@@ -20,6 +20,8 @@ pub enum StreamKind {
     WorkloadArrivals = 5,
     WorkloadSizes = 6,
     WorkloadPairs = 7,
+    /// A link's netem jitter and slot delays (`link/netem.rs`).
+    LinkNetem = 8,
 }
 
 #[derive(Debug, Clone)]

@@ -1,5 +1,6 @@
 //! The topology section: a dumbbell or a graph, its links and their queues.
 
+use crate::link::netem::NetemParams;
 use crate::units::error::{from_value, ScenarioError};
 use crate::units::limits::{MAX_GRAPH_LINKS, MAX_NODES};
 use crate::units::{Bytes, Duration, Rate};
@@ -124,6 +125,12 @@ pub struct LinkSpec {
     /// Queue of the opposite direction (default: DropTail with `queue`'s limit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse_queue: Option<QueueSpec>,
+    /// Jitter and slots on the forward direction's delivery, as Linux's netem (`link/netem.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub netem: Option<NetemParams>,
+    /// The same on the reverse direction (the ACKs of the forward's data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_netem: Option<NetemParams>,
 }
 
 /// The direction(s) of a duplex link that its random `loss` applies to. Forward is the
@@ -199,6 +206,13 @@ pub struct AccessSpec {
     /// access links do not drop in a bottleneck study).
     #[serde(default = "access_queue")]
     pub queue: QueueSpec,
+    /// Jitter and slots toward the receivers (host to router on the senders' side, router to
+    /// host on the receivers'), as Linux's netem (`link/netem.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub netem: Option<NetemParams>,
+    /// The same in the other direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_netem: Option<NetemParams>,
 }
 
 fn zero_delay() -> OneOrMany<Duration> {
@@ -245,6 +259,12 @@ pub struct GraphLinkSpec {
     pub queue: QueueSpec,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse_queue: Option<QueueSpec>,
+    /// Jitter and slots on the forward direction's delivery, as Linux's netem (`link/netem.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub netem: Option<NetemParams>,
+    /// The same on the reverse direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_netem: Option<NetemParams>,
     /// Create the opposite direction too (default true, as ns-2's duplex-link).
     #[serde(default = "super::yes")]
     pub duplex: bool,
@@ -264,7 +284,21 @@ pub struct GraphSpec {
 }
 
 fn check_link(l: &LinkSpec, path: &str) -> Result<(), ScenarioError> {
-    check_loss(l.loss, &format!("{path}.loss"))
+    check_loss(l.loss, &format!("{path}.loss"))?;
+    check_netem(&l.netem, &l.reverse_netem, path)
+}
+
+fn check_netem(
+    forward: &Option<NetemParams>,
+    reverse: &Option<NetemParams>,
+    path: &str,
+) -> Result<(), ScenarioError> {
+    for (field, n) in [("netem", forward), ("reverse_netem", reverse)] {
+        if let Some(n) = n {
+            n.check(&format!("{path}.{field}"))?;
+        }
+    }
+    Ok(())
 }
 
 fn check_loss(p: f64, path: &str) -> Result<(), ScenarioError> {
@@ -318,6 +352,7 @@ pub(super) fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
                             "must not be an empty list",
                         ));
                     }
+                    check_netem(&a.netem, &a.reverse_netem, &format!("topology.{name}"))?;
                 }
             }
             Ok(Topology::Dumbbell(d))
@@ -367,6 +402,13 @@ pub(super) fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
                     ));
                 }
                 check_loss(l.loss, &format!("{p}.loss"))?;
+                check_netem(&l.netem, &l.reverse_netem, &p)?;
+                if !l.duplex && l.reverse_netem.is_some() {
+                    return Err(ScenarioError::new(
+                        format!("{p}.reverse_netem"),
+                        "a link with duplex = false has no reverse direction",
+                    ));
+                }
                 if !l.duplex && l.loss_direction != LossDirection::Forward {
                     return Err(ScenarioError::new(
                         format!("{p}.loss_direction"),
