@@ -101,7 +101,10 @@ pub struct TcpConfig {
     /// TCP Prague's parameters (used with `congestion_control = "prague"`): `rtt_target`
     /// (25 ms, the reference RTT of its RTT independence), `rtt_transition` (4 rounds out of
     /// slow start before it applies), `ai_unit` (`packet` | `mtu_sys`, tcp_prague.c v0.7's
-    /// 1500 bytes per round trip), `window_rounding` (`floor` | `ceil`, tcp_prague.c v0.7).
+    /// 1500 bytes per round trip), `window_rounding` (`floor` | `ceil`, tcp_prague.c v0.7),
+    /// `rtt_scaling` (`rate` | `none` | `scalable` | `additive`, v0.5/v0.6's modes),
+    /// `alpha_start` (`half_at_first_mark` | `one`), `classic_ecn` (`off` | `fallback` |
+    /// `detect`, v0.5/v0.6's classic ECN bottleneck detection).
     pub prague: PragueParams,
     /// A hybrid slow start: `hystart = { kind = "rfc9406" }` (or `{ enabled = true }`) is
     /// HyStart++ (RFC 9406) in the first slow start, with either controller: slow start then

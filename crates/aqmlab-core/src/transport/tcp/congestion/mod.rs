@@ -26,6 +26,7 @@ pub mod minmax;
 pub mod ops;
 pub mod packet_counting;
 pub mod prague;
+pub mod prague_classic_ecn;
 #[cfg(test)]
 pub mod recorder;
 pub mod reno;

@@ -43,6 +43,13 @@
 //!   least 12500 B/s (`MINIMUM_RATE`); 100 % in congestion avoidance, where Linux's default
 //!   rule (`tcp_update_pacing_rate`) uses 120 %.
 //!
+//! Earlier versions, each choice a named parameter (docs/readings.md, "TCP Prague's versions"):
+//! `rtt_scaling` (v0.5 and v0.6 `prague_rtt_scaling`: `rate`, the default and v0.7's only
+//! mode, `none`, v0.5's default, `scalable`, `additive`), `alpha_start` (v0.5/v0.6 start
+//! alpha at 1, v0.7's `prague_alpha_mode` 0 at 0 with the first mark halving), `classic_ecn`
+//! (v0.5/v0.6 `prague_ecn_fallback`, `prague_classic_ecn.rs`). v0.5 and v0.6 measure srtt in
+//! 128 us units for the scaling (`RTT_UNIT 7`); here it is exact, as v0.7's.
+//!
 //! Not modelled (named so that nobody takes them for present): tcp_prague.c's rate-based
 //! window mode below 4 packets (`prague_cwnd_mode`, `cwnd_mode = 1`) with its +/- 3 % pacing
 //! variation per round, the MTU reduction below 2 packets, the GSO burst limit (aqmlab sends
@@ -57,6 +64,8 @@
 
 use super::growth::Growth;
 use super::ops::{AckEvent, Acked, CaState, CongestionOps, Signal, StateCtx, Window};
+use super::prague_classic_ecn::ClassicEcnDetector;
+pub use super::prague_classic_ecn::ClassicEcnMode;
 use super::ControllerConfig;
 use crate::sim::Time;
 use crate::transport::tcp::pacing::PacingInputs;
@@ -91,6 +100,45 @@ pub enum WindowRounding {
     Ceil,
 }
 
+/// How Prague makes its increase RTT independent (`tcp.prague.rtt_scaling`; tcp_prague.c
+/// v0.5 and v0.6 `prague_rtt_scaling`, `RTT_CONTROL_*`, `rtt_scaling_heuristics`; v0.7 keeps
+/// only `rate`, built in). Each applies after `rtt_transition` rounds out of slow start, with
+/// srtt at most 100 ms (`MAX_SCALED_RTT`); then alpha is updated and the window cut at most
+/// once per target (`prague_target_rtt_elapsed`, `prague_enter_cwr`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttScaling {
+    /// `RTT_CONTROL_RATE` (`prague_rate_scaled_ai_ack_increase`): ai = (srtt / target)^2
+    /// below the target, 1 above: a flow's rate grows as a flow of RTT `rtt_target` would
+    /// (v0.6's default, v0.7's only mode).
+    #[default]
+    Rate,
+    /// `RTT_CONTROL_NONE`: ai = 1, alpha updated every round, a cut per round trip (v0.5's
+    /// default, the Prague heistp/l4s-tests ran).
+    None,
+    /// `RTT_CONTROL_SCALABLE` (`prague_scalable_ai_ack_increase`): ai = (R0 / 8 +
+    /// clamp(srtt - R1, 0, R0)) x srtt / R0^2 with R0 = 16.384 ms, R1 = 1.536 ms: "one mark
+    /// every 8 RTT" at least; not capped at 1 above R0.
+    Scalable,
+    /// `RTT_CONTROL_ADDITIVE` (`prague_dynamic_rtt_target`): the rate scaling toward a
+    /// target of `rtt_target` + srtt, as if the path had `rtt_target` more delay; the alpha
+    /// and cut spacing use that target too.
+    Additive,
+}
+
+/// Where alpha starts (`tcp.prague.alpha_start`; v0.7 `prague_alpha_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlphaStart {
+    /// v0.7 `prague_alpha_mode = 0`, "Half cwnd at 1st mark": alpha 0, the first CE halves.
+    #[default]
+    HalfAtFirstMark,
+    /// v0.5 and v0.6 (`upscaled_alpha = PRAGUE_MAX_ALPHA << PRAGUE_SHIFT_G` in
+    /// `prague_init`), v0.7 `prague_alpha_mode = 1`: alpha 1, so the first CE halves and the
+    /// EWMA then decays from 1 (g = 1/16), several large cuts before it settles.
+    One,
+}
+
 /// Prague's parameters (`tcp.prague`).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -106,6 +154,13 @@ pub struct PragueParams {
     /// The sender's window from the fractional one: `floor` (default) | `ceil` (tcp_prague.c
     /// v0.7).
     pub window_rounding: WindowRounding,
+    /// RTT independence: `rate` (default) | `none` | `scalable` | `additive`.
+    pub rtt_scaling: RttScaling,
+    /// alpha's start: `half_at_first_mark` (default, v0.7) | `one` (v0.5, v0.6).
+    pub alpha_start: AlphaStart,
+    /// Classic ECN bottleneck detection (`prague_classic_ecn.rs`): `off` (default) |
+    /// `fallback` | `detect` (v0.5 and v0.6 `prague_ecn_fallback` 0 | 1 | 2).
+    pub classic_ecn: ClassicEcnMode,
 }
 
 impl Default for PragueParams {
@@ -115,6 +170,9 @@ impl Default for PragueParams {
             rtt_transition: 4,
             ai_unit: AiUnit::Packet,
             window_rounding: WindowRounding::Floor,
+            rtt_scaling: RttScaling::Rate,
+            alpha_start: AlphaStart::HalfAtFirstMark,
+            classic_ecn: ClassicEcnMode::Off,
         }
     }
 }
@@ -136,6 +194,9 @@ pub const MTU_SYS: f64 = 1500.0;
 
 /// Above this srtt the increase is not scaled (tcp_prague.c `MAX_SCALED_RTT`, 100 ms).
 const MAX_SCALED_RTT: Time = 100_000_000;
+/// `prague_scalable_ai_ack_increase`'s R0 (2^14 us) and R1 (1536 us).
+const SCALABLE_R0: f64 = 16_384_000.0;
+const SCALABLE_R1: f64 = 1_536_000.0;
 /// tcp_prague.c `PRAGUE_SHIFT_G`: g = 1/16.
 const G: f64 = 1.0 / 16.0;
 /// The smallest window (tcp_prague.c `MIN_CWND_RTT`).
@@ -160,6 +221,8 @@ pub struct Prague {
     ai: f64,
     /// `ai_unit`'s factor: 1, or MTU_SYS over the packet size.
     ai_scale: f64,
+    /// Classic ECN detection, unless `classic_ecn = "off"`.
+    detector: Option<ClassicEcnDetector>,
 }
 
 impl Prague {
@@ -178,7 +241,10 @@ impl Prague {
     pub fn new(p: &PragueParams) -> Self {
         Prague {
             p: *p,
-            alpha: 0.0,
+            alpha: match p.alpha_start {
+                AlphaStart::HalfAtFirstMark => 0.0,
+                AlphaStart::One => 1.0,
+            },
             saw_ce: false,
             round_end: 0,
             acked: 0,
@@ -188,6 +254,44 @@ impl Prague {
             cwr_stamp: None,
             ai: 1.0,
             ai_scale: 1.0,
+            detector: (p.classic_ecn != ClassicEcnMode::Off).then(ClassicEcnDetector::default),
+        }
+    }
+
+    /// The classic ECN detector's state (None when `classic_ecn = "off"`).
+    pub fn classic_ecn(&self) -> Option<f64> {
+        self.detector.as_ref().map(|d| d.classic_ecn())
+    }
+
+    /// `prague_init` after the handshake: the detector starts from its srtt.
+    fn init(&mut self, srtt: Time, min_rtt: Option<Time>) {
+        if let Some(d) = self.detector.as_mut() {
+            *d = ClassicEcnDetector::new(srtt / 1000);
+            if let Some(m) = min_rtt {
+                d.note_min_rtt(m / 1000);
+            }
+        }
+    }
+
+    /// `prague_pkts_acked`: an RTT sample.
+    fn on_rtt_sample(&mut self, rtt: Time) {
+        if let Some(d) = self.detector.as_mut() {
+            d.on_rtt_sample(rtt / 1000);
+        }
+    }
+
+    /// `prague_ssthresh` (`prague_update_rtt_scaling`), with the ssthresh being replaced.
+    fn on_reduction(&mut self, ssthresh: i64) {
+        if let Some(d) = self.detector.as_mut() {
+            d.on_reduction(ssthresh);
+        }
+    }
+
+    /// The target the spacing of alpha updates and cuts uses (`prague_target_rtt`).
+    fn target(&self, srtt: Time) -> Time {
+        match self.p.rtt_scaling {
+            RttScaling::Additive => self.p.rtt_target.0 + srtt,
+            _ => self.p.rtt_target.0,
         }
     }
 
@@ -197,20 +301,31 @@ impl Prague {
 
     /// RTT independent: out of slow start for `rtt_transition` rounds (`prague_is_rtt_indep`).
     pub fn rtt_independent(&self, slow_start: bool) -> bool {
-        !slow_start && self.round >= self.p.rtt_transition
+        self.p.rtt_scaling != RttScaling::None && !slow_start && self.round >= self.p.rtt_transition
     }
 
     /// `prague_ai_ack_increase`, at the start of each round.
     fn update_ai(&mut self, srtt: Time) {
-        let unscaled = self.round < self.p.rtt_transition
+        let unscaled = self.p.rtt_scaling == RttScaling::None
+            || self.round < self.p.rtt_transition
             || srtt == 0
-            || srtt > MAX_SCALED_RTT
-            || srtt >= self.p.rtt_target.0;
-        self.ai = if unscaled {
-            1.0
-        } else {
-            let r = srtt as f64 / self.p.rtt_target.0 as f64;
-            r * r
+            || srtt > MAX_SCALED_RTT;
+        let r = srtt as f64;
+        self.ai = match self.p.rtt_scaling {
+            _ if unscaled => 1.0,
+            RttScaling::Rate | RttScaling::Additive => {
+                let t = self.target(srtt) as f64;
+                if r >= t {
+                    1.0
+                } else {
+                    (r / t) * (r / t)
+                }
+            }
+            RttScaling::Scalable => {
+                let lift = (r - SCALABLE_R1).clamp(0.0, SCALABLE_R0);
+                (SCALABLE_R0 / 8.0 + lift) * r / (SCALABLE_R0 * SCALABLE_R0)
+            }
+            RttScaling::None => 1.0,
         };
     }
 
@@ -234,11 +349,14 @@ impl Prague {
             self.saw_ce = true;
         }
         let round_over = snd_una >= self.round_end;
-        let target_elapsed = now.saturating_sub(self.alpha_stamp) >= self.p.rtt_target.0;
+        let target_elapsed = now.saturating_sub(self.alpha_stamp) >= self.target(srtt);
         if !round_over || (self.rtt_independent(slow_start) && !target_elapsed) {
             return;
         }
         if self.saw_ce {
+            if let Some(d) = self.detector.as_mut() {
+                d.detect();
+            }
             let f = if self.acked_ce > 0 {
                 self.acked_ce as f64 / self.acked.max(1) as f64
             } else {
@@ -275,11 +393,12 @@ impl Prague {
     }
 
     /// The window after an ECN echo from `cwnd` at `now` (at most once per round, the sender
-    /// decides), or None when an RTT-independent flow cut less than `rtt_target` ago.
-    /// The first echo halves the window (alpha is still 0).
-    pub fn on_ecn(&mut self, cwnd: f64, now: Time, slow_start: bool) -> Option<f64> {
+    /// decides), or None when an RTT-independent flow cut less than its target ago.
+    /// With `alpha_start = "half_at_first_mark"` the first echo halves the window (alpha is
+    /// still 0). With `classic_ecn = "fallback"` the cut's alpha has the detector's floor.
+    pub fn on_ecn(&mut self, cwnd: f64, now: Time, srtt: Time, slow_start: bool) -> Option<f64> {
         self.saw_ce = true;
-        if self.cwr_stamp.is_none() {
+        if self.cwr_stamp.is_none() && self.p.alpha_start == AlphaStart::HalfAtFirstMark {
             // `prague_update_cwnd` on the first ECE: frac_cwnd halved (alpha_mode 0); the
             // CWR that follows cuts by alpha = 0.
             self.cwr_stamp = Some(now);
@@ -288,12 +407,18 @@ impl Prague {
         if self.rtt_independent(slow_start)
             && self
                 .cwr_stamp
-                .is_some_and(|t| now.saturating_sub(t) < self.p.rtt_target.0)
+                .is_some_and(|t| now.saturating_sub(t) < self.target(srtt))
         {
             return None;
         }
         self.cwr_stamp = Some(now);
-        Some((cwnd - self.alpha * cwnd / 2.0).max(MIN_CWND))
+        let alpha = match &self.detector {
+            Some(d) if self.p.classic_ecn == ClassicEcnMode::Fallback => {
+                d.fallback_alpha(self.alpha)
+            }
+            _ => self.alpha,
+        };
+        Some((cwnd - alpha * cwnd / 2.0).max(MIN_CWND))
     }
 
     /// `prague_update_pacing_rate` in bytes per second, from the fractional window `cwnd`
@@ -335,6 +460,8 @@ pub struct PragueOps {
     /// HyStart++), the fractional window restarts from the sender's.
     frac: f64,
     shown: f64,
+    /// The sender's smoothed RTT at the last sample (the cut's spacing for `additive`).
+    srtt: Time,
 }
 
 impl PragueOps {
@@ -346,6 +473,7 @@ impl PragueOps {
             rounding: cfg.prague.window_rounding,
             frac: f64::NAN,
             shown: f64::NAN,
+            srtt: 0,
         }
     }
 
@@ -385,11 +513,15 @@ impl CongestionOps for PragueOps {
     fn ssthresh(&mut self, w: &Window, base: i64, signal: Signal, now: Time) -> Option<i64> {
         match signal {
             Signal::Loss | Signal::Timeout => {
+                self.p.on_reduction(w.ssthresh);
                 self.g.on_reduction();
                 Some(base / 2)
             }
             Signal::Ecn => {
-                let cut = self.p.on_ecn(self.frac(w.cwnd), now, w.slow_start())?;
+                self.p.on_reduction(w.ssthresh);
+                let cut = self
+                    .p
+                    .on_ecn(self.frac(w.cwnd), now, self.srtt, w.slow_start())?;
                 self.g.on_reduction();
                 self.cwr_cut = Some(cut);
                 Some(cut.floor() as i64)
@@ -433,7 +565,14 @@ impl CongestionOps for PragueOps {
 
     #[inline]
     fn pkts_acked(&mut self, rtt: Time, ack: &AckEvent, _: &mut Window) {
+        self.srtt = ack.srtt;
+        self.p.on_rtt_sample(rtt);
         self.g.on_rtt_sample(rtt, ack.snd_una, ack.snd_nxt);
+    }
+
+    fn init_after_handshake(&mut self, _: Time, srtt: Time, min_rtt: Option<Time>, _: f64) {
+        self.srtt = srtt;
+        self.p.init(srtt, min_rtt);
     }
 
     fn always_paces(&self) -> bool {
@@ -453,6 +592,9 @@ impl CongestionOps for PragueOps {
 
     fn state(&self, out: &mut crate::sim::StateSink) {
         out("dctcp_alpha", self.p.alpha());
+        if let Some(c) = self.p.classic_ecn() {
+            out("prague_classic_ecn", c);
+        }
         self.g.state(out);
     }
 }
@@ -469,13 +611,13 @@ mod tests {
         // No CE yet: rounds end, alpha stays 0 (not updated before an AQM is seen).
         p.on_ack(10, false, (10, 20), 10 * MS, 10 * MS, false);
         assert_eq!(p.alpha(), 0.0);
-        assert_eq!(p.on_ecn(20.0, 11 * MS, false), Some(10.0));
+        assert_eq!(p.on_ecn(20.0, 11 * MS, 10 * MS, false), Some(10.0));
         // Round 2 (ends at 20): 10 packets, 4 marked: alpha = 0 + (4/10) / 16 = 0.025.
         p.on_ack(4, true, (14, 24), 12 * MS, 10 * MS, false);
         p.on_ack(6, false, (20, 30), 13 * MS, 10 * MS, false);
         assert!((p.alpha() - 0.025).abs() < 1e-15);
         // A cut now: 10 - 0.025 x 10 / 2 = 9.875 (fractional: Linux's frac_cwnd).
-        assert_eq!(p.on_ecn(10.0, 14 * MS, false), Some(9.875));
+        assert_eq!(p.on_ecn(10.0, 14 * MS, 10 * MS, false), Some(9.875));
     }
 
     /// After `rtt_transition` rounds out of slow start, with srtt 5 ms below the 25 ms
@@ -504,13 +646,118 @@ mod tests {
         }
         assert!((cwnd - 100.04).abs() < 1e-4, "{cwnd}");
         // First mark halves; a second within 25 ms is ignored; after 25 ms it cuts by alpha.
-        assert_eq!(p.on_ecn(100.0, now, false), Some(50.0));
-        assert_eq!(p.on_ecn(50.0, now + 24 * MS, false), None);
-        assert!(p.on_ecn(50.0, now + 25 * MS, false).is_some());
+        assert_eq!(p.on_ecn(100.0, now, srtt, false), Some(50.0));
+        assert_eq!(p.on_ecn(50.0, now + 24 * MS, srtt, false), None);
+        assert!(p.on_ecn(50.0, now + 25 * MS, srtt, false).is_some());
         // In slow start ai does not apply: growth by the packets acked up to ssthresh.
         let mut w = 10.0;
         p.grow(&mut w, 12, 4);
         assert!((w - 12.0 - 2.0 * 0.04 / 12.0).abs() < 1e-12, "{w}");
+    }
+
+    /// A flow out of slow start for `rtt_transition` rounds at `srtt`.
+    fn independent(params: PragueParams, srtt: Time) -> (Prague, Time) {
+        let mut p = Prague::new(&params);
+        let mut now = 0;
+        for r in 1..=params.rtt_transition as i64 {
+            now += 30 * MS;
+            p.on_ack(1, false, (r * 100, (r + 1) * 100), now, srtt, false);
+        }
+        (p, now)
+    }
+
+    /// tcp_prague.c v0.6's other modes, by hand at srtt 5 ms and 30 ms (target 25 ms):
+    /// - none: ai = 1, and no spacing: two cuts 1 ms apart both happen;
+    /// - scalable: (16.384 / 8 + (5 - 1.536)) x 5 / 16.384^2 = 0.102 669; at 30 ms, not
+    ///   capped: (2.048 + 16.384) x 30 / 16.384^2 = 2.059 937;
+    /// - additive: (5 / (25 + 5))^2 = 1/36, and cuts spaced by 30 ms, not 25.
+    #[test]
+    fn the_other_rtt_scalings_by_hand() {
+        let with = |rtt_scaling| PragueParams {
+            rtt_scaling,
+            ..PragueParams::default()
+        };
+        let (mut p, now) = independent(with(RttScaling::None), 5 * MS);
+        assert!(!p.rtt_independent(false));
+        assert_eq!(p.ai, 1.0);
+        assert!(p.on_ecn(100.0, now, 5 * MS, false).is_some());
+        assert!(p.on_ecn(50.0, now + MS, 5 * MS, false).is_some());
+
+        let (p, _) = independent(with(RttScaling::Scalable), 5 * MS);
+        assert!((p.ai - 0.102_669).abs() < 1e-6, "{}", p.ai);
+        let (p, _) = independent(with(RttScaling::Scalable), 30 * MS);
+        assert!((p.ai - 2.059_937).abs() < 1e-6, "{}", p.ai);
+
+        let (mut p, now) = independent(with(RttScaling::Additive), 5 * MS);
+        assert!((p.ai - 1.0 / 36.0).abs() < 1e-12, "{}", p.ai);
+        assert!(p.on_ecn(100.0, now, 5 * MS, false).is_some());
+        assert_eq!(p.on_ecn(50.0, now + 29 * MS, 5 * MS, false), None);
+        assert!(p.on_ecn(50.0, now + 30 * MS, 5 * MS, false).is_some());
+    }
+
+    /// v0.5 and v0.6 start alpha at 1: the first echo halves (20 -> 10) through alpha, and a
+    /// round with 4 of 10 marked leaves alpha = 15/16 + 0.4/16 = 0.9625, so the next cut
+    /// takes 10 to 10 - 0.9625 x 5 = 5.1875 (v0.7's start: 9.875, above).
+    #[test]
+    fn alpha_starting_at_one_cuts_hard_until_it_decays() {
+        let mut p = Prague::new(&PragueParams {
+            alpha_start: AlphaStart::One,
+            ..PragueParams::default()
+        });
+        // A round without CE: alpha is not updated before an AQM is seen.
+        p.on_ack(10, false, (10, 20), 10 * MS, 10 * MS, false);
+        assert_eq!(p.alpha(), 1.0);
+        assert_eq!(p.on_ecn(20.0, 11 * MS, 10 * MS, false), Some(10.0));
+        p.on_ack(4, true, (14, 24), 12 * MS, 10 * MS, false);
+        p.on_ack(6, false, (20, 30), 13 * MS, 10 * MS, false);
+        assert!((p.alpha() - 0.9625).abs() < 1e-15);
+        assert_eq!(p.on_ecn(10.0, 14 * MS, 10 * MS, false), Some(5.1875));
+    }
+
+    /// With `classic_ecn = "fallback"`, a 10 ms queue with 3 ms of jitter turns the detector
+    /// classic within five rounds (prague_classic_ecn.rs); a cut then uses alpha = 0.625
+    /// however few packets were marked: 100 -> 100 - 0.625 x 50 = 68.75. "detect" computes
+    /// the same state and cuts by alpha.
+    #[test]
+    fn a_classic_ecn_queue_found_raises_the_cut() {
+        for (mode, want) in [
+            (ClassicEcnMode::Fallback, 68.75),
+            (ClassicEcnMode::Detect, 0.0),
+        ] {
+            let mut p = Prague::new(&PragueParams {
+                classic_ecn: mode,
+                rtt_scaling: RttScaling::None,
+                ..PragueParams::default()
+            });
+            p.init(30 * MS, Some(20 * MS));
+            p.on_reduction(10);
+            let mut now = 0;
+            p.on_ack(0, false, (0, 100), now, 30 * MS, false);
+            for r in 0..6 {
+                for i in 0..2000 {
+                    p.on_rtt_sample(if i % 2 == 0 { 33 * MS } else { 27 * MS });
+                }
+                now += 30 * MS;
+                // 1 of 100 marked per round: alpha stays small
+                let (end, next) = ((r + 1) * 100, (r + 2) * 100);
+                p.on_ack(99, false, (end - 1, end), now, 30 * MS, false);
+                p.on_ack(1, true, (end, next), now, 30 * MS, false);
+            }
+            assert!(p.classic_ecn().unwrap() > 9.0, "{:?}", p.classic_ecn());
+            assert!(p.alpha() < 0.01);
+            assert_eq!(
+                p.on_ecn(100.0, now, 30 * MS, false),
+                Some(50.0),
+                "first mark halves"
+            );
+            let cut = p.on_ecn(100.0, now + MS, 30 * MS, false).unwrap();
+            if want > 0.0 {
+                assert_eq!(cut, want);
+            } else {
+                assert!((cut - (100.0 - p.alpha() * 50.0)).abs() < 1e-12);
+            }
+        }
+        assert_eq!(Prague::new(&PragueParams::default()).classic_ecn(), None);
     }
 
     fn ops(ai_unit: AiUnit, window_rounding: WindowRounding) -> PragueOps {
