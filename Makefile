@@ -1,7 +1,7 @@
 # The two commands of the README, and the pieces they are made of.
 PYTHON ?= python3
 
-.PHONY: uml-kernel uml-kernel-l4s-upstream install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench bench-instructions ns3-deps validate-ns3 gallery validate-kernel-tables validate-kernel-grid validate-kernel-grid-resimulate
+.PHONY: uml-kernel uml-kernel-l4s-upstream install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench bench-instructions ns3-deps validate-ns3 gallery validate-kernel-tables validate-kernel-grid validate-kernel-grid-resimulate l4s-rfc3168
 
 # Builds the Rust engine and installs the Python package with its test dependencies. The
 # first build compiles about 100 crates in the release profile (fat LTO, one codegen unit):
@@ -118,3 +118,9 @@ validate-kernel-grid:
 	$(PYTHON) validation/kernel/reference_grid.py --full --kernel-only --resume --out $(FULL_TABLES) $(ARGS)
 validate-kernel-grid-resimulate:
 	$(PYTHON) validation/kernel/reference_grid.py --full --resimulate --out $(FULL_TABLES)
+
+# Issue 38: heistp/l4s-tests Scenario 6 (RFC 3168 AQMs) beside its published table: 24 cells,
+# two Prague readings, 2 seeds (about a minute). docs/validation.md, "L4S coexistence".
+L4S_RESULTS ?= validation/l4s/results
+l4s-rfc3168:
+	$(PYTHON) validation/l4s/rfc3168_aqms.py --out $(L4S_RESULTS) $(ARGS)

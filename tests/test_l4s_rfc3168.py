@@ -1,0 +1,51 @@
+"""Issue 38: heistp/l4s-tests Scenario 6 (TCP Prague against a classic flow through a single-queue
+RFC 3168 AQM), one cell of validation/l4s/rfc3168_aqms.py. The published table's claim, as the
+source states it (README.md at e21cd91: "TCP Prague mis-interprets the CE signal as coming from
+an L4S instead of an RFC3168 queue"): the v0.5 Prague it ran takes nearly all of the link
+(45.70 to 1.94 Mb/s through fq_codel flows 1 against CUBIC with ECN); the same Prague with its
+classic ECN detection on gives the classic flow a fair part."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tomllib
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def s6() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("rfc3168_aqms", ROOT / "validation/l4s/rfc3168_aqms.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["rfc3168_aqms"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_transcription_holds_the_24_published_cells() -> None:
+    published = tomllib.loads((ROOT / "validation/l4s/published/l4s_tests.toml").read_text())
+    cells = [c for c in published["cell"] if c.get("scenario") == "s6_rfc3168_aqms"]
+    assert len(cells) == 24
+    assert {c["qdisc"] for c in cells} == set(s6().QDISCS)
+    assert all(c["source_commit"] == "e21cd91a8fa7dda4ebb098855c97b0edc8cafba5" for c in cells)
+
+
+def test_iproute2s_red_defaults() -> None:
+    # limit 150000, avpkt 1000: max 37500, min 12500, burst (25000 + 37500) / 3000 = 20;
+    # tc_red_eval_ewma: a = 20 + 1 - 12.5 = 8.5, first W with (1 - (1 - W)^20) / W >= 8.5 is
+    # 1/16 (11.6; 1/8 gives 7.45).
+    red = s6().tc_red(150_000)
+    assert (red["min_th"], red["max_th"], red["w_q"]) == (12_500 / 1500, 37_500 / 1500, 1 / 16)
+
+
+def test_prague_v05_starves_the_classic_flow_and_its_fallback_does_not() -> None:
+    mod = s6()
+    cell = {"qdisc": "fq_codel(1q)", "cc2": "cubic-ecn"}
+    off = mod.run_cell(cell, "off", [1])
+    on = mod.run_cell(cell, "fallback", [1])
+    assert off["dss1_mbps"] / (off["dss1_mbps"] + off["dss2_mbps"]) > 0.9
+    assert on["dss2_mbps"] / (on["dss1_mbps"] + on["dss2_mbps"]) > 0.25
+    assert 45 < off["dss1_mbps"] + off["dss2_mbps"] <= 50

@@ -1,0 +1,211 @@
+"""Pete Heist's l4s-tests, Scenario 6 ("RFC3168 AQMs"), re-run beside its published table.
+
+    python validation/l4s/rfc3168_aqms.py --out DIR      # both Prague readings, 24 cells each
+
+The source (transcribed in ``published/l4s_tests.toml``, with the repository, path and commit of
+every number; the setup in ``published/l4s_tests.md``): heistp/l4s-tests README.md at e21cd91
+("Scenario 6 Fairness Table", rows = s6_steady_state.md at 81295ca). Two flows (flent tcp_2up)
+for 60 s through a 50 Mbit/s htb bottleneck with a single-queue Classic ECN AQM, 20 ms base RTT
+(netem 10 ms on each direction): TCP Prague (flow 1) against CUBIC or Reno with ECN, or with its
+ECN bits bleached at the middlebox ("noecn"); D_SS is each flow's mean delivery rate over a
+40 s window ending 2 s before the end (the caption; the window steady_state.go used is not
+recorded), the ratio D_SS1 : D_SS2.
+
+The kernel the source ran: L4STeam/linux b256daedc767 (Aug 2020), tcp_prague.c v0.5 with its
+module defaults (the harness sets only ``net.ipv4.tcp_ecn = 3``): no RTT independence
+(``prague_rtt_scaling`` 0; target 15 ms, 100 rounds), alpha starting at 1, the increase one
+packet per round trip on ``snd_cwnd``, the window stepping by whole packets, and the classic ECN
+detection off (``prague_ecn_fallback`` 0). aqmlab runs that Prague (``V05_PRAGUE`` below) and,
+as the named alternative, the same with ``classic_ecn = "fallback"`` (what the version could
+have done: its detection, off by default).
+
+The qdiscs, as the source's ``tc`` lines give them, with Linux's readings where aqmlab has them
+as named choices (docs/readings.md, "The qdiscs as the kernel runs them"):
+- ``fq_codel flows 1`` (limit 10240, target 5 ms, interval 100 ms, ecn): ``fq_codel`` with one
+  queue, the kernel's Newton step (``inv_sqrt = "linux"``); the same with target 1 ms,
+  interval 20 ms.
+- ``pie ecn`` (limit 1000, target 15 ms, tupdate 15 ms, alpha 2/16, beta 20/16) and ``pie
+  limit 100 target 5ms tupdate 32ms ecn``: ``pie`` with ``ecn``, ``decay``,
+  ``accu_prob_reset`` and ``burst_reset`` as Linux's.
+- ``red limit B avpkt 1000 adaptive bandwidth 50Mbit ecn``: iproute2's defaults (max = B / 4,
+  min = max / 3, burst = (2 min + max) / (3 avpkt), Wlog from tc_red_eval_ewma, probability
+  0.02) as ``ared`` in packets of 1500 bytes, no gentle region, Linux's spacing (``wait =
+  false``), no idle decay under htb, no short-queue exemption, max_p adapted every 500 ms
+  (Linux's ``red_adaptative_algo`` on a timer; aqmlab checks on arrivals). One difference
+  aqmlab cannot express: Linux's red with ``ecn`` and without ``harddrop`` marks ECT packets
+  above max too; aqmlab's RED drops above max_th.
+
+Packets of 1500 bytes (1448 payload + 52 headers with timestamps), access links 1 Gb/s with no
+delay. Seeds 1 and 2 (``--seeds``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import aqmlab
+
+HERE = Path(__file__).resolve().parent
+PUBLISHED = HERE / "published" / "l4s_tests.toml"
+
+PACKET = 1500
+V05_PRAGUE: dict[str, Any] = {
+    "rtt_scaling": "none",
+    "rtt_target": "15ms",
+    "rtt_transition": 100,
+    "alpha_start": "one",
+    "ai_unit": "packet",
+    "window_rounding": "floor",
+    "classic_ecn": "off",
+}
+READINGS = {"v0.5 (published kernel)": "off", "v0.5 with classic_ecn = fallback": "fallback"}
+
+
+def tc_red(limit_bytes: int, avpkt: int = 1000) -> dict[str, Any]:
+    """iproute2's red defaults (tc/q_red.c: max = limit / 4, min = max / 3, burst =
+    (2 min + max) / (3 avpkt), probability 0.02; tc/tc_red.c tc_red_eval_ewma for Wlog) as
+    aqmlab's ared in packets of ``PACKET`` bytes."""
+    qmax = limit_bytes // 4
+    qmin = qmax // 3
+    burst = (2 * qmin + qmax) // (3 * avpkt)
+    a = burst + 1 - qmin / avpkt
+    wlog = next(w for w in range(1, 32) if a <= (1 - (1 - 2.0**-w) ** burst) / 2.0**-w)
+    return {
+        "kind": "ared",
+        "min_th": qmin / PACKET,
+        "max_th": qmax / PACKET,
+        "max_p": 0.02,
+        "w_q": 2.0**-wlog,
+        "gentle": False,
+        "ecn": True,
+        "mark_p": 1.0,
+        "wait": False,
+        "idle_decay": False,
+        "short_queue_exempt": False,
+        "bounds": "inclusive",
+    }
+
+
+PIE_LINUX = {"kind": "pie", "ecn": True, "decay": "linux", "accu_prob_reset": "linux", "burst_reset": "linux"}
+
+QDISCS: dict[str, tuple[dict[str, Any], int]] = {
+    "fq_codel(1q)": ({"kind": "fq_codel", "flows": 1, "inv_sqrt": "linux"}, 10240),
+    "fq_codel(1q,1ms/20ms)": (
+        {"kind": "fq_codel", "flows": 1, "inv_sqrt": "linux", "target": "1ms", "interval": "20ms"},
+        10240,
+    ),
+    "pie": (PIE_LINUX, 1000),
+    "pie(100p/5ms)": ({**PIE_LINUX, "target": "5ms", "t_update": "32ms"}, 100),
+    "red(150000b)": (tc_red(150_000), 150_000 // PACKET),
+    "red(400000b)": (tc_red(400_000), 400_000 // PACKET),
+}
+
+
+def scenario(qdisc: str, cc2: str, classic_ecn: str) -> dict[str, Any]:
+    aqm, limit = QDISCS[qdisc]
+    cc, ecn = cc2.split("-")
+    tcp = {"packet_size": PACKET - 52, "header_size": 52}
+    return {
+        "name": f"l4s-tests s6 {qdisc} prague vs {cc2}",
+        "duration": "58s",
+        "warmup": "18s",
+        "topology": {
+            "kind": "dumbbell",
+            "senders": 2,
+            "bottleneck": {"rate": "50Mbps", "delay": "10ms", "queue": {"limit": limit, "aqm": aqm}},
+            "access": {"rate": "1Gbps", "delay": "0ms"},
+        },
+        "flows": [
+            {
+                "kind": "tcp",
+                "from": "s0",
+                "to": "d0",
+                "group": "prague",
+                "tcp": {**tcp, "profile": "prague", "prague": {**V05_PRAGUE, "classic_ecn": classic_ecn}},
+            },
+            {
+                "kind": "tcp",
+                "from": "s1",
+                "to": "d1",
+                "group": cc2,
+                "tcp": {**tcp, "profile": "linux", "congestion_control": cc, "ecn": ecn == "ecn"},
+            },
+        ],
+    }
+
+
+def run_cell(cell: dict[str, Any], classic_ecn: str, seeds: list[int]) -> dict[str, float]:
+    d1, d2 = [], []
+    for seed in seeds:
+        r = aqmlab.run(scenario(cell["qdisc"], cell["cc2"], classic_ecn), seed=seed)
+        g = r.flows.set_index("group")["goodput_bps"] / 1e6
+        assert 0 <= g.sum() <= 50.0, f"goodput {g.sum()} above the 50 Mb/s bottleneck"
+        d1.append(float(g["prague"]))
+        d2.append(float(g[cell["cc2"]]))
+    return {"dss1_mbps": sum(d1) / len(d1), "dss2_mbps": sum(d2) / len(d2)}
+
+
+def ratio(a: float, b: float) -> str:
+    """steady_state.go's ratio: ``%.0f:1`` of a / b, or ``1:%.0f``."""
+    if b <= 0 or a <= 0:
+        return "inf" if a > b else "0"
+    return f"{a / b:.0f}:1" if a > b else f"1:{b / a:.0f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--only", default="", help="run the cells whose qdisc contains this")
+    args = ap.parse_args(argv)
+    published = tomllib.loads(PUBLISHED.read_text())
+    cells = [c for c in published["cell"] if c.get("scenario") == "s6_rfc3168_aqms" and args.only in c["qdisc"]]
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for c in cells:
+        row: dict[str, Any] = {k: c[k] for k in ("qdisc", "cc2", "dss1_mbps", "dss2_mbps", "ratio", "source_line")}
+        for label, mode in READINGS.items():
+            got = run_cell(c, mode, list(range(1, args.seeds + 1)))
+            row[label] = got
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    (args.out / "rfc3168_aqms.json").write_text(json.dumps(rows, indent=1) + "\n")
+    (args.out / "rfc3168_aqms.md").write_text(table(rows, args.seeds))
+    return 0
+
+
+def table(rows: list[dict[str, Any]], seeds: int) -> str:
+    labels = list(READINGS)
+    head = (
+        "| AQM | flow 2 | published D_SS1 / D_SS2 (ratio) | "
+        + " | ".join(f"aqmlab, {label}: D_SS1 / D_SS2 (ratio)" for label in labels)
+        + " |\n"
+    )
+    out = [head, "|---|---|---|" + "---|" * len(labels) + "\n"]
+    for r in rows:
+        cols = [f"{r['dss1_mbps']:.2f} / {r['dss2_mbps']:.2f} ({r['ratio']})"]
+        for label in labels:
+            g = r[label]
+            cols.append(f"{g['dss1_mbps']:.2f} / {g['dss2_mbps']:.2f} ({ratio(g['dss1_mbps'], g['dss2_mbps'])})")
+        out.append(f"| {r['qdisc']} | {r['cc2']} | " + " | ".join(cols) + " |\n")
+    share = {label: [r[label]["dss2_mbps"] / (r[label]["dss1_mbps"] + r[label]["dss2_mbps"]) for r in rows] for label in labels}
+    pub = [r["dss2_mbps"] / (r["dss1_mbps"] + r["dss2_mbps"]) for r in rows]
+    out.append(
+        f"\nFlow 2's share of the two flows' D_SS, mean over the {len(rows)} cells: published "
+        f"{sum(pub) / len(pub):.3f}; "
+        + "; ".join(f"aqmlab {label} {sum(v) / len(v):.3f}" for label, v in share.items())
+        + f" ({seeds} seeds per cell).\n"
+    )
+    if any(math.isnan(x) for v in share.values() for x in v):
+        out.append("Some cells have no measurement.\n")
+    return "".join(out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
