@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import tomllib
 from pathlib import Path
 from types import ModuleType
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 

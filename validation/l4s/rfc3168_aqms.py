@@ -45,11 +45,11 @@ import argparse
 import json
 import math
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import aqmlab
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 PUBLISHED = HERE / "published" / "l4s_tests.toml"
@@ -194,7 +194,10 @@ def table(rows: list[dict[str, Any]], seeds: int) -> str:
             g = r[label]
             cols.append(f"{g['dss1_mbps']:.2f} / {g['dss2_mbps']:.2f} ({ratio(g['dss1_mbps'], g['dss2_mbps'])})")
         out.append(f"| {r['qdisc']} | {r['cc2']} | " + " | ".join(cols) + " |\n")
-    share = {label: [r[label]["dss2_mbps"] / (r[label]["dss1_mbps"] + r[label]["dss2_mbps"]) for r in rows] for label in labels}
+    share = {
+        label: [r[label]["dss2_mbps"] / (r[label]["dss1_mbps"] + r[label]["dss2_mbps"]) for r in rows]
+        for label in labels
+    }
     pub = [r["dss2_mbps"] / (r["dss1_mbps"] + r["dss2_mbps"]) for r in rows]
     out.append(
         f"\nFlow 2's share of the two flows' D_SS, mean over the {len(rows)} cells: published "
