@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def s6() -> ModuleType:
+    sys.path.insert(0, str(ROOT / "validation/l4s"))
     spec = importlib.util.spec_from_file_location("rfc3168_aqms", ROOT / "validation/l4s/rfc3168_aqms.py")
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)

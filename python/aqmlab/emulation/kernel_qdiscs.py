@@ -249,6 +249,17 @@ def qdisc_args(
             f"split-gso raw memlimit {memlimit}"
         )
         return Qdisc(args, tuple(notes), kind)
+    if kind == "fq":
+        fixed("perturbation", 0, "the kernel hashes flows with its own random seed (skb_get_hash)")
+        args = (
+            f"fq limit {min(limit, int(aqm['limit']))} flow_limit {int(aqm['flow_limit'])} "
+            f"quantum {int(aqm['quantum'])} initial_quantum {int(aqm['initial_quantum'])} "
+            f"refill_delay {_us(aqm['refill_delay'])} orphan_mask {int(aqm['orphan_mask'])} nopacing"
+        )
+        if aqm.get("ce_threshold") is not None:
+            args += f" ce_threshold {_us(aqm['ce_threshold'])}"
+        notes.append("refill_delay runs in jiffies in the kernel (HZ 100 in the guest: 10 ms steps)")
+        return Qdisc(args, tuple(notes), kind)
     linux_none = {"dualpi2": "not in Linux 6.1 (sch_dualpi2 is in Linux 6.18)"}
     raise KernelRefusal(path, f"{kind} has no Linux qdisc" + (f" ({linux_none[kind]})" if kind in linux_none else ""))
 

@@ -126,16 +126,33 @@ impl<S> FlowQueues<S> {
     /// of new_flows with a full quantum.
     pub fn push(&mut self, idx: usize, id: PacketId, size: u64) {
         let quantum = self.quantum;
+        self.push_joining(idx, id, size, |_| quantum);
+    }
+
+    /// As [`FlowQueues::push`], a queue that joins new_flows getting the deficit `credit`
+    /// returns from it (sch_fq's: its initial quantum, or what it kept, `fq.rs`).
+    pub fn push_joining(
+        &mut self,
+        idx: usize,
+        id: PacketId,
+        size: u64,
+        credit: impl FnOnce(&FlowQueue<S>) -> i64,
+    ) {
         let flow = &mut self.flows[idx];
         flow.q.push_back(id);
         flow.backlog += size;
         if flow.list == List::None {
             flow.list = List::New;
-            flow.deficit = quantum;
+            flow.deficit = credit(flow);
             self.new_flows.push_back(idx as u32);
         }
         self.packets += 1;
         self.bytes += size;
+    }
+
+    /// Whether queue `idx` is on new_flows or old_flows.
+    pub fn is_listed(&self, idx: usize) -> bool {
+        self.flows[idx].list != List::None
     }
 
     /// Removes the head packet of queue `idx` and takes it off the totals.

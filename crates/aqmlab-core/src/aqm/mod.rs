@@ -33,6 +33,7 @@ pub mod codel;
 pub mod droptail;
 pub mod dsred;
 pub mod dualpi2;
+pub mod fq;
 pub mod fq_codel;
 pub mod fq_pie;
 pub mod hybrid_red;

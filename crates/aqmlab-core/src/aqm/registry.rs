@@ -4,7 +4,7 @@
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::state_docs::{self, StateDoc};
 use super::{
-    ared, blue, cobalt, codel, droptail, dsred, dualpi2, fq_codel, fq_pie, hybrid_red, lpf_oda,
+    ared, blue, cobalt, codel, droptail, dsred, dualpi2, fq, fq_codel, fq_pie, hybrid_red, lpf_oda,
     newque, orange, pi, pi2, pie, qvared, red, rem, step_marking,
 };
 use super::{Aqm, FifoQueue, LinkQueue, QueueDiscipline};
@@ -239,6 +239,17 @@ pub static REGISTRY: &[AqmInfo] = &[
         state: state_docs::FQ_PIE,
         builder: Builder::Discipline(fq_pie::build),
         timer: Some("t_update"),
+    },
+    AqmInfo {
+        name: "fq",
+        title: "FQ: Linux's fair queue scheduler (at a router), with its CE threshold",
+        source: "Linux net/sched/sch_fq.c (fq_classify, fq_enqueue, fq_dequeue, fq_init)",
+        // No `ecn` switch: it marks only through ce_threshold, and drops otherwise.
+        ecn: false,
+        params: fq::PARAMS,
+        state: state_docs::FQ,
+        builder: Builder::Discipline(fq::build),
+        timer: None,
     },
     AqmInfo {
         name: "cobalt",

@@ -9,7 +9,7 @@
 
 use super::params::AqmParams;
 use super::{
-    ared, blue, cobalt, codel, droptail, dsred, dualpi2, fq_codel, fq_pie, hybrid_red, lpf_oda,
+    ared, blue, cobalt, codel, droptail, dsred, dualpi2, fq, fq_codel, fq_pie, hybrid_red, lpf_oda,
     newque, orange, pi, pi2, pie, qvared, red, rem, step_marking,
 };
 use crate::units::ScenarioError;
@@ -70,6 +70,7 @@ pub fn resolve(aqm: &Value, path: &str) -> Result<Value, ScenarioError> {
         "pi2" => plain::<pi2::Pi2Params>(&p)?,
         "dualpi2" => plain::<dualpi2::DualPi2Params>(&p)?,
         "fq_pie" => plain::<fq_pie::FqPieParams>(&p)?,
+        "fq" => plain::<fq::FqParams>(&p)?,
         "cobalt" => plain::<cobalt::CobaltParams>(&p)?,
         _ => return Ok(aqm.clone()),
     };

@@ -280,6 +280,16 @@ pub const FQ_PIE: &[StateDoc] = &[
     ),
     TARGET_DELAY,
 ];
+pub const FQ: &[StateDoc] = &[
+    ACTIVE_FLOWS,
+    NEW_FLOWS,
+    OLD_FLOWS,
+    doc(
+        "flow_limit_drops",
+        "count",
+        "FQ: arrivals dropped because their flow held flow_limit packets (Linux stat_flows_plimit)",
+    ),
+];
 /// COBALT's `p` is BLUE's, applied to every dequeued packet.
 pub const COBALT: &[StateDoc] = &[
     P,

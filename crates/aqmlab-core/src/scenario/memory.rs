@@ -35,7 +35,7 @@
 
 use super::events::RateSetting;
 use super::schema::{Endpoints, FlowSpec, GraphSpec, LimitSpec, QueueSpec, Scenario, Topology};
-use crate::aqm::{fq_codel, fq_pie};
+use crate::aqm::{fq, fq_codel, fq_pie};
 use crate::link::Link;
 use crate::net::routing::TreeRoutes;
 use crate::net::{LinkId, NodeId, Packet};
@@ -487,6 +487,7 @@ fn queue_state_bytes(aqm: &Value) -> u64 {
             fq_pie::MAX_FLOWS,
             fq_pie::BYTES_PER_FLOW_QUEUE,
         )),
+        "fq" => Some((fq::DEFAULT_BUCKETS, fq::MAX_BUCKETS, fq::BYTES_PER_FLOW)),
         _ => None,
     };
     let Some(obj) = aqm.as_object() else {
@@ -499,12 +500,12 @@ fn queue_state_bytes(aqm: &Value) -> u64 {
     else {
         return 0;
     };
-    let flows = obj
-        .get("flows")
-        .and_then(Value::as_u64)
-        .unwrap_or(default as u64)
-        .min(max as u64);
-    flows * bytes
+    // sch_fq has orphan_mask + 1 flows.
+    let flows = match obj.get("orphan_mask").and_then(Value::as_u64) {
+        Some(mask) => Some(mask.saturating_add(1)),
+        None => obj.get("flows").and_then(Value::as_u64),
+    };
+    flows.unwrap_or(default as u64).min(max as u64) * bytes
 }
 
 /// Whether the build will route `g` as a forest (the same test, on the same links).
