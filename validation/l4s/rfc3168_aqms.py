@@ -15,7 +15,7 @@ The kernel the source ran: L4STeam/linux b256daedc767 (Aug 2020), tcp_prague.c v
 module defaults (the harness sets only ``net.ipv4.tcp_ecn = 3``): no RTT independence
 (``prague_rtt_scaling`` 0; target 15 ms, 100 rounds), alpha starting at 1, the increase one
 packet per round trip on ``snd_cwnd``, the window stepping by whole packets, and the classic ECN
-detection off (``prague_ecn_fallback`` 0). aqmlab runs that Prague (``V05_PRAGUE`` below) and,
+detection off (``prague_ecn_fallback`` 0). aqmlab runs that Prague (``l4s_tests_common.V05_PRAGUE``) and,
 as the named alternative, the same with ``classic_ecn = "fallback"`` (what the version could
 have done: its detection, off by default).
 
@@ -36,7 +36,8 @@ as named choices (docs/readings.md, "The qdiscs as the kernel runs them"):
   above max too; aqmlab's RED drops above max_th.
 
 Packets of 1500 bytes (1448 payload + 52 headers with timestamps), access links 1 Gb/s with no
-delay. Seeds 1 and 2 (``--seeds``).
+delay; flows start in the first 10 ms (``l4s_tests_common.START``). Seeds 1 to 3 (``--seeds``):
+the mean, and the range of Prague's share over the seeds.
 """
 
 from __future__ import annotations
@@ -49,22 +50,7 @@ from pathlib import Path
 from typing import Any
 
 import aqmlab
-import tomllib
-
-HERE = Path(__file__).resolve().parent
-PUBLISHED = HERE / "published" / "l4s_tests.toml"
-
-PACKET = 1500
-V05_PRAGUE: dict[str, Any] = {
-    "rtt_scaling": "none",
-    "rtt_target": "15ms",
-    "rtt_transition": 100,
-    "alpha_start": "one",
-    "ai_unit": "packet",
-    "window_rounding": "floor",
-    "classic_ecn": "off",
-}
-READINGS = {"v0.5 (published kernel)": "off", "v0.5 with classic_ecn = fallback": "fallback"}
+from l4s_tests_common import PACKET, READINGS, published_cells, ratio, tcp_flow
 
 
 def tc_red(limit_bytes: int, avpkt: int = 1000) -> dict[str, Any]:
@@ -109,8 +95,6 @@ QDISCS: dict[str, tuple[dict[str, Any], int]] = {
 
 def scenario(qdisc: str, cc2: str, classic_ecn: str) -> dict[str, Any]:
     aqm, limit = QDISCS[qdisc]
-    cc, ecn = cc2.split("-")
-    tcp = {"packet_size": PACKET - 52, "header_size": 52}
     return {
         "name": f"l4s-tests s6 {qdisc} prague vs {cc2}",
         "duration": "58s",
@@ -121,51 +105,29 @@ def scenario(qdisc: str, cc2: str, classic_ecn: str) -> dict[str, Any]:
             "bottleneck": {"rate": "50Mbps", "delay": "10ms", "queue": {"limit": limit, "aqm": aqm}},
             "access": {"rate": "1Gbps", "delay": "0ms"},
         },
-        "flows": [
-            {
-                "kind": "tcp",
-                "from": "s0",
-                "to": "d0",
-                "group": "prague",
-                "tcp": {**tcp, "profile": "prague", "prague": {**V05_PRAGUE, "classic_ecn": classic_ecn}},
-            },
-            {
-                "kind": "tcp",
-                "from": "s1",
-                "to": "d1",
-                "group": cc2,
-                "tcp": {**tcp, "profile": "linux", "congestion_control": cc, "ecn": ecn == "ecn"},
-            },
-        ],
+        "flows": [tcp_flow(0, "prague", classic_ecn, "prague"), tcp_flow(1, cc2, classic_ecn, cc2)],
     }
 
 
 def run_cell(cell: dict[str, Any], classic_ecn: str, seeds: list[int]) -> dict[str, float]:
-    d1, d2 = [], []
+    d1, d2, share = [], [], []
     for seed in seeds:
         r = aqmlab.run(scenario(cell["qdisc"], cell["cc2"], classic_ecn), seed=seed)
         g = r.flows.set_index("group")["goodput_bps"] / 1e6
         assert 0 <= g.sum() <= 50.0, f"goodput {g.sum()} above the 50 Mb/s bottleneck"
         d1.append(float(g["prague"]))
         d2.append(float(g[cell["cc2"]]))
-    return {"dss1_mbps": sum(d1) / len(d1), "dss2_mbps": sum(d2) / len(d2)}
-
-
-def ratio(a: float, b: float) -> str:
-    """steady_state.go's ratio: ``%.0f:1`` of a / b, or ``1:%.0f``."""
-    if b <= 0 or a <= 0:
-        return "inf" if a > b else "0"
-    return f"{a / b:.0f}:1" if a > b else f"1:{b / a:.0f}"
+        share.append(d1[-1] / (d1[-1] + d2[-1]))
+    return {"dss1_mbps": sum(d1) / len(d1), "dss2_mbps": sum(d2) / len(d2), "share1": [min(share), max(share)]}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--only", default="", help="run the cells whose qdisc contains this")
     args = ap.parse_args(argv)
-    published = tomllib.loads(PUBLISHED.read_text())
-    cells = [c for c in published["cell"] if c.get("scenario") == "s6_rfc3168_aqms" and args.only in c["qdisc"]]
+    cells = [c for c in published_cells("s6_rfc3168_aqms") if args.only in c["qdisc"]]
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for c in cells:
@@ -192,7 +154,11 @@ def table(rows: list[dict[str, Any]], seeds: int) -> str:
         cols = [f"{r['dss1_mbps']:.2f} / {r['dss2_mbps']:.2f} ({r['ratio']})"]
         for label in labels:
             g = r[label]
-            cols.append(f"{g['dss1_mbps']:.2f} / {g['dss2_mbps']:.2f} ({ratio(g['dss1_mbps'], g['dss2_mbps'])})")
+            lo, hi = g["share1"]
+            cols.append(
+                f"{g['dss1_mbps']:.2f} / {g['dss2_mbps']:.2f} ({ratio(g['dss1_mbps'], g['dss2_mbps'])}; "
+                f"share {lo:.2f}-{hi:.2f})"
+            )
         out.append(f"| {r['qdisc']} | {r['cc2']} | " + " | ".join(cols) + " |\n")
     share = {
         label: [r[label]["dss2_mbps"] / (r[label]["dss1_mbps"] + r[label]["dss2_mbps"]) for r in rows]

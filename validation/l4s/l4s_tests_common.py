@@ -1,0 +1,71 @@
+"""What the re-runs of heistp/l4s-tests share: the published transcription, the TCP Prague the
+source's lab kernel ran, its packets, and its metrics (validation/l4s/published/l4s_tests.md).
+
+The lab kernel: L4STeam/linux b256daedc767 (Aug 2020), tcp_prague.c v0.5 with its module
+defaults (the harness sets only ``net.ipv4.tcp_ecn = 3`` on both ends): no RTT independence
+(``prague_rtt_scaling`` 0, target 15 ms, 100 rounds), alpha starting at 1, the increase one packet
+per round trip on ``snd_cwnd``, the window moving by whole packets, classic ECN detection off
+(``prague_ecn_fallback`` 0). docs/readings.md, "TCP Prague's versions".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+HERE = Path(__file__).resolve().parent
+PUBLISHED = HERE / "published" / "l4s_tests.toml"
+
+# 1500-byte packets: 1448 payload and 52 bytes of headers (TCP timestamps on, Linux's default).
+PACKET = 1500
+TCP_PACKET = {"packet_size": PACKET - 52, "header_size": 52}
+
+V05_PRAGUE: dict[str, Any] = {
+    "rtt_scaling": "none",
+    "rtt_target": "15ms",
+    "rtt_transition": 100,
+    "alpha_start": "one",
+    "ai_unit": "packet",
+    "window_rounding": "floor",
+    "classic_ecn": "off",
+}
+
+# The Prague readings every re-run shows: the source's, and its classic ECN fallback on.
+READINGS = {"v0.5 (published kernel)": "off", "v0.5 with classic_ecn = fallback": "fallback"}
+
+
+def published_cells(scenario: str) -> list[dict[str, Any]]:
+    """The transcribed table rows of one scenario (``s1_rtt_fairness``, ``s6_rfc3168_aqms``)."""
+    data = tomllib.loads(PUBLISHED.read_text())
+    return [c for c in data["cell"] if c.get("scenario") == scenario and c.get("kind") == "table"]
+
+
+# flent starts its flows together ("t = 0"), a few milliseconds apart as its processes start:
+# here uniform over the first 10 ms, so that a seed draws which flow is first (in a FIFO that
+# decides the split; with all starts at 0 every seed gave the same run).
+START = {"uniform": ["0s", "10ms"]}
+
+
+def tcp_flow(i: int, cc: str, classic_ecn: str, group: str) -> dict[str, Any]:
+    """Flow ``i`` (host s<i> to d<i>): ``prague`` (v0.5), or ``cubic`` / ``reno`` with or without
+    ECN (``cubic-noecn``: the source bleached its ECN bits at the middlebox, so the AQM drops)."""
+    if cc == "prague":
+        tcp = {**TCP_PACKET, "profile": "prague", "prague": {**V05_PRAGUE, "classic_ecn": classic_ecn}}
+    else:
+        name, _, ecn = cc.partition("-")
+        tcp = {**TCP_PACKET, "profile": "linux", "congestion_control": name, "ecn": ecn != "noecn"}
+    return {"kind": "tcp", "from": f"s{i}", "to": f"d{i}", "group": group, "start": START, "tcp": tcp}
+
+
+def jain(a: float, b: float) -> float:
+    """Jain's index of two rates, as steady_state.go's ``jains``."""
+    return (a + b) ** 2 / (2 * (a * a + b * b)) if a or b else float("nan")
+
+
+def ratio(a: float, b: float) -> str:
+    """steady_state.go's ratio: ``%.0f:1`` of a / b, or ``1:%.0f``."""
+    if b <= 0 or a <= 0:
+        return "inf" if a > b else "0"
+    return f"{a / b:.0f}:1" if a > b else f"1:{b / a:.0f}"
