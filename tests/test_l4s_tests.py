@@ -1,5 +1,5 @@
-"""Issue 38: heistp/l4s-tests Scenario 6 (TCP Prague against a classic flow through a single-queue
-RFC 3168 AQM), one cell of validation/l4s/rfc3168_aqms.py. The published table's claim, as the
+"""Issue 38: heistp/l4s-tests re-run (validation/l4s/). Scenario 6 (TCP Prague against a classic
+flow through a single-queue RFC 3168 AQM), one cell of rfc3168_aqms.py. The published table's claim, as the
 source states it (README.md at e21cd91: "TCP Prague mis-interprets the CE signal as coming from
 an L4S instead of an RFC3168 queue"): the v0.5 Prague it ran takes nearly all of the link
 (45.70 to 1.94 Mb/s through fq_codel flows 1 against CUBIC with ECN); the same Prague with its
@@ -17,14 +17,18 @@ import tomllib
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def s6() -> ModuleType:
+def script(name: str) -> ModuleType:
     sys.path.insert(0, str(ROOT / "validation/l4s"))
-    spec = importlib.util.spec_from_file_location("rfc3168_aqms", ROOT / "validation/l4s/rfc3168_aqms.py")
+    spec = importlib.util.spec_from_file_location(name, ROOT / f"validation/l4s/{name}.py")
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
-    sys.modules["rfc3168_aqms"] = mod
+    sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+def s6() -> ModuleType:
+    return script("rfc3168_aqms")
 
 
 def test_the_transcription_holds_the_24_published_cells() -> None:
@@ -51,3 +55,20 @@ def test_prague_v05_starves_the_classic_flow_and_its_fallback_does_not() -> None
     assert off["dss1_mbps"] / (off["dss1_mbps"] + off["dss2_mbps"]) > 0.9
     assert on["dss2_mbps"] / (on["dss1_mbps"] + on["dss2_mbps"]) > 0.25
     assert 45 < off["dss1_mbps"] + off["dss2_mbps"] <= 50
+
+
+def test_scenario_1_dualpi2_couples_cubic_and_prague_as_published() -> None:
+    # Scenario 1, 50 Mbit/s, DualPI2, CUBIC then Prague at 10/10 ms: published 12.65 / 34.57
+    # Mb/s (README.md line 1225). One seed here; docs/validation.md has every cell's three.
+    mod = script("rtt_fairness")
+    cell = next(
+        c
+        for c in mod.published_cells("s1_rtt_fairness")
+        if (c["rate_mbps"], c["qdisc"], c["cc1"], c["rtt1_ms"], c["cc2"], c["rtt2_ms"])
+        == (50, "dualpi2", "cubic", 10, "prague", 10)
+    )
+    assert (cell["dss1_mbps"], cell["dss2_mbps"]) == (12.65, 34.57)
+    got = mod.run_cell(cell, "off", [1])
+    share = got["dss1_mbps"] / (got["dss1_mbps"] + got["dss2_mbps"])
+    assert abs(share - 12.65 / (12.65 + 34.57)) < 0.05
+    assert got["dss1_mbps"] + got["dss2_mbps"] <= 50
