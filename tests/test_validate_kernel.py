@@ -254,6 +254,10 @@ def test_dctcp_alpha_from_tcp_cc_info_and_its_mean() -> None:
         ),
         (scenario({"kind": "step_marking", "k_sojourn": "1ms"}), "topology.bottleneck.queue.aqm.k_sojourn: a step"),
         (scenario({"kind": "cobalt", "target": "2ms"}), "topology.bottleneck.queue.aqm.target: target 2 ms"),
+        (
+            scenario({"kind": "fq", "ce_threshold": "1ms"}),
+            "topology.bottleneck.queue.aqm.ce_threshold: in the guest the sender's departure timestamp",
+        ),
         (scenario(tcp={"profile": "ns2"}), "tcp.profile: 'ns2': the kernel is a Linux host"),
         (scenario(tcp={}), "tcp.profile: not set (the ns-2 agents): the kernel is a Linux host"),
         (scenario(tcp={"profile": "prague"}), "tcp.profile: 'prague'"),

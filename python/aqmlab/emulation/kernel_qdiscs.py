@@ -257,7 +257,15 @@ def qdisc_args(
             f"refill_delay {_us(aqm['refill_delay'])} orphan_mask {int(aqm['orphan_mask'])} nopacing"
         )
         if aqm.get("ce_threshold") is not None:
-            args += f" ce_threshold {_us(aqm['ce_threshold'])}"
+            # fq_dequeue marks on now - max(time_to_send, ...), and time_to_send is skb->tstamp when
+            # set: in the guest every host is a namespace of one kernel, so the sender's TCP
+            # departure time (a mono delivery time, which skb_clear_tstamp keeps through
+            # ip_forward and veth) reaches the router's fq; measured: every packet marked
+            raise KernelRefusal(
+                f"{path}.ce_threshold",
+                "in the guest the sender's departure timestamp (skb->tstamp, kept across namespaces) "
+                "reaches the router's fq, which then marks on time since the sender, not the sojourn",
+            )
         notes.append("refill_delay runs in jiffies in the kernel (HZ 100 in the guest: 10 ms steps)")
         return Qdisc(args, tuple(notes), kind)
     linux_none = {"dualpi2": "not in Linux 6.1 (sch_dualpi2 is in Linux 6.18)"}
