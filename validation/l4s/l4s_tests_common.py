@@ -48,6 +48,12 @@ def published_cells(scenario: str) -> list[dict[str, Any]]:
 START = {"uniform": ["0s", "10ms"]}
 
 
+def published_text_cells(scenario: str) -> list[dict[str, Any]]:
+    """The numbers a scenario's README text states (``kind = "text"`` rows, with their quotes)."""
+    data = tomllib.loads(PUBLISHED.read_text())
+    return [c for c in data["cell"] if c.get("scenario") == scenario and c.get("kind") == "text"]
+
+
 def tcp_flow(i: int, cc: str, classic_ecn: str, group: str) -> dict[str, Any]:
     """Flow ``i`` (host s<i> to d<i>): ``prague`` (v0.5), or ``cubic`` / ``reno`` with or without
     ECN (``cubic-noecn``: the source bleached its ECN bits at the middlebox, so the AQM drops)."""
