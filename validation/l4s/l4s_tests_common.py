@@ -10,9 +10,11 @@ per round trip on ``snd_cwnd``, the window moving by whole packets, classic ECN 
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any
 
+import aqmlab
 import tomllib
 
 HERE = Path(__file__).resolve().parent
@@ -75,3 +77,31 @@ def ratio(a: float, b: float) -> str:
     if b <= 0 or a <= 0:
         return "inf" if a > b else "0"
     return f"{a / b:.0f}:1" if a > b else f"1:{b / a:.0f}"
+
+
+def parse_args(doc: str | None, argv: list[str] | None) -> argparse.Namespace:
+    """A re-run's command line: ``--out DIR``, ``--seeds N`` (3), ``--only TEXT`` (the cells whose
+    qdisc contains it)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--only", default="", help="run the cells whose qdisc contains this")
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    return args
+
+
+def two_flow_dss(
+    scenario: dict[str, Any], groups: tuple[str, str], capacity_mbps: float, seeds: list[int]
+) -> dict[str, Any]:
+    """Both flows' D_SS (goodput in the measurement window, Mb/s), the mean over ``seeds``, their
+    Jain index, and the range of flow 1's share over the seeds."""
+    d1, d2, share = [], [], []
+    for seed in seeds:
+        g = aqmlab.run(scenario, seed=seed).flows.set_index("group")["goodput_bps"] / 1e6
+        assert 0 <= g.sum() <= capacity_mbps, f"goodput {g.sum()} above the {capacity_mbps} Mb/s bottleneck"
+        d1.append(float(g[groups[0]]))
+        d2.append(float(g[groups[1]]))
+        share.append(d1[-1] / (d1[-1] + d2[-1]))
+    a, b = sum(d1) / len(d1), sum(d2) / len(d2)
+    return {"dss1_mbps": a, "dss2_mbps": b, "jain": jain(a, b), "share1": [min(share), max(share)]}

@@ -42,15 +42,12 @@ the mean, and the range of Prague's share over the seeds.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
-from pathlib import Path
 from typing import Any
 
-import aqmlab
-from l4s_tests_common import PACKET, READINGS, published_cells, ratio, tcp_flow
+from l4s_tests_common import PACKET, READINGS, parse_args, published_cells, ratio, tcp_flow, two_flow_dss
 
 
 def tc_red(limit_bytes: int, avpkt: int = 1000) -> dict[str, Any]:
@@ -109,26 +106,13 @@ def scenario(qdisc: str, cc2: str, classic_ecn: str) -> dict[str, Any]:
     }
 
 
-def run_cell(cell: dict[str, Any], classic_ecn: str, seeds: list[int]) -> dict[str, float]:
-    d1, d2, share = [], [], []
-    for seed in seeds:
-        r = aqmlab.run(scenario(cell["qdisc"], cell["cc2"], classic_ecn), seed=seed)
-        g = r.flows.set_index("group")["goodput_bps"] / 1e6
-        assert 0 <= g.sum() <= 50.0, f"goodput {g.sum()} above the 50 Mb/s bottleneck"
-        d1.append(float(g["prague"]))
-        d2.append(float(g[cell["cc2"]]))
-        share.append(d1[-1] / (d1[-1] + d2[-1]))
-    return {"dss1_mbps": sum(d1) / len(d1), "dss2_mbps": sum(d2) / len(d2), "share1": [min(share), max(share)]}
+def run_cell(cell: dict[str, Any], classic_ecn: str, seeds: list[int]) -> dict[str, Any]:
+    return two_flow_dss(scenario(cell["qdisc"], cell["cc2"], classic_ecn), ("prague", cell["cc2"]), 50.0, seeds)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--only", default="", help="run the cells whose qdisc contains this")
-    args = ap.parse_args(argv)
+    args = parse_args(__doc__, argv)
     cells = [c for c in published_cells("s6_rfc3168_aqms") if args.only in c["qdisc"]]
-    args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for c in cells:
         row: dict[str, Any] = {k: c[k] for k in ("qdisc", "cc2", "dss1_mbps", "dss2_mbps", "ratio", "source_line")}

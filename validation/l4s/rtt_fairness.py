@@ -29,14 +29,11 @@ not have (its 48 cells are listed as not run).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
-import aqmlab
-from l4s_tests_common import READINGS, jain, published_cells, tcp_flow
+from l4s_tests_common import READINGS, parse_args, published_cells, tcp_flow, two_flow_dss
 
 QDISCS: dict[str, tuple[Any, int]] = {
     "dualpi2": ({"kind": "dualpi2"}, 10000),
@@ -64,27 +61,13 @@ def scenario(cell: dict[str, Any], classic_ecn: str) -> dict[str, Any]:
     }
 
 
-def run_cell(cell: dict[str, Any], classic_ecn: str, seeds: list[int]) -> dict[str, float]:
-    d1, d2, share = [], [], []
-    for seed in seeds:
-        r = aqmlab.run(scenario(cell, classic_ecn), seed=seed)
-        g = r.flows.set_index("group")["goodput_bps"] / 1e6
-        assert 0 <= g.sum() <= cell["rate_mbps"], f"goodput {g.sum()} above the bottleneck"
-        d1.append(float(g["flow1"]))
-        d2.append(float(g["flow2"]))
-        share.append(d1[-1] / (d1[-1] + d2[-1]))
-    a, b = sum(d1) / len(d1), sum(d2) / len(d2)
-    return {"dss1_mbps": a, "dss2_mbps": b, "jain": jain(a, b), "share1": [min(share), max(share)]}
+def run_cell(cell: dict[str, Any], classic_ecn: str, seeds: list[int]) -> dict[str, Any]:
+    return two_flow_dss(scenario(cell, classic_ecn), ("flow1", "flow2"), cell["rate_mbps"], seeds)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--only", default="", help="run the cells whose qdisc contains this")
-    args = ap.parse_args(argv)
+    args = parse_args(__doc__, argv)
     cells = [c for c in published_cells("s1_rtt_fairness") if args.only in c["qdisc"]]
-    args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for c in cells:
         row: dict[str, Any] = {
