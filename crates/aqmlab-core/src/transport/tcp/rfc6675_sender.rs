@@ -486,6 +486,11 @@ impl Rfc6675Sender {
             // answered went without ECE and CWR, so the connection has no ECN.
             self.cfg.ecn = false;
             self.cc.ecn_not_negotiated();
+            // A controller that paced because it needs to no longer does (tcp_prague.c's
+            // `prague_release` resets SK_PACING_NEEDED): the sender paces as `tcp.pacing` says.
+            if self.cfg.pacing != Pacing::On && !self.cc.always_paces() {
+                self.pacer = None;
+            }
         }
         let sample = handshake_sample(&self.cfg, first, count, echo);
         if let Some(sent_at) = sample {

@@ -497,6 +497,35 @@ fn a_retransmitted_syn_leaves_the_connection_without_ecn() {
     }
 }
 
+/// The same for TCP Prague (tcp_prague.c `prague_init`: without ECN, `prague_release` drops
+/// ECT and the pacing need, and the socket runs `prague_reno`): after a retransmitted SYN the
+/// first window leaves Not-ECT, unpaced, with no alpha; without the fallback ECT(1), paced.
+#[test]
+fn a_prague_connection_without_ecn_is_reno_unpaced() {
+    for (fallback, ect) in [(true, false), (false, true)] {
+        let mut c = rack(base());
+        c.congestion_control = CongestionControlKind::Prague;
+        c.ecn = true;
+        c.handshake = Handshake::Syn;
+        c.ecn_fallback = fallback;
+        let mut h = H::validated(c);
+        h.start();
+        h.run_until(1_000 * MS);
+        let first = h.ack_echo(1_100 * MS, -1, &[], 1_000 * MS);
+        assert!(!first.is_empty());
+        assert!(
+            first.iter().all(|p| p.ecn.ect == ect && p.ecn.ect1 == ect),
+            "fallback {fallback}"
+        );
+        assert_eq!(h.s.pacer.is_some(), !fallback, "fallback {fallback}");
+        assert_eq!(
+            h.state("dctcp_alpha").is_nan(),
+            fallback,
+            "fallback {fallback}"
+        );
+    }
+}
+
 /// `syn_ect` (Linux `tcp_ecn_send_syn`, net/ipv4/tcp_output.c): with ECN, DCTCP (which
 /// needs it, `TCP_CONG_NEEDS_ECN`) sends its SYN, and its retransmission, ECT(0) under
 /// `"linux"`; Reno's SYN stays Not-ECT (it only asks for ECN); under `"rfc3168"` no SYN is

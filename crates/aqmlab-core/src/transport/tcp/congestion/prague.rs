@@ -38,6 +38,8 @@
 //!   by the packets acked.
 //! - Loss (`prague_enter_loss`, from `prague_state(TCP_CA_Recovery)` and `CA_EVENT_LOSS`):
 //!   half the window, as classic TCP (RFC 9331 section 4.3's fall-back).
+//! - Without ECN (the handshake did not agree to it): `prague_reno`, Reno's ssthresh and
+//!   growth, Not-ECT, no pacing need (`prague_init`, `prague_release`).
 //! - Pacing: Prague always paces (`SK_PACING_NEEDED`), at `prague_update_pacing_rate`'s rate:
 //!   packet size x max(cwnd, packets in flight) / srtt, doubled while cwnd < ssthresh / 2, at
 //!   least 12500 B/s (`MINIMUM_RATE`); 100 % in congestion avoidance, where Linux's default
@@ -66,6 +68,7 @@ use super::growth::Growth;
 use super::ops::{AckEvent, Acked, CaState, CongestionOps, Signal, StateCtx, Window};
 use super::prague_classic_ecn::ClassicEcnDetector;
 pub use super::prague_classic_ecn::ClassicEcnMode;
+use super::reno::reno_cong_avoid;
 use super::ControllerConfig;
 use crate::sim::Time;
 use crate::transport::tcp::pacing::PacingInputs;
@@ -462,6 +465,9 @@ pub struct PragueOps {
     shown: f64,
     /// The sender's smoothed RTT at the last sample (the cut's spacing for `additive`).
     srtt: Time,
+    /// The handshake did not agree to ECN: tcp_prague.c's `prague_reno` (`prague_init` calls
+    /// `prague_release`, which drops ECT and the pacing need): Reno's ssthresh and growth.
+    without_ecn: bool,
 }
 
 impl PragueOps {
@@ -474,6 +480,7 @@ impl PragueOps {
             frac: f64::NAN,
             shown: f64::NAN,
             srtt: 0,
+            without_ecn: false,
         }
     }
 
@@ -511,6 +518,11 @@ impl CongestionOps for PragueOps {
     /// the last cut.
     #[inline]
     fn ssthresh(&mut self, w: &Window, base: i64, signal: Signal, now: Time) -> Option<i64> {
+        if self.without_ecn {
+            // `tcp_reno_ssthresh`
+            self.g.on_reduction();
+            return Some((base / 2).max(2));
+        }
         match signal {
             Signal::Loss | Signal::Timeout => {
                 self.p.on_reduction(w.ssthresh);
@@ -541,6 +553,10 @@ impl CongestionOps for PragueOps {
     /// `cwnd_growth` says.
     #[inline]
     fn cong_avoid(&mut self, w: &mut Window, acked: Acked, _: Time, _: Time) {
+        if self.without_ecn {
+            reno_cong_avoid(&mut self.g, w, acked);
+            return;
+        }
         if self.g.hystart_on_ack(w, acked.delivered) {
             return;
         }
@@ -553,6 +569,9 @@ impl CongestionOps for PragueOps {
     /// `prague_enter_cwr`, before `tcp_cong_control` calls `prague_cong_control`).
     #[inline]
     fn after_ecn_response(&mut self, ack: &AckEvent, w: &Window) {
+        if self.without_ecn {
+            return;
+        }
         self.p.on_ack(
             ack.delivered,
             ack.ece,
@@ -576,10 +595,17 @@ impl CongestionOps for PragueOps {
     }
 
     fn always_paces(&self) -> bool {
-        true
+        !self.without_ecn
+    }
+
+    fn ecn_not_negotiated(&mut self) {
+        self.without_ecn = true;
     }
 
     fn pacing_rate(&self, i: &PacingInputs) -> Option<f64> {
+        if self.without_ecn {
+            return None;
+        }
         Prague::pacing_rate(
             self.frac(i.cwnd),
             i.cwnd,
@@ -591,6 +617,10 @@ impl CongestionOps for PragueOps {
     }
 
     fn state(&self, out: &mut crate::sim::StateSink) {
+        if self.without_ecn {
+            self.g.state(out);
+            return;
+        }
         out("dctcp_alpha", self.p.alpha());
         if let Some(c) = self.p.classic_ecn() {
             out("prague_classic_ecn", c);
