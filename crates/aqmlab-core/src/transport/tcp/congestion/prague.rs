@@ -140,6 +140,9 @@ pub enum AlphaStart {
     /// `prague_init`), v0.7 `prague_alpha_mode = 1`: alpha 1, so the first CE halves and the
     /// EWMA then decays from 1 (g = 1/16), several large cuts before it settles.
     One,
+    /// The 2019 module (L4STeam/linux, dboru/linux 696e94e354ac: alpha 0 in `prague_init`, no
+    /// first-mark rule): the first marks cut by alpha / 2 = 0 until the EWMA has grown.
+    Zero,
 }
 
 /// Prague's parameters (`tcp.prague`).
@@ -159,7 +162,7 @@ pub struct PragueParams {
     pub window_rounding: WindowRounding,
     /// RTT independence: `rate` (default) | `none` | `scalable` | `additive`.
     pub rtt_scaling: RttScaling,
-    /// alpha's start: `half_at_first_mark` (default, v0.7) | `one` (v0.5, v0.6).
+    /// alpha's start: `half_at_first_mark` (default, v0.7) | `one` (v0.5, v0.6) | `zero` (2019).
     pub alpha_start: AlphaStart,
     /// Classic ECN bottleneck detection (`prague_classic_ecn.rs`): `off` (default) |
     /// `fallback` | `detect` (v0.5 and v0.6 `prague_ecn_fallback` 0 | 1 | 2).
@@ -245,7 +248,7 @@ impl Prague {
         Prague {
             p: *p,
             alpha: match p.alpha_start {
-                AlphaStart::HalfAtFirstMark => 0.0,
+                AlphaStart::HalfAtFirstMark | AlphaStart::Zero => 0.0,
                 AlphaStart::One => 1.0,
             },
             saw_ce: false,
@@ -742,6 +745,23 @@ mod tests {
         p.on_ack(6, false, (20, 30), 13 * MS, 10 * MS, false);
         assert!((p.alpha() - 0.9625).abs() < 1e-15);
         assert_eq!(p.on_ecn(10.0, 14 * MS, 10 * MS, false), Some(5.1875));
+    }
+
+    /// The 2019 module's alpha starts at 0 with no first-mark rule: the first echo cuts by
+    /// 0 x 20 / 2 (the window stays 20); a round with 4 of 10 marked then gives alpha 0.025
+    /// and the next cut 10 - 0.125 = 9.875.
+    #[test]
+    fn alpha_starting_at_zero_does_not_cut_at_the_first_mark() {
+        let mut p = Prague::new(&PragueParams {
+            alpha_start: AlphaStart::Zero,
+            ..PragueParams::default()
+        });
+        p.on_ack(10, false, (10, 20), 10 * MS, 10 * MS, false);
+        assert_eq!(p.on_ecn(20.0, 11 * MS, 10 * MS, false), Some(20.0));
+        p.on_ack(4, true, (14, 24), 12 * MS, 10 * MS, false);
+        p.on_ack(6, false, (20, 30), 13 * MS, 10 * MS, false);
+        assert!((p.alpha() - 0.025).abs() < 1e-15);
+        assert_eq!(p.on_ecn(10.0, 14 * MS, 10 * MS, false), Some(9.875));
     }
 
     /// With `classic_ecn = "fallback"`, a 10 ms queue with 3 ms of jitter turns the detector
