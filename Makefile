@@ -1,7 +1,7 @@
 # The two commands of the README, and the pieces they are made of.
 PYTHON ?= python3
 
-.PHONY: uml-kernel uml-kernel-l4s-upstream install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench bench-instructions ns3-deps validate-ns3 gallery validate-kernel-tables validate-kernel-grid validate-kernel-grid-resimulate l4s-rfc3168 l4s-rtt-fairness l4s-rate-step
+.PHONY: uml-kernel uml-kernel-l4s-upstream install compare test lint test-rust test-python fuzz reproduce-quick reproduce bench bench-instructions ns3-deps validate-ns3 gallery validate-kernel-tables validate-kernel-grid validate-kernel-grid-resimulate l4s-rfc3168 l4s-rtt-fairness l4s-rate-step l4s-bakeoff
 
 # Builds the Rust engine and installs the Python package with its test dependencies. The
 # first build compiles about 100 crates in the release profile (fat LTO, one codegen unit):
@@ -121,7 +121,8 @@ validate-kernel-grid-resimulate:
 
 # Issue 38: heistp/l4s-tests beside its published tables, two Prague readings, 3 seeds:
 # Scenario 6 (RFC 3168 AQMs, 24 cells, about a minute), Scenario 1 (RTT fairness, 144 cells,
-# about 10 minutes on 2 cores), Scenario 2 (a rate step, clean and bursty, 64 runs, seconds). docs/validation.md, "L4S coexistence".
+# about 10 minutes on 2 cores), Scenario 2 (a rate step, clean and bursty, 64 runs, seconds);
+# and the SCE/L4S bakeoff's L4S side (105 runs, half a minute). docs/validation.md, "L4S coexistence".
 L4S_RESULTS ?= validation/l4s/results
 l4s-rfc3168:
 	$(PYTHON) validation/l4s/rfc3168_aqms.py --out $(L4S_RESULTS) $(ARGS)
@@ -129,3 +130,5 @@ l4s-rtt-fairness:
 	$(PYTHON) validation/l4s/rtt_fairness.py --out $(L4S_RESULTS) $(ARGS)
 l4s-rate-step:
 	$(PYTHON) validation/l4s/rate_step.py --out $(L4S_RESULTS) $(ARGS)
+l4s-bakeoff:
+	$(PYTHON) validation/l4s/bakeoff.py --out $(L4S_RESULTS) $(ARGS)
