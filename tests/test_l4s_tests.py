@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import aqmlab
 import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,3 +73,23 @@ def test_scenario_1_dualpi2_couples_cubic_and_prague_as_published() -> None:
     share = got["dss1_mbps"] / (got["dss1_mbps"] + got["dss2_mbps"])
     assert abs(share - 12.65 / (12.65 + 34.57)) < 0.05
     assert got["dss1_mbps"] + got["dss2_mbps"] <= 50
+
+
+def test_scenario_2_prague_through_fq_codel_after_a_step_to_1_mbit() -> None:
+    # README.md line 532: "the maximum TCP RTT to be 4346ms ... the spike lasts for over 30
+    # seconds" (Prague, fq_codel, 50 -> 1 Mbit/s at 30 s, 80 ms).
+    mod = script("rate_step")
+    r = aqmlab.run(mod.scenario("fq_codel", "prague", 1, 80, False), seed=1)
+    m = mod.measure(r, 1)
+    assert abs(m["max_srtt_after_ms"] / 4346 - 1) < 0.1
+    assert m["spike_s"] >= 29.5
+
+
+def test_bakeoff_dctcp_holds_fq_codels_target() -> None:
+    # heistp/sce-l4s-bakeoff README.md line 393 (scenario 2, DCTCP alone at 80 ms): the TCP RTT
+    # increase "stays right around fq_codel's target of 5ms".
+    mod = script("bakeoff")
+    data = tomllib.loads(mod.PUBLISHED.read_text())
+    cell = next(c for c in data["cell"] if c["id"] == "l4s-s2-1-dctcp-80ms")
+    m = mod.measure(aqmlab.run(mod.scenario_for(cell), seed=1), False, 50.0)
+    assert 3.0 < m["srtt_increase_ms"] < 9.0
