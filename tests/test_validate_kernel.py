@@ -275,11 +275,37 @@ def test_refusals_name_the_field(s: dict[str, Any], message: str) -> None:
     _assert_refused(s, message)
 
 
-@pytest.mark.parametrize("part", ["bottleneck", "access"])
-def test_netem_jitter_and_slots_are_refused(part: str) -> None:
+@pytest.mark.parametrize("part", ["bottleneck", "receiver_access"])
+def test_netem_jitter_and_slots_off_the_senders_access_are_refused(part: str) -> None:
     s = scenario()
-    s["topology"][part]["reverse_netem"] = {"slot": {"min_delay": "1ms"}}
-    _assert_refused(s, f"topology.{part}.reverse_netem: netem jitter and slots are not run")
+    s["topology"].setdefault(part, {"rate": "100Mbps"})["reverse_netem"] = {"slot": {"min_delay": "1ms"}}
+    _assert_refused(
+        s, f"topology.{part}.reverse_netem: netem jitter and slots run in the reference kernel on the access"
+    )
+
+
+def test_the_senders_access_netem_is_the_guests_netem() -> None:
+    # tc netem's own syntax: jitter after the delay, the slot after the limit; forward on the
+    # sender's device, reverse on the router's device toward it.
+    s = scenario()
+    slot = {"min_delay": "800us", "max_delay": "5ms", "packets": 16, "bytes": 20000}
+    s["topology"]["access"]["netem"] = {"slot": slot}
+    s["topology"]["access"]["reverse_netem"] = {"jitter": "2ms", "reorder": False, "jitter_distribution": "normal"}
+    cmds = setup_commands(plan_kernel(s, 1))
+    sender = next(c for c in cmds if c.startswith("tc -n s0 qdisc add dev e0"))
+    router = next(c for c in cmds if c.startswith("tc -n r0 qdisc add dev s0"))
+    assert sender.endswith("slot 800us 5000us packets 16 bytes 20000")
+    assert "delay 1000us 2000us distribution normal rate" in router
+    # receiver_access is access when not written: its netem too, on the receivers' links (the
+    # forward one toward the receiver carrying the bottleneck's delay as well)
+    receiver = next(c for c in cmds if c.startswith("tc -n d0 qdisc add dev e0"))
+    toward = next(c for c in cmds if c.startswith("tc -n r1 qdisc add dev d0"))
+    assert "2000us distribution normal" in receiver and toward.endswith("packets 16 bytes 20000")
+    s["topology"]["receiver_access"] = {"rate": "100Mbps"}
+    cmds = setup_commands(plan_kernel(s, 1))
+    assert not any("slot" in c or "distribution" in c for c in cmds if c.startswith(("tc -n d0", "tc -n r1")))
+    s["topology"]["access"]["netem"] = {"jitter": "2ms"}
+    _assert_refused(s, "topology.access.netem.reorder: true (the default): the guest's netem also has the link's rate")
 
 
 def _assert_refused(s: dict[str, Any], message: str) -> None:

@@ -29,7 +29,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,17 +60,54 @@ MAX_HOSTS = 250
 
 @dataclass(frozen=True)
 class Link:
-    """One direction's netem: delay (s), rate (bit/s), limit (packets)."""
+    """One direction's netem: delay (s), rate (bit/s), limit (packets), and the link's
+    ``netem`` table as tc's jitter and slot arguments (``extra``, :func:`netem_args`)."""
 
     delay_s: float
     rate: float
     limit: int
+    extra: tuple[str, str] = ("", "")  # (jitter after the delay, options after the limit)
 
     def netem(self, mtu: int) -> str:
         # netem's limit counts what is in its delay line too: the queue's limit plus one
         # delay's worth of packets at the rate
         in_flight = math.ceil(self.rate * self.delay_s / (8 * (mtu + ETHERNET_HEADER)))
-        return f"netem delay {_us(self.delay_s)} rate {_bit(self.rate)} limit {self.limit + in_flight + 1}"
+        jitter, options = self.extra
+        return (
+            f"netem delay {_us(self.delay_s)}{jitter} rate {_bit(self.rate)} "
+            f"limit {self.limit + in_flight + 1}{options}"
+        )
+
+
+def netem_args(netem: Mapping[str, Any] | None, path: str) -> tuple[str, str]:
+    """A link's ``netem`` table as tc netem's arguments: `` JITTER [distribution normal]`` after
+    the delay and `` slot MIN MAX [packets N] [bytes B]`` after the limit. The guest's netem also
+    carries the access link's rate, and netem with a rate keeps packets in order (each
+    time_to_send starts from the last one's), so ``reorder = true`` with jitter is refused."""
+    if not netem:
+        return ("", "")
+    jitter, options = "", ""
+    j = seconds(netem.get("jitter", "0s"))
+    if j > 0:
+        if netem.get("reorder", True):
+            raise KernelRefusal(
+                f"{path}.reorder",
+                "true (the default): the guest's netem also has the link's rate, which keeps packets in order; "
+                "write reorder = false",
+            )
+        jitter = f" {_us(j)}"
+        if netem.get("jitter_distribution", "uniform") == "normal":
+            jitter += " distribution normal"
+    slot = netem.get("slot")
+    if slot:
+        lo = seconds(slot["min_delay"])
+        hi = seconds(slot.get("max_delay", slot["min_delay"]))
+        options = f" slot {_us(lo)} {_us(hi)}"
+        if int(slot.get("packets", 0)):
+            options += f" packets {int(slot['packets'])}"
+        if int(slot.get("bytes", 0)):
+            options += f" bytes {int(slot['bytes'])}"
+    return (jitter, options)
 
 
 @dataclass
@@ -85,6 +122,8 @@ class KernelPlan:
     reverse_limit: int
     qdisc: Qdisc
     sender_links: list[Link]  # per sender: access delay and rate (both directions)
+    sender_reverse_extra: tuple[str, str]  # the access links' reverse_netem, toward the senders
+    receiver_forward_extra: tuple[str, str]  # their netem toward the receivers (receiver_access unwritten)
     receiver_links: list[Link]
     flows: list[dict[str, Any]]  # flow, group, src (sender index), dst (receiver index), start_s, cc
     sysctls: dict[str, int | str]
@@ -125,13 +164,17 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
             where = f"flows[{i}].tcp.profile" if "profile" in (f.get("tcp") or {}) else "tcp.profile"
             written = "not set (the ns-2 agents)" if profile is None else repr(profile)
             raise KernelRefusal(where, f"{written}: the kernel is a Linux host: give one of {', '.join(PROFILES)}")
-    for part in ("bottleneck", "access", "receiver_access"):
+    for part in ("bottleneck", "receiver_access"):
         for key in ("netem", "reverse_netem"):
             if (topo.get(part) or {}).get(key) is not None:
                 raise KernelRefusal(
                     f"topology.{part}.{key}",
-                    "netem jitter and slots are not run in the reference kernel (this version)",
+                    "netem jitter and slots run in the reference kernel on the access links only (this version)",
                 )
+    access_netem = {
+        key: netem_args((topo.get("access") or {}).get(key), f"topology.access.{key}")
+        for key in ("netem", "reverse_netem")
+    }
     bn = t["bottleneck"]
     if float(bn.get("loss") or 0) > 0:
         raise KernelRefusal(
@@ -236,8 +279,15 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
         bottleneck_delay_s=seconds(bn.get("delay", "0s")),
         reverse_limit=int(bn["reverse_queue"]["limit"]),
         qdisc=qdisc,
-        sender_links=links(t["access"], senders),
-        receiver_links=links(t["receiver_access"], receivers),
+        sender_links=[replace(link, extra=access_netem["netem"]) for link in links(t["access"], senders)],
+        sender_reverse_extra=access_netem["reverse_netem"],
+        # receiver_access, when not written, is access: its netem too (on the receivers' links,
+        # forward toward the receivers, reverse from them)
+        receiver_links=[
+            replace(link, extra=("", "") if "receiver_access" in topo else access_netem["reverse_netem"])
+            for link in links(t["receiver_access"], receivers)
+        ],
+        receiver_forward_extra=("", "") if "receiver_access" in topo else access_netem["netem"],
         flows=flows,
         sysctls=settings,
         duration_s=float(p["duration_s"]),
@@ -279,9 +329,11 @@ def setup_commands(plan: KernelPlan) -> list[str]:
             cmds.append(f"ip -n {ns} route add default via 10.{net}.{i}.2")
             link = links[i]
             cmds.append(f"tc -n {ns} qdisc add dev {dev} root {link.netem(mtu)}")
-            toward = link
+            toward = replace(link, extra=plan.sender_reverse_extra)
             if side == "d":  # the bottleneck's propagation delay, after its queue
-                toward = Link(link.delay_s + plan.bottleneck_delay_s, link.rate, link.limit)
+                toward = Link(
+                    link.delay_s + plan.bottleneck_delay_s, link.rate, link.limit, plan.receiver_forward_extra
+                )
             cmds.append(f"tc -n {router} qdisc add dev {rdev} root {toward.netem(mtu)}")
     cmds.append("ip -n r0 route add 10.2.0.0/16 via 10.0.0.2")
     cmds.append("ip -n r1 route add 10.1.0.0/16 via 10.0.0.1")
