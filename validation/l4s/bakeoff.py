@@ -38,13 +38,13 @@ from typing import Any
 
 import aqmlab
 import tomllib
-from l4s_tests_common import TCP_PACKET, parse_args
+from l4s_tests_common import DUALPI2_2020, TCP_PACKET, parse_args
 
 HERE = Path(__file__).resolve().parent
 PUBLISHED = HERE / "published" / "sce_l4s_bakeoff.toml"
 
 PRAGUE_2019 = {"rtt_scaling": "none", "alpha_start": "zero", "ai_unit": "packet", "window_rounding": "floor"}
-DUALPI2 = {"kind": "dualpi2"}
+DUALPI2 = DUALPI2_2020
 FQ_CODEL = {"kind": "fq_codel", "inv_sqrt": "linux"}
 BOXES = ["m1", "m2", "m3", "m4"]
 

@@ -34,6 +34,14 @@ V05_PRAGUE: dict[str, Any] = {
     "classic_ecn": "off",
 }
 
+# sch_dualpi2 as the L4S team's module of 2019-2020 runs it (L4STeam/linux net/sched/sch_dualpi2.c,
+# as read at 29c297fd79dd; the sources' exact commits are not in the code index):
+# `dualpi2_qdisc_enqueue` sets `apply_step = qdisc_qlen(q->l_queue) > 1` ("Only apply the step if
+# a queue is building up"), the step marking only packets that found two or more in the L queue:
+# aqmlab's `min_qlen_step = 2` (upstream Linux's `min_qlen_step` defaults to 0, aqmlab's too).
+# Its other defaults (`dualpi2_reset_default`) are aqmlab's.
+DUALPI2_2020: dict[str, Any] = {"kind": "dualpi2", "min_qlen_step": 2}
+
 # The Prague readings every re-run shows: the source's, and its classic ECN fallback on.
 READINGS = {"v0.5 (published kernel)": "off", "v0.5 with classic_ecn = fallback": "fallback"}
 

@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 import aqmlab
-from l4s_tests_common import published_text_cells, tcp_flow
+from l4s_tests_common import DUALPI2_2020, published_text_cells, tcp_flow
 
 SLOT = {"min_delay": "800us", "max_delay": "5ms", "packets": 16}
-QDISCS = {"fq_codel": ({"kind": "fq_codel", "inv_sqrt": "linux"}, 10240), "dualpi2": ({"kind": "dualpi2"}, 10000)}
+QDISCS = {"fq_codel": ({"kind": "fq_codel", "inv_sqrt": "linux"}, 10240), "dualpi2": (DUALPI2_2020, 10000)}
 
 
 def scenario(qdisc: str, cc: str, rate_after: int, rtt_ms: int, bursty: bool) -> dict[str, Any]:

@@ -20,8 +20,9 @@ is the v0.5 the source ran (``l4s_tests_common.py``), and, as the named alternat
 with its classic ECN fallback; CUBIC is the linux profile with ECN on (both ends set
 ``tcp_ecn = 3``, so the source's CUBIC negotiated ECN and sent ECT(0)).
 
-The qdiscs: ``dualpi2`` (tc's defaults: aqmlab's dualpi2 defaults are Linux's sch_dualpi2;
-the 2020 L4S tree's are not recorded in the source), ``pfifo limit 1000`` at 50 Mbit/s and
+The qdiscs: ``dualpi2`` (tc's defaults, as the L4S team's module of 2019-2020 has them:
+``l4s_tests_common.DUALPI2_2020``, its step only for packets that found two or more in the L
+queue), ``pfifo limit 1000`` at 50 Mbit/s and
 ``pfifo limit 200`` at 10 Mbit/s (droptail), ``fq_codel`` (Linux defaults, its Newton step,
 ``inv_sqrt = "linux"``). Not run: ``cnq_codel_af``, an out-of-tree SCE-project AQM aqmlab does
 not have (its 48 cells are listed as not run).
@@ -33,10 +34,10 @@ import json
 import sys
 from typing import Any
 
-from l4s_tests_common import READINGS, parse_args, published_cells, tcp_flow, two_flow_dss
+from l4s_tests_common import DUALPI2_2020, READINGS, parse_args, published_cells, tcp_flow, two_flow_dss
 
 QDISCS: dict[str, tuple[Any, int]] = {
-    "dualpi2": ({"kind": "dualpi2"}, 10000),
+    "dualpi2": (DUALPI2_2020, 10000),
     "pfifo(1000)": ("droptail", 1000),
     "pfifo(200)": ("droptail", 200),
     "fq_codel": ({"kind": "fq_codel", "inv_sqrt": "linux"}, 10240),
