@@ -150,11 +150,6 @@ impl<S> FlowQueues<S> {
         self.bytes += size;
     }
 
-    /// Whether queue `idx` is on new_flows or old_flows.
-    pub fn is_listed(&self, idx: usize) -> bool {
-        self.flows[idx].list != List::None
-    }
-
     /// Removes the head packet of queue `idx` and takes it off the totals.
     pub fn pop(&mut self, idx: usize, packets: &PacketArena) -> Option<PacketId> {
         let flow = &mut self.flows[idx];
@@ -191,14 +186,17 @@ impl<S> FlowQueues<S> {
     }
 
     /// Queue `idx`, at the front of its list, yielded no packet: from new_flows it moves to
-    /// old_flows if that is not empty, else it leaves the lists.
-    pub fn retire(&mut self, idx: usize, from_new: bool) {
+    /// old_flows if that is not empty, else it leaves the lists (returns true then: sch_fq's
+    /// `fq_flow_set_detached`).
+    pub fn retire(&mut self, idx: usize, from_new: bool) -> bool {
         self.list_of(from_new).pop_front();
         if from_new && !self.old_flows.is_empty() {
             self.old_flows.push_back(idx as u32);
             self.flows[idx].list = List::Old;
+            false
         } else {
             self.flows[idx].list = List::None;
+            true
         }
     }
 

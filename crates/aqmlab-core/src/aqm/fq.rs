@@ -129,10 +129,9 @@ impl Default for FqParams {
 /// What sch_fq keeps of a flow besides its packets.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct FqFlow {
-    /// The flow has had a packet (Linux allocates it then, with `initial_quantum`).
-    seen: bool,
-    /// When it last left the lists (`f->age`, set by `fq_flow_set_detached`).
-    detached_at: Time,
+    /// When it last left the lists (`f->age`, set by `fq_flow_set_detached`); None for a flow
+    /// that has never joined them, which Linux has yet to allocate (with `initial_quantum`).
+    detached_at: Option<Time>,
 }
 
 pub struct Fq {
@@ -173,10 +172,10 @@ impl Fq {
 
     /// The credit a flow rejoining new_flows at `now` has (`fq_enqueue`).
     fn credit_on_join(cfg: &FqParams, f: &FlowQueue<FqFlow>, now: Time) -> i64 {
-        if !f.state.seen {
+        let Some(detached_at) = f.state.detached_at else {
             return cfg.initial_quantum as i64;
-        }
-        let idle = now.saturating_sub(f.state.detached_at);
+        };
+        let idle = now.saturating_sub(detached_at);
         if idle > cfg.refill_delay.0 {
             f.deficit.max(cfg.quantum as i64)
         } else {
@@ -202,15 +201,13 @@ impl QueueDiscipline for Fq {
         let (cfg, now) = (&self.cfg, cx.now);
         self.fq
             .push_joining(idx, id, size, |f| Self::credit_on_join(cfg, f, now));
-        self.fq.flows[idx].state.seen = true;
     }
 
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<PacketId> {
         while let Some((idx, from_new)) = self.fq.next_scheduled() {
             let Some(id) = self.fq.pop(idx, cx.packets) else {
-                self.fq.retire(idx, from_new);
-                if !self.fq.is_listed(idx) {
-                    self.fq.flows[idx].state.detached_at = cx.now;
+                if self.fq.retire(idx, from_new) {
+                    self.fq.flows[idx].state.detached_at = Some(cx.now);
                 }
                 continue;
             };

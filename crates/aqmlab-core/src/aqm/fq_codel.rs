@@ -335,7 +335,9 @@ impl QueueDiscipline for FqCodel {
                     self.fq.charge(idx, cx.packets.get(id).size as u64);
                     return Some(id);
                 }
-                None => self.fq.retire(idx, from_new),
+                None => {
+                    self.fq.retire(idx, from_new);
+                }
             }
         }
         None
