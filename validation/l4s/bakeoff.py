@@ -44,18 +44,17 @@ HERE = Path(__file__).resolve().parent
 PUBLISHED = HERE / "published" / "sce_l4s_bakeoff.toml"
 
 PRAGUE_2019 = {"rtt_scaling": "none", "alpha_start": "zero", "ai_unit": "packet", "window_rounding": "floor"}
-DUALPI2 = DUALPI2_2020
 FQ_CODEL = {"kind": "fq_codel", "inv_sqrt": "linux"}
 BOXES = ["m1", "m2", "m3", "m4"]
 
 # Per scenario: each shaped box's (rate, aqm, limit) on both its interfaces, and the netem box.
 SCENARIOS: dict[int, tuple[dict[str, tuple[str, Any, int]], str]] = {
-    1: ({"m3": ("50Mbps", DUALPI2, 10000)}, "m3"),
-    2: ({"m2": ("50Mbps", FQ_CODEL, 10240), "m3": ("10Gbps", DUALPI2, 10000)}, "m2"),
-    3: ({"m2": ("50Mbps", {**FQ_CODEL, "flows": 1}, 10240), "m3": ("10Gbps", DUALPI2, 10000)}, "m2"),
+    1: ({"m3": ("50Mbps", DUALPI2_2020, 10000)}, "m3"),
+    2: ({"m2": ("50Mbps", FQ_CODEL, 10240), "m3": ("10Gbps", DUALPI2_2020, 10000)}, "m2"),
+    3: ({"m2": ("50Mbps", {**FQ_CODEL, "flows": 1}, 10240), "m3": ("10Gbps", DUALPI2_2020, 10000)}, "m2"),
     5: (
         {
-            "m1": ("100Mbps", DUALPI2, 10000),
+            "m1": ("100Mbps", DUALPI2_2020, 10000),
             "m2": ("50Mbps", "droptail", 1000),
             "m4": ("47.5Mbps", FQ_CODEL, 10240),
         },

@@ -47,7 +47,7 @@ def scenario(qdisc: str, cc: str, rate_after: int, rtt_ms: int, bursty: bool) ->
     if bursty:
         access["netem"] = {"slot": SLOT}
         access["reverse_netem"] = {"slot": SLOT}
-    flow = tcp_flow(0, cc if cc == "prague" else "cubic", "off", "flow")
+    flow = tcp_flow(0, cc, "off", "flow")
     flow["start"] = "0s"
     return {
         "name": f"l4s-tests s2 {'bursty' if bursty else 'clean'} {cc} {qdisc} 50->{rate_after} {rtt_ms}ms",
