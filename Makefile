@@ -119,16 +119,22 @@ validate-kernel-grid:
 validate-kernel-grid-resimulate:
 	$(PYTHON) validation/kernel/reference_grid.py --full --resimulate --out $(FULL_TABLES)
 
-# Issue 38: heistp/l4s-tests beside its published tables, two Prague readings, 3 seeds:
-# Scenario 6 (RFC 3168 AQMs, 24 cells, about a minute), Scenario 1 (RTT fairness, 144 cells,
-# about 10 minutes on 2 cores), Scenario 2 (a rate step, clean and bursty, 64 runs, seconds);
-# and the SCE/L4S bakeoff's L4S side (105 runs, half a minute). docs/validation.md, "L4S coexistence".
+# Issue 38: heistp/l4s-tests beside its published tables (`aqmlab reproduce l4s-tests`, data in
+# python/aqmlab/reproduce/papers/l4s_tests.toml), two Prague readings, 3 seeds: Scenario 6 (RFC
+# 3168 AQMs, 48 points, about a minute), Scenario 1 (RTT fairness, 288 points, about 15 minutes on
+# 2 cores), Scenario 2 (a rate step, clean and bursty, 64 points, a minute); and the SCE/L4S
+# bakeoff's L4S side (105 runs, half a minute). The tables are copied to validation/l4s/results.
+# docs/validation.md, "L4S coexistence"; REPRODUCTION.md, "L4S".
 L4S_RESULTS ?= validation/l4s/results
+L4S_RUNS ?= results/reproduce/l4s_tests
 l4s-rfc3168:
-	$(PYTHON) validation/l4s/rfc3168_aqms.py --out $(L4S_RESULTS) $(ARGS)
+	aqmlab reproduce l4s-tests s6_rfc3168_aqms --out $(L4S_RUNS) $(ARGS)
+	cp $(L4S_RUNS)/s6_rfc3168_aqms/table.md $(L4S_RESULTS)/l4s_tests_s6_rfc3168_aqms.md
 l4s-rtt-fairness:
-	$(PYTHON) validation/l4s/rtt_fairness.py --out $(L4S_RESULTS) $(ARGS)
+	aqmlab reproduce l4s-tests s1_rtt_fairness --out $(L4S_RUNS) $(ARGS)
+	cp $(L4S_RUNS)/s1_rtt_fairness/table.md $(L4S_RESULTS)/l4s_tests_s1_rtt_fairness.md
 l4s-rate-step:
-	$(PYTHON) validation/l4s/rate_step.py --out $(L4S_RESULTS) $(ARGS)
+	aqmlab reproduce l4s-tests s2_rate_step --out $(L4S_RUNS) $(ARGS)
+	cp $(L4S_RUNS)/s2_rate_step/table.md $(L4S_RESULTS)/l4s_tests_s2_rate_step.md
 l4s-bakeoff:
 	$(PYTHON) validation/l4s/bakeoff.py --out $(L4S_RESULTS) $(ARGS)

@@ -1,19 +1,27 @@
-"""Issue 38: heistp/l4s-tests re-run (validation/l4s/). Scenario 6 (TCP Prague against a classic
-flow through a single-queue RFC 3168 AQM), one cell of rfc3168_aqms.py. The published table's claim, as the
-source states it (README.md at e21cd91: "TCP Prague mis-interprets the CE signal as coming from
-an L4S instead of an RFC3168 queue"): the v0.5 Prague it ran takes nearly all of the link
-(45.70 to 1.94 Mb/s through fq_codel flows 1 against CUBIC with ECN); the same Prague with its
-classic ECN detection on gives the classic flow a fair part."""
+"""Issue 38: heistp/l4s-tests as `aqmlab reproduce l4s-tests` (papers/l4s_tests.toml, its
+transcription in papers/published/, companions/l4s_tests.py), and the SCE/L4S bakeoff re-run
+(validation/l4s/bakeoff.py): the paper values read from the transcription, the axes' settings,
+and one published cell of each scenario run. Scenario 6's claim, as the source states it
+(README.md at e21cd91: "TCP Prague mis-interprets the CE signal as coming from an L4S instead of
+an RFC3168 queue"): the v0.5 Prague it ran takes nearly all of the link (45.70 to 1.94 Mb/s
+through fq_codel flows 1 against CUBIC with ECN); the same Prague with its classic ECN detection
+on gives the classic flow a fair part."""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
+from typing import Any
 
 import aqmlab
+import pandas as pd
+import pytest
 import tomllib
+from aqmlab.reproduce import PAPERS, jobs, spec
+from aqmlab.reproduce.companions.l4s_tests import rate_step_metrics, run_rate_step, tc_red
+from aqmlab.reproduce.errors import ReproduceError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,61 +36,140 @@ def script(name: str) -> ModuleType:
     return mod
 
 
-def s6() -> ModuleType:
-    return script("rfc3168_aqms")
+def l4s_paper() -> spec.Paper:
+    return spec.load_paper("l4s-tests")
 
 
-def test_the_transcription_holds_the_24_published_cells() -> None:
-    published = tomllib.loads((ROOT / "validation/l4s/published/l4s_tests.toml").read_text())
-    cells = [c for c in published["cell"] if c.get("scenario") == "s6_rfc3168_aqms"]
-    assert len(cells) == 24
-    assert {c["qdisc"] for c in cells} == set(s6().QDISCS)
-    assert all(c["source_commit"] == "e21cd91a8fa7dda4ebb098855c97b0edc8cafba5" for c in cells)
+def job(experiment: str, config: str, **point: Any) -> dict[str, Any]:
+    """The scenario ``aqmlab reproduce l4s-tests`` runs for one configuration at one point."""
+    e = l4s_paper().experiment(experiment)
+    runs = [r for r in jobs.build_jobs(e) if r.config == config and all(r.point[k] == v for k, v in point.items())]
+    assert len(runs) == 1, [r.label for r in runs]
+    return runs[0].scenario
+
+
+def dss(scenario: dict[str, Any], seed: int = 1) -> tuple[float, float]:
+    g = aqmlab.run(scenario, seed=seed).flows.set_index("group")["goodput_bps"] / 1e6
+    return float(g["flow1"]), float(g["flow2"])
+
+
+def test_the_paper_values_are_the_transcriptions_cells() -> None:
+    s6 = l4s_paper().experiment("s6_rfc3168_aqms")
+    rows = s6.paper_values
+    assert len(rows) == 24
+    assert {r["config"] for r in rows} == {c.name for c in s6.configurations}
+    first = rows[0]
+    # README.md line 1424: fq_codel flows 1, prague vs cubic-ecn, 45.70 / 1.94 (24:1)
+    assert (first["config"], first["cc2"], first["dss1_mbps"], first["dss2_mbps"], first["source"]) == (
+        "fq_codel_1q",
+        "cubic-ecn",
+        45.7,
+        1.94,
+        "README.md:1424",
+    )
+    s1 = l4s_paper().experiment("s1_rtt_fairness")
+    # 192 published rows, less cnq_codel_af's 48 (not in aqmlab)
+    assert len(s1.paper_values) == 144
+    assert {r["config"] for r in s1.paper_values} == {"dualpi2", "pfifo_1000", "pfifo_200", "fq_codel"}
+    published = tomllib.loads((PAPERS / "published/l4s_tests.toml").read_text())
+    assert all(
+        c["source_commit"] == "e21cd91a8fa7dda4ebb098855c97b0edc8cafba5"
+        for c in published["cell"]
+        if c.get("scenario") in ("s1_rtt_fairness", "s6_rfc3168_aqms")
+    )
+
+
+def test_a_transcription_that_selects_nothing_is_an_error() -> None:
+    with pytest.raises(ReproduceError, match="selects no cell"):
+        spec.transcribed_rows({"file": "published/l4s_tests.toml", "where": {"scenario": "none"}}, "t")
+    with pytest.raises(ReproduceError, match="not found"):
+        spec.transcribed_rows({"file": "published/missing.toml"}, "t")
+
+
+def test_axis_settings_place_each_flows_rtt_and_controller() -> None:
+    s = job("s1_rtt_fairness", "dualpi2", rate_mbps=10, rtts="160/10", ccs="prague-vs-cubic", prague_reading="v0.5")
+    assert s["topology"]["access"]["delay"] == ["80ms", "5ms"]
+    assert [f["tcp"]["profile"] for f in s["flows"]] == ["prague", "linux"]
+    assert s["topology"]["bottleneck"]["rate"] == "10Mbps"
+    fb = job("s6_rfc3168_aqms", "pie", cc2="reno-noecn", prague_reading="v0.5+fallback")
+    assert fb["flows"][0]["tcp"]["prague"]["classic_ecn"] == "fallback"
+    assert (fb["flows"][1]["tcp"]["congestion_control"], fb["flows"][1]["tcp"]["ecn"]) == ("reno", False)
+    e = l4s_paper().experiment("s1_rtt_fairness")
+    point = {"rate_mbps": 50, "limit": 10000, "rtts": "40/40", "ccs": "cubic-vs-cubic", "prague_reading": "v0.5"}
+    with pytest.raises(ReproduceError, match="no settings for '40/40'"):
+        jobs.build_run(e, e.configuration("dualpi2"), point)
 
 
 def test_iproute2s_red_defaults() -> None:
     # limit 150000, avpkt 1000: max 37500, min 12500, burst (25000 + 37500) / 3000 = 20;
     # tc_red_eval_ewma: a = 20 + 1 - 12.5 = 8.5, first W with (1 - (1 - W)^20) / W >= 8.5 is
     # 1/16 (11.6; 1/8 gives 7.45).
-    red = s6().tc_red(150_000)
+    red = tc_red(150_000)
     assert (red["min_th"], red["max_th"], red["w_q"]) == (12_500 / 1500, 37_500 / 1500, 1 / 16)
+    # the paper file's red configurations are these, with the byte limits in 1500-byte packets
+    e = l4s_paper().experiment("s6_rfc3168_aqms")
+    for limit in (150_000, 400_000):
+        conf = e.configuration(f"red_{limit}b")
+        assert conf.aqm == tc_red(limit)
+        assert conf.grid is not None and conf.grid["limit"] == [limit // 1500]
 
 
 def test_prague_v05_starves_the_classic_flow_and_its_fallback_does_not() -> None:
-    mod = s6()
-    cell = {"qdisc": "fq_codel(1q)", "cc2": "cubic-ecn"}
-    off = mod.run_cell(cell, "off", [1])
-    on = mod.run_cell(cell, "fallback", [1])
-    assert off["dss1_mbps"] / (off["dss1_mbps"] + off["dss2_mbps"]) > 0.9
-    assert on["dss2_mbps"] / (on["dss1_mbps"] + on["dss2_mbps"]) > 0.25
-    assert 45 < off["dss1_mbps"] + off["dss2_mbps"] <= 50
+    # README.md line 1424: 45.70 to 1.94 Mb/s through fq_codel flows 1 against CUBIC with ECN
+    off = dss(job("s6_rfc3168_aqms", "fq_codel_1q", cc2="cubic-ecn", prague_reading="v0.5"))
+    on = dss(job("s6_rfc3168_aqms", "fq_codel_1q", cc2="cubic-ecn", prague_reading="v0.5+fallback"))
+    assert off[0] / sum(off) > 0.9
+    assert on[1] / sum(on) > 0.25
+    assert 45 < sum(off) <= 50
 
 
 def test_scenario_1_dualpi2_couples_cubic_and_prague_as_published() -> None:
     # Scenario 1, 50 Mbit/s, DualPI2, CUBIC then Prague at 10/10 ms: published 12.65 / 34.57
     # Mb/s (README.md line 1225). One seed here; docs/validation.md has every cell's three.
-    mod = script("rtt_fairness")
-    cell = next(
-        c
-        for c in mod.published_cells("s1_rtt_fairness")
-        if (c["rate_mbps"], c["qdisc"], c["cc1"], c["rtt1_ms"], c["cc2"], c["rtt2_ms"])
-        == (50, "dualpi2", "cubic", 10, "prague", 10)
+    row = next(
+        r
+        for r in l4s_paper().experiment("s1_rtt_fairness").paper_values
+        if (r["config"], r["rate_mbps"], r["rtts"], r["ccs"]) == ("dualpi2", 50, "10/10", "cubic-vs-prague")
     )
-    assert (cell["dss1_mbps"], cell["dss2_mbps"]) == (12.65, 34.57)
-    got = mod.run_cell(cell, "off", [1])
-    share = got["dss1_mbps"] / (got["dss1_mbps"] + got["dss2_mbps"])
-    assert abs(share - 12.65 / (12.65 + 34.57)) < 0.05
-    assert got["dss1_mbps"] + got["dss2_mbps"] <= 50
+    assert (row["dss1_mbps"], row["dss2_mbps"]) == (12.65, 34.57)
+    got = dss(
+        job("s1_rtt_fairness", "dualpi2", rate_mbps=50, rtts="10/10", ccs="cubic-vs-prague", prague_reading="v0.5")
+    )
+    assert abs(got[0] / sum(got) - 12.65 / (12.65 + 34.57)) < 0.05
+    assert sum(got) <= 50
 
 
 def test_scenario_2_prague_through_fq_codel_after_a_step_to_1_mbit() -> None:
     # README.md line 532: "the maximum TCP RTT to be 4346ms ... the spike lasts for over 30
     # seconds" (Prague, fq_codel, 50 -> 1 Mbit/s at 30 s, 80 ms).
-    mod = script("rate_step")
-    r = aqmlab.run(mod.scenario("fq_codel", "prague", 1, 80, False), seed=1)
-    m = mod.measure(r, 1)
-    assert abs(m["max_srtt_after_ms"] / 4346 - 1) < 0.1
-    assert m["spike_s"] >= 29.5
+    s = job("s2_rate_step", "fq_codel", path="clean 80ms", cc="prague", rate_after_mbps=1)
+    m = run_rate_step(s, 1)
+    assert abs(m["x.max_srtt_after_ms"] / 4346 - 1) < 0.1
+    assert m["x.spike_s"] >= 29.5
+    assert 0.95 < m["x.utilization_after"] <= 1.0 + 1500 * 8 / (1e6 * 10)
+
+
+def test_the_step_metrics_from_a_hand_made_series() -> None:
+    # srtt 20 ms every 50 ms until the step at 30 s, then 100 ms until 32 s, then 20 ms; bytes at
+    # exactly the link's rate: 50 Mb/s before, 25 after. The spike ends at the last sample above
+    # 1.5 x 20 = 30 ms, 31.95 s: 1.95 s; the utilisations are 1.
+    times = [i / 20 for i in range(0, 1201)]
+    srtt = [100.0 if 30 <= t < 32 else 20.0 for t in times]
+    got = [50e6 / 8 * t if t <= 30 else 50e6 / 8 * 30 + 25e6 / 8 * (t - 30) for t in times]
+    frame = pd.DataFrame(
+        {
+            "source": ["flow0"] * (2 * len(times)),
+            "variable": ["srtt_ms"] * len(times) + ["bytes_received"] * len(times),
+            "time_s": times + times,
+            "value": srtt + got,
+        }
+    )
+    m = rate_step_metrics(SimpleNamespace(timeseries=frame), 30.0, 50e6, 25e6)
+    assert m["x.srtt_before_ms"] == 20.0
+    assert m["x.max_srtt_after_ms"] == 100.0
+    assert m["x.spike_s"] == pytest.approx(1.95)
+    assert m["x.utilization_before"] == pytest.approx(1.0)
+    assert m["x.utilization_after"] == pytest.approx(1.0)
 
 
 def test_bakeoff_dctcp_holds_fq_codels_target() -> None:

@@ -588,7 +588,7 @@ def reproduce(
     max_memory: MaxMemoryOption = None,
 ) -> None:
     """Reproduce a seed paper's experiments: tables next to the paper's, figures, notes."""
-    from .reproduce.spec import ReproduceError
+    from .reproduce.errors import ReproduceError
 
     _apply_max_memory(max_memory)
     with _user_errors():

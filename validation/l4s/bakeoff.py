@@ -5,7 +5,7 @@ RTT.
 
     python validation/l4s/bakeoff.py --out DIR          # 105 runs, seed 1
 
-The source (``published/sce_l4s_bakeoff.toml`` and ``.md``, every statement with its README line
+The source (``python/aqmlab/reproduce/papers/published/sce_l4s_bakeoff.toml`` and ``.md``, every statement with its README line
 at 5b25a9d): a chain client - M1 - M2 - M3 - M4 - server; each scenario shapes some middleboxes
 (htb on both interfaces, so both directions) with a qdisc, and one box adds the RTT with netem
 on its ingress, both directions (``delay rtt/2``). 60 s runs; two-flow runs start flow 2 at
@@ -33,15 +33,14 @@ from __future__ import annotations
 import json
 import statistics
 import sys
-from pathlib import Path
 from typing import Any
 
 import aqmlab
 import tomllib
+from aqmlab.reproduce import PAPERS
 from l4s_tests_common import DUALPI2_2020, TCP_PACKET, parse_args
 
-HERE = Path(__file__).resolve().parent
-PUBLISHED = HERE / "published" / "sce_l4s_bakeoff.toml"
+PUBLISHED = PAPERS / "published" / "sce_l4s_bakeoff.toml"
 
 PRAGUE_2019 = {"rtt_scaling": "none", "alpha_start": "zero", "ai_unit": "packet", "window_rounding": "floor"}
 FQ_CODEL = {"kind": "fq_codel", "inv_sqrt": "linux"}

@@ -1,5 +1,5 @@
 """What the re-runs of heistp/l4s-tests share: the published transcription, the TCP Prague the
-source's lab kernel ran, its packets, and its metrics (validation/l4s/published/l4s_tests.md).
+source's lab kernel ran, its packets, and its metrics (python/aqmlab/reproduce/papers/published/l4s_tests.md).
 
 The lab kernel: L4STeam/linux b256daedc767 (Aug 2020), tcp_prague.c v0.5 with its module
 defaults (the harness sets only ``net.ipv4.tcp_ecn = 3`` on both ends): no RTT independence
@@ -16,9 +16,9 @@ from typing import Any
 
 import aqmlab
 import tomllib
+from aqmlab.reproduce import PAPERS
 
-HERE = Path(__file__).resolve().parent
-PUBLISHED = HERE / "published" / "l4s_tests.toml"
+PUBLISHED = PAPERS / "published" / "l4s_tests.toml"
 
 # 1500-byte packets: 1448 payload and 52 bytes of headers (TCP timestamps on, Linux's default).
 PACKET = 1500

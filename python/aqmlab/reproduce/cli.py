@@ -20,6 +20,7 @@ from rich.progress import (
 )
 
 from ..cli_run import check_output_dir
+from .errors import ReproduceError
 from .runner import (
     DEFAULT_OUT,
     ExperimentOutput,
@@ -29,7 +30,7 @@ from .runner import (
     run_experiment_sweep,
     write_index,
 )
-from .spec import Paper, ReproduceError, load_paper
+from .spec import Paper, load_paper
 
 
 def reproduce_command(

@@ -17,43 +17,13 @@ from typing import Any
 
 import tomllib
 
-from .spec import Configuration, Experiment, ReproduceError
+from .errors import ReproduceError
+from .placeholders import fmt as _fmt
+from .placeholders import substitute
+from .spec import Configuration, Experiment
 
-_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[[^\]]+\])*)$")
 _INDEX = re.compile(r"\[([^\]]+)\]")
-
-
-# --------------------------------------------------------------------------- substitution
-def _fmt(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:g}" if v == v else "nan"
-    return str(v)
-
-
-def substitute(value: Any, point: dict[str, Any]) -> Any:
-    """Replace ``${axis}`` placeholders: a string that is exactly one placeholder becomes the
-    axis value with its type; otherwise values are formatted into the string ("6.5ms")."""
-    if isinstance(value, str):
-        m = _PLACEHOLDER.fullmatch(value)
-        if m:
-            name = m.group(1)
-            if name not in point:
-                raise ReproduceError(f"placeholder ${{{name}}} has no value at point {point}")
-            return copy.deepcopy(point[name])
-
-        def repl(mm: re.Match[str]) -> str:
-            name = mm.group(1)
-            if name not in point:
-                raise ReproduceError(f"placeholder ${{{name}}} has no value at point {point}")
-            return _fmt(point[name])
-
-        return _PLACEHOLDER.sub(repl, value)
-    if isinstance(value, dict):
-        return {k: substitute(v, point) for k, v in value.items()}
-    if isinstance(value, list):
-        return [substitute(v, point) for v in value]
-    return value
 
 
 # --------------------------------------------------------------------------- override paths
@@ -259,6 +229,14 @@ def build_run(exp: Experiment, conf: Configuration, point: dict[str, Any], quick
     scen = load_scenario_file(path)
     for p, v in exp.overrides.items():
         set_override(scen, p, substitute(v, point))
+    for axis, by_value in exp.axis_settings.items():
+        if axis not in point:
+            continue
+        key = _fmt(point[axis])
+        if key not in by_value:
+            raise ReproduceError(f"{exp.paper}/{exp.id}: axis {axis!r} has no settings for {key!r}")
+        for p, v in by_value[key].items():
+            set_override(scen, p, substitute(v, point))
     aqm = substitute(conf.aqm, point)
     for link in exp.aqm_links:
         set_override(scen, aqm_path(scen, link), aqm)

@@ -165,3 +165,64 @@ def bias(row: Mapping[str, Any], link: str) -> float:
 )
 def bias_fj(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.bias_fj")
+
+
+# --------------------------------------------------------------------------- L4S coexistence
+# (heistp/l4s-tests: two flows in groups ``flow1`` and ``flow2``; docs/validation.md, "L4S
+# coexistence")
+
+
+@register(
+    "dss1_mbps",
+    "flow 1's goodput in the measurement window, Mb/s (group.flow1.goodput_bps): what the receiver got per "
+    "second, standing for l4s-tests' D_SS, the mean of the delivery-rate samples, which also count "
+    "retransmissions",
+)
+def dss1_mbps(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "group.flow1.goodput_bps") / 1e6
+
+
+@register("dss2_mbps", "flow 2's goodput in the measurement window, Mb/s (group.flow2.goodput_bps)")
+def dss2_mbps(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "group.flow2.goodput_bps") / 1e6
+
+
+@register(
+    "jain",
+    "Jain's index of the two flows' goodputs in one run, (a + b)^2 / (2 (a^2 + b^2)) as l4s-tests' "
+    "steady_state.go jains (there: of the two D_SS; here the mean over runs of each run's index)",
+)
+def jain(row: Mapping[str, Any], link: str) -> float:
+    a, b = dss1_mbps(row, link), dss2_mbps(row, link)
+    return (a + b) ** 2 / (2 * (a * a + b * b)) if a > 0 or b > 0 else math.nan
+
+
+@register("share1", "flow 1's share of the two flows' goodput, dss1 / (dss1 + dss2)")
+def share1(row: Mapping[str, Any], link: str) -> float:
+    a, b = dss1_mbps(row, link), dss2_mbps(row, link)
+    return a / (a + b) if a + b > 0 else math.nan
+
+
+@register("tcp_rtt_before_ms", "median srtt of the flow over the 10 s before the step (x.srtt_before_ms)")
+def tcp_rtt_before_ms(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.srtt_before_ms")
+
+
+@register("max_tcp_rtt_ms", "the largest srtt sample of the flow after the step (x.max_srtt_after_ms; every 50 ms)")
+def max_tcp_rtt_ms(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.max_srtt_after_ms")
+
+
+@register("spike_s", "from the step to the last srtt sample above 1.5 x the median before it (x.spike_s)")
+def spike_s(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.spike_s")
+
+
+@register("utilization_before", "the flow's bytes received over the 10 s before the step x 8 / (10 s x link rate)")
+def utilization_before(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.utilization_before")
+
+
+@register("utilization_after", "the flow's bytes received from 10 to 30 s after the step x 8 / (20 s x the new rate)")
+def utilization_after(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.utilization_after")

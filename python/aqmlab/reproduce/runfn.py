@@ -102,7 +102,12 @@ def run(scenario: dict[str, Any], seed: int) -> dict[str, Any]:
     """``aqmlab.run(scenario, seed).summary`` plus :func:`extras`."""
     import aqmlab
 
-    r = aqmlab.run(scenario, seed=seed)
+    return stored(aqmlab.run(scenario, seed=seed), scenario)
+
+
+def stored(r: Any, scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """What a sweep stores of one run ``r`` of ``scenario``: its summary and :func:`extras`,
+    the queue columns of the named links only (for run functions of their own to add to)."""
     keep = named_links(scenario)
     s = {k: v for k, v in r.summary.items() if not k.startswith("queue.") or k.split(".")[1] in keep}
     s.update({k: v for k, v in extras(r).items() if not k.startswith("x.queue.") or k.split(".")[2] in keep})

@@ -26,7 +26,8 @@ from typing import Any
 import pandas as pd
 
 from . import companions, execute, figures, jobs, tables
-from .spec import Experiment, Paper, ReproduceError, known_papers, load_paper
+from .errors import ReproduceError
+from .spec import Experiment, Paper, known_papers, load_paper
 
 DEFAULT_OUT = Path("results/reproduce")
 ProgressFn = Callable[[str, int, int], None]

@@ -15,10 +15,8 @@ from typing import Any
 import tomllib
 
 from . import PAPER_IDS, PAPERS, SCENARIOS
-
-
-class ReproduceError(ValueError):
-    """A user-facing error: unknown paper or experiment, bad data file."""
+from .errors import ReproduceError
+from .placeholders import substitute
 
 
 def normalize_paper(name: str) -> str:
@@ -90,8 +88,20 @@ class Experiment:
         return dict(self.data.get("scenario_overrides", {}))
 
     @property
+    def axis_settings(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """Per axis with ``settings``: its value (as text) -> the overrides that value applies."""
+        return {a["name"]: dict(a["settings"]) for a in self.axes if a.get("settings")}
+
+    @property
     def paper_values(self) -> list[dict[str, Any]]:
-        return list(self.data.get("paper_values", []))
+        """The rows written in the paper file, then those read from a transcription
+        (``paper_values_from``)."""
+        return list(self.data.get("paper_values", [])) + self._transcribed
+
+    @property
+    def _transcribed(self) -> list[dict[str, Any]]:
+        spec = self.data.get("paper_values_from")
+        return transcribed_rows(spec, f"{self.paper}/{self.id}") if spec else []
 
     @property
     def derived_from(self) -> str | None:
@@ -115,7 +125,7 @@ class Experiment:
         used: list[str] = []
         text = repr(self.overrides)
         for a in self.axes:
-            if "${" + a["name"] + "}" in text:
+            if "${" + a["name"] + "}" in text or a.get("settings"):
                 used.append(a["name"])
         sa = self.data.get("scenario_axis")
         if sa and sa not in used:
@@ -152,6 +162,40 @@ class Experiment:
         if not self.scenarios:
             raise ReproduceError(f"{self.paper}/{self.id}: no scenario file (analytic-only experiment)")
         return SCENARIOS / self.scenarios[0]
+
+
+def transcribed_rows(spec: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    """Paper values kept in a transcription of their own (a TOML file beside the paper files,
+    one table per published cell), so that the numbers have one home. ``spec``: ``file``
+    (relative to the papers directory), ``table`` (the array of cells, default ``cell``),
+    ``where`` (field -> value: the cells kept), ``exclude`` (field -> values: cells left out),
+    ``fields`` (row key -> a ``${cell field}`` template: the configuration and the axes),
+    ``config_names`` (what ``fields.config`` gives -> the configuration's name), ``metrics`` (cell
+    fields copied as they are) and ``source`` (a template)."""
+    path = PAPERS / str(spec.get("file", ""))
+    if not path.is_file():
+        raise ReproduceError(f"{where}: paper_values_from.file {spec.get('file')!r} not found in {PAPERS}")
+    cells = tomllib.loads(path.read_text(encoding="utf-8")).get(spec.get("table", "cell"), [])
+    keep = dict(spec.get("where", {}))
+    drop = {k: set(v) for k, v in dict(spec.get("exclude", {})).items()}
+    names = dict(spec.get("config_names", {}))
+    rows = []
+    for c in cells:
+        if any(c.get(k) != v for k, v in keep.items()) or any(c.get(k) in v for k, v in drop.items()):
+            continue
+        row = {k: substitute(t, c) for k, t in dict(spec.get("fields", {})).items()}
+        if "config" in row:
+            row["config"] = names.get(row["config"], row["config"])
+        for m in spec.get("metrics", []):
+            if m not in c:
+                raise ReproduceError(f"{where}: a transcribed cell has no {m!r}: {c}")
+            row[m] = c[m]
+        if "source" in spec:
+            row["source"] = substitute(spec["source"], c)
+        rows.append(row)
+    if not rows:
+        raise ReproduceError(f"{where}: paper_values_from selects no cell of {spec.get('file')!r}")
+    return rows
 
 
 @dataclass

@@ -44,6 +44,12 @@ TCP = {
     "limited_transmit",
     "partial_ack_timer",
     "overhead",
+    # the profiles and the controllers' tables (transport/tcp/config.rs; the full list is the Rust
+    # parser's, which tests/test_reproduce_spec.py runs on every job's scenario)
+    "profile",
+    "congestion_control",
+    "ecn_codepoint",
+    "prague",
 }
 COMMON = {"kind", "from", "to", "count", "start", "stop", "group"}
 TCPFLOW = COMMON | {"size", "tcp"}
