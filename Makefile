@@ -123,7 +123,7 @@ validate-kernel-grid-resimulate:
 # python/aqmlab/reproduce/papers/l4s_tests.toml), two Prague readings, 3 seeds: Scenario 6 (RFC
 # 3168 AQMs, 48 points, about a minute), Scenario 1 (RTT fairness, 288 points, about 15 minutes on
 # 2 cores), Scenario 2 (a rate step, clean and bursty, 64 points, a minute); and the SCE/L4S
-# bakeoff's L4S side (105 runs, half a minute). The tables are copied to validation/l4s/results.
+# bakeoff's L4S side (`aqmlab reproduce sce-l4s-bakeoff`, 105 points, 3 seeds, two minutes). The tables are copied to validation/l4s/results.
 # docs/validation.md, "L4S coexistence"; REPRODUCTION.md, "L4S".
 L4S_RESULTS ?= validation/l4s/results
 L4S_RUNS ?= results/reproduce/l4s_tests
@@ -137,4 +137,5 @@ l4s-rate-step:
 	aqmlab reproduce l4s-tests s2_rate_step --out $(L4S_RUNS) $(ARGS)
 	cp $(L4S_RUNS)/s2_rate_step/table.md $(L4S_RESULTS)/l4s_tests_s2_rate_step.md
 l4s-bakeoff:
-	$(PYTHON) validation/l4s/bakeoff.py --out $(L4S_RESULTS) $(ARGS)
+	aqmlab reproduce sce-l4s-bakeoff --out results/reproduce/sce_l4s_bakeoff $(ARGS)
+	cp results/reproduce/sce_l4s_bakeoff/l4s_side/table.md $(L4S_RESULTS)/sce_l4s_bakeoff_l4s_side.md

@@ -1,6 +1,6 @@
 """Issue 38: heistp/l4s-tests as `aqmlab reproduce l4s-tests` (papers/l4s_tests.toml, its
 transcription in papers/published/, companions/l4s_tests.py), and the SCE/L4S bakeoff re-run
-(validation/l4s/bakeoff.py): the paper values read from the transcription, the axes' settings,
+(`aqmlab reproduce sce-l4s-bakeoff`, companions/sce_l4s_bakeoff.py): the paper values read from the transcription, the axes' settings,
 and one published cell of each scenario run. Scenario 6's claim, as the source states it
 (README.md at e21cd91: "TCP Prague mis-interprets the CE signal as coming from an L4S instead of
 an RFC3168 queue"): the v0.5 Prague it ran takes nearly all of the link (45.70 to 1.94 Mb/s
@@ -9,10 +9,7 @@ on gives the classic flow a fair part."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any
 
 import aqmlab
@@ -21,19 +18,8 @@ import pytest
 import tomllib
 from aqmlab.reproduce import PAPERS, jobs, spec
 from aqmlab.reproduce.companions.l4s_tests import rate_step_metrics, run_rate_step, tc_red
+from aqmlab.reproduce.companions.sce_l4s_bakeoff import forward_capacity_bps, run_bakeoff
 from aqmlab.reproduce.errors import ReproduceError
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def script(name: str) -> ModuleType:
-    sys.path.insert(0, str(ROOT / "validation/l4s"))
-    spec = importlib.util.spec_from_file_location(name, ROOT / f"validation/l4s/{name}.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def l4s_paper() -> spec.Paper:
@@ -172,11 +158,34 @@ def test_the_step_metrics_from_a_hand_made_series() -> None:
     assert m["x.utilization_after"] == pytest.approx(1.0)
 
 
+def bakeoff_job(**point: Any) -> dict[str, Any]:
+    e = spec.load_paper("sce-l4s-bakeoff").experiment("l4s_side")
+    runs = [r for r in jobs.build_jobs(e) if all(r.point[k] == v for k, v in point.items())]
+    assert len(runs) == 1, [r.label for r in runs]
+    return runs[0].scenario
+
+
+def test_the_bakeoffs_statements_are_its_paper_values() -> None:
+    rows = spec.load_paper("sce-l4s-bakeoff").experiment("l4s_side").paper_values
+    # 18 statements with a value on the L4S side, less the 3 of run r1 quoted in the newest README
+    assert len(rows) == 15
+    assert all(r["approximate"] for r in rows)
+    # README.md line 725: "~7.7x (44.25/5.78Mbit)", CUBIC first, Prague second
+    got = {k: v for r in rows if r["source"] == "README.md:725" for k, v in r.items() if k.startswith("goodput")}
+    assert got == {"goodput2_mbps": 44.25, "goodput1_mbps": 5.78}
+    single = next(r for r in rows if r["source"] == "README.md:393")
+    assert (single["scenario"], single["ccas"], single["rtt_ms"], single["tcp_rtt_increase"]) == ("s2", "dctcp", 80, 5)
+
+
 def test_bakeoff_dctcp_holds_fq_codels_target() -> None:
     # heistp/sce-l4s-bakeoff README.md line 393 (scenario 2, DCTCP alone at 80 ms): the TCP RTT
     # increase "stays right around fq_codel's target of 5ms".
-    mod = script("bakeoff")
-    data = tomllib.loads(mod.PUBLISHED.read_text())
-    cell = next(c for c in data["cell"] if c["id"] == "l4s-s2-1-dctcp-80ms")
-    m = mod.measure(aqmlab.run(mod.scenario_for(cell), seed=1), False, 50.0)
-    assert 3.0 < m["srtt_increase_ms"] < 9.0
+    s = bakeoff_job(scenario="s2", rtt_ms=80, ccas="dctcp")
+    assert [lk["delay"] for lk in s["topology"]["links"] if lk["name"].startswith("netem")] == ["40ms", "40ms"]
+    m = run_bakeoff(s, 1)
+    assert 3.0 < m["x.srtt_increase_ms"] < 9.0
+
+
+def test_the_bakeoffs_capacity_is_its_slowest_forward_link() -> None:
+    # scenario 5: DualPI2 at 100 Mbit/s, a FIFO at 50, FQ-CoDel at 47.5 (the bottleneck)
+    assert forward_capacity_bps(bakeoff_job(scenario="s5", rtt_ms=0, ccas="cubic")) == 47.5e6

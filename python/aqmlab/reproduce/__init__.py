@@ -9,4 +9,4 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 PAPERS = ROOT / "papers"
 SCENARIOS = ROOT / "scenarios"
-PAPER_IDS = ("orange", "newque", "hybrid_red", "qvared", "dsred", "l4s_tests")
+PAPER_IDS = ("orange", "newque", "hybrid_red", "qvared", "dsred", "l4s_tests", "sce_l4s_bakeoff")

@@ -226,3 +226,50 @@ def utilization_before(row: Mapping[str, Any], link: str) -> float:
 @register("utilization_after", "the flow's bytes received from 10 to 30 s after the step x 8 / (20 s x the new rate)")
 def utilization_after(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.utilization_after")
+
+
+# --------------------------------------------------------------------------- the SCE/L4S bakeoff
+# (companions/sce_l4s_bakeoff.py: flow 1 starts at 0 s, flow 2 at 10 s; the names are the
+# transcription's statements' metrics)
+
+
+@register(
+    "convergence_time",
+    "from flow 2's start until the two flows' 1 s goodputs stay within 1.5x for 5 s (x.convergence_s; n/a: never within the run)",
+)
+def convergence_time(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.convergence_s")
+
+
+@register("tcp_rtt_increase", "a single flow's median srtt over 20-60 s above its least (x.srtt_increase_ms)")
+def tcp_rtt_increase(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.srtt_increase_ms")
+
+
+@register("tcp_rtt_spike", "flow 1's srtt spike after flow 2 starts: its largest srtt above its least (x.spike1_ms)")
+def tcp_rtt_spike(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.spike1_ms")
+
+
+@register("tcp_rtt_spike_duration", "the width of flow 1's spike at half its height (x.spike1_s)")
+def tcp_rtt_spike_duration(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.spike1_s")
+
+
+@register("goodput1_mbps", "flow 1's goodput over 10-60 s, Mb/s (x.goodput1_mbps)")
+def goodput1_mbps(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.goodput1_mbps")
+
+
+@register("goodput2_mbps", "flow 2's goodput over 10-60 s, Mb/s (x.goodput2_mbps)")
+def goodput2_mbps(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.goodput2_mbps")
+
+
+@register(
+    "throughput_ratio",
+    "flow 2's goodput over flow 1's, 10-60 s (x.ratio_2_to_1; the cell stated is CUBIC then Prague: Prague / CUBIC)",
+)
+@register("mean_throughput_ratio", "the same ratio (the README states it twice for one cell: ~7.5x and ~7.7x)")
+def throughput_ratio(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.ratio_2_to_1")

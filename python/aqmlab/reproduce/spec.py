@@ -169,9 +169,14 @@ def transcribed_rows(spec: dict[str, Any], where: str) -> list[dict[str, Any]]:
     one table per published cell), so that the numbers have one home. ``spec``: ``file``
     (relative to the papers directory), ``table`` (the array of cells, default ``cell``),
     ``where`` (field -> value: the cells kept), ``exclude`` (field -> values: cells left out),
-    ``fields`` (row key -> a ``${cell field}`` template: the configuration and the axes),
-    ``config_names`` (what ``fields.config`` gives -> the configuration's name), ``metrics`` (cell
-    fields copied as they are) and ``source`` (a template)."""
+    ``fields`` (row key -> a ``${cell field}`` template, or a list of them: the first whose
+    fields the cell has; the configuration and the axes), ``config_names`` (what
+    ``fields.config`` gives -> the configuration's name), ``metrics`` (cell fields copied as they
+    are) and ``source`` (a template). A cell whose numbers are statements in a list of its own
+    (``statements``: the list's field; each statement a table with ``metric`` and ``value``)
+    gives a row per statement with a value (``statement_where`` filters them; ``metric_names``
+    renames a statement's metric), marked approximate; templates see the cell's fields and the
+    statement's."""
     path = PAPERS / str(spec.get("file", ""))
     if not path.is_file():
         raise ReproduceError(f"{where}: paper_values_from.file {spec.get('file')!r} not found in {PAPERS}")
@@ -183,19 +188,55 @@ def transcribed_rows(spec: dict[str, Any], where: str) -> list[dict[str, Any]]:
     for c in cells:
         if any(c.get(k) != v for k, v in keep.items()) or any(c.get(k) in v for k, v in drop.items()):
             continue
-        row = {k: substitute(t, c) for k, t in dict(spec.get("fields", {})).items()}
-        if "config" in row:
-            row["config"] = names.get(row["config"], row["config"])
+        if "statements" in spec:
+            rows += _statement_rows(spec, c, names, where)
+            continue
+        row = _row(spec, c, names, where)
         for m in spec.get("metrics", []):
             if m not in c:
                 raise ReproduceError(f"{where}: a transcribed cell has no {m!r}: {c}")
             row[m] = c[m]
-        if "source" in spec:
-            row["source"] = substitute(spec["source"], c)
         rows.append(row)
     if not rows:
         raise ReproduceError(f"{where}: paper_values_from selects no cell of {spec.get('file')!r}")
     return rows
+
+
+def _row(spec: dict[str, Any], fields: dict[str, Any], names: dict[str, str], where: str) -> dict[str, Any]:
+    row = {k: _first_filled(t, fields, f"{where}: fields.{k}") for k, t in dict(spec.get("fields", {})).items()}
+    if "config" in row:
+        row["config"] = names.get(row["config"], row["config"])
+    if "source" in spec:
+        row["source"] = substitute(spec["source"], fields)
+    return row
+
+
+def _statement_rows(
+    spec: dict[str, Any], cell: dict[str, Any], names: dict[str, str], where: str
+) -> list[dict[str, Any]]:
+    keep = dict(spec.get("statement_where", {}))
+    renamed = dict(spec.get("metric_names", {}))
+    rows = []
+    for st in cell.get(spec["statements"], []):
+        if st.get("value") is None or any(st.get(k) != v for k, v in keep.items()):
+            continue
+        row = _row(spec, {**cell, **st}, names, where)
+        row[renamed.get(st["metric"], st["metric"])] = st["value"]
+        row["approximate"] = True
+        rows.append(row)
+    return rows
+
+
+def _first_filled(template: Any, fields: dict[str, Any], where: str) -> Any:
+    """``template`` filled from ``fields``; a list of templates: the first that fills."""
+    if not isinstance(template, list):
+        return substitute(template, fields)
+    for t in template:
+        try:
+            return substitute(t, fields)
+        except ReproduceError:
+            continue
+    raise ReproduceError(f"{where}: no template of {template} fills from {sorted(fields)}")
 
 
 @dataclass

@@ -16,11 +16,11 @@ from typing import Any
 import tomllib
 
 ROOT = Path(__file__).resolve().parent
-TOP = {"name", "duration", "warmup", "seed", "sample_interval", "sample_flows", "topology", "tcp", "flows"}
+TOP = {"name", "duration", "warmup", "seed", "sample_interval", "sample_flows", "topology", "tcp", "flows", "events"}
 QUEUE = {"limit", "aqm"}
-LINK = {"rate", "delay", "loss", "loss_direction", "queue", "reverse_queue"}
+LINK = {"rate", "delay", "loss", "loss_direction", "queue", "reverse_queue", "netem", "reverse_netem"}
 GLINK = LINK | {"from", "to", "duplex", "name", "monitor"}
-ACCESS = {"rate", "delay", "queue"}
+ACCESS = {"rate", "delay", "queue", "netem", "reverse_netem"}
 DUMBBELL = {"kind", "senders", "receivers", "bottleneck", "access", "receiver_access"}
 GRAPH = {"kind", "nodes", "links"}
 TCP = {

@@ -9,7 +9,7 @@ derived experiments) provides table.csv/table.md.
 from __future__ import annotations
 
 # Importing each experiment module registers its hooks.
-from . import dsred, hybrid_red, l4s_tests, newque, orange, qvared  # noqa: F401
+from . import dsred, hybrid_red, l4s_tests, newque, orange, qvared, sce_l4s_bakeoff  # noqa: F401
 from .base import HOOKS, CompanionOutput, Context, get, hook
 
 __all__ = ["HOOKS", "CompanionOutput", "Context", "get", "hook"]
