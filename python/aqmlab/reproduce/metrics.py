@@ -218,12 +218,18 @@ def spike_s(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.spike_s")
 
 
-@register("utilization_before", "the flow's bytes received over the 10 s before the step x 8 / (10 s x link rate)")
+@register(
+    "utilization_before",
+    "the flow's bytes received over the 10 s before the step x 8 / (10 s x link rate), at most 1 (a packet finishing just inside the window counts whole)",
+)
 def utilization_before(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.utilization_before")
 
 
-@register("utilization_after", "the flow's bytes received from 10 to 30 s after the step x 8 / (20 s x the new rate)")
+@register(
+    "utilization_after",
+    "the flow's bytes received from 10 to 30 s after the step x 8 / (20 s x the new rate), at most 1 (as before)",
+)
 def utilization_after(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.utilization_after")
 
@@ -246,14 +252,25 @@ def tcp_rtt_increase(row: Mapping[str, Any], link: str) -> float:
     return _g(row, "x.srtt_increase_ms")
 
 
-@register("tcp_rtt_spike", "flow 1's srtt spike after flow 2 starts: its largest srtt above its least (x.spike1_ms)")
+@register(
+    "tcp_rtt_spike",
+    "the joining flow's srtt spike: flow 2's largest srtt after it starts above its least (x.spike2_ms; "
+    "the README's spike is CUBIC's slow start after Prague's exit, the second flow)",
+)
 def tcp_rtt_spike(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.spike1_ms")
+    return _g(row, "x.spike2_ms")
 
 
-@register("tcp_rtt_spike_duration", "the width of flow 1's spike at half its height (x.spike1_s)")
+@register("tcp_rtt_spike_duration", "the width of flow 2's spike at half its height (x.spike2_s)")
 def tcp_rtt_spike_duration(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.spike1_s")
+    return _g(row, "x.spike2_s")
+
+
+@register(
+    "flow1_rtt_spike", "flow 1's srtt spike after flow 2 starts: its largest srtt then above its least (x.spike1_ms)"
+)
+def flow1_rtt_spike(row: Mapping[str, Any], link: str) -> float:
+    return _g(row, "x.spike1_ms")
 
 
 @register("goodput1_mbps", "flow 1's goodput over 10-60 s, Mb/s (x.goodput1_mbps)")

@@ -76,10 +76,13 @@ def rate_step_metrics(r: Any, step_at_s: float, rate_before_bps: float, rate_aft
     above = after[after > 1.5 * before]
     util_before = rate(step_at_s - 10, step_at_s) / rate_before_bps
     util_after = rate(step_at_s + 10, step_at_s + 30) / rate_after_bps
-    # bytes are counted at the samples, in whole packets: one packet above the share at most
+    # Bytes count when a packet's last bit arrives, so a window can hold up to one packet more
+    # than the link carried in it: the estimate is at most one packet over 1, and that much is
+    # the estimator's (reported as 1); more would be a fault.
     one_packet = PACKET * 8 / (rate_after_bps * 10)
     for u in (util_before, util_after):
         assert 0 <= u <= 1 + one_packet, f"utilisation {u} outside [0, 1]"
+    util_before, util_after = min(util_before, 1.0), min(util_after, 1.0)
     return {
         "x.srtt_before_ms": float(before),
         "x.max_srtt_after_ms": float(after.max()),
