@@ -5,6 +5,7 @@ run needs `make uml-kernel` (skipped without it, saying so)."""
 from __future__ import annotations
 
 import math
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 from aqmlab.emulation import uml_kernel
+from aqmlab.emulation.kernel_guest import QdiscStats
 from aqmlab.emulation.kernel_qdiscs import KernelRefusal, qdisc_args, red_burst, tc_red_eval_ewma
 from aqmlab.emulation.tcp_info import decode_dctcp_alpha
 from aqmlab.emulation.validate_kernel import kernel_metrics, plan_kernel, setup_commands, validate_kernel
@@ -241,7 +243,31 @@ def test_dctcp_alpha_from_tcp_cc_info_and_its_mean() -> None:
     ("s", "message"),
     [
         (scenario({"kind": "newque"}), "topology.bottleneck.queue.aqm: newque has no Linux qdisc"),
-        (scenario("dualpi2"), "topology.bottleneck.queue.aqm: dualpi2 has no Linux qdisc (not in Linux 6.1"),
+        (scenario({"kind": "dualpi2", "coupling": 1.5}), "topology.bottleneck.queue.aqm.coupling: 1.5: the kernel's"),
+        (
+            scenario({"kind": "dualpi2", "alpha": 0.2}),
+            "topology.bottleneck.queue.aqm.alpha: 0.2: the kernel takes alpha",
+        ),
+        (scenario({"kind": "dualpi2", "ecn": False}), "topology.bottleneck.queue.aqm.ecn: False: sch_dualpi2 marks"),
+        (
+            scenario(
+                "dualpi2",
+                flows=[
+                    {"kind": "tcp", "from": "s0", "to": "d0", "tcp": {"profile": "dctcp", "ecn_codepoint": "ect1"}},
+                    {"kind": "tcp", "from": "s1", "to": "d1", "tcp": {"profile": "linux", "ecn": True}},
+                ],
+            ),
+            "flows: ECT(0) and ECT(1) flows together through dualpi2",
+        ),
+        (
+            scenario(
+                flows=[
+                    {"kind": "tcp", "from": "s0", "to": "d0", "tcp": {"profile": "dctcp"}},
+                    {"kind": "tcp", "from": "s0", "to": "d1", "tcp": {"profile": "linux"}},
+                ],
+            ),
+            "flows: host s0 sends flows with and without ECN",
+        ),
         (scenario("red"), "topology.bottleneck.queue.aqm.gentle: true by default: Linux's red has no gentle region"),
         (scenario({"kind": "pie", "alpha": 0.1}), "topology.bottleneck.queue.aqm.alpha: 0.1: the kernel takes whole"),
         (
@@ -389,3 +415,93 @@ def test_marks_with_a_ce_threshold_count_each_packet_once() -> None:
     )
     assert leaf_marks(tc, "10:") == 5
     assert leaf_marks(tc.replace(" ce_mark 5", ""), "10:") == 2
+
+
+# ------------------------------------------------------------------ DualPI2 on Linux 7.3 (no kernel)
+
+
+def test_dualpi2_runs_on_the_second_kernel_with_its_parameters_by_netlink() -> None:
+    resolved = resolve_scenario(scenario("dualpi2"))["topology"]["bottleneck"]["queue"]["aqm"]
+    q = qdisc_args(resolved, limit=100, rate=RATE, mtu=1500)
+    assert (q.args, q.kind, q.release) == ("dualpi2", "dualpi2", "7.3")
+    # Linux's defaults (dualpi2_reset_default) as TCA_DUALPI2_* values: alpha 0.16 Hz = 41/256,
+    # beta 3.2 Hz = 819/256 (rounded as the kernel's own defaults are), times in microseconds,
+    # the limit the smaller of the queue's and the AQM's
+    assert dict(q.netlink) == {
+        "limit": 100,
+        "target_us": 15000,
+        "tupdate_us": 16000,
+        "alpha": 41,
+        "beta": 819,
+        "coupling": 2,
+        "min_qlen_step": 0,
+        "drop_overload": 1,
+        "drop_early": 0,
+        "c_protection": 10,
+        "step_thresh_us": 1000,
+    }
+    assert q.notes == ()  # 1500-byte packets: psched_mtu 1514 is aqmlab's mtu
+    steps = dict(
+        qdisc_args({**resolved, "step_packets": 3, "min_qlen_step": 2}, limit=100, rate=RATE, mtu=1500).netlink
+    )
+    assert (steps["step_thresh_pkts"], steps["min_qlen_step"]) == (3, 2) and "step_thresh_us" not in steps
+
+
+def test_dualpi2_classification_follows_the_flows_codepoints() -> None:
+    l4s = [{"kind": "tcp", "from": "senders", "to": "receivers", "tcp": {"profile": "dctcp", "ecn_codepoint": "ect1"}}]
+    plan = plan_kernel(scenario("dualpi2", flows=l4s), 1)
+    # the kernel's DCTCP sends ECT(0): the mask "any ECT" puts it in L, as the simulation's ECT(1)
+    assert dict(plan.qdisc.netlink)["ecn_mask"] == 3
+    classic = plan_kernel(scenario("dualpi2", tcp={"profile": "linux", "ecn": True}), 1)
+    assert "ecn_mask" not in dict(classic.qdisc.netlink)  # the default, ECT(1) only: ECT(0) is Classic
+    cmds = setup_commands(plan)
+    change = next(c for c in cmds if "qdisc_netlink" in c)
+    assert change.startswith("ip netns exec r0 ") and change.endswith(
+        " b0 10: " + " ".join(f"{k}={v}" for k, v in plan.qdisc.netlink)
+    )
+    assert cmds.index(change) == cmds.index("tc -n r0 qdisc add dev b0 parent 1:1 handle 10: dualpi2") + 1
+
+
+def test_ecn_is_each_senders_own_when_the_flows_differ() -> None:
+    mixed = [
+        {"kind": "tcp", "from": ["s0", "s1"], "to": ["d0", "d1"], "tcp": {"profile": "dctcp"}},
+        {"kind": "tcp", "from": ["s2", "s3"], "to": ["d2", "d3"], "tcp": {"profile": "linux"}},
+    ]
+    plan = plan_kernel(scenario("fq_codel", flows=mixed), 1)
+    assert plan.sysctls["net.ipv4.tcp_ecn"] == 2  # accept ECN only (Linux's default) everywhere else
+    assert plan.host_sysctls == {"s0": {"net.ipv4.tcp_ecn": 1}, "s1": {"net.ipv4.tcp_ecn": 1}}
+    lines = [c for c in setup_commands(plan) if " sysctl -qw net.ipv4.tcp_ecn" in c]
+    assert [c.split()[3] for c in lines if "tcp_ecn=1" in c] == ["s0", "s1"]
+    same = plan_kernel(scenario("fq_codel", tcp={"profile": "linux", "ecn": True}), 1)
+    assert same.sysctls["net.ipv4.tcp_ecn"] == 1 and same.host_sysctls == {}
+
+
+def test_the_second_kernel_is_found_or_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("AQMLAB_CACHE", str(tmp_path))
+    monkeypatch.delenv("AQMLAB_UML_KERNEL_L4S", raising=False)
+    with pytest.raises(uml_kernel.UmlKernelMissing, match=r"Linux 7\.3.*make uml-kernel-l4s-upstream"):
+        uml_kernel.find_kernel("7.3")
+    with pytest.raises(ValueError, match="release '5.4': the reference kernels are 6.1, 7.3"):
+        uml_kernel.find_kernel("5.4")
+
+
+def test_dualpi2_marks_from_its_extended_statistics() -> None:
+    # RTM_GETQDISC's attributes as the kernel dumps them: TCA_KIND "dualpi2", TCA_STATS (struct
+    # tc_stats: bytes u64, packets, drops, overlimits, bps, pps, qlen, backlog), TCA_XSTATS
+    # (struct tc_dualpi2_xstats: ecn_mark the seventh u32)
+    def attr(kind: int, payload: bytes) -> bytes:
+        return struct.pack("=HH", 4 + len(payload), kind) + payload + b"\0" * (-len(payload) % 4)
+
+    stats = struct.pack("=QIIIIIII", 1_500_000, 1000, 7, 0, 0, 0, 3, 4500)
+    xstats = struct.pack("=IIIIIIII", 0, 0, 0, 600, 400, 20, 123, 45)
+    attrs = attr(1, b"dualpi2\0") + attr(3, stats) + attr(4, xstats)
+    assert QdiscStats._stats(attrs) == {
+        "bytes": 1_500_000,
+        "packets": 1000,
+        "drops": 7,
+        "qlen": 3,
+        "backlog": 4500,
+        "marks": 123,
+    }
+    # another qdisc's extended statistics are not read as marks (the host's tc prints them)
+    assert "marks" not in QdiscStats._stats(attr(1, b"fq_codel\0") + attr(3, stats) + attr(4, xstats))

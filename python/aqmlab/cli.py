@@ -761,7 +761,8 @@ def validate_kernel(
     out: ComparisonOutOption = None,
 ) -> None:
     """Simulate a dumbbell scenario and run it inside the reference kernel (Linux 6.1 as a
-    User-Mode Linux guest on a virtual clock, `make uml-kernel`; the seed is its random.seed),
+    User-Mode Linux guest on a virtual clock, `make uml-kernel`; Linux 7.3 for DualPI2, `make
+    uml-kernel-l4s-upstream`; the seed is its random.seed),
     side by side with relative differences. Exit 3: the kernel cannot express the scenario
     (one line naming the field); exit 2: the kernel is not built."""
     from .emulation.cli_commands import validate_kernel_command

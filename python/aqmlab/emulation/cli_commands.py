@@ -266,8 +266,8 @@ def _print_kernel_table(d: dict[str, Any], scenario: str) -> None:
         title=f"validate-kernel: {d['scenario'] or scenario}",
         caption=(
             f"seeds {', '.join(map(str, d['seeds']))}; {d['duration_s']:g} s each, measured after "
-            f"{d['warmup_s']:g} s; simulated: the scenario's TCP profile; kernel: Linux 6.1 "
-            f"({', '.join(d['congestion_controls'])}), bottleneck leaf `{d['qdisc']}`. "
+            f"{d['warmup_s']:g} s; simulated: the scenario's TCP profile; kernel: Linux "
+            f"{d.get('kernel_release', '6.1')} ({', '.join(d['congestion_controls'])}), bottleneck leaf `{d['qdisc']}`. "
             f"Kernel wall time {sum(r['wall_s'] for r in runs):.1f} s for "
             f"{sum(r['guest_s'] for r in runs):.1f} s of guest time."
         ),

@@ -38,7 +38,11 @@ CLONE_NEWNET = 0x40000000
 RTM_GETQDISC = 38
 NLM_F_REQUEST, NLM_F_DUMP = 0x1, 0x300
 NLMSG_DONE, NLMSG_ERROR = 3, 2
+TCA_KIND = 1
 TCA_STATS = 3
+TCA_XSTATS = 4
+# struct tc_dualpi2_xstats: prob, delay_c, delay_l, packets_in_c, packets_in_l, maxq, ecn_mark
+DUALPI2_XSTATS_MARKS_AT = 24
 WRITE_BYTES = 64 * 1024
 READ_BYTES = 1 << 20
 
@@ -90,15 +94,29 @@ class QdiscStats:
     @staticmethod
     def _stats(attrs: bytes) -> dict[str, int]:
         at = 0
+        out: dict[str, int] | None = None
+        qdisc_kind = b""
+        xstats = b""
         while at + 4 <= len(attrs):
             length, kind = struct.unpack_from("=HH", attrs, at)
-            if kind == TCA_STATS:
+            if kind == TCA_KIND:
+                qdisc_kind = attrs[at + 4 : at + length].rstrip(b"\0")
+            elif kind == TCA_XSTATS:
+                xstats = attrs[at + 4 : at + length]
+            elif kind == TCA_STATS:
                 nbytes, packets, drops, _over, _bps, _pps, qlen, backlog = struct.unpack_from(
                     "=QIIIIIII", attrs, at + 4
                 )
-                return {"bytes": nbytes, "packets": packets, "drops": drops, "qlen": qlen, "backlog": backlog}
+                out = {"bytes": nbytes, "packets": packets, "drops": drops, "qlen": qlen, "backlog": backlog}
             at += (length + 3) & ~3
-        raise RuntimeError("no TCA_STATS in the qdisc's message")
+        if out is None:
+            raise RuntimeError("no TCA_STATS in the qdisc's message")
+        if qdisc_kind == b"dualpi2" and len(xstats) >= DUALPI2_XSTATS_MARKS_AT + 4:
+            # the host's tc (6.1) prints no dualpi2 statistics: its marks come from struct
+            # tc_dualpi2_xstats (include/uapi/linux/pkt_sched.h, Linux 7.3), ecn_mark counting
+            # every CE mark, the step's included (dualpi2_mark: step_marks is a part of it)
+            (out["marks"],) = struct.unpack_from("=I", xstats, DUALPI2_XSTATS_MARKS_AT)
+        return out
 
 
 _MARKS = (re.compile(r"\becn_mark (\d+)"), re.compile(r"\bmarked (\d+)"), re.compile(r"^\s*marks\s+(\d+)", re.M))
@@ -188,7 +206,8 @@ def main(spec_path: str) -> int:
             text=True,
             check=True,
         ).stdout
-        q["marks"] = leaf_marks(tc, handle_text)
+        if "marks" not in q:  # a qdisc the host's tc prints
+            q["marks"] = leaf_marks(tc, handle_text)
         # `tc -s` as printed, for what the counters above leave out (the qdisc's own: CoDel's
         # count and drop_overlimit, CAKE's per-tin drops, RED's early and forced drops)
         out: dict[str, Any] = {"t": time.monotonic() - t0, "qdisc": q, "tc_s": tc, "flows": {}}

@@ -56,6 +56,12 @@ class Qdisc:
     notes: tuple[str, ...] = ()
     # cake shapes and schedules by itself; every other leaf sits under the htb class
     kind: str = ""
+    # the reference kernel that has it: "6.1" (`make uml-kernel`), or "7.3" (`make
+    # uml-kernel-l4s-upstream`: DualPI2, Accurate ECN)
+    release: str = "6.1"
+    # parameters the host's tc cannot send, set after `tc qdisc add` by one rtnetlink change
+    # (qdisc_netlink.py: name, value)
+    netlink: tuple[tuple[str, int], ...] = ()
 
 
 # ------------------------------------------------------------------------------ units
@@ -268,8 +274,64 @@ def qdisc_args(
             )
         notes.append("refill_delay runs in jiffies in the kernel (HZ 100 in the guest: 10 ms steps)")
         return Qdisc(args, tuple(notes), kind)
-    linux_none = {"dualpi2": "not in Linux 6.1 (sch_dualpi2 is in Linux 6.18)"}
-    raise KernelRefusal(path, f"{kind} has no Linux qdisc" + (f" ({linux_none[kind]})" if kind in linux_none else ""))
+    if kind == "dualpi2":
+        return _dualpi2(aqm, limit, mtu, fixed, path, w, notes)
+    raise KernelRefusal(path, f"{kind} has no Linux qdisc")
+
+
+def _dualpi2(
+    aqm: Mapping[str, Any],
+    limit: int,
+    mtu: int,
+    fixed: Callable[[str, Any, str], None],
+    path: str,
+    written: set[str],
+    notes: list[str],
+) -> Qdisc:
+    """sch_dualpi2 of Linux 7.3 (the second reference kernel), its parameters by rtnetlink
+    (TCA_DUALPI2_*, dualpi2_change); the classification mask is the flows' (plan_kernel).
+    ``fixed`` records into ``notes``."""
+    fixed("ecn", True, "sch_dualpi2 marks Classic ECT packets (dualpi2_classic_marking); it has no drop-only mode")
+    fixed(
+        "scheduler", "wrr", "sch_dualpi2 schedules by its weighted round robin (c_protection), not a time-shifted FIFO"
+    )
+    fixed("pi_delay", "max", "dualpi2_update_probability acts on the larger of the two head delays")
+    mtu_note = _mtu_note(aqm, mtu)  # psched_mtu: the device's MTU and its Ethernet header
+    if mtu_note:
+        notes.append(mtu_note)
+    # alpha and beta: Hz scaled by 256 (dualpi2_scale_alpha_beta takes the integer)
+    gains = {}
+    for name in ("alpha", "beta"):
+        scaled = float(aqm[name]) * 256
+        if not math.isclose(scaled, round(scaled), abs_tol=0.05):
+            why = f"the kernel takes {name} in 1/256 Hz: {round(scaled)}/256 = {round(scaled) / 256:g} Hz runs"
+            if name in written:
+                raise KernelRefusal(f"{path}.{name}", f"{aqm[name]!r}: {why}")
+            if round(scaled) != {"alpha": 41, "beta": 819}[name]:
+                notes.append(f"{name} = {aqm[name]!r} not carried exactly: {why}")
+        gains[name] = round(scaled)
+    coupling = float(aqm["coupling"])
+    if coupling != int(coupling) or not 1 <= coupling <= 255:
+        raise KernelRefusal(
+            f"{path}.coupling", f"{coupling!r}: the kernel's coupling factor is a whole number in 1..255"
+        )
+    params: list[tuple[str, int]] = [
+        ("limit", min(limit, int(aqm["limit"]))),
+        ("target_us", round(seconds(aqm["target"]) * 1e6)),
+        ("tupdate_us", round(seconds(aqm["t_update"]) * 1e6)),
+        ("alpha", gains["alpha"]),
+        ("beta", gains["beta"]),
+        ("coupling", int(coupling)),
+        ("min_qlen_step", int(aqm["min_qlen_step"])),
+        ("drop_overload", 1 if aqm["drop_overload"] else 0),
+        ("drop_early", 1 if aqm["drop_early"] else 0),
+        ("c_protection", int(aqm["c_protection"])),
+    ]
+    if aqm.get("step_packets") is not None:
+        params.append(("step_thresh_pkts", int(aqm["step_packets"])))
+    else:
+        params.append(("step_thresh_us", round(seconds(aqm["step_thresh"]) * 1e6)))
+    return Qdisc("dualpi2", tuple(notes), "dualpi2", release="7.3", netlink=tuple(params))
 
 
 def _codel_fixed(fixed: Callable[[str, Any, str], None]) -> None:

@@ -30,8 +30,16 @@ NLA_F_NESTED = 0x8000
 DUALPI2_ATTRS: dict[str, tuple[int, str]] = {
     "limit": (1, "I"),  # TCA_DUALPI2_LIMIT, packets
     "target_us": (3, "I"),  # TCA_DUALPI2_TARGET
+    "tupdate_us": (4, "I"),  # TCA_DUALPI2_TUPDATE
+    "alpha": (5, "I"),  # TCA_DUALPI2_ALPHA, Hz x 256
+    "beta": (6, "I"),  # TCA_DUALPI2_BETA, Hz x 256
+    "step_thresh_pkts": (7, "I"),  # TCA_DUALPI2_STEP_THRESH_PKTS
     "step_thresh_us": (8, "I"),  # TCA_DUALPI2_STEP_THRESH_US
+    "min_qlen_step": (9, "I"),  # TCA_DUALPI2_MIN_QLEN_STEP
     "coupling": (10, "B"),  # TCA_DUALPI2_COUPLING
+    "drop_overload": (11, "B"),  # TCA_DUALPI2_DROP_OVERLOAD: 1 drop (default), 0 overflow
+    "drop_early": (12, "B"),  # TCA_DUALPI2_DROP_EARLY: 0 at dequeue (default), 1 at enqueue
+    "c_protection": (13, "B"),  # TCA_DUALPI2_C_PROTECTION, percent
     "ecn_mask": (14, "B"),  # TCA_DUALPI2_ECN_MASK: 1 ECT(1) only (default), 2 ECT(0), 3 any ECT
 }
 

@@ -94,14 +94,27 @@ def cache_dir() -> Path:
     return Path(os.environ.get("AQMLAB_CACHE") or Path.home() / ".cache" / "aqmlab") / "uml"
 
 
-def find_kernel() -> Path:
-    """The built kernel: ``$AQMLAB_UML_KERNEL``, else the last one ``make uml-kernel`` built."""
-    explicit = os.environ.get(KERNEL_ENV)
-    path = Path(explicit) if explicit else cache_dir() / "latest" / "linux"
+# The reference kernels by release: where `make` links each, the command that builds it, and the
+# variable that points at another build of it. 6.1 is the reference; 7.3 (Debian's
+# linux-source-7.3) carries what went upstream of the L4S work, DualPI2 and Accurate ECN.
+KERNELS = {
+    "6.1": ("latest", BUILD_COMMAND, KERNEL_ENV),
+    "7.3": ("latest-l4s-upstream", "make uml-kernel-l4s-upstream", "AQMLAB_UML_KERNEL_L4S"),
+}
+
+
+def find_kernel(release: str = "6.1") -> Path:
+    """The built kernel of ``release``: its variable (``$AQMLAB_UML_KERNEL`` for 6.1,
+    ``$AQMLAB_UML_KERNEL_L4S`` for 7.3), else the last one its ``make`` target built."""
+    if release not in KERNELS:
+        raise ValueError(f"release {release!r}: the reference kernels are {', '.join(KERNELS)}")
+    link, build, env = KERNELS[release]
+    explicit = os.environ.get(env)
+    path = Path(explicit) if explicit else cache_dir() / link / "linux"
     if not (path.is_file() and os.access(path, os.X_OK)):
-        where = f"${KERNEL_ENV}={explicit}" if explicit else str(path)
+        where = f"${env}={explicit}" if explicit else str(path)
         raise UmlKernelMissing(
-            f"no UML reference kernel at {where}: build it with `{BUILD_COMMAND}` "
+            f"no UML reference kernel (Linux {release}) at {where}: build it with `{build}` "
             "(about 7 minutes on 2 cores; docs/kernel-reference.md)"
         )
     return path

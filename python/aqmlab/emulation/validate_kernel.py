@@ -1,5 +1,6 @@
 """``aqmlab validate-kernel``: one dumbbell scenario simulated and run inside the reference
-kernel (uml_kernel.py: Linux 6.1 as a User-Mode Linux guest on a virtual clock), side by side.
+kernel (uml_kernel.py: Linux 6.1 as a User-Mode Linux guest on a virtual clock; Linux 7.3 for
+DualPI2), side by side.
 
 In the guest, one network namespace per host of the dumbbell (``s0..``, ``d0..``) and one per
 router (``r0``, ``r1``), joined by veth pairs whose MTU is the scenario's packet (payload and
@@ -47,6 +48,7 @@ from .kernel_qdiscs import (
     qdisc_args,
     rate_bps,
 )
+from .uml_flow import guest_module
 from .validate import scenario_and_seeds
 
 PROFILES = ("linux", "dctcp", "bbr")
@@ -130,6 +132,8 @@ class KernelPlan:
     duration_s: float
     warmup_s: float
     notes: list[str] = field(default_factory=list)
+    # per namespace, what differs from ``sysctls`` (the ECN senders' tcp_ecn among non-ECN ones)
+    host_sysctls: dict[str, dict[str, int | str]] = field(default_factory=dict)
 
 
 def _written_tcp(s: Mapping[str, Any], i: int) -> dict[str, Any]:
@@ -221,7 +225,7 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
     for f in p["flows"]:
         cc = str(f["congestion_control"])
         if cc not in KERNEL_CCS:
-            raise KernelRefusal("tcp.congestion_control", f"{cc!r}: not in the reference kernel (Linux 6.1)")
+            raise KernelRefusal("tcp.congestion_control", f"{cc!r}: not in the reference kernels (Linux 6.1, 7.3)")
         flows.append(
             {
                 "flow": int(f["flow"]),
@@ -236,7 +240,6 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
     for i, rf in enumerate(resolved_flows):
         tcp = rf["tcp"]
         mine = {
-            "net.ipv4.tcp_ecn": 1 if tcp["ecn"] else 2,
             "net.ipv4.tcp_sack": 1 if tcp["variant"] == "sack" or tcp["recovery"] == "rfc6675" else 0,
             "net.ipv4.tcp_dsack": 1 if tcp["dsack"] else 0,
             "net.ipv4.tcp_timestamps": 1 if tcp["timestamps"] else 0,
@@ -271,6 +274,8 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
             )
             if note not in gso_notes:
                 gso_notes.append(note)
+    qdisc = _classify(qdisc, resolved_flows)
+    settings, host_sysctls = _ecn_sysctls(flows, settings)
     return KernelPlan(
         senders=senders,
         receivers=receivers,
@@ -293,7 +298,50 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
         duration_s=float(p["duration_s"]),
         warmup_s=float(p["warmup_s"]),
         notes=list(qdisc.notes) + gso_notes,
+        host_sysctls=host_sysctls,
     )
+
+
+def _ecn_sysctls(
+    flows: list[dict[str, Any]], settings: dict[str, int | str]
+) -> tuple[dict[str, int | str], dict[str, dict[str, int | str]]]:
+    """``net.ipv4.tcp_ecn`` for every host when the flows agree (1: ask for ECN, 2: accept it
+    only, Linux's default), else 2 for all and 1 on the senders of the ECN flows (a sender
+    whose flows disagree is refused: the setting is its namespace's)."""
+    by_host: dict[int, set[bool]] = {}
+    for f in flows:
+        by_host.setdefault(int(f["src"]), set()).add(bool(f["ecn"]))
+    mixed = sorted(h for h, e in by_host.items() if len(e) > 1)
+    if mixed:
+        raise KernelRefusal("flows", f"host s{mixed[0]} sends flows with and without ECN: tcp_ecn is its namespace's")
+    kinds = {e for es in by_host.values() for e in es}
+    if len(kinds) == 1:
+        return {"net.ipv4.tcp_ecn": 1 if kinds.pop() else 2, **settings}, {}
+    hosts: dict[str, dict[str, int | str]] = {f"s{h}": {"net.ipv4.tcp_ecn": 1} for h, e in by_host.items() if True in e}
+    return {"net.ipv4.tcp_ecn": 2, **settings}, hosts
+
+
+def _classify(qdisc: Qdisc, resolved_flows: list[Mapping[str, Any]]) -> Qdisc:
+    """DualPI2's classification mask from the flows' codepoints. aqmlab's DualPI2 puts ECT(1) and
+    CE in its L queue (RFC 9332 sec. 2.5.1.1); Linux 7.3's DCTCP sends ECT(0) (tcp_dctcp.c sets
+    TCP_CONG_NEEDS_ECN, not TCP_CONG_ECT_1_NEGOTIATION; no in-tree controller sends ECT(1)), so
+    a scenario whose ECN flows all send ECT(1) runs with the mask "any ECT" (3), which puts the
+    kernel's ECT(0) where the simulation's ECT(1) goes; one whose ECN flows all send ECT(0) keeps
+    the default mask (ECT(1) only: none in L, as simulated). Both kinds together cannot be told
+    apart by the kernel's mask."""
+    if qdisc.kind != "dualpi2":
+        return qdisc
+    points = {str(f["tcp"]["ecn_codepoint"]) for f in resolved_flows if f["tcp"]["ecn"]}
+    if points == {"ect0", "ect1"}:
+        raise KernelRefusal(
+            "flows",
+            "ECT(0) and ECT(1) flows together through dualpi2: Linux 7.3's controllers all send ECT(0), "
+            "so the kernel's classification mask cannot put one kind in each queue",
+        )
+    if points == {"ect1"}:
+        note = "the ECT(1) flows send ECT(0) in the kernel (its DCTCP); dualpi2's mask is any ECT (3)"
+        return replace(qdisc, netlink=(*qdisc.netlink, ("ecn_mask", 3)), notes=(*qdisc.notes, note))
+    return qdisc
 
 
 def setup_commands(plan: KernelPlan) -> list[str]:
@@ -304,7 +352,7 @@ def setup_commands(plan: KernelPlan) -> list[str]:
     for ns in [*hosts, "r0", "r1"]:
         cmds.append(f"ip netns add {ns}")
         cmds.append(f"ip -n {ns} link set lo up")
-        settings = dict(plan.sysctls)  # the guest kernel has no IPv6
+        settings = {**plan.sysctls, **plan.host_sysctls.get(ns, {})}  # the guest kernel has no IPv6
         cmds.append(f"ip netns exec {ns} sysctl -qw " + " ".join(shlex.quote(f"{k}={v}") for k, v in settings.items()))
 
     def veth(a_ns: str, a: str, b_ns: str, b: str) -> None:
@@ -345,6 +393,10 @@ def setup_commands(plan: KernelPlan) -> list[str]:
         f"tc -n r0 class add dev b0 parent 1: classid 1:1 htb rate {rate} ceil {rate} burst {mtu}b cburst {mtu}b"
     )
     cmds.append(f"tc -n r0 qdisc add dev b0 parent 1:1 handle {LEAF_HANDLE} {plan.qdisc.args}")
+    if plan.qdisc.netlink:
+        # what the host's tc cannot send (its iproute2 predates the qdisc): one rtnetlink change
+        params = " ".join(f"{k}={v}" for k, v in plan.qdisc.netlink)
+        cmds.append(f"ip netns exec r0 {guest_module('aqmlab.emulation.qdisc_netlink')} b0 {LEAF_HANDLE} {params}")
     back = Link(plan.bottleneck_delay_s, plan.bottleneck_rate, plan.reverse_limit)
     cmds.append(f"tc -n r1 qdisc add dev b1 root {back.netem(mtu)}")
     return cmds
@@ -498,6 +550,7 @@ class KernelValidation:
     notes: list[str]
     simulated: list[dict[str, float]] = field(default_factory=list)
     kernel: list[KernelRun] = field(default_factory=list)
+    kernel_release: str = "6.1"  # the reference kernel the runs booted (uml_kernel.KERNELS)
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per metric: simulated and kernel means over the seeds, and
@@ -531,6 +584,7 @@ class KernelValidation:
                 "duration_s": self.duration_s,
                 "warmup_s": self.warmup_s,
                 "qdisc": self.qdisc,
+                "kernel_release": self.kernel_release,
                 "congestion_controls": self.congestion_controls,
                 "notes": self.notes,
                 "rows": self.rows(),
@@ -561,6 +615,7 @@ def _validation(base: Mapping[str, Any], seed_list: list[int], plan: KernelPlan)
         qdisc=plan.qdisc.args,
         congestion_controls=sorted({f["cc"] for f in plan.flows}),
         notes=plan.notes,
+        kernel_release=plan.qdisc.release,
     )
 
 
@@ -568,10 +623,12 @@ def run_kernel(plan: KernelPlan, seed: int, *, timeout_s: float = 600.0, cpu: in
     """One boot of the reference kernel running ``plan`` with ``random.seed`` = ``seed``, the
     guest pinned to host CPU ``cpu`` (guests on different CPUs run side by side; the results do
     not depend on which, the guest's clock being virtual)."""
-    from .uml_kernel import run_in_guest
+    from .uml_kernel import find_kernel, run_in_guest
 
     t0 = time.monotonic()
-    guest = run_in_guest(payload(plan), seed=seed, timeout_s=timeout_s, mem_mb=512, cpu=cpu)
+    guest = run_in_guest(
+        payload(plan), kernel=find_kernel(plan.qdisc.release), seed=seed, timeout_s=timeout_s, mem_mb=512, cpu=cpu
+    )
     wall = time.monotonic() - t0
     if guest.status != 0:
         tail = " | ".join(guest.output.strip().splitlines()[-6:])
@@ -601,7 +658,7 @@ def validate_kernel(
 
     base, seed_list = scenario_and_seeds(scenario, seeds, duration, warmup)
     plan = plan_kernel(base, seed_list[0])
-    find_kernel()
+    find_kernel(plan.qdisc.release)
     v = _validation(base, seed_list, plan)
     for seed in seed_list:
         if simulate:
