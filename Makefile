@@ -139,3 +139,4 @@ l4s-rate-step:
 l4s-bakeoff:
 	aqmlab reproduce sce-l4s-bakeoff --out results/reproduce/sce_l4s_bakeoff $(ARGS)
 	cp results/reproduce/sce_l4s_bakeoff/l4s_side/table.md $(L4S_RESULTS)/sce_l4s_bakeoff_l4s_side.md
+	cp results/reproduce/sce_l4s_bakeoff/l4s_side_mangler/table.md $(L4S_RESULTS)/sce_l4s_bakeoff_l4s_side_mangler.md

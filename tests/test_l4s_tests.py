@@ -189,3 +189,17 @@ def test_bakeoff_dctcp_holds_fq_codels_target() -> None:
 def test_the_bakeoffs_capacity_is_its_slowest_forward_link() -> None:
     # scenario 5: DualPI2 at 100 Mbit/s, a FIFO at 50, FQ-CoDel at 47.5 (the bottleneck)
     assert forward_capacity_bps(bakeoff_job(scenario="s5", rtt_ms=0, ccas="cubic")) == 47.5e6
+
+
+def test_the_mangler_is_the_codepoint_its_rewrite_gives() -> None:
+    # bakeoff scenario 4: iptables --set-tos 0x1 on every non-SYN TCP packet (one flow) or on the
+    # DSCP-1 flow of a _gamed pair: those flows' data reach DualPI2 as ECT(1)
+    e = spec.load_paper("sce-l4s-bakeoff").experiment("l4s_side_mangler")
+    runs = {r.point["ccas"]: r.scenario for r in jobs.build_jobs(e) if r.point["rtt_ms"] == 80}
+    codepoint = {k: [f["tcp"].get("ecn_codepoint", "profile") for f in s["flows"]] for k, s in runs.items()}
+    assert codepoint["cubic"] == ["ect1"] and codepoint["dctcp"] == ["ect1"]
+    assert codepoint["cubic-vs-cubic_gamed"] == ["profile", "ect1"]
+    assert codepoint["cubic-vs-cubic"] == ["profile", "profile"]
+    m = run_bakeoff(runs["cubic"], 1)
+    # README line 515: a drop in utilization (at 80 ms); the link is 50 Mb/s
+    assert 0 < m["x.goodput1_mbps"] < 0.8 * 50

@@ -2,8 +2,8 @@
 
 The README publishes no tables: a few numbers read off its plots ("~", "about"), which the paper
 file reads from the transcription as approximate paper values. ``run_bakeoff`` measures what they
-are about, from 100 ms samples (the source's step): each flow's goodput over 10-60 s and their
-ratio; each flow's srtt spike after flow 2 starts (its height above the flow's least srtt, and
+are about, from 100 ms samples (the source's step): each flow's goodput over 10-60 s (a single
+flow's too) and their ratio; each flow's srtt spike after flow 2 starts (its height above the flow's least srtt, and
 the width at half that height); the convergence time (from 10 s until the two flows' 1 s goodputs
 stay within 1.5x of each other for 5 s; NaN when they never do); a single flow's median srtt
 over 20-60 s above its least.
@@ -38,12 +38,15 @@ def forward_capacity_bps(scenario: dict[str, Any]) -> float:
 def bakeoff_metrics(r: Any, two_flows: bool, capacity_bps: float) -> dict[str, float]:
     ts = r.timeseries
     srtt1 = _series(ts, "flow0", "srtt_ms")
-    if not two_flows:
-        return {"x.srtt_increase_ms": float(statistics.median(srtt1[srtt1.index >= 20]) - srtt1[srtt1 > 0].min())}
-    got = [_series(ts, f"flow{i}", "bytes_received") for i in (0, 1)]
+    got = [_series(ts, f"flow{i}", "bytes_received") for i in ((0, 1) if two_flows else (0,))]
     span = END_S - FLOW2_START_S
     mean = [float((g.asof(END_S) - g.asof(FLOW2_START_S)) * 8 / span) for g in got]
     assert 0 <= sum(mean) <= capacity_bps * 1.001, f"goodput {sum(mean)} above the {capacity_bps} b/s path"
+    if not two_flows:
+        return {
+            "x.srtt_increase_ms": float(statistics.median(srtt1[srtt1.index >= 20]) - srtt1[srtt1 > 0].min()),
+            "x.goodput1_mbps": mean[0] / 1e6,
+        }
     out = {
         "x.goodput1_mbps": mean[0] / 1e6,
         "x.goodput2_mbps": mean[1] / 1e6,
