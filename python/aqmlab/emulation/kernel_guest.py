@@ -219,6 +219,9 @@ def main(spec_path: str) -> int:
                 "total_retrans": int(s_info.get("total_retrans", 0)),
                 "bytes_received": int(r_info.get("bytes_received", 0)),
                 "bytes_acked": int(s_info.get("bytes_acked", 0)),
+                # the receiver's ACKs (its segments less its data) per data segment it took in
+                "receiver_acks": int(r_info.get("segs_out", 0)) - int(r_info.get("data_segs_out", 0)),
+                "receiver_data_segs": int(r_info.get("data_segs_in", 0)),
             }
         return out
 
