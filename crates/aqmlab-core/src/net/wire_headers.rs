@@ -441,6 +441,7 @@ mod tests {
             ce: true,
             ece: false,
             cwr: true,
+            ae: false,
         };
         let h = encode(&p, &FlowWire::Tcp(tcp_wire()));
         let b = h.as_slice();

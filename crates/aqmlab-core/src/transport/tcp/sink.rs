@@ -20,6 +20,12 @@
 //! when DEMAND_CWR was not set) never happen under DCTCP, whose event has just set
 //! DEMAND_CWR; they are not given here either.
 //!
+//! Accurate ECN (`tcp.ecn_feedback = "accecn"`, RFC 9768; `accecn.rs`) replaces both: the
+//! receiver counts CE packets and ECN bytes, every ACK carries the count's ACE field and, as
+//! `tcp.accecn_option` says, the AccECN option; a change of codepoint ACKs at once; CWR is not
+//! read and a CE mark gives no quick ACKs (Linux's are for RFC 3168 only: `tcp_ecn_accept_cwr`,
+//! `tcp_data_ecn_check` test `tcp_ecn_mode_rfc3168`).
+//!
 //! Parameters read (TcpConfig): variant (SACK blocks only for `sack`), packet_size (payload
 //! counted as goodput), ack_size, delayed_ack, delayed_ack_timeout, and Linux's ACK timing
 //! (`quick_ack`, `delayed_ack_ato`, `rcv_window_growth`, `linux_delack.rs`; with them window,
@@ -40,6 +46,7 @@
 //! payload capacity). Every counted bit then crossed each link inside the window, so no flow
 //! or sum of flows can exceed a link's rate (docs/readings.md, "Measurement window").
 
+use super::accecn::{set_ace, AccEcnReceiver};
 use super::held_runs::HeldRuns;
 use super::linux_delack::LinuxDelayedAck;
 use super::TcpConfig;
@@ -88,6 +95,8 @@ pub struct TcpSink {
     exact_echo: bool,
     /// The exact echo's state: the CE bit of the last new data packet (Linux `ce_state`).
     ce_state: bool,
+    /// Accurate ECN's counters, when it is the feedback in use.
+    accecn: Option<Box<AccEcnReceiver>>,
     delack: LazyTimer,
     /// An ACK is being held by the delayed-ACK timer, echoing this send time.
     held: Option<Time>,
@@ -115,6 +124,11 @@ impl TcpSink {
             ecn_unacked: false,
             exact_echo: cfg.exact_ce_echo(),
             ce_state: false,
+            accecn: cfg.accecn().then(|| {
+                Box::new(AccEcnReceiver::new(
+                    cfg.accecn_option == super::AccEcnOptionSending::Full,
+                ))
+            }),
             delack: LazyTimer::new(),
             held: None,
         }
@@ -161,7 +175,9 @@ impl TcpSink {
         let idx = seq - self.next - 1;
         let already_held = idx >= 0 && self.ooo.get(idx as usize).is_some_and(|h| h.is_some());
         let mut ack_now = false;
-        if self.exact_echo {
+        if let Some(a) = &mut self.accecn {
+            ack_now = a.on_data(&ecn, self.payload);
+        } else if self.exact_echo {
             if seq >= self.next && !already_held && (ecn.ect || ecn.ce) && ecn.ce != self.ce_state {
                 if let Some(echo) = self.held.take() {
                     self.delack.cancel();
@@ -170,11 +186,11 @@ impl TcpSink {
                 self.ce_state = ecn.ce;
                 ack_now = true;
             }
-        } else if ecn.cwr {
+        } else if ecn.cwr && self.accecn.is_none() {
             // CWR ends the echo of earlier marks; a CE on this very packet starts a new one.
             self.ecn_unacked = false;
         }
-        if ecn.ce && !self.exact_echo {
+        if ecn.ce && !self.exact_echo && self.accecn.is_none() {
             if !self.ecn_unacked {
                 if let Some(l) = &mut self.linux_delack {
                     l.on_new_ce();
@@ -227,7 +243,7 @@ impl TcpSink {
             && !self
                 .linux_delack
                 .as_ref()
-                .is_some_and(|l| l.ack_now(ecn.cwr))
+                .is_some_and(|l| l.ack_now(ecn.cwr && self.accecn.is_none()))
         {
             self.held = Some(sent_at);
             let wait = self
@@ -352,6 +368,15 @@ impl TcpSink {
                 }
             }
             a.sack_len = n as u8;
+        }
+        if let Some(acc) = &mut self.accecn {
+            set_ace(&mut a.ecn, acc.ace());
+            let (option, kept) = acc.option(a.sack_len as usize);
+            // A SACK block given up for the option's fields is the last (oldest) one.
+            a.sack_len = kept as u8;
+            if let Some(o) = option {
+                a.set_accecn_option(o);
+            }
         }
         cx.send(a);
     }
