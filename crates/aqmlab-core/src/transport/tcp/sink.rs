@@ -582,6 +582,142 @@ mod tests {
         assert!(l[1..].iter().all(|&(_, x)| x), "RFC 3168 latches: {l:?}");
     }
 
+    fn accecn_cfg(option: bool) -> TcpConfig {
+        TcpConfig {
+            ecn: true,
+            delayed_ack: true,
+            recovery: crate::transport::tcp::Recovery::Rfc6675,
+            ecn_feedback: Some(crate::transport::tcp::EcnFeedback::Accecn),
+            accecn_option: if option {
+                crate::transport::tcp::AccEcnOptionSending::Full
+            } else {
+                crate::transport::tcp::AccEcnOptionSending::Disabled
+            },
+            ..TcpConfig::default()
+        }
+    }
+
+    /// The ACKs an AccECN receiver with delayed ACKs (one per two packets) sends for `ce`
+    /// (ECT(0) packets 0, 1, ..., CE where true), as (ack, ACE, option).
+    fn accecn_acks(ce: &[bool], option: bool) -> Vec<Packet> {
+        let mut h = H::new(accecn_cfg(option));
+        let mut acks = vec![];
+        for (seq, &c) in ce.iter().enumerate() {
+            acks.extend(h.data((10 + seq as u64) * MS, seq as i64, c, false));
+        }
+        acks
+    }
+
+    /// The sender's decoding (`accecn.rs`, `__tcp_accecn_process`) of the ACKs that are not
+    /// lost: the CE delta of each, the packets it delivers being its advance.
+    fn decoded(acks: &[Packet], lost: &[i64]) -> Vec<(i64, u32)> {
+        use crate::transport::tcp::accecn::{ace_of, AccEcnSender, AckDelivery};
+        let mut s = AccEcnSender::new(1000, true);
+        let mut last = -1;
+        let mut out = vec![];
+        for a in acks.iter().filter(|a| !lost.contains(&a.ack)) {
+            let n = (a.ack - last) as u32;
+            last = a.ack;
+            let d = AckDelivery {
+                packets: n,
+                bytes: n * 1000,
+                progress: n > 0,
+            };
+            out.push((a.ack, s.on_ack(ace_of(&a.ecn), a.accecn_option(), d, true)));
+        }
+        out
+    }
+
+    /// RFC 9768 3.2.2.2 and 3.2.2.5 through the receiver, by hand. ECT(0) packets 0-2, CE
+    /// 3-13. ACKs (ns-2's delayed ACK, at once on a change of codepoint): 0 (the first
+    /// packet changes it from none), 2 (second packet), 3 (ECT(0) -> CE), 5, 7, 9, 11, 13.
+    /// ACE = (5 + CE packets so far) mod 8: 5, 5, 6, (5+3) mod 8 = 0, 2, 4, 6, (5+11) mod 8
+    /// = 0. The ACKs of 7, 9 and 11 are lost: the ACK of 13 delivers 8 packets and its ACE is
+    /// back where the ACK of 5 left it. Delta (0 - 5 - 3) mod 8 = 0 could be 0 or 8 marks;
+    /// after ACKs of 1 or 2 packets (EWMA 71 < 256) the safety rule takes 8 - (8 mod 8) = 8,
+    /// right; with the option, ECEB moved alone by 8000 > 0 x MSS: 8 again.
+    #[test]
+    fn accecn_acks_and_a_wrap_resolved_by_the_safety_rule() {
+        let ce: Vec<bool> = (0..14).map(|s| s >= 3).collect();
+        let acks = accecn_acks(&ce, false);
+        let ace: Vec<(i64, u32)> = acks
+            .iter()
+            .map(|a| (a.ack, crate::transport::tcp::accecn::ace_of(&a.ecn)))
+            .collect();
+        assert_eq!(
+            ace,
+            [
+                (0, 5),
+                (2, 5),
+                (3, 6),
+                (5, 0),
+                (7, 2),
+                (9, 4),
+                (11, 6),
+                (13, 0)
+            ]
+        );
+        assert!(acks.iter().all(|a| a.accecn_option().is_none()));
+        let want = [(0, 0), (2, 0), (3, 1), (5, 2), (13, 8)];
+        assert_eq!(decoded(&acks, &[7, 9, 11]), want);
+        let with_option = accecn_acks(&ce, true);
+        assert_eq!(decoded(&with_option, &[7, 9, 11]), want);
+    }
+
+    /// ECT(0) 0-2, CE 3-5, ECT(0) 6-14: ACKs 0, 2, 3, 5 as above, then 6 (CE -> ECT(0), at
+    /// once), 8, 10, 12, 14, ACE 0 from the ACK of 5 on (r.cep stays 8). The ACKs of 6-12
+    /// are lost: the ACK of 14 delivers 9 packets, none CE, with ACE unchanged. Delta 0; the
+    /// safety rule alone takes 9 - ((9 - 0) mod 8) = 8 phantom marks; the option's ECEB did
+    /// not move (its EE0B moved alone), so the delta, 0, stands (`d_ceb == 0`).
+    #[test]
+    fn accecn_a_wrap_the_option_resolves() {
+        let ce: Vec<bool> = (0..15).map(|s| (3..6).contains(&s)).collect();
+        let lost = [6, 8, 10, 12];
+        let acks = accecn_acks(&ce, false);
+        let ace: Vec<(i64, u32)> = acks
+            .iter()
+            .map(|a| (a.ack, crate::transport::tcp::accecn::ace_of(&a.ecn)))
+            .collect();
+        assert_eq!(
+            ace,
+            [
+                (0, 5),
+                (2, 5),
+                (3, 6),
+                (5, 0),
+                (6, 0),
+                (8, 0),
+                (10, 0),
+                (12, 0),
+                (14, 0)
+            ]
+        );
+        let head = [(0, 0), (2, 0), (3, 1), (5, 2)];
+        assert_eq!(decoded(&acks, &lost), [&head[..], &[(14, 8)]].concat());
+        let with_option = accecn_acks(&ce, true);
+        // Every ACK carries the option: all 3 fields (no SACK block; ECT(0) requires 3).
+        let last = with_option.last().unwrap().accecn_option().unwrap();
+        // EE1B 0 + 1, ECEB 3 x 1000, EE0B 12 x 1000 + 1.
+        assert_eq!(
+            (last.fields, last.e1b, last.ceb, last.e0b),
+            (3, 1, 3000, 12_001)
+        );
+        assert_eq!(
+            decoded(&with_option, &lost),
+            [&head[..], &[(14, 0)]].concat()
+        );
+    }
+
+    /// AccECN has no CWR to wait for: CWR is not read, and ACE stays the count.
+    #[test]
+    fn accecn_ignores_cwr() {
+        let mut h = H::new(accecn_cfg(true));
+        let a = h.data(MS, 0, true, false);
+        assert_eq!(crate::transport::tcp::accecn::ace_of(&a[0].ecn), 6);
+        let a = h.data(2 * MS, 1, false, true);
+        assert_eq!(crate::transport::tcp::accecn::ace_of(&a[0].ecn), 6);
+    }
+
     #[test]
     fn delayed_ack_every_second_packet_or_after_the_timeout() {
         let cfg = TcpConfig {
