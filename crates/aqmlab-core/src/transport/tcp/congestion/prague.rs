@@ -10,11 +10,11 @@
 //! What is modelled, and from where:
 //! - ECT(1) on every data packet (RFC 9331 section 4.1; tcp_prague.c `TCP_CONG_WANTS_ECT_1`):
 //!   `TcpConfig::sends_ect1` is true for prague whatever `ecn_codepoint` says.
-//! - Feedback: the receiver's exact per-ACK CE echo (`sink.rs`, as for DCTCP) stands in for
-//!   Accurate ECN (RFC 9768 / draft-ietf-tcpm-accurate-ecn), which Prague requires
-//!   (`TCP_CONG_NEEDS_ACCECN`): each ACK tells which of the packets it covers were marked, which
-//!   is what AccECN's counters give the sender; the byte counters and their wrap are not
-//!   modelled.
+//! - Feedback: by default the receiver's exact per-ACK CE echo (`sink.rs`, as for DCTCP)
+//!   stands in for Accurate ECN (RFC 9768), which Prague requires (`TCP_CONG_NEEDS_ACCECN`):
+//!   each ACK tells which of the packets it covers were marked; `tcp.ecn_feedback =
+//!   "accecn"` runs AccECN itself (`accecn.rs`), its decoded CE count the `delivered_ce`
+//!   `on_ack` adds up (tcp_prague.c reads `tp->delivered_ce`).
 //! - alpha (`prague_update_alpha`): the DCTCP EWMA with g = 1/16 (`PRAGUE_SHIFT_G`) over a
 //!   round (snd_una past the snd_nxt of the round's start, `prague_e2e_rtt_elapsed`); once RTT
 //!   independent, a round also lasts at least `rtt_target` since the last update
