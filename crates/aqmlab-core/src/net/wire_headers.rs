@@ -382,6 +382,9 @@ fn encode_tcp(p: &Packet, t: &TcpWire, out: &mut [u8]) -> (usize, u32) {
 }
 
 const NOP: u8 = 1;
+/// The AccECN1 option's kind (RFC 9768 section 6; AccECN0, 172, orders its fields EE0B,
+/// ECEB, EE1B: Linux writes only AccECN1).
+const KIND_ACCECN1: u8 = 174;
 
 /// `base` with ACE's three bits in CWR, ECE and (the returned) AE.
 fn ace_flags(base: u8, ace: u8) -> (u8, bool) {
@@ -395,7 +398,6 @@ fn ace_flags(base: u8, ace: u8) -> (u8, bool) {
 /// NOPs; no field, kind and length left for them. Returns the new length and those two
 /// bytes (NOP, NOP when nothing is left).
 fn put_accecn(opt: &mut [u8], at: usize, o: crate::net::AccEcnOption) -> (usize, [u8; 2]) {
-    use crate::transport::tcp::accecn::KIND_ACCECN1;
     let b24 = |v: u32| [(v >> 16) as u8, (v >> 8) as u8, v as u8];
     let len = 2 + 3 * o.fields;
     let (e1, ce, e0) = (b24(o.e1b), b24(o.ceb), b24(o.e0b));

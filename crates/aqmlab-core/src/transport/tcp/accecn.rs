@@ -62,10 +62,6 @@ pub const E1B_INIT: u32 = 1;
 pub const E0B_INIT: u32 = 1;
 /// r.ceb's initial value (`TCP_ACCECN_CEB_INIT_OFFSET`).
 pub const CEB_INIT: u32 = 0;
-/// Option kinds (IANA, RFC 9768 section 6): AccECN0 (EE0B, ECEB, EE1B) and AccECN1 (EE1B,
-/// ECEB, EE0B), the order Linux writes.
-pub const KIND_ACCECN0: u8 = 172;
-pub const KIND_ACCECN1: u8 = 174;
 
 const ACE_MASK: u32 = 0x7;
 const COUNTER_MASK: u32 = 0xff_ffff;
