@@ -17,7 +17,11 @@ impl Rfc6675Sender {
             p.ack,
             p.ecn.ece && self.cfg.ecn && self.accecn.is_none(),
         );
-        let (ace, accecn_option) = (accecn::ace_of(&p.ecn), p.accecn_option());
+        // AccECN's ACE and option, read only when it is the feedback in use.
+        let accecn_in = self
+            .accecn
+            .is_some()
+            .then(|| (accecn::ace_of(&p.ecn), p.accecn_option()));
         let echo = p.echo_sent_at;
         // `tcp_replace_ts_recent`: a pure ACK of a one-way transfer always passes its test;
         // TSvals never go back.
@@ -107,8 +111,8 @@ impl Rfc6675Sender {
         // it delivers (Linux `tcp_count_delivered`); with AccECN what its ACE and option say
         // (`tcp_accecn_process`, after `tcp_clean_rtx_queue` and before `tcp_in_ack_event`),
         // a delta above 0 being the ACK's ECE.
-        let delivered_ce = match self.accecn.as_mut() {
-            Some(acc) => {
+        let delivered_ce = match self.accecn.as_mut().zip(accecn_in) {
+            Some((acc, (ace, accecn_option))) => {
                 let delivered = u.delivered.max(0) as u32;
                 let d = AckDelivery {
                     packets: delivered,
