@@ -159,3 +159,56 @@ fn accecn_falls_back_to_classic_ecn_without_the_receivers_support() {
     let classic = dctcp("ecn_feedback = \"classic\"", 0.5);
     assert_eq!(rows(&fallback), rows(&classic));
 }
+
+/// AccECN under drops and marks together, with DCTCP and Prague's profiles (a Linux host, RACK,
+/// delayed ACKs with quick ACKs): 10 flows through each marking AQM and a DropTail buffer too
+/// small for them, 10 Mb/s, 6 s. ACKs then cover lost and SACKed packets, retransmissions
+/// arrive CE or not, recoveries overlap marks: the decoding must keep the runs sane as the
+/// exact echo's are (issue 25's bounds: conserved packets, no packet sent more than 12 times,
+/// no run warning such as a flow stalled in recovery), every flow moving, the marks read.
+#[test]
+fn accecn_keeps_runs_sane_under_drops_and_marks() {
+    for profile in ["dctcp", "prague"] {
+        for aqm in [
+            "\"droptail\"",
+            "{ kind = \"dualpi2\" }",
+            "{ kind = \"fq_codel\", ecn = true }",
+            "{ kind = \"red\", ecn = true }",
+        ] {
+            let toml = format!(
+                r#"
+                duration = "6s"
+                warmup = "1s"
+                [topology]
+                kind = "dumbbell"
+                senders = 10
+                bottleneck = {{ rate = "10Mbps", delay = "5ms", queue = {{ limit = 30, aqm = {aqm} }} }}
+                access = {{ rate = "100Mbps", delay = ["1ms", "3ms", "7ms", "15ms", "30ms"] }}
+                [tcp]
+                profile = "{profile}"
+                ecn_feedback = "accecn"
+                [[flows]]
+                kind = "tcp"
+                from = "senders"
+                to = "receivers"
+                start = {{ uniform = ["0s", "1s"] }}
+                "#
+            );
+            let r = run(&Scenario::from_toml(&toml).unwrap(), 3).unwrap();
+            let q = r.queue("bottleneck").unwrap();
+            let what = format!("{profile} {aqm}: drops {}, marks {}", q.drops, q.marks);
+            eprintln!("{what}, utilization {:.3}", q.utilization);
+            assert!(r.conserved, "{what}");
+            assert!(r.warnings.is_empty(), "{what}: {:?}", r.warnings);
+            assert!(q.utilization > 0.8, "{what}: {q:?}");
+            for f in &r.flows {
+                assert!(f.max_transmissions_of_a_segment <= 12, "{what}: {f:?}");
+                assert!(f.goodput_bps > 0.0, "{what}: {f:?}");
+            }
+            if aqm != "\"droptail\"" {
+                assert!(q.marks > 0, "{what}");
+                assert!(r.flows.iter().any(|f| f.ecn_reductions > 0), "{what}");
+            }
+        }
+    }
+}
