@@ -74,6 +74,7 @@ def test_compare_takes_a_tcp_profile():
         ({"timeout_marks": "linux"}, "tcp.timeout_marks"),
         ({"ecn_fallback": True}, "tcp.ecn_fallback"),
         ({"syn_ect": "linux"}, "tcp.syn_ect"),
+        ({"ecn": True, "ecn_feedback": "accecn"}, "tcp.ecn_feedback"),
     ],
 )
 def test_modern_tcp_fields_need_the_rfc6675_sender(fields, field):

@@ -288,6 +288,10 @@ def test_dctcp_alpha_from_tcp_cc_info_and_its_mean() -> None:
         (scenario(tcp={}), "tcp.profile: not set (the ns-2 agents): the kernel is a Linux host"),
         (scenario(tcp={"profile": "prague"}), "tcp.profile: 'prague'"),
         (
+            scenario(tcp={"profile": "dctcp", "ecn_feedback": "accecn"}),
+            "tcp.ecn_feedback: 'accecn': the reference kernel (Linux 6.1) has no Accurate ECN",
+        ),
+        (
             scenario(flows=[{"kind": "cbr", "from": "senders", "to": "receivers", "rate": "1Mbps"}]),
             "flows[0].kind: 'cbr': this version runs long-lived TCP flows only",
         ),

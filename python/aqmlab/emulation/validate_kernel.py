@@ -239,6 +239,13 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
         )
     for i, rf in enumerate(resolved_flows):
         tcp = rf["tcp"]
+        if tcp.get("ecn_feedback") == "accecn":
+            own = ((s.get("flows") or [])[i] or {}).get("tcp") or {}
+            where = f"flows[{i}].tcp" if "ecn_feedback" in own else "tcp"
+            raise KernelRefusal(
+                f"{where}.ecn_feedback",
+                "'accecn': the reference kernel (Linux 6.1) has no Accurate ECN (Linux 6.18 on)",
+            )
         mine = {
             "net.ipv4.tcp_sack": 1 if tcp["variant"] == "sack" or tcp["recovery"] == "rfc6675" else 0,
             "net.ipv4.tcp_dsack": 1 if tcp["dsack"] else 0,

@@ -7,7 +7,7 @@ pub mod pcap;
 pub mod routing;
 pub mod wire_headers;
 
-pub use packet::{Ecn, Packet, PacketArena, PacketId, PacketKind, SackBlock};
+pub use packet::{AccEcnOption, Ecn, Packet, PacketArena, PacketId, PacketKind, SackBlock};
 pub use routing::RoutingTable;
 
 /// Index of a node in the simulator's node list.

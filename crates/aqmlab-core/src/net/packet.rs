@@ -27,6 +27,10 @@ pub struct Ecn {
     pub ece: bool,
     /// Congestion window reduced: sender tells the receiver it reacted.
     pub cwr: bool,
+    /// The AE flag (RFC 9768 section 2.2, the bit RFC 3540 had for the nonce): with AccECN
+    /// feedback an ACK's `ae`, `cwr` and `ece` are the 3-bit ACE field, AE its top bit
+    /// (`transport/tcp/accecn.rs`).
+    pub ae: bool,
 }
 
 /// A SACK block: packets [start, end) received out of order (ns-2 counts packets, not bytes).
@@ -64,6 +68,25 @@ pub struct Packet {
     pub retransmission: bool,
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     pub sack_len: u8,
+    /// ACK: how many fields of the AccECN option it carries (0..=3), or `NO_ACCECN_OPTION`.
+    /// The fields' values live in the option space a third SACK block would take
+    /// ([`Packet::set_accecn_option`]).
+    accecn_fields: u8,
+}
+
+/// `Packet::accecn_fields` of a packet without the AccECN option.
+const NO_ACCECN_OPTION: u8 = u8::MAX;
+
+/// The AccECN option of an ACK (RFC 9768 section 3.2.3), in the AccECN1 order Linux writes
+/// (kind 174: EE1B, ECEB, EE0B; `tcp_options_write`, net/ipv4/tcp_output.c): the receiver's
+/// byte counters of ECT(1), CE and ECT(0) payload, each as its 24-bit field on the wire (the
+/// initial offsets included, RFC 9768 section 3.2.1). Only the first `fields` are sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AccEcnOption {
+    pub fields: u8,
+    pub e1b: u32,
+    pub ceb: u32,
+    pub e0b: u32,
 }
 
 impl Packet {
@@ -92,11 +115,42 @@ impl Packet {
             retransmission: false,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             sack_len: 0,
+            accecn_fields: NO_ACCECN_OPTION,
         }
     }
 
     pub fn sack_blocks(&self) -> &[SackBlock] {
         &self.sack[..self.sack_len as usize]
+    }
+
+    /// Puts the AccECN option on this ACK. With any field the ACK has at most two SACK
+    /// blocks: the option space (40 bytes, 12 of them the timestamps) holds three blocks
+    /// and no field, or two and the option (`accecn::fit_option`, Linux
+    /// `tcp_options_fit_accecn`), so the fields are kept where the third block would be and
+    /// the packet stays 128 bytes.
+    pub fn set_accecn_option(&mut self, opt: AccEcnOption) {
+        debug_assert!(opt.fields <= 3);
+        debug_assert!(opt.fields == 0 || (self.sack_len as usize) < MAX_SACK_BLOCKS);
+        const MASK: u32 = 0xff_ffff;
+        self.accecn_fields = opt.fields;
+        self.sack[MAX_SACK_BLOCKS - 1] = SackBlock {
+            start: i64::from(opt.e1b & MASK) | (i64::from(opt.ceb & MASK) << 24),
+            end: i64::from(opt.e0b & MASK),
+        };
+    }
+
+    /// The AccECN option, if the ACK carries one.
+    pub fn accecn_option(&self) -> Option<AccEcnOption> {
+        if self.accecn_fields == NO_ACCECN_OPTION {
+            return None;
+        }
+        let slot = self.sack[MAX_SACK_BLOCKS - 1];
+        Some(AccEcnOption {
+            fields: self.accecn_fields,
+            e1b: (slot.start & 0xff_ffff) as u32,
+            ceb: ((slot.start >> 24) & 0xff_ffff) as u32,
+            e0b: (slot.end & 0xff_ffff) as u32,
+        })
     }
 }
 
@@ -172,6 +226,36 @@ impl PacketArena {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two cache lines: the AccECN option's counters share the third SACK block's place.
+    #[test]
+    fn a_packet_is_128_bytes() {
+        assert_eq!(std::mem::size_of::<Packet>(), 128);
+    }
+
+    #[test]
+    fn the_accecn_option_round_trips_beside_two_sack_blocks() {
+        let mut p = Packet::new(PacketKind::TcpAck, 0, 0, 1, 0, 40);
+        assert_eq!(p.accecn_option(), None);
+        p.sack[0] = SackBlock { start: 5, end: 7 };
+        p.sack[1] = SackBlock { start: 9, end: 10 };
+        p.sack_len = 2;
+        let opt = AccEcnOption {
+            fields: 3,
+            e1b: 0xff_ffff,
+            ceb: 0x12_3456,
+            e0b: 1,
+        };
+        p.set_accecn_option(opt);
+        assert_eq!(p.accecn_option(), Some(opt));
+        assert_eq!(
+            p.sack_blocks(),
+            &[
+                SackBlock { start: 5, end: 7 },
+                SackBlock { start: 9, end: 10 }
+            ]
+        );
+    }
 
     #[test]
     fn freed_slots_are_reused() {

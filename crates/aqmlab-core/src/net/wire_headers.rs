@@ -16,6 +16,15 @@
 //! - Options: MSS (RFC 793 section 3.1), window scale (RFC 7323 section 2), SACK-permitted and
 //!   SACK blocks (RFC 2018 sections 2 and 3), timestamps (RFC 7323 section 3), each aligned
 //!   with NOPs as Linux writes them (`tcp_options_write`, net/ipv4/tcp_output.c).
+//! - Accurate ECN (RFC 9768, `transport/tcp/accecn.rs`; issue 38): every segment's AE
+//!   (the data offset byte's low bit, RFC 9768 section 2.2), CWR and ECE carry the 3-bit ACE
+//!   field, an ACK's its count of CE packets, a data packet's the sender's own, 5 (0b101:
+//!   it receives no data; `tcp_accecn_set_ace`); an AccECN SYN sets AE, CWR and ECE, and
+//!   its SYN-ACK the code of the SYN's ECN field (RFC 9768 Table 2; `tcp_accecn_echo_syn_ect`,
+//!   for the field the SYN was sent with: a CE-marked SYN is not reflected). The AccECN
+//!   option (kind 174, AccECN1 order, 24-bit fields) is written after the timestamps and
+//!   before the SACK blocks, its last bytes taking the SACK option's NOPs, as Linux's
+//!   `tcp_options_write` does.
 //! - UDP header (RFC 768): ports, length, checksum over the same pseudo-header.
 //!
 //! Payload is never written (the simulator has none): the checksums are those of a payload of
@@ -44,6 +53,11 @@ const PSH: u8 = 0x08;
 const ACK: u8 = 0x10;
 const ECE: u8 = 0x40;
 const CWR: u8 = 0x80;
+/// The AE flag: the low bit of the data offset byte (RFC 9768 section 2.2).
+const AE: u8 = 0x01;
+/// A data packet's ACE under AccECN: the sender's receiver counters at their start, r.cep = 5
+/// (RFC 9768 section 3.2.1).
+const DATA_ACE: u8 = 0b101;
 
 /// The address plan: node `i` is 10.0.0.0 + i + 1 (a 24-bit host number inside 10/8), so
 /// node 0 is 10.0.0.1 and node 255 is 10.0.1.0. Deterministic and one per node.
@@ -94,6 +108,9 @@ pub struct TcpWire {
     pub timestamps: bool,
     /// `handshake = "syn"`: an ACK acknowledging nothing is the SYN-ACK.
     pub handshake: bool,
+    /// Accurate ECN feedback: the SYN-ACK's ACE (RFC 9768 Table 2) for the ECN field of the
+    /// SYN: Not-ECT 0b010, ECT(1) 0b011, ECT(0) 0b100. None: RFC 3168 flags.
+    pub accecn_syn_ack: Option<u8>,
 }
 
 impl TcpWire {
@@ -268,6 +285,7 @@ fn encode_tcp(p: &Packet, t: &TcpWire, out: &mut [u8]) -> (usize, u32) {
     let (sport, dport) = sport_dport(p, t.sport, t.dport);
     let shift = t.window_shift();
     let (seq, ack, mut flags, payload);
+    let mut ae = false;
     let is_syn = p.kind == PacketKind::TcpData && p.seq == syn_seq;
     let is_syn_ack =
         p.kind == PacketKind::TcpAck && t.handshake && p.ack == syn_seq && p.sack_len == 0;
@@ -282,6 +300,15 @@ fn encode_tcp(p: &Packet, t: &TcpWire, out: &mut [u8]) -> (usize, u32) {
                 SYN | ACK | if t.ecn { ECE } else { 0 },
             )
         };
+        if let Some(syn_ack_ace) = t.accecn_syn_ack {
+            // RFC 9768 section 3.1.1: an AccECN SYN sets all three; the SYN-ACK says which
+            // ECN field the SYN arrived with.
+            (flags, ae) = if is_syn {
+                (SYN | ECE | CWR, true)
+            } else {
+                ace_flags(SYN | ACK, syn_ack_ace)
+            };
+        }
         payload = 0;
         n = put(&mut opt, n, &[2, 4]);
         n = put(&mut opt, n, &(t.mss.min(0xffff) as u16).to_be_bytes());
@@ -302,18 +329,29 @@ fn encode_tcp(p: &Packet, t: &TcpWire, out: &mut [u8]) -> (usize, u32) {
     } else if p.kind == PacketKind::TcpAck {
         seq = t.isn_receiver.wrapping_add(1);
         ack = t.byte_of(p.ack + 1);
-        flags = ACK | if p.ecn.ece { ECE } else { 0 };
+        // With AccECN, CWR and AE are ACE's other bits; a classic ACK has neither.
+        flags = ACK | if p.ecn.ece { ECE } else { 0 } | if p.ecn.cwr { CWR } else { 0 };
+        ae = p.ecn.ae;
         payload = 0;
         if t.timestamps {
             n = put_timestamps(&mut opt, n, p.sent_at, p.echo_sent_at);
         }
+        let mut lead = [NOP, NOP];
+        if let Some(o) = p.accecn_option() {
+            (n, lead) = put_accecn(&mut opt, n, o);
+        }
         if p.sack_len > 0 {
-            n = put_sack(&mut opt, n, p.sack_blocks(), t);
+            n = put_sack(&mut opt, n, p.sack_blocks(), t, lead);
+        } else if lead != [NOP, NOP] {
+            n = put(&mut opt, n, &[lead[0], lead[1], NOP, NOP]);
         }
     } else {
         seq = t.byte_of(p.seq);
         ack = t.isn_receiver.wrapping_add(1);
         flags = ACK | PSH | if p.ecn.cwr { CWR } else { 0 };
+        if t.accecn_syn_ack.is_some() {
+            (flags, ae) = ace_flags(ACK | PSH, DATA_ACE);
+        }
         payload = p.size.saturating_sub(t.header_size);
         if t.timestamps {
             // The data's TSecr would echo the receiver's latest ACK, which the simulator's
@@ -330,7 +368,7 @@ fn encode_tcp(p: &Packet, t: &TcpWire, out: &mut [u8]) -> (usize, u32) {
     o[2..4].copy_from_slice(&dport.to_be_bytes());
     o[4..8].copy_from_slice(&seq.to_be_bytes());
     o[8..12].copy_from_slice(&ack.to_be_bytes());
-    o[12] = ((hl / 4) as u8) << 4;
+    o[12] = (((hl / 4) as u8) << 4) | if ae { AE } else { 0 };
     o[13] = flags;
     // SYNs carry the unscaled window (RFC 7323 section 2.2).
     let win = if flags & SYN != 0 {
@@ -343,15 +381,57 @@ fn encode_tcp(p: &Packet, t: &TcpWire, out: &mut [u8]) -> (usize, u32) {
     (hl, payload)
 }
 
-/// SACK blocks in bytes (RFC 2018 section 3): NOP, NOP, kind 5, length, then left and right
-/// edges; the simulator's blocks name packets [start, end).
-fn put_sack(opt: &mut [u8], at: usize, blocks: &[SackBlock], t: &TcpWire) -> usize {
+const NOP: u8 = 1;
+/// The AccECN1 option's kind (RFC 9768 section 6; AccECN0, 172, orders its fields EE0B,
+/// ECEB, EE1B: Linux writes only AccECN1).
+const KIND_ACCECN1: u8 = 174;
+
+/// `base` with ACE's three bits in CWR, ECE and (the returned) AE.
+fn ace_flags(base: u8, ace: u8) -> (u8, bool) {
+    let flags = base | if ace & 2 != 0 { CWR } else { 0 } | if ace & 1 != 0 { ECE } else { 0 };
+    (flags, ace & 4 != 0)
+}
+
+/// The AccECN option in AccECN1 order (RFC 9768 section 3.2.3: kind 174, length, then EE1B,
+/// ECEB, EE0B, 24 bits each), laid out as Linux's `tcp_options_write`: 3 fields and a NOP
+/// (12 bytes); 2 fields (8); 1 field, its last byte and a NOP left for the next option's two
+/// NOPs; no field, kind and length left for them. Returns the new length and those two
+/// bytes (NOP, NOP when nothing is left).
+fn put_accecn(opt: &mut [u8], at: usize, o: crate::net::AccEcnOption) -> (usize, [u8; 2]) {
+    let b24 = |v: u32| [(v >> 16) as u8, (v >> 8) as u8, v as u8];
+    let len = 2 + 3 * o.fields;
+    let (e1, ce, e0) = (b24(o.e1b), b24(o.ceb), b24(o.e0b));
+    match o.fields {
+        0 => (at, [KIND_ACCECN1, len]),
+        1 => (
+            put(opt, at, &[KIND_ACCECN1, len, e1[0], e1[1]]),
+            [e1[2], NOP],
+        ),
+        2 => {
+            let at = put(opt, at, &[KIND_ACCECN1, len]);
+            let at = put(opt, at, &e1);
+            (put(opt, at, &ce), [NOP, NOP])
+        }
+        _ => {
+            let at = put(opt, at, &[KIND_ACCECN1, len]);
+            let at = put(opt, at, &e1);
+            let at = put(opt, at, &ce);
+            let at = put(opt, at, &e0);
+            (put(opt, at, &[NOP]), [NOP, NOP])
+        }
+    }
+}
+
+/// SACK blocks in bytes (RFC 2018 section 3): two leading bytes (NOP, NOP, or what the
+/// AccECN option left in them), kind 5, length, then left and right edges; the simulator's
+/// blocks name packets [start, end).
+fn put_sack(opt: &mut [u8], at: usize, blocks: &[SackBlock], t: &TcpWire, lead: [u8; 2]) -> usize {
     let room = (opt.len() - at).saturating_sub(4) / 8;
     let k = blocks.len().min(room);
     if k == 0 {
         return at;
     }
-    let mut at = put(opt, at, &[1, 1, 5, (2 + 8 * k) as u8]);
+    let mut at = put(opt, at, &[lead[0], lead[1], 5, (2 + 8 * k) as u8]);
     for b in &blocks[..k] {
         at = put(opt, at, &t.byte_of(b.start).to_be_bytes());
         at = put(opt, at, &t.byte_of(b.end).to_be_bytes());
@@ -377,6 +457,7 @@ mod tests {
             ecn: true,
             timestamps: false,
             handshake: false,
+            accecn_syn_ack: None,
         }
     }
 
@@ -441,6 +522,7 @@ mod tests {
             ce: true,
             ece: false,
             cwr: true,
+            ae: false,
         };
         let h = encode(&p, &FlowWire::Tcp(tcp_wire()));
         let b = h.as_slice();
@@ -502,6 +584,56 @@ mod tests {
         assert_eq!(u16_at(b, 2), 60);
         assert!(verifies(&[&b[..20]]));
         assert!(verifies(&[&pseudo(b, 40), tcp]));
+    }
+
+    /// RFC 9768 sections 2.2 and 3.2.3 as Linux's `tcp_options_write` lays them out: ACE in
+    /// AE (the data offset byte's low bit), CWR and ECE; the option, kind 174.
+    #[test]
+    fn accecn_ace_and_option() {
+        use crate::net::AccEcnOption;
+        let mut w = tcp_wire();
+        w.accecn_syn_ack = Some(0b010);
+        // ACE 6 = 0b110: AE and CWR. All three fields, no SACK: 174, 11, EE1B, ECEB, EE0B,
+        // NOP (12 bytes).
+        let mut p = Packet::new(PacketKind::TcpAck, 3, 5, 0, 0, 40);
+        p.ack = 9;
+        p.ecn.ae = true;
+        p.ecn.cwr = true;
+        p.set_accecn_option(AccEcnOption {
+            fields: 3,
+            e1b: 0x01_0203,
+            ceb: 0x00_0bb8,
+            e0b: 1,
+        });
+        let h = encode(&p, &FlowWire::Tcp(w));
+        let tcp = &h.as_slice()[20..];
+        assert_eq!((tcp[12] >> 4, tcp[12] & 1), (8, 1), "32 bytes, AE");
+        assert_eq!(tcp[13], ACK | CWR);
+        assert_eq!(&tcp[20..32], &[174, 11, 1, 2, 3, 0, 0x0b, 0xb8, 0, 0, 1, 1]);
+        assert!(verifies(&[&pseudo(h.as_slice(), 32), tcp]));
+        // Timestamps and three SACK blocks fill the 40 bytes: the option without a field,
+        // its kind and length in the SACK option's NOPs.
+        w.timestamps = true;
+        for (i, b) in [(11, 13), (15, 16), (18, 19)].into_iter().enumerate() {
+            p.sack[i] = SackBlock {
+                start: b.0,
+                end: b.1,
+            };
+        }
+        p.sack_len = 3;
+        p.set_accecn_option(AccEcnOption {
+            fields: 0,
+            ..AccEcnOption::default()
+        });
+        let h = encode(&p, &FlowWire::Tcp(w));
+        let tcp = &h.as_slice()[20..];
+        assert_eq!(tcp[12] >> 4, 15);
+        assert_eq!(&tcp[32..36], &[174, 2, 5, 26]);
+        // Data under AccECN carry the sender's own ACE, 5: AE and ECE, no CWR.
+        let mut d = Packet::new(PacketKind::TcpData, 3, 0, 5, 1, 1040);
+        d.seq = 1;
+        let tcp = encode(&d, &FlowWire::Tcp(w)).as_slice()[20..].to_vec();
+        assert_eq!((tcp[13], tcp[12] & 1), (ACK | PSH | ECE, 1));
     }
 
     #[test]

@@ -57,5 +57,19 @@ fn flow_wire(spec: &FlowSpec, flow: u32, sender: AgentId) -> FlowWire {
         ecn: tcp.ecn,
         timestamps: tcp.timestamps,
         handshake: tcp.handshake == Handshake::Syn,
+        accecn_syn_ack: tcp.accecn().then(|| syn_ack_ace(tcp)),
     })
+}
+
+/// The ACE of an AccECN SYN-ACK (RFC 9768 section 3.1.1, Table 2; Linux
+/// `tcp_accecn_echo_syn_ect`): the ECN field the SYN was sent with, ECT with `syn_ect =
+/// "linux"` for a control that needs ECN (`Rfc6675Sender`'s SYN), else Not-ECT.
+fn syn_ack_ace(tcp: &crate::transport::tcp::TcpConfig) -> u8 {
+    use crate::transport::tcp::SynEct;
+    let ect = tcp.syn_ect == SynEct::Linux && tcp.congestion_control.needs_ecn();
+    match (ect, tcp.sends_ect1()) {
+        (false, _) => 0b010,
+        (true, true) => 0b011,
+        (true, false) => 0b100,
+    }
 }

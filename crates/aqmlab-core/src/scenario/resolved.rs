@@ -11,7 +11,7 @@
 //!
 //! What stays out: the shared `[tcp]` table (merged into every TCP flow's own), and a field
 //! whose default is computed from other fields or from the link (RED's thresholds, a TCP's
-//! `ssthresh_init` and `partial_ack_timer`, a flow's `group` label), so that it is still
+//! `ssthresh_init`, `partial_ack_timer` and `ecn_feedback`, a flow's `group` label), so that it is still
 //! computed the same way by a run.
 
 use super::capture::CaptureSpec;

@@ -218,6 +218,19 @@ pub struct TcpConfig {
     /// that needs ECN, DCTCP and Prague: `tcp_ecn_send_syn`). Only with `handshake = "syn"` and
     /// `ecn`.
     pub syn_ect: SynEct,
+    /// The ECN feedback the sender asks for: `classic` (RFC 3168) | `exact_echo` (DCTCP's,
+    /// RFC 8257 section 3.2) | `accecn` (RFC 9768, `accecn.rs`; rfc6675 only). Unset (the
+    /// default): `exact_echo` for DCTCP and Prague, `classic` for the others. Needs `ecn`.
+    pub ecn_feedback: Option<EcnFeedback>,
+    /// Whether the receiver supports AccECN (true, the default). False: a receiver that
+    /// knows only classic ECN, as Linux 7.3 with its default `net.ipv4.tcp_ecn = 2`
+    /// (`tcp_conn_request` accepts an AccECN SYN only with `tcp_ecn >= 3` or a controller
+    /// that needs AccECN): the handshake then falls back to classic ECN feedback (RFC 9768
+    /// section 3.1.2; `tcp_ecn_rcv_synack` with ACE = 0b001).
+    pub receiver_accecn: bool,
+    /// When an AccECN receiver sends the AccECN option: `full` (on every ACK, Linux's default
+    /// `net.ipv4.tcp_ecn_option = 2`) | `disabled` (never: ACE alone).
+    pub accecn_option: AccEcnOptionSending,
 }
 
 impl Default for TcpConfig {
@@ -273,6 +286,9 @@ impl Default for TcpConfig {
             timeout_marks: TimeoutMarks::AllUnsacked,
             ecn_fallback: false,
             syn_ect: SynEct::Rfc3168,
+            ecn_feedback: None,
+            receiver_accecn: true,
+            accecn_option: AccEcnOptionSending::Full,
         }
     }
 }
@@ -307,10 +323,34 @@ impl TcpConfig {
         self.variant == TcpVariant::Sack || self.recovery == Recovery::Rfc6675
     }
 
+    /// The ECN feedback both ends use after the handshake: `ecn_feedback`, else the
+    /// controller's; AccECN asked of a receiver without it falls back to classic (RFC 9768
+    /// section 3.1.2). The outcome is fixed by the configuration, so the ends read it here
+    /// whether or not the connection opens with a handshake.
+    pub fn ecn_feedback_in_use(&self) -> EcnFeedback {
+        let asked = self
+            .ecn_feedback
+            .unwrap_or(if self.congestion_control.needs_exact_ce_echo() {
+                EcnFeedback::ExactEcho
+            } else {
+                EcnFeedback::Classic
+            });
+        if asked == EcnFeedback::Accecn && !self.receiver_accecn {
+            EcnFeedback::Classic
+        } else {
+            asked
+        }
+    }
+
     /// The receiver echoes CE exactly, ACK by ACK (RFC 8257 section 3.2), instead of RFC
-    /// 3168's latched ECE: whenever the sender's controller reads the echo as a fraction.
+    /// 3168's latched ECE.
     pub fn exact_ce_echo(&self) -> bool {
-        self.congestion_control.needs_exact_ce_echo()
+        self.ecn_feedback_in_use() == EcnFeedback::ExactEcho
+    }
+
+    /// Both ends use Accurate ECN feedback (RFC 9768).
+    pub fn accecn(&self) -> bool {
+        self.ecn && self.ecn_feedback_in_use() == EcnFeedback::Accecn
     }
 
     /// Bytes of a data packet on the wire.
@@ -337,7 +377,24 @@ impl TcpConfig {
         if self.packet_size == 0 {
             return err("packet_size", "must be > 0".into());
         }
-        if self.exact_ce_echo() {
+        if let Some(feedback) = self.ecn_feedback {
+            if !self.ecn {
+                return err(
+                    "ecn_feedback",
+                    "needs ecn = true (the feedback of ECN marks on a connection without ECN)"
+                        .into(),
+                );
+            }
+            if feedback == EcnFeedback::Accecn && self.recovery != Recovery::Rfc6675 {
+                return err(
+                    "ecn_feedback",
+                    "\"accecn\" needs recovery = \"rfc6675\" (the ns-2 agents read ECE as \
+                     RFC 3168's)"
+                        .into(),
+                );
+            }
+        }
+        if self.congestion_control.needs_exact_ce_echo() {
             let name = serde_json::to_value(self.congestion_control)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))

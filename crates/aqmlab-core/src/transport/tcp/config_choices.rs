@@ -271,3 +271,34 @@ pub enum EcnCodepoint {
     /// classifies into its low-latency queue.
     Ect1,
 }
+
+/// How the receiver feeds ECN marks back (`tcp.ecn_feedback`; with `ecn`). Unset: the
+/// controller's, `exact_echo` for the ones that read the echo as a fraction (DCTCP, Prague),
+/// `classic` for the others: what every scenario ran with before the option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnFeedback {
+    /// RFC 3168 section 6.1.3: ECE from the first CE until a CWR arrives.
+    Classic,
+    /// DCTCP's receiver (RFC 8257 section 3.2, Linux `dctcp_ece_ack_update`): every ACK's
+    /// ECE is the CE state of the packets it covers.
+    ExactEcho,
+    /// Accurate ECN (RFC 9768, Linux 7.3): the 3-bit ACE counter of CE packets on every ACK
+    /// and the AccECN option's byte counters (`accecn.rs`), if the receiver supports it
+    /// (`tcp.receiver_accecn`); otherwise the handshake falls back to `classic` (RFC 9768
+    /// section 3.1.2).
+    Accecn,
+}
+
+/// When an AccECN receiver sends the AccECN option (`tcp.accecn_option`), Linux's
+/// `net.ipv4.tcp_ecn_option` (net/ipv4/tcp_output.c `tcp_established_options`; default
+/// `TCP_ACCECN_OPTION_FULL`, net/ipv4/tcp_ipv4.c).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccEcnOptionSending {
+    /// On every ACK, with as many fields as fit beside the SACK blocks (2, the default).
+    #[default]
+    Full,
+    /// Never (0): ACE alone (RFC 9768 section 3.2.3.3 allows a receiver not to send it).
+    Disabled,
+}

@@ -3,6 +3,7 @@
 //! today's sender (RFC 6675 recovery with PRR, `rfc6675_sender.rs`), each with any congestion
 //! control of `congestion/`.
 
+pub mod accecn;
 pub mod config;
 mod config_choices;
 pub mod congestion;
@@ -26,9 +27,10 @@ mod transmissions;
 pub mod tso;
 
 pub use config::{
-    DupacksAfterTimeout, EcnCodepoint, EcnReduction, Handshake, Pacing, PartialAckTimer, Recovery,
-    RtoEstimatorKind, RtoRestart, RttSampling, SegmentationOffload, SsthreshBase, SynEct,
-    TcpConfig, TcpVariant, TimeoutMarks, TimeoutResponse,
+    AccEcnOptionSending, DupacksAfterTimeout, EcnCodepoint, EcnFeedback, EcnReduction, Handshake,
+    Pacing, PartialAckTimer, Recovery, RtoEstimatorKind, RtoRestart, RttSampling,
+    SegmentationOffload, SsthreshBase, SynEct, TcpConfig, TcpVariant, TimeoutMarks,
+    TimeoutResponse,
 };
 pub use rfc6675_sender::Rfc6675Sender;
 pub use sender::TcpSender;

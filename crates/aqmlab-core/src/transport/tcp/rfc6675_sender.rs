@@ -68,6 +68,7 @@
 //! timeout_response, frto, ecn_reduction, rtt_sampling, dupacks_after_timeout, partial_ack_timer, handshake,
 //! and the RTT estimator's rto_estimator, min_rto, max_rto, initial_rto, tick, max_backoff.
 
+use super::accecn::AccEcnSender;
 use super::congestion::{
     AckEvent, AckInfo, Acked, CaEvent, CaState, CongestionControl, CongestionOps, Signal, StateCtx,
     Window,
@@ -201,6 +202,9 @@ pub struct Rfc6675Sender {
     /// as its TSecr (`tp->rx_opt.ts_recent`, `tcp_store_ts_recent`; `echo_sent_at`). The
     /// receiver times its RTT from it (`tcp_rcv_rtt_measure_ts`, `rcv_space.rs`).
     ts_recent: Time,
+    /// Accurate ECN's decoding of ACE and the AccECN option, when it is the feedback in use
+    /// (`accecn.rs`).
+    accecn: Option<Box<AccEcnSender>>,
 }
 
 /// RFC 2883 section 4: the first SACK block is a D-SACK if it lies at or below the cumulative
@@ -231,6 +235,9 @@ impl Rfc6675Sender {
         // The controller may draw from a stream seeded by the sender's, which is cloned, not
         // drawn from: `overhead`'s delays stay as they were.
         let cc = CongestionControl::build(&cfg.controller(), &rng);
+        let accecn = cfg
+            .accecn()
+            .then(|| Box::new(AccEcnSender::new(cfg.packet_size, cfg.sack())));
         let paced = cfg.pacing == Pacing::On || cc.always_paces();
         let mut pacer = paced.then(Box::<Pacer>::default);
         if let Some(p) = &mut pacer {
@@ -275,6 +282,7 @@ impl Rfc6675Sender {
             ecn_recover: -1,
             in_cwr: false,
             ts_recent: 0,
+            accecn,
             cong_action: false,
             timed: None,
             rtx: LazyTimer::new(),
@@ -426,11 +434,12 @@ impl Rfc6675Sender {
 
     /// The ACK being processed as the controller's accounting hooks see it, the scoreboard
     /// and RTT estimator as they stand now.
-    fn ack_event(&self, now: Time, delivered: i64, ece: bool) -> AckEvent {
+    fn ack_event(&self, now: Time, delivered: i64, ece: bool, delivered_ce: i64) -> AckEvent {
         AckEvent {
             now,
             delivered,
             ece,
+            delivered_ce,
             snd_una: self.scb.snd_una(),
             snd_nxt: self.scb.high_data() + 1,
             srtt: self.rtt.srtt(),

@@ -20,6 +20,12 @@
 //! when DEMAND_CWR was not set) never happen under DCTCP, whose event has just set
 //! DEMAND_CWR; they are not given here either.
 //!
+//! Accurate ECN (`tcp.ecn_feedback = "accecn"`, RFC 9768; `accecn.rs`) replaces both: the
+//! receiver counts CE packets and ECN bytes, every ACK carries the count's ACE field and, as
+//! `tcp.accecn_option` says, the AccECN option; a change of codepoint ACKs at once; CWR is not
+//! read and a CE mark gives no quick ACKs (Linux's are for RFC 3168 only: `tcp_ecn_accept_cwr`,
+//! `tcp_data_ecn_check` test `tcp_ecn_mode_rfc3168`).
+//!
 //! Parameters read (TcpConfig): variant (SACK blocks only for `sack`), packet_size (payload
 //! counted as goodput), ack_size, delayed_ack, delayed_ack_timeout, and Linux's ACK timing
 //! (`quick_ack`, `delayed_ack_ato`, `rcv_window_growth`, `linux_delack.rs`; with them window,
@@ -40,6 +46,7 @@
 //! payload capacity). Every counted bit then crossed each link inside the window, so no flow
 //! or sum of flows can exceed a link's rate (docs/readings.md, "Measurement window").
 
+use super::accecn::{set_ace, AccEcnReceiver};
 use super::held_runs::HeldRuns;
 use super::linux_delack::LinuxDelayedAck;
 use super::TcpConfig;
@@ -88,6 +95,8 @@ pub struct TcpSink {
     exact_echo: bool,
     /// The exact echo's state: the CE bit of the last new data packet (Linux `ce_state`).
     ce_state: bool,
+    /// Accurate ECN's counters, when it is the feedback in use.
+    accecn: Option<Box<AccEcnReceiver>>,
     delack: LazyTimer,
     /// An ACK is being held by the delayed-ACK timer, echoing this send time.
     held: Option<Time>,
@@ -115,6 +124,11 @@ impl TcpSink {
             ecn_unacked: false,
             exact_echo: cfg.exact_ce_echo(),
             ce_state: false,
+            accecn: cfg.accecn().then(|| {
+                Box::new(AccEcnReceiver::new(
+                    cfg.accecn_option == super::AccEcnOptionSending::Full,
+                ))
+            }),
             delack: LazyTimer::new(),
             held: None,
         }
@@ -161,7 +175,9 @@ impl TcpSink {
         let idx = seq - self.next - 1;
         let already_held = idx >= 0 && self.ooo.get(idx as usize).is_some_and(|h| h.is_some());
         let mut ack_now = false;
-        if self.exact_echo {
+        if let Some(a) = &mut self.accecn {
+            ack_now = a.on_data(&ecn, self.payload);
+        } else if self.exact_echo {
             if seq >= self.next && !already_held && (ecn.ect || ecn.ce) && ecn.ce != self.ce_state {
                 if let Some(echo) = self.held.take() {
                     self.delack.cancel();
@@ -170,11 +186,11 @@ impl TcpSink {
                 self.ce_state = ecn.ce;
                 ack_now = true;
             }
-        } else if ecn.cwr {
+        } else if ecn.cwr && self.accecn.is_none() {
             // CWR ends the echo of earlier marks; a CE on this very packet starts a new one.
             self.ecn_unacked = false;
         }
-        if ecn.ce && !self.exact_echo {
+        if ecn.ce && !self.exact_echo && self.accecn.is_none() {
             if !self.ecn_unacked {
                 if let Some(l) = &mut self.linux_delack {
                     l.on_new_ce();
@@ -227,7 +243,7 @@ impl TcpSink {
             && !self
                 .linux_delack
                 .as_ref()
-                .is_some_and(|l| l.ack_now(ecn.cwr))
+                .is_some_and(|l| l.ack_now(ecn.cwr && self.accecn.is_none()))
         {
             self.held = Some(sent_at);
             let wait = self
@@ -352,6 +368,15 @@ impl TcpSink {
                 }
             }
             a.sack_len = n as u8;
+        }
+        if let Some(acc) = &mut self.accecn {
+            set_ace(&mut a.ecn, acc.ace());
+            let (option, kept) = acc.option(a.sack_len as usize);
+            // A SACK block given up for the option's fields is the last (oldest) one.
+            a.sack_len = kept as u8;
+            if let Some(o) = option {
+                a.set_accecn_option(o);
+            }
         }
         cx.send(a);
     }
@@ -555,6 +580,142 @@ mod tests {
         let eces: Vec<bool> = e.iter().map(|&(_, x)| x).collect();
         assert_eq!(eces, ce);
         assert!(l[1..].iter().all(|&(_, x)| x), "RFC 3168 latches: {l:?}");
+    }
+
+    fn accecn_cfg(option: bool) -> TcpConfig {
+        TcpConfig {
+            ecn: true,
+            delayed_ack: true,
+            recovery: crate::transport::tcp::Recovery::Rfc6675,
+            ecn_feedback: Some(crate::transport::tcp::EcnFeedback::Accecn),
+            accecn_option: if option {
+                crate::transport::tcp::AccEcnOptionSending::Full
+            } else {
+                crate::transport::tcp::AccEcnOptionSending::Disabled
+            },
+            ..TcpConfig::default()
+        }
+    }
+
+    /// The ACKs an AccECN receiver with delayed ACKs (one per two packets) sends for `ce`
+    /// (ECT(0) packets 0, 1, ..., CE where true), as (ack, ACE, option).
+    fn accecn_acks(ce: &[bool], option: bool) -> Vec<Packet> {
+        let mut h = H::new(accecn_cfg(option));
+        let mut acks = vec![];
+        for (seq, &c) in ce.iter().enumerate() {
+            acks.extend(h.data((10 + seq as u64) * MS, seq as i64, c, false));
+        }
+        acks
+    }
+
+    /// The sender's decoding (`accecn.rs`, `__tcp_accecn_process`) of the ACKs that are not
+    /// lost: the CE delta of each, the packets it delivers being its advance.
+    fn decoded(acks: &[Packet], lost: &[i64]) -> Vec<(i64, u32)> {
+        use crate::transport::tcp::accecn::{ace_of, AccEcnSender, AckDelivery};
+        let mut s = AccEcnSender::new(1000, true);
+        let mut last = -1;
+        let mut out = vec![];
+        for a in acks.iter().filter(|a| !lost.contains(&a.ack)) {
+            let n = (a.ack - last) as u32;
+            last = a.ack;
+            let d = AckDelivery {
+                packets: n,
+                bytes: n * 1000,
+                progress: n > 0,
+            };
+            out.push((a.ack, s.on_ack(ace_of(&a.ecn), a.accecn_option(), d, true)));
+        }
+        out
+    }
+
+    /// RFC 9768 3.2.2.2 and 3.2.2.5 through the receiver, by hand. ECT(0) packets 0-2, CE
+    /// 3-13. ACKs (ns-2's delayed ACK, at once on a change of codepoint): 0 (the first
+    /// packet changes it from none), 2 (second packet), 3 (ECT(0) -> CE), 5, 7, 9, 11, 13.
+    /// ACE = (5 + CE packets so far) mod 8: 5, 5, 6, (5+3) mod 8 = 0, 2, 4, 6, (5+11) mod 8
+    /// = 0. The ACKs of 7, 9 and 11 are lost: the ACK of 13 delivers 8 packets and its ACE is
+    /// back where the ACK of 5 left it. Delta (0 - 5 - 3) mod 8 = 0 could be 0 or 8 marks;
+    /// after ACKs of 1 or 2 packets (EWMA 71 < 256) the safety rule takes 8 - (8 mod 8) = 8,
+    /// right; with the option, ECEB moved alone by 8000 > 0 x MSS: 8 again.
+    #[test]
+    fn accecn_acks_and_a_wrap_resolved_by_the_safety_rule() {
+        let ce: Vec<bool> = (0..14).map(|s| s >= 3).collect();
+        let acks = accecn_acks(&ce, false);
+        let ace: Vec<(i64, u32)> = acks
+            .iter()
+            .map(|a| (a.ack, crate::transport::tcp::accecn::ace_of(&a.ecn)))
+            .collect();
+        assert_eq!(
+            ace,
+            [
+                (0, 5),
+                (2, 5),
+                (3, 6),
+                (5, 0),
+                (7, 2),
+                (9, 4),
+                (11, 6),
+                (13, 0)
+            ]
+        );
+        assert!(acks.iter().all(|a| a.accecn_option().is_none()));
+        let want = [(0, 0), (2, 0), (3, 1), (5, 2), (13, 8)];
+        assert_eq!(decoded(&acks, &[7, 9, 11]), want);
+        let with_option = accecn_acks(&ce, true);
+        assert_eq!(decoded(&with_option, &[7, 9, 11]), want);
+    }
+
+    /// ECT(0) 0-2, CE 3-5, ECT(0) 6-14: ACKs 0, 2, 3, 5 as above, then 6 (CE -> ECT(0), at
+    /// once), 8, 10, 12, 14, ACE 0 from the ACK of 5 on (r.cep stays 8). The ACKs of 6-12
+    /// are lost: the ACK of 14 delivers 9 packets, none CE, with ACE unchanged. Delta 0; the
+    /// safety rule alone takes 9 - ((9 - 0) mod 8) = 8 phantom marks; the option's ECEB did
+    /// not move (its EE0B moved alone), so the delta, 0, stands (`d_ceb == 0`).
+    #[test]
+    fn accecn_a_wrap_the_option_resolves() {
+        let ce: Vec<bool> = (0..15).map(|s| (3..6).contains(&s)).collect();
+        let lost = [6, 8, 10, 12];
+        let acks = accecn_acks(&ce, false);
+        let ace: Vec<(i64, u32)> = acks
+            .iter()
+            .map(|a| (a.ack, crate::transport::tcp::accecn::ace_of(&a.ecn)))
+            .collect();
+        assert_eq!(
+            ace,
+            [
+                (0, 5),
+                (2, 5),
+                (3, 6),
+                (5, 0),
+                (6, 0),
+                (8, 0),
+                (10, 0),
+                (12, 0),
+                (14, 0)
+            ]
+        );
+        let head = [(0, 0), (2, 0), (3, 1), (5, 2)];
+        assert_eq!(decoded(&acks, &lost), [&head[..], &[(14, 8)]].concat());
+        let with_option = accecn_acks(&ce, true);
+        // Every ACK carries the option: all 3 fields (no SACK block; ECT(0) requires 3).
+        let last = with_option.last().unwrap().accecn_option().unwrap();
+        // EE1B 0 + 1, ECEB 3 x 1000, EE0B 12 x 1000 + 1.
+        assert_eq!(
+            (last.fields, last.e1b, last.ceb, last.e0b),
+            (3, 1, 3000, 12_001)
+        );
+        assert_eq!(
+            decoded(&with_option, &lost),
+            [&head[..], &[(14, 0)]].concat()
+        );
+    }
+
+    /// AccECN has no CWR to wait for: CWR is not read, and ACE stays the count.
+    #[test]
+    fn accecn_ignores_cwr() {
+        let mut h = H::new(accecn_cfg(true));
+        let a = h.data(MS, 0, true, false);
+        assert_eq!(crate::transport::tcp::accecn::ace_of(&a[0].ecn), 6);
+        let a = h.data(2 * MS, 1, false, true);
+        assert_eq!(crate::transport::tcp::accecn::ace_of(&a[0].ecn), 6);
     }
 
     #[test]

@@ -187,15 +187,20 @@ impl DctcpAlpha {
         self.alpha
     }
 
-    /// An ACK that newly delivers `delivered` packets, with or without ECE, after which the
-    /// first unacknowledged packet is `snd_una` and the next new one `snd_nxt`. Returns
-    /// whether a window ended (alpha updated).
-    pub fn on_ack(&mut self, delivered: i64, ece: bool, snd_una: i64, snd_nxt: i64) -> bool {
-        let delivered = delivered.max(0);
-        self.acked += delivered;
-        if ece {
-            self.acked_ece += delivered;
-        }
+    /// An ACK that newly delivers `delivered` packets, `delivered_ce` of them reported
+    /// CE-marked (all of them with ECE under RFC 3168 or the exact echo; AccECN's count,
+    /// Linux 7.3 `dctcp_update_alpha` reading `tp->delivered_ce`), after which the first
+    /// unacknowledged packet is `snd_una` and the next new one `snd_nxt`. Returns whether a
+    /// window ended (alpha updated).
+    pub fn on_ack(
+        &mut self,
+        delivered: i64,
+        delivered_ce: i64,
+        snd_una: i64,
+        snd_nxt: i64,
+    ) -> bool {
+        self.acked += delivered.max(0);
+        self.acked_ece += delivered_ce.max(0);
         if snd_una < self.window_end {
             return false;
         }
@@ -317,7 +322,7 @@ impl CongestionOps for DctcpOps {
         }
         self.d
             .est
-            .on_ack(ack.delivered, ack.ece, ack.snd_una, ack.snd_nxt);
+            .on_ack(ack.delivered, ack.delivered_ce, ack.snd_una, ack.snd_nxt);
     }
 
     fn ecn_not_negotiated(&mut self) {
@@ -353,12 +358,12 @@ mod tests {
     fn alpha_is_updated_once_per_window_of_data() {
         let mut a = DctcpAlpha::new(&DctcpParams::default());
         assert_eq!(a.alpha(), 1.0);
-        assert!(a.on_ack(1, false, 1, 10));
+        assert!(a.on_ack(1, 0, 1, 10));
         assert_eq!(a.alpha(), 0.9375);
         let mut ends = vec![];
         for una in 2..=10 {
             let ece = (3..=5).contains(&una);
-            ends.push(a.on_ack(1, ece, una, 20));
+            ends.push(a.on_ack(1, i64::from(ece), una, 20));
         }
         assert_eq!(ends.iter().filter(|&&e| e).count(), 1);
         assert!(ends[8], "the window ends when snd_una reaches 10");
@@ -370,10 +375,10 @@ mod tests {
             alpha_init: 0.0,
             ..Default::default()
         });
-        b.on_ack(0, false, 0, 4); // ends the initial window with nothing delivered: F = 0
+        b.on_ack(0, 0, 0, 4); // ends the initial window with nothing delivered: F = 0
         assert_eq!(b.alpha(), 0.0);
-        b.on_ack(2, true, 2, 6);
-        b.on_ack(2, false, 4, 6);
+        b.on_ack(2, 2, 2, 6);
+        b.on_ack(2, 0, 4, 6);
         assert_eq!(b.alpha(), 0.0625 * 0.5);
     }
 
@@ -387,12 +392,12 @@ mod tests {
         let mut una = 0;
         for _ in 0..200 {
             una += 10;
-            a.on_ack(10, true, una, una + 10);
+            a.on_ack(10, 10, una, una + 10);
         }
         assert!((a.alpha() - 1.0).abs() < 1e-5);
         for _ in 0..16 {
             una += 10;
-            a.on_ack(10, false, una, una + 10);
+            a.on_ack(10, 0, una, una + 10);
         }
         let want = (15.0f64 / 16.0).powi(16);
         assert!((a.alpha() - want).abs() < 1e-5, "{}", a.alpha());
@@ -446,12 +451,12 @@ mod tests {
             // An ACK with ECE of the marked packets (snd_una still at the window's start),
             // then one of the rest, which ends the window; the next ends one packet later.
             if m > 0 {
-                assert!(!a.on_ack(m, true, una - n, una + 1));
+                assert!(!a.on_ack(m, m, una - n, una + 1));
             }
-            assert!(a.on_ack(n - m, false, una, una + 1));
+            assert!(a.on_ack(n - m, 0, una, una + 1));
         };
         // The first ACK ends the initial window (next_seq 0) with nothing delivered.
-        a.on_ack(0, false, 0, 10);
+        a.on_ack(0, 0, 0, 10);
         assert_eq!(q(&a), 960);
         window(&mut a, 10, 3);
         assert_eq!(q(&a), 900 + 19);
@@ -482,7 +487,7 @@ mod tests {
             alpha_init: 6.0 / 1024.0,
             ..Default::default()
         });
-        r.on_ack(0, false, 0, 10);
+        r.on_ack(0, 0, 0, 10);
         assert!((r.alpha() - 6.0 / 1024.0 * 15.0 / 16.0).abs() < 1e-15);
     }
 

@@ -353,6 +353,7 @@ mod tests {
                 now,
                 delivered: 0,
                 ece: false,
+                delivered_ce: 0,
                 snd_una: e.0,
                 snd_nxt: e.1,
                 srtt: 0,

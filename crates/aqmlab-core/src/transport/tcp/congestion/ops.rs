@@ -78,8 +78,12 @@ pub struct AckEvent {
     /// Packets the ACK newly delivers, cumulatively or by SACK (Linux `acked_sacked`,
     /// `tcp_newly_delivered`).
     pub delivered: i64,
-    /// Whether it carries ECE (`FLAG_ECE`).
+    /// Whether it carries ECE (`FLAG_ECE`; with AccECN, whether it reports a CE packet).
     pub ece: bool,
+    /// The CE-marked packets it reports (Linux's increase of `tp->delivered_ce`): all it
+    /// delivers when it carries ECE under RFC 3168 or the exact echo (`tcp_count_delivered`),
+    /// the ACE field's decoded delta under AccECN (`tcp_accecn_process`).
+    pub delivered_ce: i64,
     /// The first unacknowledged packet after it, and the next new one (highest sent + 1).
     pub snd_una: i64,
     pub snd_nxt: i64,

@@ -10,11 +10,11 @@
 //! What is modelled, and from where:
 //! - ECT(1) on every data packet (RFC 9331 section 4.1; tcp_prague.c `TCP_CONG_WANTS_ECT_1`):
 //!   `TcpConfig::sends_ect1` is true for prague whatever `ecn_codepoint` says.
-//! - Feedback: the receiver's exact per-ACK CE echo (`sink.rs`, as for DCTCP) stands in for
-//!   Accurate ECN (RFC 9768 / draft-ietf-tcpm-accurate-ecn), which Prague requires
-//!   (`TCP_CONG_NEEDS_ACCECN`): each ACK tells which of the packets it covers were marked, which
-//!   is what AccECN's counters give the sender; the byte counters and their wrap are not
-//!   modelled.
+//! - Feedback: by default the receiver's exact per-ACK CE echo (`sink.rs`, as for DCTCP)
+//!   stands in for Accurate ECN (RFC 9768), which Prague requires (`TCP_CONG_NEEDS_ACCECN`):
+//!   each ACK tells which of the packets it covers were marked; `tcp.ecn_feedback =
+//!   "accecn"` runs AccECN itself (`accecn.rs`), its decoded CE count the `delivered_ce`
+//!   `on_ack` adds up (tcp_prague.c reads `tp->delivered_ce`).
 //! - alpha (`prague_update_alpha`): the DCTCP EWMA with g = 1/16 (`PRAGUE_SHIFT_G`) over a
 //!   round (snd_una past the snd_nxt of the round's start, `prague_e2e_rtt_elapsed`); once RTT
 //!   independent, a round also lasts at least `rtt_target` since the last update
@@ -335,14 +335,15 @@ impl Prague {
         };
     }
 
-    /// Every ACK: the packets it newly delivers, with ECE or not, snd_una and snd_nxt after
+    /// Every ACK: the packets it newly delivers and `ce` (the CE-marked ones it reports,
+    /// Linux's increase of `tp->delivered_ce`, and whether it carries ECE), snd_una and snd_nxt after
     /// it, the time, srtt, and whether the sender is in slow start. Ends rounds and updates
     /// alpha (`prague_cong_control`: `prague_should_update_ewma`, `prague_update_alpha`,
     /// `prague_new_round`).
     pub fn on_ack(
         &mut self,
         delivered: i64,
-        ece: bool,
+        (delivered_ce, ece): (i64, bool),
         (snd_una, snd_nxt): (i64, i64),
         now: Time,
         srtt: Time,
@@ -350,8 +351,8 @@ impl Prague {
     ) {
         let delivered = delivered.max(0);
         self.acked += delivered;
+        self.acked_ce += delivered_ce.max(0);
         if ece {
-            self.acked_ce += delivered;
             self.saw_ce = true;
         }
         let round_over = snd_una >= self.round_end;
@@ -577,7 +578,7 @@ impl CongestionOps for PragueOps {
         }
         self.p.on_ack(
             ack.delivered,
-            ack.ece,
+            (ack.delivered_ce, ack.ece),
             (ack.snd_una, ack.snd_nxt),
             ack.now,
             ack.srtt,
@@ -642,12 +643,12 @@ mod tests {
     fn the_first_mark_halves_then_alpha_cuts() {
         let mut p = Prague::new(&PragueParams::default());
         // No CE yet: rounds end, alpha stays 0 (not updated before an AQM is seen).
-        p.on_ack(10, false, (10, 20), 10 * MS, 10 * MS, false);
+        p.on_ack(10, (0, false), (10, 20), 10 * MS, 10 * MS, false);
         assert_eq!(p.alpha(), 0.0);
         assert_eq!(p.on_ecn(20.0, 11 * MS, 10 * MS, false), Some(10.0));
         // Round 2 (ends at 20): 10 packets, 4 marked: alpha = 0 + (4/10) / 16 = 0.025.
-        p.on_ack(4, true, (14, 24), 12 * MS, 10 * MS, false);
-        p.on_ack(6, false, (20, 30), 13 * MS, 10 * MS, false);
+        p.on_ack(4, (4, true), (14, 24), 12 * MS, 10 * MS, false);
+        p.on_ack(6, (0, false), (20, 30), 13 * MS, 10 * MS, false);
         assert!((p.alpha() - 0.025).abs() < 1e-15);
         // A cut now: 10 - 0.025 x 10 / 2 = 9.875 (fractional: Linux's frac_cwnd).
         assert_eq!(p.on_ecn(10.0, 14 * MS, 10 * MS, false), Some(9.875));
@@ -669,7 +670,7 @@ mod tests {
         let mut now = 0;
         for r in 1..=4 {
             now += srtt;
-            p.on_ack(1, false, (r * 100, (r + 1) * 100), now, srtt, false);
+            p.on_ack(1, (0, false), (r * 100, (r + 1) * 100), now, srtt, false);
         }
         assert!(p.rtt_independent(false));
         assert!((p.ai - 0.04).abs() < 1e-12, "{}", p.ai);
@@ -694,7 +695,7 @@ mod tests {
         let mut now = 0;
         for r in 1..=params.rtt_transition as i64 {
             now += 30 * MS;
-            p.on_ack(1, false, (r * 100, (r + 1) * 100), now, srtt, false);
+            p.on_ack(1, (0, false), (r * 100, (r + 1) * 100), now, srtt, false);
         }
         (p, now)
     }
@@ -738,11 +739,11 @@ mod tests {
             ..PragueParams::default()
         });
         // A round without CE: alpha is not updated before an AQM is seen.
-        p.on_ack(10, false, (10, 20), 10 * MS, 10 * MS, false);
+        p.on_ack(10, (0, false), (10, 20), 10 * MS, 10 * MS, false);
         assert_eq!(p.alpha(), 1.0);
         assert_eq!(p.on_ecn(20.0, 11 * MS, 10 * MS, false), Some(10.0));
-        p.on_ack(4, true, (14, 24), 12 * MS, 10 * MS, false);
-        p.on_ack(6, false, (20, 30), 13 * MS, 10 * MS, false);
+        p.on_ack(4, (4, true), (14, 24), 12 * MS, 10 * MS, false);
+        p.on_ack(6, (0, false), (20, 30), 13 * MS, 10 * MS, false);
         assert!((p.alpha() - 0.9625).abs() < 1e-15);
         assert_eq!(p.on_ecn(10.0, 14 * MS, 10 * MS, false), Some(5.1875));
     }
@@ -756,10 +757,10 @@ mod tests {
             alpha_start: AlphaStart::Zero,
             ..PragueParams::default()
         });
-        p.on_ack(10, false, (10, 20), 10 * MS, 10 * MS, false);
+        p.on_ack(10, (0, false), (10, 20), 10 * MS, 10 * MS, false);
         assert_eq!(p.on_ecn(20.0, 11 * MS, 10 * MS, false), Some(20.0));
-        p.on_ack(4, true, (14, 24), 12 * MS, 10 * MS, false);
-        p.on_ack(6, false, (20, 30), 13 * MS, 10 * MS, false);
+        p.on_ack(4, (4, true), (14, 24), 12 * MS, 10 * MS, false);
+        p.on_ack(6, (0, false), (20, 30), 13 * MS, 10 * MS, false);
         assert!((p.alpha() - 0.025).abs() < 1e-15);
         assert_eq!(p.on_ecn(10.0, 14 * MS, 10 * MS, false), Some(9.875));
     }
@@ -782,7 +783,7 @@ mod tests {
             p.init(30 * MS, Some(20 * MS));
             p.on_reduction(10);
             let mut now = 0;
-            p.on_ack(0, false, (0, 100), now, 30 * MS, false);
+            p.on_ack(0, (0, false), (0, 100), now, 30 * MS, false);
             for r in 0..6 {
                 for i in 0..2000 {
                     p.on_rtt_sample(if i % 2 == 0 { 33 * MS } else { 27 * MS });
@@ -790,8 +791,8 @@ mod tests {
                 now += 30 * MS;
                 // 1 of 100 marked per round: alpha stays small
                 let (end, next) = ((r + 1) * 100, (r + 2) * 100);
-                p.on_ack(99, false, (end - 1, end), now, 30 * MS, false);
-                p.on_ack(1, true, (end, next), now, 30 * MS, false);
+                p.on_ack(99, (0, false), (end - 1, end), now, 30 * MS, false);
+                p.on_ack(1, (1, true), (end, next), now, 30 * MS, false);
             }
             assert!(p.classic_ecn().unwrap() > 9.0, "{:?}", p.classic_ecn());
             assert!(p.alpha() < 0.01);

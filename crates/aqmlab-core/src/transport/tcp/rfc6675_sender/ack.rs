@@ -7,15 +7,21 @@
 //! sends. The order is the one every golden table was recorded with.
 
 use super::*;
+use crate::transport::tcp::accecn::{self, AckDelivery};
 
 impl Rfc6675Sender {
     pub fn receive(&mut self, cx: &mut AgentCtx, pkt: PacketId) {
         let p = cx.packets.get(pkt);
-        let (is_ack, cum, ece) = (
+        let (is_ack, cum, mut ece) = (
             p.kind == PacketKind::TcpAck,
             p.ack,
-            p.ecn.ece && self.cfg.ecn,
+            p.ecn.ece && self.cfg.ecn && self.accecn.is_none(),
         );
+        // AccECN's ACE and option, read only when it is the feedback in use.
+        let accecn_in = self
+            .accecn
+            .is_some()
+            .then(|| (accecn::ace_of(&p.ecn), p.accecn_option()));
         let echo = p.echo_sent_at;
         // `tcp_replace_ts_recent`: a pure ACK of a one-way transfer always passes its test;
         // TSvals never go back.
@@ -101,9 +107,29 @@ impl Rfc6675Sender {
             }
         });
         let advanced = u.newly_acked > 0;
+        // The CE packets this ACK reports: with RFC 3168's ECE or the exact echo every packet
+        // it delivers (Linux `tcp_count_delivered`); with AccECN what its ACE and option say
+        // (`tcp_accecn_process`, after `tcp_clean_rtx_queue` and before `tcp_in_ack_event`),
+        // a delta above 0 being the ACK's ECE.
+        let delivered_ce = match self.accecn.as_mut().zip(accecn_in) {
+            Some((acc, (ace, accecn_option))) => {
+                let delivered = u.delivered.max(0) as u32;
+                let d = AckDelivery {
+                    packets: delivered,
+                    bytes: delivered.wrapping_mul(self.cfg.packet_size),
+                    progress: advanced || u.newly_sacked > 0,
+                };
+                let open_or_cwr = !was_recovering && !was_after_loss;
+                let delta = acc.on_ack(ace, accecn_option, d, open_or_cwr);
+                ece = delta > 0;
+                i64::from(delta)
+            }
+            None if ece => u.delivered.max(0),
+            None => 0,
+        };
         // Every ACK's delivered packets, with ECE or not, in a recovery too (Linux
         // `tcp_count_delivered`, then `tcp_in_ack_event`), before the ECN response.
-        let event = self.ack_event(now, u.delivered, ece);
+        let event = self.ack_event(now, u.delivered, ece, delivered_ce);
         self.cc.in_ack_event(&event);
         if let Some(r) = &mut self.rate {
             r.on_cum_ack(cum);
@@ -145,7 +171,7 @@ impl Rfc6675Sender {
             // `pkts_acked` times every advancing ACK, timestamps or not, as Linux's does from
             // each packet's send time (tcp_clean_rtx_queue's ca_rtt_us); the echo is that send
             // time (see hystart.rs).
-            let event = self.ack_event(cx.now, u.delivered, ece);
+            let event = self.ack_event(cx.now, u.delivered, ece, delivered_ce);
             let mut w = self.window();
             self.cc.pkts_acked(cx.now - echo, &event, &mut w);
             self.set_window(w);
@@ -193,7 +219,7 @@ impl Rfc6675Sender {
         if ece && cum > self.ecn_recover && !self.scb.in_recovery() && !self.in_cwr {
             self.ecn_response(cx);
         }
-        let event = self.ack_event(cx.now, u.delivered, ece);
+        let event = self.ack_event(cx.now, u.delivered, ece, delivered_ce);
         let w = self.window();
         self.cc.after_ecn_response(&event, &w);
 

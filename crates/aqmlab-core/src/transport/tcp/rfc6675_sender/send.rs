@@ -294,7 +294,9 @@ impl Rfc6675Sender {
             self.prr.on_send(1);
         }
         if self.cong_action && new_data {
-            p.ecn.cwr = self.cfg.ecn;
+            // AccECN has no CWR: ACE's counter needs no acknowledgement
+            // (`tcp_ecn_queue_cwr` sets it for RFC 3168 only).
+            p.ecn.cwr = self.cfg.ecn && self.accecn.is_none();
             self.cong_action = false;
         }
         p.retransmission = !new_data;
