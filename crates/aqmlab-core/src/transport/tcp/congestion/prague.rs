@@ -669,9 +669,10 @@ impl PragueOps {
         }
     }
 
-    /// The fractional window behind the sender's `cwnd`.
+    /// The fractional window behind the sender's `cwnd` (with `carry` the sender's window
+    /// itself: v0.5 has no other, its pacing reads `snd_cwnd`).
     fn frac(&self, cwnd: f64) -> f64 {
-        if cwnd == self.shown {
+        if cwnd == self.shown && self.update != WindowUpdate::Carry {
             self.frac
         } else {
             cwnd
