@@ -49,20 +49,29 @@
 //! `rtt_scaling` (v0.5 and v0.6 `prague_rtt_scaling`: `rate`, the default and v0.7's only
 //! mode, `none`, v0.5's default, `scalable`, `additive`), `alpha_start` (v0.5/v0.6 start
 //! alpha at 1, v0.7's `prague_alpha_mode` 0 at 0 with the first mark halving), `classic_ecn`
-//! (v0.5/v0.6 `prague_ecn_fallback`, `prague_classic_ecn.rs`). v0.5 and v0.6 measure srtt in
-//! 128 us units for the scaling (`RTT_UNIT 7`); here it is exact, as v0.7's.
+//! (v0.5/v0.6 `prague_ecn_fallback`, `prague_classic_ecn.rs`), `rtt_unit` (v0.5 and v0.6
+//! measure srtt and the target in 128 us units for the scaling, `RTT_UNIT 7`; `exact`, the
+//! default, is v0.7's), `window_update` (`prague_window.rs`: the sender's window set at once,
+//! the default; v0.6/v0.7's one-packet steps to the ceiling of `frac_cwnd`; v0.5's `cwnd_cnt`
+//! carry), `window_mode` (`prague_rate_mode.rs`: v0.7's rate mode below 4 x 1500 bytes,
+//! `prague_cwnd_mode`, with its +-3.125 % pacing; `window`, the default, never uses it).
+//! docs/readings.md, "TCP Prague at small windows".
 //!
-//! Not modelled (named so that nobody takes them for present): tcp_prague.c's rate-based
-//! window mode below 4 packets (`prague_cwnd_mode`, `cwnd_mode = 1`) with its +/- 3 % pacing
-//! variation per round, the MTU reduction below 2 packets, the GSO burst limit (aqmlab sends
-//! single packets), `prague_cwnd_undo`, and the step-wise (one packet per ACK) walk of
-//! `snd_cwnd` toward the fractional window: here the sender's window is set at once, to the
-//! fractional window (`window_rounding = "floor"`, default) or to its ceiling ("ceil",
+//! Not modelled (named so that nobody takes them for present): the MTU reduction below 2
+//! packets of a virtual RTT (aqmlab's sender has one packet size per flow), the GSO burst limit
+//! (aqmlab sends single packets), `prague_cwnd_undo`. With `window_update = "at_once"` (the
+//! default) the sender's window is set at once, to the fractional window
+//! (`window_rounding = "floor"`, default) or to its ceiling ("ceil",
 //! `prague_frac_cwnd_to_snd_cwnd`). The additive increase is one packet per round trip
 //! (`ai_unit = "packet"`, default) or 1500 bytes' worth ("mtu_sys", `prague_update_cwnd`'s
 //! `MTU_SYS / mtu`). v0.7 is a `cong_control` module (no PRR for it in Linux); here it is a
 //! `cong_avoid` controller whose ECN cut is applied in `set_state(CWR)` and whose loss cut is
 //! the core's (docs/readings.md, "TCP Prague's increase unit and window rounding").
+//!
+//! Parameters (`tcp.prague`, defaults): `rtt_target` 25 ms, `rtt_transition` 4 rounds,
+//! `ai_unit` packet, `window_rounding` floor, `rtt_scaling` rate, `alpha_start`
+//! half_at_first_mark, `classic_ecn` off, `window_update` at_once, `window_mode` window,
+//! `rate_mode_transit` 4 (1500-byte packets), `rtt_unit` exact.
 
 use super::growth::Growth;
 use super::ops::{AckEvent, Acked, CaState, CongestionOps, Signal, StateCtx, Window};
