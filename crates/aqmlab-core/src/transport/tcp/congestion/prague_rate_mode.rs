@@ -303,6 +303,32 @@ mod tests {
         assert_eq!(r.rate(), MINIMUM_RATE / 2.0);
     }
 
+    /// A virtual RTT's worth of ACKs (25 ms, 1500 B): from 600 000 B/s the count of packets
+    /// per virtual RTT is ceil(600 000 x 0.025 x 0.953 674 / 1500) = ceil(9.54) = 10, so each
+    /// one-packet ACK adds 62 914.56 / 10 = 6 291.456 B/s; after 5 the rate is 631 457.28,
+    /// above 10 packets' worth (629 145.6), so the next 5 add 62 914.56 / 11 = 5 719.505 each:
+    /// 660 054.81 after 10 ACKs, about the one MTU_SYS per virtual RTT (62 914.56 B/s) the
+    /// mode is built for, a little less as the count rose.
+    #[test]
+    fn a_virtual_rtt_of_acks_adds_about_one_mtu_sys_per_virtual_rtt() {
+        let mut r = RateMode::new(WindowMode::Rate, 4, 1500).unwrap();
+        r.rate = 600_000.0;
+        r.hsrtt = MS as f64;
+        let per = 1500.0 / (0.025 * RTT2SEC_APPROX);
+        let mut seen = vec![];
+        for _ in 0..10 {
+            r.grow(0.0, 1.0, MS, 25 * MS);
+            seen.push(r.rate());
+        }
+        assert!(
+            (seen[4] - (600_000.0 + 5.0 * per / 10.0)).abs() < 1e-6,
+            "{seen:?}"
+        );
+        let want = 600_000.0 + 5.0 * per / 10.0 + 5.0 * per / 11.0;
+        assert!((seen[9] - want).abs() < 1e-6, "{seen:?}");
+        assert!((want - 660_054.81).abs() < 0.01);
+    }
+
     /// Pacing +- 4/128 of the rate: first half of the virtual RTT since alpha's update up,
     /// second half down (25 ms virtual RTT: the turn at 12.5 ms).
     #[test]
