@@ -351,6 +351,22 @@ mod tests {
         assert_eq!(r.pacing_rate(), 300_000.0 * 0.968_75);
     }
 
+    /// Mode 1 (`rate`) is in rate mode from the start but acts only once RTT independent:
+    /// before, `rate_bytes` follows the window's pacing (1500 / 10 ms x max(7, 9 in flight) =
+    /// 1 350 000 B/s), and the window is left alone; after, the rate is the flow's own.
+    #[test]
+    fn mode_rate_acts_once_rtt_independent() {
+        let mut r = RateMode::new(WindowMode::Rate, 4, 1500).unwrap();
+        assert!(r.in_rate_mode());
+        let mut frac = 7.5;
+        r.on_ack(&mut frac, 8.0, 9, 10 * MS, false, true, (0, 25 * MS));
+        assert_eq!((r.rate(), frac), (1_350_000.0, 7.5));
+        r.rate = 500_000.0;
+        r.on_ack(&mut frac, 8.0, 9, 10 * MS, true, true, (0, 25 * MS));
+        assert_eq!((r.rate(), frac), (500_000.0, 7.5));
+        assert!(RateMode::new(WindowMode::Window, 4, 1500).is_none());
+    }
+
     /// hsrtt: 1/128 of the way to srtt per alpha round, from the first srtt.
     #[test]
     fn the_slow_srtt_moves_by_one_128th_per_round() {
