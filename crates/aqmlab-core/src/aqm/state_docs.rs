@@ -401,6 +401,16 @@ pub const TCP: &[StateDoc] = &[
         "DCTCP's alpha, the smoothed fraction of data acknowledged with ECE (dctcp and prague only)",
     ),
     doc(
+        "prague_rate_bps",
+        "bit/s",
+        "TCP Prague's internal rate rate_bytes (with tcp.prague.window_mode = \"rate\" or \"switch\"; prague only)",
+    ),
+    doc(
+        "prague_rate_mode",
+        "0/1",
+        "1 while TCP Prague runs on its rate, not its window (tcp_prague.c v0.7 cwnd_mode; prague with window_mode \"rate\" or \"switch\" only)",
+    ),
+    doc(
         "bbr_mode",
         "code",
         "BBR's mode: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT (bbr only)",

@@ -104,7 +104,10 @@ pub struct TcpConfig {
     /// 1500 bytes per round trip), `window_rounding` (`floor` | `ceil`, tcp_prague.c v0.7),
     /// `rtt_scaling` (`rate` | `none` | `scalable` | `additive`, v0.5/v0.6's modes),
     /// `alpha_start` (`half_at_first_mark` | `one`), `classic_ecn` (`off` | `fallback` |
-    /// `detect`, v0.5/v0.6's classic ECN bottleneck detection).
+    /// `detect`, v0.5/v0.6's classic ECN bottleneck detection), `window_update` (`at_once` |
+    /// `step_to_ceiling`, v0.6/v0.7 | `carry`, v0.5), `window_mode` (`window` | `rate` |
+    /// `switch`, v0.7's rate mode at small windows), `rate_mode_transit` (4),
+    /// `rtt_unit` (`exact` | `128us`, v0.5/v0.6).
     pub prague: PragueParams,
     /// A hybrid slow start: `hystart = { kind = "rfc9406" }` (or `{ enabled = true }`) is
     /// HyStart++ (RFC 9406) in the first slow start, with either controller: slow start then
@@ -426,6 +429,17 @@ impl TcpConfig {
             );
         }
         self.prague.validate(&format!("{path}.prague"))?;
+        if self.congestion_control == CongestionControlKind::Prague
+            && self.prague.window_update.steps()
+            && self.ecn_reduction != EcnReduction::Immediate
+        {
+            // Prague keeps snd_ssthresh on CWR and walks snd_cwnd itself; the core's PRR
+            // toward that ssthresh would fight the steps (tcp_prague.c has no PRR).
+            return err(
+                "prague.window_update",
+                "a stepping window (tcp_prague.c's own per-ACK steps) needs ecn_reduction = \"immediate\" (the prague profile's)".into(),
+            );
+        }
         if self.timestamps && self.recovery != Recovery::Rfc6675 {
             return err(
                 "timestamps",

@@ -27,6 +27,8 @@ pub mod ops;
 pub mod packet_counting;
 pub mod prague;
 pub mod prague_classic_ecn;
+pub mod prague_rate_mode;
+pub mod prague_window;
 #[cfg(test)]
 pub mod recorder;
 pub mod reno;
@@ -244,7 +246,7 @@ impl CongestionOps for CongestionControl {
     }
 
     #[inline]
-    fn after_ecn_response(&mut self, ack: &AckEvent, w: &Window) {
+    fn after_ecn_response(&mut self, ack: &AckEvent, w: &mut Window) {
         each!(self, c => CongestionOps::after_ecn_response(c, ack, w))
     }
 

@@ -181,7 +181,8 @@ pub trait CongestionOps {
     /// The same ACK after the core's ECN response (a CWR entry on this ACK included) and
     /// before its loss detection: the per-ACK accounting Linux runs at the start of a
     /// `cong_control` op (`prague_cong_control`), for a controller whose growth is the core's.
-    fn after_ecn_response(&mut self, ack: &AckEvent, w: &Window) {
+    /// It may move `w` (Prague's one-packet step per ACK toward its own window).
+    fn after_ecn_response(&mut self, ack: &AckEvent, w: &mut Window) {
         let _ = (ack, w);
     }
 

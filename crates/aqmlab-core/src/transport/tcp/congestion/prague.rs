@@ -49,25 +49,38 @@
 //! `rtt_scaling` (v0.5 and v0.6 `prague_rtt_scaling`: `rate`, the default and v0.7's only
 //! mode, `none`, v0.5's default, `scalable`, `additive`), `alpha_start` (v0.5/v0.6 start
 //! alpha at 1, v0.7's `prague_alpha_mode` 0 at 0 with the first mark halving), `classic_ecn`
-//! (v0.5/v0.6 `prague_ecn_fallback`, `prague_classic_ecn.rs`). v0.5 and v0.6 measure srtt in
-//! 128 us units for the scaling (`RTT_UNIT 7`); here it is exact, as v0.7's.
+//! (v0.5/v0.6 `prague_ecn_fallback`, `prague_classic_ecn.rs`), `rtt_unit` (v0.5 and v0.6
+//! measure srtt and the target in 128 us units for the scaling, `RTT_UNIT 7`; `exact`, the
+//! default, is v0.7's), `window_update` (`prague_window.rs`: the sender's window set at once,
+//! the default; v0.6/v0.7's one-packet steps to the ceiling of `frac_cwnd`; v0.5's `cwnd_cnt`
+//! carry), `window_mode` (`prague_rate_mode.rs`: v0.7's rate mode below 4 x 1500 bytes,
+//! `prague_cwnd_mode`, with its +-3.125 % pacing; `window`, the default, never uses it).
+//! docs/readings.md, "TCP Prague at small windows".
 //!
-//! Not modelled (named so that nobody takes them for present): tcp_prague.c's rate-based
-//! window mode below 4 packets (`prague_cwnd_mode`, `cwnd_mode = 1`) with its +/- 3 % pacing
-//! variation per round, the MTU reduction below 2 packets, the GSO burst limit (aqmlab sends
-//! single packets), `prague_cwnd_undo`, and the step-wise (one packet per ACK) walk of
-//! `snd_cwnd` toward the fractional window: here the sender's window is set at once, to the
-//! fractional window (`window_rounding = "floor"`, default) or to its ceiling ("ceil",
+//! Not modelled (named so that nobody takes them for present): the MTU reduction below 2
+//! packets of a virtual RTT (aqmlab's sender has one packet size per flow), the GSO burst limit
+//! (aqmlab sends single packets), `prague_cwnd_undo`. With `window_update = "at_once"` (the
+//! default) the sender's window is set at once, to the fractional window
+//! (`window_rounding = "floor"`, default) or to its ceiling ("ceil",
 //! `prague_frac_cwnd_to_snd_cwnd`). The additive increase is one packet per round trip
 //! (`ai_unit = "packet"`, default) or 1500 bytes' worth ("mtu_sys", `prague_update_cwnd`'s
 //! `MTU_SYS / mtu`). v0.7 is a `cong_control` module (no PRR for it in Linux); here it is a
 //! `cong_avoid` controller whose ECN cut is applied in `set_state(CWR)` and whose loss cut is
 //! the core's (docs/readings.md, "TCP Prague's increase unit and window rounding").
+//!
+//! Parameters (`tcp.prague`, defaults): `rtt_target` 25 ms, `rtt_transition` 4 rounds,
+//! `ai_unit` packet, `window_rounding` floor, `rtt_scaling` rate, `alpha_start`
+//! half_at_first_mark, `classic_ecn` off, `window_update` at_once, `window_mode` window,
+//! `rate_mode_transit` 4 (1500-byte packets), `rtt_unit` exact.
 
 use super::growth::Growth;
 use super::ops::{AckEvent, Acked, CaState, CongestionOps, Signal, StateCtx, Window};
 use super::prague_classic_ecn::ClassicEcnDetector;
 pub use super::prague_classic_ecn::ClassicEcnMode;
+use super::prague_rate_mode::RateMode;
+pub use super::prague_rate_mode::WindowMode;
+pub use super::prague_window::WindowUpdate;
+use super::prague_window::{ceiling_target, step_toward, Carry};
 use super::reno::reno_cong_avoid;
 use super::ControllerConfig;
 use crate::sim::Time;
@@ -145,6 +158,60 @@ pub enum AlphaStart {
     Zero,
 }
 
+/// The unit Prague's RTT independence measures srtt and its target in (`tcp.prague.rtt_unit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+pub enum RttUnit {
+    /// srtt as the sender has it (v0.7: `srtt_us`, eighths of a microsecond).
+    #[default]
+    #[serde(rename = "exact")]
+    Exact,
+    /// v0.5 and v0.6: 128 us units (`RTT_UNIT 7`, `US2RTT`): srtt and the target truncated
+    /// to whole 128 us in the increase's scaling (`prague_ai_ack_increase`), the spacing of
+    /// alpha updates and cuts at the truncated target (`RTT2US(prague_target_rtt)`), and
+    /// `MAX_SCALED_RTT` (100 000) compared in those units, so the cap is 12.8 s.
+    #[serde(rename = "128us")]
+    Us128,
+}
+
+/// tcp_prague.c v0.5/v0.6 `RTT_UNIT`: 2^7 us, in ns.
+const RTT_UNIT_NS: Time = 128_000;
+
+impl RttUnit {
+    /// A duration as the RTT scaling sees it, in its unit's count (ns for `exact`).
+    fn count(self, t: Time) -> Time {
+        match self {
+            RttUnit::Exact => t,
+            RttUnit::Us128 => t / RTT_UNIT_NS,
+        }
+    }
+
+    /// A count back to ns (`RTT2US`).
+    fn to_ns(self, n: Time) -> Time {
+        match self {
+            RttUnit::Exact => n,
+            RttUnit::Us128 => n * RTT_UNIT_NS,
+        }
+    }
+
+    /// `MAX_SCALED_RTT` (100 000) as the unit compares it: 100 ms in v0.7 (`<< 3` against
+    /// `srtt_us`), 100 000 x 128 us in v0.5/v0.6 (the constant left in microseconds).
+    fn max_scaled(self) -> Time {
+        match self {
+            RttUnit::Exact => MAX_SCALED_RTT,
+            RttUnit::Us128 => 100_000,
+        }
+    }
+}
+
+/// What a cut on CE is, before it is applied to a window or a rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum EcnCut {
+    /// The first mark with `alpha_start = "half_at_first_mark"`: the window halves.
+    Halve,
+    /// By alpha / 2 (the detector's floor applied).
+    Alpha(f64),
+}
+
 /// Prague's parameters (`tcp.prague`).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -167,6 +234,17 @@ pub struct PragueParams {
     /// Classic ECN bottleneck detection (`prague_classic_ecn.rs`): `off` (default) |
     /// `fallback` | `detect` (v0.5 and v0.6 `prague_ecn_fallback` 0 | 1 | 2).
     pub classic_ecn: ClassicEcnMode,
+    /// How the sender's window follows Prague's: `at_once` (default) | `step_to_ceiling`
+    /// (v0.6 `frac_cwnd`, v0.7) | `carry` (v0.5, v0.6 `cwnd_cnt`); `prague_window.rs`.
+    pub window_update: WindowUpdate,
+    /// Small windows: `window` (default) | `rate` | `switch` (v0.7 `prague_cwnd_mode`);
+    /// `prague_rate_mode.rs`.
+    pub window_mode: WindowMode,
+    /// The window at or below which `switch` runs on the rate, in 1500-byte packets (v0.7
+    /// `prague_cwnd_transit`: 4).
+    pub rate_mode_transit: u32,
+    /// srtt in the RTT scaling: `exact` (default, v0.7) | `128us` (v0.5, v0.6 `RTT_UNIT`).
+    pub rtt_unit: RttUnit,
 }
 
 impl Default for PragueParams {
@@ -179,6 +257,10 @@ impl Default for PragueParams {
             rtt_scaling: RttScaling::Rate,
             alpha_start: AlphaStart::HalfAtFirstMark,
             classic_ecn: ClassicEcnMode::Off,
+            window_update: WindowUpdate::AtOnce,
+            window_mode: WindowMode::Window,
+            rate_mode_transit: 4,
+            rtt_unit: RttUnit::Exact,
         }
     }
 }
@@ -190,6 +272,31 @@ impl PragueParams {
                 format!("{path}.rtt_target"),
                 "must be > 0",
             ));
+        }
+        let err = |field: &str, why: &str| {
+            Err(crate::units::ScenarioError::new(
+                format!("{path}.{field}"),
+                why,
+            ))
+        };
+        if self.window_mode != WindowMode::Window {
+            if self.rtt_scaling != RttScaling::Rate {
+                return err(
+                    "window_mode",
+                    "the rate mode is tcp_prague.c v0.7's, which acts once RTT independent by its \
+                     only scaling: needs rtt_scaling = \"rate\"",
+                );
+            }
+            if self.window_update == WindowUpdate::Carry {
+                return err(
+                    "window_mode",
+                    "the rate mode re-derives v0.7's fractional window; window_update = \"carry\" \
+                     is v0.5's integer window, which had no rate mode",
+                );
+            }
+            if self.rate_mode_transit == 0 {
+                return err("rate_mode_transit", "must be >= 1 (packets of 1500 bytes)");
+            }
         }
         Ok(())
     }
@@ -295,10 +402,39 @@ impl Prague {
 
     /// The target the spacing of alpha updates and cuts uses (`prague_target_rtt`).
     fn target(&self, srtt: Time) -> Time {
+        let u = self.p.rtt_unit;
+        u.to_ns(self.target_count(srtt))
+    }
+
+    /// The target in `rtt_unit`'s counts (`prague_target_rtt`; v0.5's `ca->rtt_target` is
+    /// `US2RTT(prague_rtt_target)`, and `prague_dynamic_rtt_target` adds `US2RTT(srtt)`).
+    fn target_count(&self, srtt: Time) -> Time {
+        let u = self.p.rtt_unit;
         match self.p.rtt_scaling {
-            RttScaling::Additive => self.p.rtt_target.0 + srtt,
-            _ => self.p.rtt_target.0,
+            RttScaling::Additive => u.count(self.p.rtt_target.0) + u.count(srtt),
+            _ => u.count(self.p.rtt_target.0),
         }
+    }
+
+    /// The time since the last alpha update, and the virtual RTT (v0.7
+    /// `prague_virtual_rtt`: max(target, srtt)), for the rate mode's pacing offset.
+    pub fn alpha_clock(&self, now: Time, srtt: Time) -> (Time, Time) {
+        (now.saturating_sub(self.alpha_stamp), self.virtual_rtt(srtt))
+    }
+
+    /// v0.7 `prague_virtual_rtt`: max(target, srtt).
+    pub fn virtual_rtt(&self, srtt: Time) -> Time {
+        self.target(srtt).max(srtt)
+    }
+
+    pub fn saw_ce(&self) -> bool {
+        self.saw_ce
+    }
+
+    /// The increase per packet acked over `divisor` (the fractional window, or v0.5's
+    /// `snd_cwnd`) in congestion avoidance, times `ai_unit`'s factor.
+    pub fn increase_per_packet(&self, divisor: f64) -> f64 {
+        self.ai / divisor * self.ai_scale
     }
 
     pub fn alpha(&self) -> f64 {
@@ -312,15 +448,25 @@ impl Prague {
 
     /// `prague_ai_ack_increase`, at the start of each round.
     fn update_ai(&mut self, srtt: Time) {
+        let u = self.p.rtt_unit;
+        let rtt = u.count(srtt);
         let unscaled = self.p.rtt_scaling == RttScaling::None
             || self.round < self.p.rtt_transition
-            || srtt == 0
-            || srtt > MAX_SCALED_RTT;
-        let r = srtt as f64;
+            || rtt == 0
+            || rtt > u.max_scaled();
+        let r = rtt as f64;
+        // R0 and R1 in the same unit (`US2RTT(1 << 14)`, `US2RTT(1536)` in v0.5/v0.6).
+        let (r0, r1) = match u {
+            RttUnit::Exact => (SCALABLE_R0, SCALABLE_R1),
+            RttUnit::Us128 => (
+                u.count(SCALABLE_R0 as Time) as f64,
+                u.count(SCALABLE_R1 as Time) as f64,
+            ),
+        };
         self.ai = match self.p.rtt_scaling {
             _ if unscaled => 1.0,
             RttScaling::Rate | RttScaling::Additive => {
-                let t = self.target(srtt) as f64;
+                let t = self.target_count(srtt) as f64;
                 if r >= t {
                     1.0
                 } else {
@@ -328,8 +474,8 @@ impl Prague {
                 }
             }
             RttScaling::Scalable => {
-                let lift = (r - SCALABLE_R1).clamp(0.0, SCALABLE_R0);
-                (SCALABLE_R0 / 8.0 + lift) * r / (SCALABLE_R0 * SCALABLE_R0)
+                let lift = (r - r1).clamp(0.0, r0);
+                (r0 / 8.0 + lift) * r / (r0 * r0)
             }
             RttScaling::None => 1.0,
         };
@@ -339,7 +485,7 @@ impl Prague {
     /// Linux's increase of `tp->delivered_ce`, and whether it carries ECE), snd_una and snd_nxt after
     /// it, the time, srtt, and whether the sender is in slow start. Ends rounds and updates
     /// alpha (`prague_cong_control`: `prague_should_update_ewma`, `prague_update_alpha`,
-    /// `prague_new_round`).
+    /// `prague_new_round`); true when a round ended (alpha updated if CE was seen).
     pub fn on_ack(
         &mut self,
         delivered: i64,
@@ -348,7 +494,7 @@ impl Prague {
         now: Time,
         srtt: Time,
         slow_start: bool,
-    ) {
+    ) -> bool {
         let delivered = delivered.max(0);
         self.acked += delivered;
         self.acked_ce += delivered_ce.max(0);
@@ -358,7 +504,7 @@ impl Prague {
         let round_over = snd_una >= self.round_end;
         let target_elapsed = now.saturating_sub(self.alpha_stamp) >= self.target(srtt);
         if !round_over || (self.rtt_independent(slow_start) && !target_elapsed) {
-            return;
+            return false;
         }
         if self.saw_ce {
             if let Some(d) = self.detector.as_mut() {
@@ -380,6 +526,7 @@ impl Prague {
             self.round = self.round.saturating_add(1);
         }
         self.update_ai(srtt);
+        true
     }
 
     /// Growth for `acked` packets delivered unmarked: slow start by the packets acked
@@ -399,17 +546,33 @@ impl Prague {
         *cwnd += acked * self.ai / *cwnd * self.ai_scale;
     }
 
+    /// Congestion avoidance's growth alone, `ai / frac` per packet (the slow start decided
+    /// on the sender's window, as Linux's `tcp_in_slow_start` on `snd_cwnd`).
+    pub fn grow_avoiding(&self, frac: &mut f64, acked: i64) {
+        let acked = acked.max(0) as f64;
+        *frac += acked * self.ai / *frac * self.ai_scale;
+    }
+
     /// The window after an ECN echo from `cwnd` at `now` (at most once per round, the sender
     /// decides), or None when an RTT-independent flow cut less than its target ago.
     /// With `alpha_start = "half_at_first_mark"` the first echo halves the window (alpha is
     /// still 0). With `classic_ecn = "fallback"` the cut's alpha has the detector's floor.
     pub fn on_ecn(&mut self, cwnd: f64, now: Time, srtt: Time, slow_start: bool) -> Option<f64> {
+        Some(match self.ecn_cut(now, srtt, slow_start)? {
+            EcnCut::Halve => (cwnd / 2.0).max(MIN_CWND),
+            EcnCut::Alpha(alpha) => (cwnd - alpha * cwnd / 2.0).max(MIN_CWND),
+        })
+    }
+
+    /// The cut an ECN echo at `now` makes ([`Self::on_ecn`]), not yet applied: to a window,
+    /// to v0.5's carry, or to the rate mode's rate.
+    pub fn ecn_cut(&mut self, now: Time, srtt: Time, slow_start: bool) -> Option<EcnCut> {
         self.saw_ce = true;
         if self.cwr_stamp.is_none() && self.p.alpha_start == AlphaStart::HalfAtFirstMark {
             // `prague_update_cwnd` on the first ECE: frac_cwnd halved (alpha_mode 0); the
             // CWR that follows cuts by alpha = 0.
             self.cwr_stamp = Some(now);
-            return Some((cwnd / 2.0).max(MIN_CWND));
+            return Some(EcnCut::Halve);
         }
         if self.rtt_independent(slow_start)
             && self
@@ -425,7 +588,7 @@ impl Prague {
             }
             _ => self.alpha,
         };
-        Some((cwnd - alpha * cwnd / 2.0).max(MIN_CWND))
+        Some(EcnCut::Alpha(alpha))
     }
 
     /// `prague_update_pacing_rate` in bytes per second, from the fractional window `cwnd`
@@ -454,7 +617,9 @@ impl Prague {
 /// Prague as a controller (tcp_prague.c): the loss response of classic TCP
 /// (`prague_enter_loss`), its own cut on entering CWR (`prague_enter_cwr`), its rounds and
 /// alpha after the ECN response (`prague_cong_control`), growth by every packet delivered,
-/// and its pacing (`SK_PACING_NEEDED`, `prague_update_pacing_rate`).
+/// and its pacing (`SK_PACING_NEEDED`, `prague_update_pacing_rate`). How the sender's window
+/// follows Prague's is `window_update` (`prague_window.rs`); the rate mode at small windows is
+/// `window_mode` (`prague_rate_mode.rs`).
 #[derive(Debug, Clone)]
 pub struct PragueOps {
     p: Prague,
@@ -472,25 +637,52 @@ pub struct PragueOps {
     /// The handshake did not agree to ECN: tcp_prague.c's `prague_reno` (`prague_init` calls
     /// `prague_release`, which drops ECT and the pacing need): Reno's ssthresh and growth.
     without_ecn: bool,
+    update: WindowUpdate,
+    /// v0.5's `cwnd_cnt` (`window_update = "carry"`).
+    carry: Carry,
+    /// The sender's window before the core applied an ECN cut: with a stepping
+    /// `window_update` Prague's `ssthresh` op keeps `snd_ssthresh` and `snd_cwnd` is not cut
+    /// (`prague_ssthresh`; tcp_prague.c is a `cong_control` module, so Linux runs no PRR).
+    kept: Option<Window>,
+    /// This ACK has moved the sender's window already (one step per ACK, `adjust`).
+    stepped: bool,
+    /// The rate mode (None with `window_mode = "window"`).
+    rate: Option<RateMode>,
+}
+
+/// Linux `tcp_slow_start`: the window grows by the packets acked up to ssthresh; the rest
+/// is returned for congestion avoidance.
+fn slow_start(w: &mut Window, acked: i64) -> i64 {
+    let room = (w.ssthresh as f64 - w.cwnd).max(0.0);
+    let step = (acked.max(0) as f64).min(room);
+    w.cwnd += step;
+    acked.max(0) - step.ceil() as i64
 }
 
 impl PragueOps {
     pub fn from_config(cfg: &ControllerConfig) -> Self {
+        let pp = &cfg.prague;
         PragueOps {
-            p: Prague::with_packet_bytes(&cfg.prague, cfg.packet_bytes),
+            p: Prague::with_packet_bytes(pp, cfg.packet_bytes),
             g: Growth::new(cfg.cwnd_growth, cfg.hystart, false),
             cwr_cut: None,
-            rounding: cfg.prague.window_rounding,
+            rounding: pp.window_rounding,
             frac: f64::NAN,
             shown: f64::NAN,
             srtt: 0,
             without_ecn: false,
+            update: pp.window_update,
+            carry: Carry::default(),
+            kept: None,
+            stepped: false,
+            rate: RateMode::new(pp.window_mode, pp.rate_mode_transit, cfg.packet_bytes),
         }
     }
 
-    /// The fractional window behind the sender's `cwnd`.
+    /// The fractional window behind the sender's `cwnd` (with `carry` the sender's window
+    /// itself: v0.5 has no other, its pacing reads `snd_cwnd`).
     fn frac(&self, cwnd: f64) -> f64 {
-        if cwnd == self.shown {
+        if cwnd == self.shown && self.update != WindowUpdate::Carry {
             self.frac
         } else {
             cwnd
@@ -507,6 +699,96 @@ impl PragueOps {
         self.shown = w.cwnd;
     }
 
+    /// A new fractional window: the sender's at once (`at_once`), or kept for the steps.
+    fn apply_frac(&mut self, w: &mut Window, frac: f64) {
+        if self.update.steps() {
+            self.frac = frac;
+            self.shown = w.cwnd;
+        } else {
+            self.set_frac(w, frac);
+        }
+    }
+
+    /// This ACK's step of the sender's window, unless it has had one (`adjust`).
+    fn step(&mut self, w: &mut Window) {
+        if self.stepped {
+            return;
+        }
+        match self.update {
+            WindowUpdate::AtOnce => return,
+            WindowUpdate::StepToCeiling => {
+                let frac = self.frac(w.cwnd);
+                self.frac = frac;
+                self.stepped = step_toward(w, ceiling_target(frac));
+            }
+            WindowUpdate::Carry => {
+                if w.cwnd != self.shown {
+                    self.carry.reset();
+                }
+                let before = w.cwnd;
+                self.carry.step(w);
+                self.stepped = w.cwnd != before;
+            }
+        }
+        self.shown = w.cwnd;
+    }
+
+    /// v0.5's growth: slow start on `snd_cwnd`, then the carry by acked x ai / `snd_cwnd`.
+    fn grow_carry(&mut self, w: &mut Window, acked: i64) {
+        if w.cwnd != self.shown {
+            self.carry.reset();
+        }
+        let left = if w.slow_start() {
+            slow_start(w, acked)
+        } else {
+            acked
+        };
+        if left > 0 {
+            let left = left as f64;
+            let inc = left * self.p.increase_per_packet(w.cwnd);
+            self.carry.grow(left, inc);
+        }
+        self.shown = w.cwnd;
+        self.step(w);
+    }
+
+    /// v0.6/v0.7's growth with the window stepping: slow start on `snd_cwnd` and the
+    /// fractional window set to it (`frac_cwnd = snd_cwnd << CWND_UNIT`), congestion avoidance
+    /// on the fractional window (or the rate), then the step.
+    fn grow_stepping(&mut self, w: &mut Window, acked: i64) {
+        let mut frac = self.frac(w.cwnd);
+        if w.slow_start() {
+            let left = slow_start(w, acked);
+            frac = w.cwnd;
+            if left > 0 {
+                self.p.grow_avoiding(&mut frac, left);
+            }
+        } else {
+            frac = self.grow_frac(frac, w, acked, false);
+        }
+        self.apply_frac(w, frac);
+        self.step(w);
+    }
+
+    /// Growth of the fractional window (`at_once`: slow start on it too, as before; stepping:
+    /// congestion avoidance only, slow start having been on `snd_cwnd`), or of the rate in
+    /// rate mode.
+    fn grow_frac(&mut self, mut frac: f64, w: &Window, acked: i64, at_once: bool) -> f64 {
+        let indep = self.p.rtt_independent(w.slow_start());
+        let vrtt = self.p.virtual_rtt(self.srtt);
+        match self.rate.as_mut() {
+            Some(r) if r.active(indep) => r.grow(frac, acked.max(0) as f64, self.srtt, vrtt),
+            _ if at_once => {
+                self.p.grow(&mut frac, w.ssthresh, acked);
+                frac
+            }
+            _ => {
+                self.p.grow_avoiding(&mut frac, acked);
+                frac
+            }
+        }
+    }
+
     pub fn prague(&self) -> &Prague {
         &self.p
     }
@@ -514,12 +796,23 @@ impl PragueOps {
     pub fn growth(&self) -> &Growth {
         &self.g
     }
+
+    /// The rate mode's state (None with `window_mode = "window"`).
+    pub fn rate_mode(&self) -> Option<&RateMode> {
+        self.rate.as_ref()
+    }
+
+    /// v0.5's carry, packets.
+    pub fn carry(&self) -> f64 {
+        self.carry.value()
+    }
 }
 
 impl CongestionOps for PragueOps {
-    /// On a loss half, as classic TCP; on an ECN echo the cut on the fractional window,
-    /// applied in `set_state(CWR)` (ssthresh its whole part), or None within `rtt_target` of
-    /// the last cut.
+    /// On a loss half, as classic TCP; on an ECN echo the cut on the fractional window (in
+    /// rate mode on the rate, with `carry` on `snd_cwnd`), applied in `set_state(CWR)`
+    /// (ssthresh its whole part, or kept when the window steps), or None within `rtt_target`
+    /// of the last cut.
     #[inline]
     fn ssthresh(&mut self, w: &Window, base: i64, signal: Signal, now: Time) -> Option<i64> {
         if self.without_ecn {
@@ -531,16 +824,35 @@ impl CongestionOps for PragueOps {
             Signal::Loss | Signal::Timeout => {
                 self.p.on_reduction(w.ssthresh);
                 self.g.on_reduction();
+                let indep = self.p.rtt_independent(w.slow_start());
+                if let Some(r) = self.rate.as_mut().filter(|r| r.active(indep)) {
+                    r.on_loss();
+                }
                 Some(base / 2)
             }
             Signal::Ecn => {
                 self.p.on_reduction(w.ssthresh);
-                let cut = self
-                    .p
-                    .on_ecn(self.frac(w.cwnd), now, self.srtt, w.slow_start())?;
+                let slow = w.slow_start();
+                // The carry cuts `snd_cwnd` x alpha / 2 (v0.5 `prague_enter_cwr`).
+                let from = match self.update {
+                    WindowUpdate::Carry => w.cwnd,
+                    _ => self.frac(w.cwnd),
+                };
+                let cut = self.p.ecn_cut(now, self.srtt, slow)?;
                 self.g.on_reduction();
-                self.cwr_cut = Some(cut);
-                Some(cut.floor() as i64)
+                let indep = self.p.rtt_independent(slow);
+                let srtt = self.srtt;
+                let to = match (self.rate.as_mut(), cut) {
+                    (Some(r), EcnCut::Alpha(alpha)) if r.active(indep) => r.cut(alpha, srtt),
+                    (_, EcnCut::Halve) => (from / 2.0).max(MIN_CWND),
+                    (_, EcnCut::Alpha(alpha)) => (from - alpha * from / 2.0).max(MIN_CWND),
+                };
+                self.cwr_cut = Some(to);
+                if self.update.steps() {
+                    self.kept = Some(*w);
+                    return Some(w.ssthresh);
+                }
+                Some(to.floor() as i64)
             }
         }
     }
@@ -548,7 +860,22 @@ impl CongestionOps for PragueOps {
     fn set_state(&mut self, state: CaState, w: &mut Window, _: &StateCtx) {
         if state == CaState::Cwr {
             if let Some(cut) = self.cwr_cut.take() {
-                self.set_frac(w, cut);
+                match (self.update, self.kept.take()) {
+                    (WindowUpdate::StepToCeiling, Some(k)) => {
+                        *w = k;
+                        self.frac = cut;
+                        self.shown = w.cwnd;
+                    }
+                    (WindowUpdate::Carry, Some(k)) => {
+                        *w = k;
+                        if w.cwnd != self.shown {
+                            self.carry.reset();
+                        }
+                        self.carry.cut(w.cwnd - cut);
+                        self.shown = w.cwnd;
+                    }
+                    _ => self.set_frac(w, cut),
+                }
             }
         }
     }
@@ -564,26 +891,60 @@ impl CongestionOps for PragueOps {
         if self.g.hystart_on_ack(w, acked.delivered) {
             return;
         }
-        let mut frac = self.frac(w.cwnd);
-        self.p.grow(&mut frac, w.ssthresh, acked.delivered);
-        self.set_frac(w, frac);
+        match self.update {
+            WindowUpdate::Carry => self.grow_carry(w, acked.delivered),
+            WindowUpdate::StepToCeiling => self.grow_stepping(w, acked.delivered),
+            WindowUpdate::AtOnce if self.rate.is_some() => {
+                let frac = self.frac(w.cwnd);
+                let frac = self.grow_frac(frac, w, acked.delivered, true);
+                self.set_frac(w, frac);
+            }
+            WindowUpdate::AtOnce => {
+                let mut frac = self.frac(w.cwnd);
+                self.p.grow(&mut frac, w.ssthresh, acked.delivered);
+                self.set_frac(w, frac);
+            }
+        }
     }
 
     /// Rounds and alpha after a cut on this ACK (Linux: `tcp_fastretrans_alert` enters CWR,
-    /// `prague_enter_cwr`, before `tcp_cong_control` calls `prague_cong_control`).
+    /// `prague_enter_cwr`, before `tcp_cong_control` calls `prague_cong_control`); then the
+    /// rate mode's per-ACK part and switch, and the window's step (`adjust`). Linux steps
+    /// after the ACK's growth; here growth follows (`cong_avoid`, on ACKs without ECE that
+    /// advance), and steps only if this step did not move the window: one step per ACK
+    /// either way.
     #[inline]
-    fn after_ecn_response(&mut self, ack: &AckEvent, w: &Window) {
+    fn after_ecn_response(&mut self, ack: &AckEvent, w: &mut Window) {
         if self.without_ecn {
             return;
         }
-        self.p.on_ack(
+        let slow = w.slow_start();
+        let round = self.p.on_ack(
             ack.delivered,
             (ack.delivered_ce, ack.ece),
             (ack.snd_una, ack.snd_nxt),
             ack.now,
             ack.srtt,
-            w.slow_start(),
+            slow,
         );
+        self.stepped = false;
+        if let Some(r) = self.rate.as_mut() {
+            if round && ack.srtt > 0 {
+                r.on_alpha_round(ack.srtt);
+            }
+            let mut frac = if w.cwnd == self.shown {
+                self.frac
+            } else {
+                w.cwnd
+            };
+            let indep = self.p.rtt_independent(slow);
+            let in_flight = ack.snd_nxt - ack.snd_una;
+            let clock = self.p.alpha_clock(ack.now, ack.srtt);
+            let saw_ce = self.p.saw_ce();
+            r.on_ack(&mut frac, w.cwnd, in_flight, ack.srtt, indep, saw_ce, clock);
+            self.apply_frac(w, frac);
+        }
+        self.step(w);
     }
 
     #[inline]
@@ -593,9 +954,12 @@ impl CongestionOps for PragueOps {
         self.g.on_rtt_sample(rtt, ack.snd_una, ack.snd_nxt);
     }
 
-    fn init_after_handshake(&mut self, _: Time, srtt: Time, min_rtt: Option<Time>, _: f64) {
+    fn init_after_handshake(&mut self, _: Time, srtt: Time, min_rtt: Option<Time>, cwnd: f64) {
         self.srtt = srtt;
         self.p.init(srtt, min_rtt);
+        if let Some(r) = self.rate.as_mut() {
+            r.init(cwnd, srtt);
+        }
     }
 
     fn always_paces(&self) -> bool {
@@ -609,6 +973,17 @@ impl CongestionOps for PragueOps {
     fn pacing_rate(&self, i: &PacingInputs) -> Option<f64> {
         if self.without_ecn {
             return None;
+        }
+        let indep = self.p.rtt_independent(i.cwnd < i.ssthresh as f64);
+        if let Some(r) = self.rate.as_ref().filter(|r| r.active(indep) && i.srtt > 0) {
+            // `prague_update_pacing_rate`'s rate branch, doubled as the window's while
+            // snd_cwnd < ssthresh / 2.
+            let rate = r.pacing_rate();
+            return Some(if (i.cwnd.floor() as i64) < i.ssthresh / 2 {
+                rate * 2.0
+            } else {
+                rate
+            });
         }
         Prague::pacing_rate(
             self.frac(i.cwnd),
@@ -628,6 +1003,10 @@ impl CongestionOps for PragueOps {
         out("dctcp_alpha", self.p.alpha());
         if let Some(c) = self.p.classic_ecn() {
             out("prague_classic_ecn", c);
+        }
+        if let Some(r) = &self.rate {
+            out("prague_rate_bps", r.rate() * 8.0);
+            out("prague_rate_mode", f64::from(u8::from(r.in_rate_mode())));
         }
         self.g.state(out);
     }
@@ -917,6 +1296,215 @@ mod tests {
         o.cong_avoid(&mut w, Acked::both(6), 0, 10 * MS);
         assert!((o.frac - 7.442_307_692).abs() < 1e-8, "{}", o.frac);
         assert_eq!(w.cwnd, 8.0);
+    }
+
+    fn ops_with(prague: PragueParams, packet_bytes: u32) -> PragueOps {
+        use super::super::hystart::HystartParams;
+        use super::super::{CongestionControlKind, CubicParams, CwndGrowth, DctcpParams};
+        PragueOps::from_config(&ControllerConfig {
+            kind: CongestionControlKind::Prague,
+            cwnd_growth: CwndGrowth::PacketsAcked,
+            hystart: HystartParams::default(),
+            cubic: CubicParams::default(),
+            dctcp: DctcpParams::default(),
+            prague,
+            packet_bytes,
+            window_init: 10.0,
+        })
+    }
+
+    fn ack(delivered: i64, ece: bool, (snd_una, snd_nxt): (i64, i64), now: Time) -> AckEvent {
+        AckEvent {
+            now,
+            delivered,
+            ece,
+            snd_una,
+            snd_nxt,
+            srtt: MS,
+        }
+    }
+
+    /// The core's ECN response as the sender runs it (`ecn_reduction = "immediate"`):
+    /// ssthresh, cwnd = ssthresh, then `set_state(CWR)`.
+    fn ecn(o: &mut PragueOps, w: &mut Window, now: Time) {
+        let s = o.ssthresh(w, w.cwnd as i64, Signal::Ecn, now).unwrap();
+        w.ssthresh = s.max(2);
+        w.cwnd = w.ssthresh as f64;
+        o.set_state(CaState::Cwr, w, &ctx());
+    }
+
+    /// v0.5's carry through the controller (alpha 1, no RTT scaling, 1-packet unit):
+    /// - at snd_cwnd 10 an ACK of 10 unmarked packets adds 10 x 1 / 10 = 1.0 to the carry:
+    ///   snd_cwnd 11, carry 0;
+    /// - an ACK of 5 adds 5 / 11 = 0.4545: no step;
+    /// - an ECN echo cuts the carry by alpha x snd_cwnd / 2 = 5.5 (carry -5.0455): ssthresh
+    ///   kept (10) and snd_cwnd kept (11), as `prague_ssthresh` and `prague_enter_cwr` leave
+    ///   them; then each ACK steps snd_cwnd down one packet while the carry is at most -1, and
+    ///   ssthresh follows: 10, 9, 8, 7, 6, then it stops with -0.0455 owed.
+    #[test]
+    fn the_carry_cuts_and_walks_the_window_one_packet_per_ack() {
+        let mut o = ops_with(
+            PragueParams {
+                window_update: WindowUpdate::Carry,
+                alpha_start: AlphaStart::One,
+                rtt_scaling: RttScaling::None,
+                ..PragueParams::default()
+            },
+            1500,
+        );
+        let mut w = Window {
+            cwnd: 10.0,
+            ssthresh: 10,
+        };
+        o.after_ecn_response(&ack(10, false, (10, 20), MS), &mut w);
+        o.cong_avoid(&mut w, Acked::both(10), 0, MS);
+        assert_eq!(w.cwnd, 11.0);
+        assert!(o.carry().abs() < 1e-9);
+        o.after_ecn_response(&ack(5, false, (15, 25), 2 * MS), &mut w);
+        o.cong_avoid(&mut w, Acked::both(5), 0, MS);
+        assert_eq!(w.cwnd, 11.0);
+        assert!((o.carry() - 5.0 / 11.0).abs() < 1e-9);
+        ecn(&mut o, &mut w, 3 * MS);
+        assert_eq!((w.cwnd, w.ssthresh), (11.0, 10));
+        assert!((o.carry() - (5.0 / 11.0 - 5.5)).abs() < 1e-9);
+        let mut seen = vec![];
+        for i in 0..6 {
+            o.after_ecn_response(&ack(1, true, (16 + i, 26), 4 * MS), &mut w);
+            seen.push((w.cwnd, w.ssthresh));
+        }
+        let want = [(10.0, 10), (9.0, 9), (8.0, 8), (7.0, 7), (6.0, 6), (6.0, 6)];
+        assert_eq!(seen, want);
+        assert!((o.carry() - (5.0 / 11.0 - 0.5)).abs() < 1e-9);
+    }
+
+    /// v0.7's window: the fractional window rounded up, reached one packet per ACK.
+    /// - 10 unmarked at frac 10: frac 11, snd_cwnd 11; 11 more: frac 12, snd_cwnd 12;
+    /// - the first echo halves frac to 6 (`prague_alpha_mode` 0); snd_cwnd stays 12 and
+    ///   ssthresh 10;
+    /// - three ECE ACKs step 12 -> 11 -> 10 -> 9 (ssthresh following);
+    /// - an unmarked ACK of 2: it steps 9 -> 8 first, then its growth, 2 / 6: frac 6.333,
+    ///   does not step again (one step per ACK);
+    /// - two more ECE ACKs: 8 -> 7, then 7 = ceil(6.333): no step.
+    #[test]
+    fn the_window_steps_to_the_ceiling_of_the_fractional_window() {
+        let mut o = ops_with(
+            PragueParams {
+                window_update: WindowUpdate::StepToCeiling,
+                rtt_scaling: RttScaling::None,
+                ..PragueParams::default()
+            },
+            1500,
+        );
+        let mut w = Window {
+            cwnd: 10.0,
+            ssthresh: 10,
+        };
+        for (n, want) in [(10, 11.0), (11, 12.0)] {
+            o.after_ecn_response(&ack(n, false, (n, 40), MS), &mut w);
+            o.cong_avoid(&mut w, Acked::both(n), 0, MS);
+            assert_eq!(w.cwnd, want);
+        }
+        ecn(&mut o, &mut w, 2 * MS);
+        assert_eq!((w.cwnd, w.ssthresh), (12.0, 10));
+        assert_eq!(o.frac, 6.0);
+        let mut seen = vec![];
+        for _ in 0..3 {
+            o.after_ecn_response(&ack(1, true, (22, 40), 3 * MS), &mut w);
+            seen.push(w.cwnd);
+        }
+        assert_eq!(seen, vec![11.0, 10.0, 9.0]);
+        assert_eq!(w.ssthresh, 9);
+        o.after_ecn_response(&ack(2, false, (24, 40), 3 * MS), &mut w);
+        o.cong_avoid(&mut w, Acked::both(2), 0, MS);
+        assert_eq!(w.cwnd, 8.0);
+        assert!((o.frac - (6.0 + 2.0 / 6.0)).abs() < 1e-12, "{}", o.frac);
+        for want in [7.0, 7.0] {
+            o.after_ecn_response(&ack(1, true, (25, 40), 3 * MS), &mut w);
+            assert_eq!(w.cwnd, want);
+        }
+    }
+
+    /// The rate mode through the controller (v0.7 `switch`, 1500-byte packets, srtt 1 ms,
+    /// RTT independent at once: `rtt_transition = 0`; alpha 1 so a cut halves):
+    /// - the handshake: rate_bytes = 1500 x 4 / 1 ms = 6 MB/s, hsrtt 1 ms;
+    /// - an echo at snd_cwnd 4: window mode still, frac 4 -> 2, snd_cwnd kept;
+    /// - the next ACK (3 in flight): rate_bytes = 1500 / 1 ms x max(2, 3) = 4.5 MB/s; CE seen
+    ///   and 4 x 1500 <= 6000: rate mode, frac = 4.5e6 x 0.001 x 0.953 674 / 1500 = 2.861;
+    ///   snd_cwnd steps to 3;
+    /// - pacing 1 ms after alpha's stamp (before half the 25 ms virtual RTT): +3.125 %,
+    ///   4 640 625 B/s;
+    /// - an echo 30 ms on (past the 25 ms spacing): the rate halves, 2.25 MB/s, frac 1.431;
+    /// - an unmarked packet: + 1500 / (25 ms x 0.953 674) / ceil(2.25e6 x 0.025 x 0.953 674 /
+    ///   1500 = 35.76) = 62 914.56 / 36 = 1 747.627 B/s.
+    #[test]
+    fn the_switch_enters_rate_mode_cuts_and_grows_the_rate() {
+        let mut o = ops_with(
+            PragueParams {
+                window_update: WindowUpdate::StepToCeiling,
+                window_mode: WindowMode::Switch,
+                alpha_start: AlphaStart::One,
+                rtt_transition: 0,
+                ..PragueParams::default()
+            },
+            1500,
+        );
+        o.init_after_handshake(0, MS, None, 4.0);
+        assert_eq!(o.rate_mode().unwrap().rate(), 6_000_000.0);
+        let mut w = Window {
+            cwnd: 4.0,
+            ssthresh: 4,
+        };
+        o.pkts_acked(MS, &ack(0, false, (0, 4), 0), &mut w);
+        ecn(&mut o, &mut w, 0);
+        assert_eq!((w.cwnd, o.frac), (4.0, 2.0));
+        assert!(!o.rate_mode().unwrap().in_rate_mode());
+        o.after_ecn_response(&ack(1, true, (1, 4), MS), &mut w);
+        let r = o.rate_mode().unwrap();
+        assert!(r.in_rate_mode());
+        assert_eq!(r.rate(), 4_500_000.0);
+        assert!((o.frac - 4.5e6 * 0.001 * 0.953_674_316_406_25 / 1500.0).abs() < 1e-12);
+        assert_eq!(w.cwnd, 3.0);
+        let i = PacingInputs {
+            cwnd: w.cwnd,
+            ssthresh: w.ssthresh,
+            packets_out: 3,
+            srtt: MS,
+            packet_bytes: 1500,
+        };
+        assert_eq!(o.pacing_rate(&i), Some(4_640_625.0));
+        ecn(&mut o, &mut w, 30 * MS);
+        assert_eq!(o.rate_mode().unwrap().rate(), 2_250_000.0);
+        assert!((o.frac - 2.25e6 * 0.001 * 0.953_674_316_406_25 / 1500.0).abs() < 1e-12);
+        o.cong_avoid(&mut w, Acked::both(1), 0, MS);
+        let want = 2_250_000.0 + 1500.0 / (0.025 * 0.953_674_316_406_25) / 36.0;
+        assert!((o.rate_mode().unwrap().rate() - want).abs() < 1e-6);
+    }
+
+    /// v0.5/v0.6's 128 us units (`RTT_UNIT 7`): target 15 ms = 117 units (14.976 ms), srtt
+    /// 1 ms = 7 units (1000 / 128 = 7.8, truncated), so ai = (7 / 117)^2 = 0.003 579 5
+    /// where exact times give (1 / 15)^2 = 0.004 444; 0.5 ms = 3 units: (3 / 117)^2; below
+    /// 128 us srtt is 0 units and the increase unscaled (ai = 1); cuts spaced by 14.976 ms.
+    #[test]
+    fn rtt_in_128us_units_truncates() {
+        let with = |rtt_unit| PragueParams {
+            rtt_unit,
+            rtt_target: Duration(15 * MS),
+            rtt_transition: 1,
+            ..PragueParams::default()
+        };
+        let (p, _) = independent(with(RttUnit::Exact), MS);
+        assert!((p.ai - 1.0 / 225.0).abs() < 1e-15, "{}", p.ai);
+        let (p, _) = independent(with(RttUnit::Us128), MS);
+        assert_eq!(p.ai, (7.0 / 117.0) * (7.0 / 117.0));
+        let (p, _) = independent(with(RttUnit::Us128), 500_000);
+        assert_eq!(p.ai, (3.0 / 117.0) * (3.0 / 117.0));
+        let (p, _) = independent(with(RttUnit::Us128), 100_000);
+        assert_eq!(p.ai, 1.0);
+        let (mut p, now) = independent(with(RttUnit::Us128), MS);
+        assert!(p.on_ecn(100.0, now, MS, false).is_some());
+        assert!(p.on_ecn(100.0, now + MS, MS, false).is_none());
+        assert_eq!(p.on_ecn(50.0, now + 14_975_999, MS, false), None);
+        assert!(p.on_ecn(50.0, now + 14_976_000, MS, false).is_some());
     }
 
     fn ctx() -> StateCtx<'static> {

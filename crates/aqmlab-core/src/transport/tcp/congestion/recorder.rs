@@ -49,7 +49,7 @@ impl CongestionOps for Recorder {
         self.push(format!("in_ack_event ece={}", ack.ece));
     }
 
-    fn after_ecn_response(&mut self, _: &AckEvent, _: &Window) {
+    fn after_ecn_response(&mut self, _: &AckEvent, _: &mut Window) {
         self.push("after_ecn_response".into());
     }
 

@@ -220,8 +220,9 @@ impl Rfc6675Sender {
             self.ecn_response(cx);
         }
         let event = self.ack_event(cx.now, u.delivered, ece, delivered_ce);
-        let w = self.window();
-        self.cc.after_ecn_response(&event, &w);
+        let mut w = self.window();
+        self.cc.after_ecn_response(&event, &mut w);
+        self.set_window(w);
 
         let newly_lost = self.rack_detect_loss(cx);
         // RFC 9937's SafeACK: the cumulative point advanced and no packet is newly deemed lost.
