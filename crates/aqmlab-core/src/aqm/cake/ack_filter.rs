@@ -207,6 +207,7 @@ mod tests {
     ///   packets): now the first, count 1.
     /// - ACK 10 SACK 13-16: same cumulative ACK and the same SACK as the trigger (compare 0):
     ///   kept. So one eligible ACK, not next to the trigger: nothing dropped even aggressive.
+    ///
     /// A new trigger SACKing one packet more (13-17) makes the last one eligible too: two
     /// found, the first eligible (position 2) is dropped.
     #[test]

@@ -51,6 +51,9 @@ pub mod set_ways;
 pub mod shaper;
 pub mod tins;
 
+#[cfg(test)]
+mod qdisc_tests;
+
 use super::params::{doc, AqmParams, ParamDoc, QueueEnv};
 use super::{QueueDiscipline, QueueLimit};
 use crate::units::{Bytes, Duration, Rate, ScenarioError};
@@ -190,6 +193,11 @@ pub fn buffer_limit(cfg: &CakeParams, rate: u64, limit: QueueLimit) -> u64 {
 }
 
 pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, ScenarioError> {
+    Ok(Box::new(cake(p, env)?))
+}
+
+/// The qdisc from its parameters, checked.
+pub fn cake(p: &AqmParams, env: &QueueEnv) -> Result<Cake, ScenarioError> {
     let cfg: CakeParams = p.parse()?;
     p.require(cfg.rtt.0 > 0, "rtt", || "must be > 0".into())?;
     p.require(cfg.target.0 > 0, "target", || "must be > 0".into())?;
@@ -250,5 +258,5 @@ pub fn build(p: &AqmParams, env: &QueueEnv) -> Result<Box<dyn QueueDiscipline>, 
         tins,
         buffer_limit: buffer_limit(&cfg, rate, env.limit),
     };
-    Ok(Box::new(Cake::new(config)))
+    Ok(Cake::new(config))
 }
