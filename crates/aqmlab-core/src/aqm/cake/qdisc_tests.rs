@@ -100,7 +100,8 @@ fn each_host_gets_half_in_dual_and_triple_isolate_one_fifth_per_flow_otherwise()
         let mut r = two_hosts(isolation, dst, 1);
         (0..2000).filter(|_| flow_of(&mut r, 0) == 0).count() as i64
     };
-    let cases: [(&str, &dyn Fn(u32) -> u32, i64); 6] = [
+    type Dst<'a> = &'a dyn Fn(u32) -> u32;
+    let cases: [(&str, Dst, i64); 6] = [
         ("dual-srchost", &|_| 99, 1000),
         ("dual-dsthost", &|f| if f == 0 { 31 } else { 30 }, 1000),
         ("triple-isolate", &|f| 100 + f, 1000),
