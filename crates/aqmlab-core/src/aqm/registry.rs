@@ -265,8 +265,9 @@ pub static REGISTRY: &[AqmInfo] = &[
         name: "cake",
         title: "CAKE: DRR++ over flows and hosts in Diffserv tins, COBALT per flow, shaper, ACK filter",
         source: "Linux net/sched/sch_cake.c (cake_enqueue, cake_dequeue, cake_hash, cake_set_rate, cake_ack_filter); Hoeiland-Joergensen, Taht & Morton, Piece of CAKE, IEEE LANMAN 2018",
-        // No `ecn` switch: CAKE always CE-marks ECT packets on COBALT's CoDel signal.
-        ecn: true,
+        // No `ecn` switch: CAKE always CE-marks ECT packets on COBALT's CoDel signal (sch_cake.c
+        // has no option to drop them instead).
+        ecn: false,
         params: cake::PARAMS,
         state: state_docs::CAKE,
         builder: Builder::Discipline(cake::build),
