@@ -60,3 +60,11 @@ def test_bad_values_name_the_field() -> None:
         aqmlab.run(scenario({"kind": "cake", "isolation": "triple"}))
     with pytest.raises(aqmlab.ScenarioError, match=r"aqm\.overhead"):
         aqmlab.run(scenario({"kind": "cake", "overhead": 300}))
+
+
+def test_a_dscp_is_refused_where_the_hosts_are_real() -> None:
+    from aqmlab.emulation.emulate import refuse_what_is_not_emulated
+
+    with pytest.raises(aqmlab.ScenarioError, match=r"flows\[1\]\.dscp"):
+        refuse_what_is_not_emulated(scenario("cake", dscp=46))
+    refuse_what_is_not_emulated(scenario("cake"))
