@@ -27,7 +27,7 @@
 //! is taken as it is. Over it, the fattest queue loses its head.
 //!
 //! Parameters (Linux's defaults and units, tc-cake(8)'s names):
-//! - `bandwidth` (unset: unlimited; bit/s): the shaper's rate, at most the link's in sense;
+//! - `bandwidth` (unset: unlimited; bit/s): the shaper's rate (above the link's, the link paces);
 //! - `rtt` (100 ms): COBALT's interval before `cake_set_rate`; `target` (5 ms);
 //! - `diffserv` ("diffserv3"): "besteffort", "diffserv3", "diffserv4", "diffserv8",
 //!   "precedence";
@@ -168,7 +168,9 @@ impl Default for CakeParams {
     }
 }
 
-/// Memory of one CAKE queue's flow state (a tin's flows, tags, hosts), allocated up front.
+/// Memory of one tin's flow state, allocated up front: per queue its flow (packets' ring
+/// header, deficit, COBALT), its slot (tag, state, hosts), a host entry (two tags, two counts:
+/// 12 bytes) and its list links (6 bytes).
 pub const BYTES_PER_TIN: u64 = (set_ways::CAKE_QUEUES
     * (std::mem::size_of::<Flow>() + std::mem::size_of::<hash::FlowSlot>() + 12 + 6))
     as u64;

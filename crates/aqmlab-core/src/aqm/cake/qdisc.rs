@@ -32,6 +32,7 @@ use super::ack_filter::{redundant_ack, AckFilter};
 use super::hash::{FlowKeys, FlowSet, FlowTable, Isolation};
 use super::hosts::flow_quantum;
 use super::lists::{FlowLists, List};
+use super::set_ways::CAKE_QUEUES;
 use super::shaper::{advance_tin, ByteTime, Clock, Overhead};
 use super::tins::{Diffserv, TinParams};
 use crate::aqm::cobalt::{Cobalt, CobaltParams};
@@ -40,8 +41,6 @@ use crate::net::PacketId;
 use crate::sim::{RngStream, Time};
 use crate::units::Duration;
 use std::collections::VecDeque;
-
-use super::set_ways::CAKE_QUEUES;
 
 /// One flow queue.
 #[derive(Debug, Clone)]
