@@ -34,10 +34,10 @@ def test_quick_scenarios_build():
 
 def test_ecn_only_in_newque():
     plans = {p.spec.id: p for p in L.plan()}
-    # the AQMs with an `ecn` switch: all but DropTail and FQ (which marks only above its
-    # ce_threshold, unset here)
+    # the AQMs with an `ecn` switch: all but DropTail, FQ (which marks only above its
+    # ce_threshold, unset here) and CAKE (which always marks ECT packets: no switch)
     with_ecn = {a.name for a in L.registry() if a.ecn}
-    assert {a.name for a in L.registry()} - with_ecn == {"droptail", "fq"}
+    assert {a.name for a in L.registry()} - with_ecn == {"droptail", "fq", "cake"}
     for sid, p in plans.items():
         assert p.scenario["tcp"]["ecn"] is (sid == "newque")
         for aqm, (table, _) in p.configs.items():

@@ -171,6 +171,34 @@ def test_cobalt_is_a_flowblind_cake() -> None:
     assert any(n.startswith("rate_adjust") for n in notes)
 
 
+def test_cake_with_its_parameters() -> None:
+    # Unshaped: the simulated buffer is 100 x 1514 bytes of packet sizes, 145 segments of 1040 B,
+    # which at the guest's truesize (1280 + 1000 B each) is 330,600 B. The bottleneck's size
+    # table takes 14 B off what cake sees: raw here (IP + 14) is overhead 14 + 14 there.
+    args, notes = mapped("cake")
+    assert args == (
+        "cake unlimited rtt 100000us diffserv3 triple-isolate nowash no-ack-filter split-gso overhead 28 "
+        "mpu 0 noatm memlimit 330600"
+    )
+    assert any(n.startswith("mtu") for n in notes)  # 1514 here, the guest's 1054
+    # Shaped: 4 x 1 MB/s x 0.1 s = 400 kB, raised to 4 MiB, capped by the same buffer.
+    args, _ = mapped(
+        {
+            "kind": "cake",
+            "bandwidth": "8Mbps",
+            "overhead": 18,
+            "atm": "atm",
+            "ack_filter": "aggressive",
+            "isolation": "dual-srchost",
+            "diffserv": "besteffort",
+        }
+    )
+    assert args == (
+        "cake bandwidth 8000000bit rtt 100000us besteffort dual-srchost nowash ack-filter-aggressive split-gso "
+        "overhead 32 mpu 0 atm memlimit 330600"
+    )
+
+
 def test_step_marking_is_red_with_min_equal_to_max() -> None:
     args, notes = mapped({"kind": "step_marking", "k_packets": 20})
     # more than 20 packets waiting: at least 20 * 1040 + 1 bytes; weight 1/2 (burst 21 -> Wlog 1)
@@ -280,6 +308,11 @@ def test_dctcp_alpha_from_tcp_cc_info_and_its_mean() -> None:
         ),
         (scenario({"kind": "step_marking", "k_sojourn": "1ms"}), "topology.bottleneck.queue.aqm.k_sojourn: a step"),
         (scenario({"kind": "cobalt", "target": "2ms"}), "topology.bottleneck.queue.aqm.target: target 2 ms"),
+        (scenario({"kind": "cake", "target": "2ms"}), "topology.bottleneck.queue.aqm.target: target 2 ms with rtt"),
+        (
+            scenario(flows=[{"kind": "tcp", "from": "senders", "to": "receivers", "dscp": 8}]),
+            "flows[0].dscp: the guest's sockets do not set a TOS",
+        ),
         (
             scenario({"kind": "fq", "ce_threshold": "1ms"}),
             "topology.bottleneck.queue.aqm.ce_threshold: in the guest the sender's departure timestamp",

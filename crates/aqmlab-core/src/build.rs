@@ -414,13 +414,16 @@ pub fn build(
                     node: src,
                     peer_node: dst,
                     peer_agent: ra,
+                    dscp: c.dscp,
                 };
+                // The receiver's socket keeps its own TOS, 0 (`FlowCommon::dscp`).
                 let recv_ep = Endpoint {
                     flow,
                     agent: ra,
                     node: dst,
                     peer_node: src,
                     peer_agent: sa,
+                    dscp: 0,
                 };
                 let rng = RngStream::new(seed, StreamKind::Agent, sa as u64);
                 let mut transfer = None;
@@ -585,12 +588,14 @@ pub fn build(
                 {
                     let flow = flows.len() as u32;
                     let (sb, rb) = (agents.len() as u32, agents.len() as u32 + 1);
+                    // The server's responses, like ACKs, carry its socket's TOS, 0.
                     let send_ep = Endpoint {
                         flow,
                         agent: sb,
                         node: dst,
                         peer_node: src,
                         peer_agent: rb,
+                        dscp: 0,
                     };
                     let recv_ep = Endpoint {
                         flow,
@@ -598,6 +603,7 @@ pub fn build(
                         node: src,
                         peer_node: dst,
                         peer_agent: sb,
+                        dscp: c.dscp,
                     };
                     let rng = RngStream::new(seed, StreamKind::Agent, sb as u64);
                     agents.push(tcp_sender(tcp, send_ep, Some(0), rng));

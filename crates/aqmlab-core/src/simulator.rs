@@ -479,6 +479,9 @@ impl Simulator {
             EventKind::QueueTimer(l) => {
                 self.with_link::<EXTRAS>(l, |link, cx| link.queue_timer::<EXTRAS>(cx))
             }
+            EventKind::LinkWake(l) => {
+                self.with_link::<EXTRAS>(l, |link, cx| link.wake::<EXTRAS>(cx))
+            }
             // In an emulation the hosts' kernels run the flows; the simulated agents stay idle.
             EventKind::AgentStart(_) | EventKind::AgentStop(_) if self.host_egress.is_some() => {}
             EventKind::AgentStart(a) => self.with_agent::<EXTRAS>(a, |ag, cx| ag.start(cx)),

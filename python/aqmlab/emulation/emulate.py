@@ -226,7 +226,7 @@ def refuse_what_is_not_emulated(s: Mapping[str, Any]) -> None:
     """What a simulation has that an emulation does not carry, refused with the field's path
     rather than ignored: the router writes no capture or trace (tcpdump on its TUN devices
     sees the real packets), the hosts' flows are the kernel's (an event cannot start or stop
-    them), and the latency probes have no host agent."""
+    them), the latency probes have no host agent, and the hosts' sockets set no DSCP."""
     for field in ("capture", "trace"):
         if s.get(field):
             raise scenario_error(
@@ -242,6 +242,8 @@ def refuse_what_is_not_emulated(s: Mapping[str, Any]) -> None:
     for i, f in enumerate(s.get("flows") or []):
         if isinstance(f, Mapping) and f.get("kind") in ("ping", "tcp_rr"):
             raise scenario_error(f"flows[{i}].kind", f"{f['kind']!r} probes are not emulated (simulation only)")
+        if isinstance(f, Mapping) and f.get("dscp"):
+            raise scenario_error(f"flows[{i}].dscp", "the emulated hosts' sockets set no TOS (simulation only)")
 
 
 def emulate(

@@ -81,6 +81,20 @@ def rate_bps(value: Any) -> float:
     return float(m.group(1)) * _RATE_SCALE[m.group(2)]
 
 
+_SIZE = re.compile(r"^\s*([0-9]+)\s*(B|MB|GB)\s*$")
+_SIZE_SCALE = {"B": 1, "MB": 1_000_000, "GB": 1_000_000_000}
+
+
+def size_bytes(value: Any) -> int:
+    """A resolved scenario size ("1MB", "1040B", 1040) in bytes."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return int(value)
+    m = _SIZE.match(str(value))
+    if not m:
+        raise ValueError(f"not a size: {value!r}")
+    return int(m.group(1)) * _SIZE_SCALE[m.group(2)]
+
+
 def _us(value: Any) -> str:
     """A duration as tc reads it, in whole microseconds."""
     return f"{round(seconds(value) * 1e6)}us"
@@ -255,6 +269,8 @@ def qdisc_args(
             f"split-gso raw memlimit {memlimit}"
         )
         return Qdisc(args, tuple(notes), kind)
+    if kind == "cake":
+        return _cake(aqm, limit=limit, rate=rate, mtu=mtu, fixed=fixed, notes=notes, written=w, path=path)
     if kind == "fq":
         fixed("perturbation", 0, "the kernel hashes flows with its own random seed (skb_get_hash)")
         args = (
@@ -332,6 +348,59 @@ def _dualpi2(
     else:
         params.append(("step_thresh_us", round(seconds(aqm["step_thresh"]) * 1e6)))
     return Qdisc("dualpi2", tuple(notes), "dualpi2", release="7.3", netlink=tuple(params))
+
+
+_CAKE_ACK_FILTER = {"off": "no-ack-filter", "on": "ack-filter", "aggressive": "ack-filter-aggressive"}
+_CAKE_ATM = {"none": "noatm", "atm": "atm", "ptm": "ptm"}
+
+
+def _cake(
+    aqm: Mapping[str, Any],
+    *,
+    limit: int,
+    rate: float,
+    mtu: int,
+    fixed: Callable[[str, Any, str], None],
+    notes: list[str],
+    written: set[str],
+    path: str,
+) -> Qdisc:
+    """sch_cake with the scenario's parameters (aqm/cake/: Linux 6.1's, read from sch_cake.c)."""
+    rtt, target = seconds(aqm["rtt"]), seconds(aqm["target"])
+    if not math.isclose(target, rtt / 20, rel_tol=1e-9):
+        where = "target" if "target" in written or "rtt" not in written else "rtt"
+        raise KernelRefusal(
+            f"{path}.{where}", f"target {target * 1e3:g} ms with rtt {rtt * 1e3:g} ms: tc cake sets target = rtt / 20"
+        )
+    fixed("perturbation", 0, "the kernel hashes flows and hosts with its own random key")
+    fixed("mtu", mtu + ETHERNET_HEADER, "the guest's device MTU with its header is psched_mtu")
+    # The bottleneck's size table takes the 14-byte Ethernet header off qdisc_pkt_len, so the
+    # guest's cake sees IP sizes; with `overhead` it also takes its network offset (14) off:
+    # overhead N + 14 there charges what N charges here, and raw here (IP + 14) is overhead 28.
+    overhead = aqm.get("overhead")
+    framing = f"overhead {int(overhead if overhead is not None else ETHERNET_HEADER) + ETHERNET_HEADER}"
+    bandwidth = aqm.get("bandwidth")
+    bytes_per_s = rate_bps(bandwidth) / 8 if bandwidth is not None else 0.0
+    # cake_reconfigure's limit as aqm/cake/ computes it (packet sizes), then the guest's memlimit
+    # holding as many segments at their truesize
+    cake_mtu = int(aqm["mtu"])
+    if aqm.get("memlimit") is not None:
+        buffer = float(size_bytes(aqm["memlimit"]))
+    else:
+        auto = max(bytes_per_s * rtt * 4, 4 << 20) if bytes_per_s else math.inf
+        buffer = min(auto, limit * cake_mtu)
+    memlimit = int(buffer // mtu) * (SKB_TRUESIZE_EXTRA + mtu - TCP_IP_HEADERS)
+    notes.append(
+        f"memlimit: the {int(buffer)} bytes the simulation counts by packet size hold {int(buffer // mtu)} "
+        f"segments; the kernel counts their truesize, {memlimit} bytes"
+    )
+    args = (
+        f"cake {f'bandwidth {round(rate_bps(bandwidth))}bit' if bandwidth is not None else 'unlimited'} "
+        f"rtt {_us(rtt)} {aqm['diffserv']} {aqm['isolation']} {'wash' if aqm.get('wash') else 'nowash'} "
+        f"{_CAKE_ACK_FILTER[str(aqm['ack_filter'])]} split-gso {framing} mpu {int(aqm['mpu'])} "
+        f"{_CAKE_ATM[str(aqm['atm'])]} memlimit {memlimit}"
+    )
+    return Qdisc(args, tuple(notes), "cake")
 
 
 def _codel_fixed(fixed: Callable[[str, Any, str], None]) -> None:

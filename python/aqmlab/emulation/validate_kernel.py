@@ -163,6 +163,8 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
         for key in ("size", "stop"):
             if f.get(key) is not None:
                 raise KernelRefusal(f"flows[{i}].{key}", "this version runs long-lived TCP flows only")
+        if f.get("dscp"):
+            raise KernelRefusal(f"flows[{i}].dscp", "the guest's sockets do not set a TOS (this version)")
         profile = _written_tcp(s, i).get("profile")
         if profile not in PROFILES:
             where = f"flows[{i}].tcp.profile" if "profile" in (f.get("tcp") or {}) else "tcp.profile"

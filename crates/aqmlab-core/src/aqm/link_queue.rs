@@ -70,6 +70,14 @@ impl QueueDiscipline for LinkQueue {
         }
     }
 
+    #[inline]
+    fn wake_at(&mut self) -> Option<Time> {
+        match self {
+            LinkQueue::Fifo(_) => None,
+            LinkQueue::Scheduler(q) => q.wake_at(),
+        }
+    }
+
     fn state(&self, out: &mut StateSink) {
         match self {
             LinkQueue::Fifo(q) => q.state(out),

@@ -28,6 +28,7 @@ pub(crate) mod test_rig;
 // Algorithms, one module each
 pub mod ared;
 pub mod blue;
+pub mod cake;
 pub mod cobalt;
 pub mod codel;
 pub mod droptail;
@@ -284,6 +285,15 @@ pub trait QueueDiscipline: Send {
         None
     }
     fn on_timer(&mut self, _cx: &mut QueueCtx, _link_idle_since: Option<Time>) {}
+
+    /// Asked after a `dequeue` that gave nothing: when the discipline holds packets it does
+    /// not release yet (a shaper's next departure time), the time the link must ask again;
+    /// None to wait for the next arrival, as the link always does. A time it has already
+    /// given and that has not come yet is not given again. Linux's
+    /// `qdisc_watchdog_schedule_ns` (net/sched/sch_api.c), which a qdisc arms in its dequeue.
+    fn wake_at(&mut self) -> Option<Time> {
+        None
+    }
 
     /// Reports internal state by name for the time series.
     fn state(&self, _out: &mut StateSink) {}

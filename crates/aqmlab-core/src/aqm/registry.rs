@@ -4,8 +4,8 @@
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::state_docs::{self, StateDoc};
 use super::{
-    ared, blue, cobalt, codel, droptail, dsred, dualpi2, fq, fq_codel, fq_pie, hybrid_red, lpf_oda,
-    newque, orange, pi, pi2, pie, qvared, red, rem, step_marking,
+    ared, blue, cake, cobalt, codel, droptail, dsred, dualpi2, fq, fq_codel, fq_pie, hybrid_red,
+    lpf_oda, newque, orange, pi, pi2, pie, qvared, red, rem, step_marking,
 };
 use super::{Aqm, FifoQueue, LinkQueue, QueueDiscipline};
 use crate::units::check_period;
@@ -259,6 +259,18 @@ pub static REGISTRY: &[AqmInfo] = &[
         params: cobalt::PARAMS,
         state: state_docs::COBALT,
         builder: Builder::Fifo(cobalt::build),
+        timer: None,
+    },
+    AqmInfo {
+        name: "cake",
+        title: "CAKE: DRR++ over flows and hosts in Diffserv tins, COBALT per flow, shaper, ACK filter",
+        source: "Linux net/sched/sch_cake.c (cake_enqueue, cake_dequeue, cake_hash, cake_set_rate, cake_ack_filter); Hoeiland-Joergensen, Taht & Morton, Piece of CAKE, IEEE LANMAN 2018",
+        // No `ecn` switch: CAKE always CE-marks ECT packets on COBALT's CoDel signal (sch_cake.c
+        // has no option to drop them instead).
+        ecn: false,
+        params: cake::PARAMS,
+        state: state_docs::CAKE,
+        builder: Builder::Discipline(cake::build),
         timer: None,
     },
 ];

@@ -9,8 +9,8 @@
 
 use super::params::AqmParams;
 use super::{
-    ared, blue, cobalt, codel, droptail, dsred, dualpi2, fq, fq_codel, fq_pie, hybrid_red, lpf_oda,
-    newque, orange, pi, pi2, pie, qvared, red, rem, step_marking,
+    ared, blue, cake, cobalt, codel, droptail, dsred, dualpi2, fq, fq_codel, fq_pie, hybrid_red,
+    lpf_oda, newque, orange, pi, pi2, pie, qvared, red, rem, step_marking,
 };
 use crate::units::ScenarioError;
 use serde::de::DeserializeOwned;
@@ -72,6 +72,7 @@ pub fn resolve(aqm: &Value, path: &str) -> Result<Value, ScenarioError> {
         "fq_pie" => plain::<fq_pie::FqPieParams>(&p)?,
         "fq" => plain::<fq::FqParams>(&p)?,
         "cobalt" => plain::<cobalt::CobaltParams>(&p)?,
+        "cake" => plain::<cake::CakeParams>(&p)?,
         _ => return Ok(aqm.clone()),
     };
     let mut out = Map::new();

@@ -290,6 +290,39 @@ pub const FQ: &[StateDoc] = &[
         "FQ: arrivals dropped because their flow held flow_limit packets (Linux stat_flows_plimit)",
     ),
 ];
+pub const CAKE: &[StateDoc] = &[
+    ACTIVE_FLOWS,
+    doc(
+        "sparse_flows",
+        "count",
+        "CAKE: flow queues counted sparse (new, or waiting with a spent deficit), over all tins",
+    ),
+    doc(
+        "bulk_flows",
+        "count",
+        "CAKE: flow queues counted bulk (in the old rotation with packets), over all tins",
+    ),
+    doc(
+        "decaying_flows",
+        "count",
+        "CAKE: empty flow queues kept until their COBALT state is at rest",
+    ),
+    doc(
+        "ack_drops",
+        "count",
+        "CAKE: pure ACKs dropped by the ACK filter since the start",
+    ),
+    doc(
+        "memory_drops",
+        "count",
+        "CAKE: packets dropped from the fattest flow over the memory limit since the start",
+    ),
+    doc(
+        "buffer_used_bytes",
+        "bytes",
+        "CAKE: bytes held, against the memory limit",
+    ),
+];
 /// COBALT's `p` is BLUE's, applied to every dequeued packet.
 pub const COBALT: &[StateDoc] = &[
     P,

@@ -217,6 +217,10 @@ impl Link {
                     self.idle_since = now;
                     self.queue.on_link_idle(now);
                 }
+                // A shaper holding packets back: the link asks again when it said.
+                if let Some(at) = self.queue.wake_at() {
+                    cx.events.schedule(at.max(now), EventKind::LinkWake(cx.id));
+                }
             }
         }
         self.stats
@@ -298,6 +302,14 @@ impl Link {
             "netem set on a link with packets on the wire"
         );
         self.pipe = Pipe::Netem(Box::new(netem));
+    }
+
+    /// The time the discipline asked to be dequeued again (`QueueDiscipline::wake_at`):
+    /// the transmitter, if free, takes what it releases now. `EXTRAS` as in [`Link::arrive`].
+    pub fn wake<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx) {
+        if self.in_service.is_none() {
+            self.start_next::<EXTRAS>(cx, false);
+        }
     }
 
     /// The queue discipline's periodic timer. `EXTRAS` as in [`Link::arrive`].

@@ -72,6 +72,10 @@ pub struct Packet {
     /// The fields' values live in the option space a third SACK block would take
     /// ([`Packet::set_accecn_option`]).
     accecn_fields: u8,
+    /// The IP header's DSCP (RFC 2474 section 3: the upper six bits of the former TOS
+    /// byte), 0..=63; 0 (default forwarding) unless the sending endpoint sets one. It sits in
+    /// the padding after `sack_len`: a packet is still 128 bytes.
+    pub dscp: u8,
 }
 
 /// `Packet::accecn_fields` of a packet without the AccECN option.
@@ -116,6 +120,7 @@ impl Packet {
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             sack_len: 0,
             accecn_fields: NO_ACCECN_OPTION,
+            dscp: 0,
         }
     }
 
@@ -227,7 +232,8 @@ impl PacketArena {
 mod tests {
     use super::*;
 
-    /// Two cache lines: the AccECN option's counters share the third SACK block's place.
+    /// Two cache lines: the AccECN option's counters share the third SACK block's place, and
+    /// `dscp` took padding.
     #[test]
     fn a_packet_is_128_bytes() {
         assert_eq!(std::mem::size_of::<Packet>(), 128);

@@ -83,7 +83,20 @@ pub struct FlowCommon {
     /// Label in the flow table (default "flows[i]").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The DSCP its data packets carry (0..=63, RFC 2474 section 3; 0: default forwarding).
+    /// Its ACKs carry the receiver's, 0: Linux gives an accepted connection its listener's
+    /// TOS unless `net.ipv4.tcp_reflect_tos` (default 0) copies the SYN's
+    /// (`tcp_v4_syn_recv_sock`, net/ipv4/tcp_ipv4.c).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dscp: u8,
 }
+
+pub(crate) fn is_zero(v: &u8) -> bool {
+    *v == 0
+}
+
+/// The largest DSCP (six bits).
+pub const MAX_DSCP: u8 = 63;
 
 pub(super) fn one() -> u32 {
     1

@@ -35,7 +35,7 @@
 
 use super::events::RateSetting;
 use super::schema::{Endpoints, FlowSpec, GraphSpec, LimitSpec, QueueSpec, Scenario, Topology};
-use crate::aqm::{fq, fq_codel, fq_pie};
+use crate::aqm::{cake, fq, fq_codel, fq_pie};
 use crate::link::Link;
 use crate::net::routing::TreeRoutes;
 use crate::net::{LinkId, NodeId, Packet};
@@ -490,6 +490,19 @@ fn queue_state_bytes(aqm: &Value) -> u64 {
         "fq" => Some((fq::DEFAULT_BUCKETS, fq::MAX_BUCKETS, fq::BYTES_PER_FLOW)),
         _ => None,
     };
+    // CAKE's flow state is per tin (1024 queues each), as many tins as its Diffserv mode.
+    let cake_tins = |diffserv: Option<&str>| match diffserv {
+        Some("besteffort") => 1,
+        Some("diffserv4") => 4,
+        Some("diffserv8" | "precedence") => 8,
+        _ => 3,
+    };
+    if aqm.as_str() == Some("cake") {
+        return cake_tins(None) * cake::BYTES_PER_TIN;
+    }
+    if aqm.get("kind").and_then(Value::as_str) == Some("cake") {
+        return cake_tins(aqm.get("diffserv").and_then(Value::as_str)) * cake::BYTES_PER_TIN;
+    }
     let Some(obj) = aqm.as_object() else {
         return aqm
             .as_str()
@@ -640,6 +653,20 @@ mod tests {
 
     /// FQ-PIE's sub-queues are counted like FQ-CoDel's (each with its own per-queue size),
     /// by name or table, capped at Linux's 65536; other disciplines have none.
+    #[test]
+    fn flow_queue_state_of_cake_is_per_tin() {
+        let tin = cake::BYTES_PER_TIN;
+        assert_eq!(queue_state_bytes(&json!("cake")), 3 * tin);
+        assert_eq!(
+            queue_state_bytes(&json!({"kind": "cake", "diffserv": "diffserv8"})),
+            8 * tin
+        );
+        assert_eq!(
+            queue_state_bytes(&json!({"kind": "cake", "diffserv": "besteffort"})),
+            tin
+        );
+    }
+
     #[test]
     fn flow_queue_state_of_fq_codel_and_fq_pie() {
         let pie = fq_pie::BYTES_PER_FLOW_QUEUE;

@@ -25,6 +25,9 @@ pub struct ProbeFile {
     pub start: StartSpec,
     pub stop: Option<Duration>,
     pub group: Option<String>,
+    /// The DSCP of the requests (`FlowCommon::dscp`).
+    #[serde(default, skip_serializing_if = "super::flow_common::is_zero")]
+    pub dscp: u8,
     /// ping: time between requests (default 200 ms, Flent's).
     pub interval: Option<Duration>,
     /// ping: bytes of each request and reply on the wire (default 84: a default `ping`'s

@@ -34,6 +34,9 @@ pub struct WorkloadFile {
     /// When arrivals end (default: the end of the run). Transfers already started go on.
     pub stop: Option<Duration>,
     pub group: Option<String>,
+    /// The DSCP of the transfers' data packets (`FlowCommon::dscp`).
+    #[serde(default, skip_serializing_if = "super::flow_common::is_zero")]
+    pub dscp: u8,
     /// Arrival rate, flows per second. Exactly one of `rate` and `load`.
     pub rate: Option<f64>,
     /// Offered load as a fraction of `load_link`'s rate: rate = load * link rate / (8 * mean

@@ -14,6 +14,9 @@ pub enum EventKind {
     LinkDeliver(u32),
     /// The periodic timer of the queue discipline on a link (PI, REM, ARED, PIE...).
     QueueTimer(u32),
+    /// The time a link's discipline asked to be dequeued again (`QueueDiscipline::wake_at`:
+    /// a shaper's next departure).
+    LinkWake(u32),
     /// An agent starts (a flow's start time).
     AgentStart(u32),
     /// An agent stops sending (a flow's stop time).

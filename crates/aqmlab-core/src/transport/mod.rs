@@ -23,19 +23,23 @@ pub struct Endpoint {
     pub node: NodeId,
     pub peer_node: NodeId,
     pub peer_agent: AgentId,
+    /// The DSCP of what it sends (a sender's, from its flow; a receiver's ACKs carry 0).
+    pub dscp: u8,
 }
 
 impl Endpoint {
     /// A packet from this endpoint to its peer.
     pub fn packet(&self, kind: PacketKind, size: u32) -> Packet {
-        Packet::new(
+        let mut p = Packet::new(
             kind,
             self.flow,
             self.node,
             self.peer_node,
             self.peer_agent,
             size,
-        )
+        );
+        p.dscp = self.dscp;
+        p
     }
 }
 

@@ -96,7 +96,7 @@ impl PingEcho {
 
     pub fn receive(&mut self, cx: &mut AgentCtx, id: PacketId) {
         let p = cx.packets.get(id);
-        let (size, seq, sent_at, ce) = (p.size, p.seq, p.sent_at, p.ecn.ce);
+        let (size, seq, sent_at, ce, dscp) = (p.size, p.seq, p.sent_at, p.ecn.ce, p.dscp);
         cx.free(id);
         if sent_at >= cx.stats.start {
             cx.stats.on_data_received(size, cx.now - sent_at, ce);
@@ -104,6 +104,9 @@ impl PingEcho {
         let mut reply = self.ep.packet(PacketKind::Udp, size);
         reply.seq = seq;
         reply.echo_sent_at = sent_at;
+        // An echo reply carries the request's TOS (`icmp_reply`, net/ipv4/icmp.c:
+        // inet->tos = ip_hdr(skb)->tos).
+        reply.dscp = dscp;
         cx.send(reply);
     }
 }

@@ -112,6 +112,8 @@ struct TcpFlowFile {
     start: StartSpec,
     stop: Option<Duration>,
     group: Option<String>,
+    #[serde(default)]
+    dscp: u8,
     /// Payload bytes to transfer (a finite transfer); unset: an infinite FTP source.
     size: Option<Bytes>,
     #[serde(default)]
@@ -131,6 +133,8 @@ struct UdpFlowFile {
     start: StartSpec,
     stop: Option<Duration>,
     group: Option<String>,
+    #[serde(default)]
+    dscp: u8,
     rate: Option<Rate>,
     packets_per_second: Option<f64>,
     packet_size: Option<Bytes>,
@@ -152,6 +156,7 @@ macro_rules! flow_common {
             start: $f.start,
             stop: $f.stop,
             group: $f.group,
+            dscp: $f.dscp,
         }
     };
 }
@@ -299,6 +304,7 @@ pub(super) fn parse_flow(
                     start: f.start,
                     stop: f.stop,
                     group: f.group,
+                    dscp: f.dscp,
                 },
                 tcp,
                 workload: Box::new(workload),
@@ -316,6 +322,7 @@ pub(super) fn parse_flow(
                     start: f.start,
                     stop: f.stop,
                     group: f.group,
+                    dscp: f.dscp,
                 },
                 probe,
                 tcp,
@@ -335,6 +342,15 @@ pub(super) fn parse_flow(
             ));
         }
     };
+    if flow.common().dscp > crate::scenario::flow_common::MAX_DSCP {
+        return Err(ScenarioError::new(
+            format!("{path}.dscp"),
+            format!(
+                "must be in 0..=63 (the six bits of a DSCP), got {}",
+                flow.common().dscp
+            ),
+        ));
+    }
     if flow.common().count == 0 {
         return Err(ScenarioError::new(
             format!("{path}.count"),

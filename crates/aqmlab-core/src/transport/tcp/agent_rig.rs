@@ -24,6 +24,7 @@ impl AgentRig {
         node: 0,
         peer_node: 1,
         peer_agent: 1,
+        dscp: 0,
     };
 
     pub fn new(ep: Endpoint) -> Self {

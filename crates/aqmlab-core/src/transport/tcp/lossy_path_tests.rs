@@ -35,6 +35,7 @@ impl LossyPath {
             node: agent,
             peer_node: peer,
             peer_agent: peer,
+            dscp: 0,
         };
         let sender = match cfg.recovery {
             Recovery::Ns2 => Agent::TcpSender(TcpSender::new(

@@ -404,6 +404,7 @@ mod tests {
                 node: 1,
                 peer_node: 0,
                 peer_agent: 0,
+                dscp: 0,
             };
             H {
                 rig: AgentRig::new(ep),
