@@ -120,6 +120,17 @@ impl Timeline {
                 };
                 if let Some(r) = &e.rate {
                     for l in dirs("rate")? {
+                        if ix.links[l as usize].is_wifi() {
+                            // Its rates are its stations' PHY rates (`link/wifi.rs`).
+                            return Err(ScenarioError::new(
+                                format!("{path}.rate"),
+                                format!(
+                                    "link '{}' is a Wi-Fi link: changing its rate is not \
+                                     supported",
+                                    ix.links[l as usize].name
+                                ),
+                            ));
+                        }
                         match r {
                             RateSetting::Fixed(rate) => {
                                 t.peak_rate[l as usize] = t.peak_rate[l as usize].max(rate.0);
