@@ -2,8 +2,9 @@
 //! queue disciplines, routes, agents and their start and stop events.
 
 use crate::aqm::params::QueueEnv;
+use crate::aqm::per_destination::PerDestination;
 use crate::aqm::registry::{build_queue, CustomAqmFactory};
-use crate::aqm::QueueLimit;
+use crate::aqm::{LinkQueue, QueueLimit};
 use crate::link::netem::{NetemParams, NetemPipe};
 use crate::link::wifi::{WifiLink, WifiParams};
 use crate::link::Link;
@@ -77,7 +78,22 @@ impl NetworkBuilder<'_> {
             link_delay: delay,
             limit,
         };
-        let disc = build_queue(&queue.aqm, &env, self.custom, &format!("{path}.aqm"))?;
+        let mut disc = build_queue(&queue.aqm, &env, self.custom, &format!("{path}.aqm"))?;
+        if wifi.is_some() {
+            // A Wi-Fi link queues per station, each its own instance of the discipline
+            // (`aqm/per_destination.rs`), built as a station first gets a packet.
+            let (aqm, qpath) = (queue.aqm.clone(), format!("{path}.aqm"));
+            if build_queue(&aqm, &env, None, &qpath).is_err() {
+                return Err(ScenarioError::new(
+                    qpath,
+                    "a Wi-Fi link builds its AQM once per station, which a Python AQM cannot \
+                     be: give a built-in one",
+                ));
+            }
+            disc = LinkQueue::Scheduler(Box::new(PerDestination::new(Box::new(move || {
+                build_queue(&aqm, &env, None, &qpath).expect("built once with the link")
+            }))));
+        }
         self.queues.push((queue.aqm.clone(), env));
         let i = self.links.len() as u64;
         let mut link = Link::new(

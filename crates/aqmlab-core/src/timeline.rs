@@ -164,6 +164,16 @@ impl Timeline {
             }
             if let (Some(name), Some(set)) = (&e.queue, &e.set) {
                 let l = find_link(ix.links, name, &format!("{path}.queue"))?;
+                if ix.links[l].is_wifi() {
+                    // Its queue is one instance per station (`aqm/per_destination.rs`).
+                    return Err(ScenarioError::new(
+                        format!("{path}.queue"),
+                        format!(
+                            "link '{name}' is a Wi-Fi link: changing its AQM's parameters is \
+                             not supported"
+                        ),
+                    ));
+                }
                 let (aqm, kind) = changed_aqm(&ix.queues[l], set, ix.custom, &path)?;
                 let reset = match e.aqm_state {
                     Some(s) => s == AqmState::Reset,

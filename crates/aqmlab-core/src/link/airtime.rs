@@ -43,6 +43,9 @@ pub struct AirtimeScheduler {
     /// Per station: its deficit (ns of airtime) and whether it is in `active`.
     deficit: Vec<i64>,
     listed: Vec<bool>,
+    /// The station being served: packets it gets meanwhile are its own queue's (the driver
+    /// pulling from it), and whether it returns is decided when it is done (`served`).
+    serving: Option<u32>,
 }
 
 impl AirtimeScheduler {
@@ -53,6 +56,7 @@ impl AirtimeScheduler {
             active: VecDeque::new(),
             deficit: vec![],
             listed: vec![],
+            serving: None,
         }
     }
 
@@ -66,7 +70,7 @@ impl AirtimeScheduler {
     /// Station `s` has packets: it joins the list unless it is on it or being served
     /// (`__ieee80211_schedule_txq`: at the head with airtime fairness, else at the tail).
     pub fn schedule(&mut self, s: u32) {
-        if self.listed[s as usize] {
+        if self.listed[s as usize] || self.serving == Some(s) {
             return;
         }
         self.listed[s as usize] = true;
@@ -90,6 +94,7 @@ impl AirtimeScheduler {
             }
             self.active.pop_front();
             self.listed[s as usize] = false;
+            self.serving = Some(s);
             return Some(s);
         }
     }
@@ -97,6 +102,7 @@ impl AirtimeScheduler {
     /// The transmission of station `s` took `airtime` ns (`ieee80211_sta_register_airtime`);
     /// `has_packets`: it returns to the list (`ieee80211_return_txq`).
     pub fn served(&mut self, s: u32, airtime: i64, has_packets: bool) {
+        self.serving = None;
         if self.fair {
             self.deficit[s as usize] -= airtime;
         }

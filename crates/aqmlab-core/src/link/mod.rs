@@ -175,6 +175,14 @@ impl Link {
         self.with_queue::<EXTRAS, _>(cx, |queue, qcx, idle_since| {
             queue.enqueue(pkt, qcx, idle_since)
         });
+        if let Pipe::Wifi(w) = &mut self.pipe {
+            // Its station wants the medium (mac80211 schedules a station's queue when a
+            // frame joins it, `ieee80211_queue_skb`).
+            let dst = cx.packets.get(pkt).dst;
+            if self.queue.len_for(dst) > 0 {
+                w.schedule(dst);
+            }
+        }
         if let Some(t) = cx.tap.as_deref_mut().filter(|_| EXTRAS) {
             // A dropped arrival is still in the arena: the simulator frees drops afterwards.
             let len = (self.queue.len_packets(), self.queue.len_bytes());
@@ -336,39 +344,32 @@ impl Link {
     }
 
     /// A transmit opportunity on a Wi-Fi link whose transmitter is free (`wifi.rs`: where
-    /// the AQM sits): the station to serve is chosen among those with packets pulled (one
-    /// packet is pulled first if none has any), then the discipline is pulled from until
-    /// that station has a whole aggregate or the discipline is empty, and the aggregate is
-    /// sent. A packet leaves the queue (its departure) when it is pulled.
+    /// the AQM sits): the station chosen takes its aggregate from its own queue of the
+    /// discipline (`aqm/per_destination.rs`), each packet leaving the queue (its departure)
+    /// as the aggregate is built.
     fn start_txop<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx) {
         let now = cx.events.now();
         let Pipe::Wifi(w) = &mut self.pipe else {
             unreachable!("start_txop on a link without wifi")
         };
-        let mut qcx = QueueCtx {
-            now,
-            packets: cx.packets,
-            rng: &mut self.queue_rng,
-            stats: &mut self.stats,
-            dropped: cx.dropped,
-            tap: if EXTRAS { cx.tap.as_deref_mut() } else { None },
-        };
-        let mut pull = |w: &mut WifiLink, qcx: &mut QueueCtx| -> bool {
-            let Some(pkt) = self.queue.dequeue(qcx) else {
-                return false;
-            };
-            let p = qcx.packets.get(pkt);
-            qcx.stats.on_departure(now, p);
-            w.hold(pkt, p.dst, p.size, self.rate_bps);
-            true
-        };
-        if !w.has_waiting() {
-            pull(w, &mut qcx);
-        }
-        let chosen = w.choose();
+        let queue = &mut self.queue;
+        let chosen = w.choose(|node| queue.len_for(node) > 0);
         if let Some(s) = chosen {
-            while !w.has_whole_aggregate(s) && pull(w, &mut qcx) {}
-            let tx = w.send(s, self.rate_bps);
+            let node = w.node(s);
+            let mut qcx = QueueCtx {
+                now,
+                packets: cx.packets,
+                rng: &mut self.queue_rng,
+                stats: &mut self.stats,
+                dropped: cx.dropped,
+                tap: if EXTRAS { cx.tap.as_deref_mut() } else { None },
+            };
+            let tx = w.send(s, self.rate_bps, || {
+                let pkt = queue.dequeue_for(node, &mut qcx)?;
+                let p = qcx.packets.get(pkt);
+                qcx.stats.on_departure(now, p);
+                Some((pkt, p.size))
+            });
             self.in_service = Some((w.on_air()[0], tx));
             self.tx_started = now;
             self.idle_since = BUSY;
@@ -387,7 +388,7 @@ impl Link {
             if w.on_air().is_empty() {
                 t.after_dequeue(cx.id, now, None, cx.packets, len);
             }
-            for &pkt in w.on_air().iter().filter(|_| chosen.is_some()) {
+            for &pkt in w.on_air() {
                 t.after_dequeue(cx.id, now, Some(pkt), cx.packets, len);
             }
         }
@@ -432,7 +433,8 @@ impl Link {
             };
             w.wire.push_back((at, pkt));
         }
-        w.finish();
+        let queue = &self.queue;
+        w.finish(|node| queue.len_for(node) > 0);
         self.start_next::<EXTRAS>(cx, true);
     }
 

@@ -191,17 +191,15 @@ impl WifiParams {
     }
 }
 
-/// One station's aggregation queue.
+/// One station.
 #[derive(Debug, Clone)]
 struct Station {
+    node: NodeId,
     /// Its PHY rate, or None: the link's.
     rate: Option<u64>,
-    queue: VecDeque<(PacketId, u32)>,
-    /// The front of `queue` that the next aggregate takes (packets, subframe bytes) and
-    /// whether a limit stops it there (the aggregate is whole).
-    next_packets: u32,
-    next_bytes: u64,
-    next_whole: bool,
+    /// A packet taken from its queue that did not fit the last aggregate: it starts the
+    /// next (ath9k keeps the frame that stopped an aggregate for the next one).
+    carried: Option<(PacketId, u32)>,
 }
 
 /// The aggregate on the air.
@@ -213,8 +211,9 @@ struct OnAir {
     packets: Vec<PacketId>,
 }
 
-/// The Wi-Fi medium of one link: the stations' aggregation queues, the aggregate on the
-/// air, and the packets delivered after it (a FIFO of constant delay, as a plain link's).
+/// The Wi-Fi medium of one link: its stations, the aggregate on the air, and the packets
+/// delivered after it (a FIFO of constant delay, as a plain link's). The stations' packets
+/// wait in the link's discipline, a queue per station (`aqm/per_destination.rs`).
 #[derive(Debug, Clone)]
 pub struct WifiLink {
     params: WifiParams,
@@ -223,8 +222,8 @@ pub struct WifiLink {
     by_node: HashMap<NodeId, u32>,
     stations: Vec<Station>,
     scheduler: AirtimeScheduler,
-    /// Packets in the stations' queues.
-    held: usize,
+    /// Stations with a packet carried over.
+    carried: usize,
     on_air: OnAir,
     /// Sent, on their way to the far node: (arrival, packet).
     pub(super) wire: VecDeque<(Time, PacketId)>,
@@ -240,101 +239,97 @@ impl WifiLink {
             rates,
             by_node: HashMap::new(),
             stations: vec![],
-            held: 0,
+            carried: 0,
             on_air: OnAir::default(),
             wire: VecDeque::new(),
             rng,
         }
     }
 
-    /// Packets held: queued for a station, on the air, on the wire.
+    /// Packets held: carried over, on the air, on the wire.
     pub fn len(&self) -> usize {
-        self.held + self.on_air.packets.len() + self.wire.len()
+        self.carried + self.on_air.packets.len() + self.wire.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Whether any station has a packet waiting.
-    pub fn has_waiting(&self) -> bool {
-        self.held > 0
-    }
-
-    /// A packet of `size` bytes to node `dst`, pulled from the link's discipline, waits for
-    /// its station's turn.
-    pub fn hold(&mut self, pkt: PacketId, dst: NodeId, size: u32, link_rate: u64) {
+    /// Node `dst` has packets queued: its station wants the medium.
+    pub fn schedule(&mut self, dst: NodeId) {
         let s = match self.by_node.get(&dst) {
             Some(&s) => s,
             None => {
                 let s = self.stations.len() as u32;
                 self.stations.push(Station {
+                    node: dst,
                     rate: self.rates.get(&dst).copied(),
-                    queue: VecDeque::new(),
-                    next_packets: 0,
-                    next_bytes: 0,
-                    next_whole: false,
+                    carried: None,
                 });
                 self.by_node.insert(dst, s);
                 self.scheduler.add_station(s);
                 s
             }
         };
-        let st = &mut self.stations[s as usize];
-        st.queue.push_back((pkt, size));
-        self.held += 1;
-        if !st.next_whole {
-            let rate = st.rate.unwrap_or(link_rate);
-            Self::extend(&self.params, st, size, rate);
-        }
         self.scheduler.schedule(s);
     }
 
-    /// The next aggregate takes one more packet of `size`, or is whole without it.
-    fn extend(p: &WifiParams, st: &mut Station, size: u32, rate: u64) {
-        let bytes = st.next_bytes + subframe_bytes(size);
-        let fits = st.next_packets == 0
-            || (bytes <= p.max_bytes && airtime_ns(bytes, rate) <= p.max_airtime.0);
-        if fits {
-            st.next_packets += 1;
-            st.next_bytes = bytes;
-            st.next_whole = st.next_packets >= p.max_packets;
-        } else {
-            st.next_whole = true;
+    /// The station to serve next (`AirtimeScheduler::next_station`), skipping stations
+    /// whose packets have all been dropped; `queued(node)`: whether the node has packets
+    /// queued. None if no station has packets.
+    pub fn choose(&mut self, queued: impl Fn(NodeId) -> bool) -> Option<u32> {
+        loop {
+            let s = self.scheduler.next_station()?;
+            let st = &self.stations[s as usize];
+            if st.carried.is_some() || queued(st.node) {
+                return Some(s);
+            }
+            self.scheduler.served(s, 0, false);
         }
     }
 
-    /// The station to serve next (`AirtimeScheduler::next_station`), None if none has packets.
-    pub fn choose(&mut self) -> Option<u32> {
-        self.scheduler.next_station()
+    /// Station `s`'s node.
+    pub fn node(&self, s: u32) -> NodeId {
+        self.stations[s as usize].node
     }
 
-    /// Whether station `s` has a whole aggregate waiting.
-    pub fn has_whole_aggregate(&self, s: u32) -> bool {
-        self.stations[s as usize].next_whole
-    }
-
-    /// Station `s`'s aggregate goes on the air: the TXOP's duration (AIFS, backoff,
+    /// Station `s`'s aggregate goes on the air, its packets taken from `take` (its queue:
+    /// packet and size) until a limit stops it: the TXOP's duration (AIFS, backoff,
     /// preamble, data, SIFS, BlockAck). The packets are `on_air()` until `finish`.
-    pub fn send(&mut self, s: u32, link_rate: u64) -> Time {
+    pub fn send(
+        &mut self,
+        s: u32,
+        link_rate: u64,
+        mut take: impl FnMut() -> Option<(PacketId, u32)>,
+    ) -> Time {
         let p = &self.params;
         let st = &mut self.stations[s as usize];
         let rate = st.rate.unwrap_or(link_rate);
-        let (n, bytes) = (st.next_packets, st.next_bytes);
-        debug_assert!(n > 0, "a station chosen without packets");
         self.on_air.packets.clear();
-        self.on_air
-            .packets
-            .extend(st.queue.drain(..n as usize).map(|(pkt, _)| pkt));
-        self.held -= n as usize;
-        (st.next_packets, st.next_bytes, st.next_whole) = (0, 0, false);
-        for i in 0..st.queue.len() {
-            if st.next_whole {
+        let mut bytes = 0;
+        if st.carried.is_some() {
+            self.carried -= 1;
+        }
+        while (self.on_air.packets.len() as u32) < p.max_packets {
+            let Some((pkt, size)) = st.carried.take().or_else(&mut take) else {
+                break;
+            };
+            let more = bytes + subframe_bytes(size);
+            // ath_tx_form_aggr: the first frame always; the others while they fit.
+            if !self.on_air.packets.is_empty()
+                && (more > p.max_bytes || airtime_ns(more, rate) > p.max_airtime.0)
+            {
+                st.carried = Some((pkt, size));
+                self.carried += 1;
                 break;
             }
-            let size = st.queue[i].1;
-            Self::extend(p, st, size, rate);
+            bytes = more;
+            self.on_air.packets.push(pkt);
         }
+        debug_assert!(
+            !self.on_air.packets.is_empty(),
+            "a station chosen without packets"
+        );
         let airtime = p.preamble.0 + airtime_ns(bytes, rate);
         // AIFS before the backoff; SIFS and the BlockAck after the data.
         let fixed = 2 * p.sifs.0 + p.aifsn as u64 * p.slot.0 + p.block_ack.0;
@@ -349,10 +344,12 @@ impl WifiLink {
     }
 
     /// The TXOP ended: its airtime is charged to its station, which returns to the
-    /// scheduler if it has packets; the aggregate's packets leave `on_air`.
-    pub fn finish(&mut self) {
+    /// scheduler if it has packets (`queued(node)`, or one carried over); the aggregate's
+    /// packets leave `on_air`.
+    pub fn finish(&mut self, queued: impl Fn(NodeId) -> bool) {
         let s = self.on_air.station;
-        let more = !self.stations[s as usize].queue.is_empty();
+        let st = &self.stations[s as usize];
+        let more = st.carried.is_some() || queued(st.node);
         self.scheduler.served(s, self.on_air.airtime as i64, more);
         self.on_air.packets.clear();
     }

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::sim::StreamKind;
+use std::collections::{HashMap, VecDeque};
 
 const MBPS: u64 = 1_000_000;
 
@@ -20,11 +21,39 @@ fn no_backoff() -> WifiParams {
     }
 }
 
-/// Holds `n` packets of `size` bytes for node `dst`, numbered from `first`.
-fn hold(w: &mut WifiLink, dst: NodeId, n: u32, size: u32, first: u32, link_rate: u64) {
-    for i in 0..n {
-        w.hold(PacketId(first + i), dst, size, link_rate);
+/// Per node, the packets queued (what the link's discipline would hold).
+#[derive(Default)]
+struct Queues(HashMap<NodeId, VecDeque<(PacketId, u32)>>);
+
+impl Queues {
+    /// `n` packets of `size` bytes for node `dst` arrive, numbered from `first`.
+    fn arrive(&mut self, w: &mut WifiLink, dst: NodeId, n: u32, size: u32, first: u32) {
+        for i in 0..n {
+            self.0
+                .entry(dst)
+                .or_default()
+                .push_back((PacketId(first + i), size));
+        }
+        w.schedule(dst);
     }
+
+    fn queued(&self, node: NodeId) -> bool {
+        self.0.get(&node).is_some_and(|q| !q.is_empty())
+    }
+
+    /// One TXOP: the station chosen, its duration, the packets sent.
+    fn txop(&mut self, w: &mut WifiLink, link_rate: u64) -> Option<(u32, Time, Vec<PacketId>)> {
+        let s = w.choose(|n| self.queued(n))?;
+        let q = self.0.get_mut(&w.node(s)).unwrap();
+        let tx = w.send(s, link_rate, || q.pop_front());
+        let sent = w.on_air().to_vec();
+        w.finish(|n| self.queued(n));
+        Some((s, tx, sent))
+    }
+}
+
+fn ids(r: std::ops::Range<u32>) -> Vec<PacketId> {
+    r.map(PacketId).collect()
 }
 
 /// Three 1500-byte packets at 100 Mb/s: subframes of 1500 + 42 = 1542, padded to 1544
@@ -33,45 +62,46 @@ fn hold(w: &mut WifiLink, dst: NodeId, n: u32, size: u32, first: u32, link_rate:
 #[test]
 fn a_txop_lasts_aifs_backoff_preamble_data_sifs_and_blockack() {
     let mut w = medium(no_backoff(), &[]);
-    hold(&mut w, 7, 3, 1500, 0, 100 * MBPS);
-    let s = w.choose().unwrap();
-    assert_eq!(w.send(s, 100 * MBPS), 497_560);
-    assert_eq!(w.on_air(), &[PacketId(0), PacketId(1), PacketId(2)]);
-    w.finish();
+    let mut q = Queues::default();
+    q.arrive(&mut w, 7, 3, 1500, 0);
+    assert_eq!(q.txop(&mut w, 100 * MBPS), Some((0, 497_560, ids(0..3))));
     assert!(w.is_empty());
-    assert_eq!(w.choose(), None);
+    assert_eq!(q.txop(&mut w, 100 * MBPS), None);
 }
 
-/// Aggregates sized packet by packet, as ath9k's `ath_tx_form_aggr`.
+/// Aggregates sized packet by packet, as ath9k's `ath_tx_form_aggr`; the packet that does
+/// not fit is carried to the station's next aggregate.
 #[test]
 fn an_aggregate_stops_at_the_first_limit_reached() {
     let rate = 100 * MBPS;
     // 100-byte packets (144-byte subframes): 64 x 144 = 9,216 bytes, 737 us, so the
     // block-ack window stops it at 64; the 36 left make the next.
     let mut w = medium(no_backoff(), &[]);
-    hold(&mut w, 1, 100, 100, 0, rate);
-    let s = w.choose().unwrap();
-    w.send(s, rate);
-    assert_eq!(w.on_air().len(), 64);
-    w.finish();
-    let s = w.choose().unwrap();
-    w.send(s, rate);
-    assert_eq!(w.on_air().len(), 36);
+    let mut q = Queues::default();
+    q.arrive(&mut w, 1, 100, 100, 0);
+    assert_eq!(q.txop(&mut w, rate).unwrap().2, ids(0..64));
+    assert_eq!(q.txop(&mut w, rate).unwrap().2, ids(64..100));
 
     // 1500-byte packets at 100 Mb/s: 4 ms holds 50,000 bytes, 32 subframes of 1544
-    // (49,408 bytes, 3,952.64 us); a 33rd would take 4,076.16 us.
+    // (49,408 bytes, 3,952.64 us); the 33rd, taken and not fitting (4,076.16 us), is
+    // carried over and starts the next.
     let mut w = medium(no_backoff(), &[]);
-    hold(&mut w, 1, 50, 1500, 0, rate);
-    let s = w.choose().unwrap();
-    assert_eq!(w.send(s, rate), 43_000 + 36_000 + 3_952_640 + 48_000);
-    assert_eq!(w.on_air().len(), 32);
+    let mut q = Queues::default();
+    q.arrive(&mut w, 1, 40, 1500, 0);
+    let (_, tx, sent) = q.txop(&mut w, rate).unwrap();
+    assert_eq!(
+        (tx, sent),
+        (43_000 + 36_000 + 3_952_640 + 48_000, ids(0..32))
+    );
+    assert_eq!(w.len(), 1);
+    assert_eq!(q.0[&1].len(), 7);
+    assert_eq!(q.txop(&mut w, rate).unwrap().2, ids(32..40));
 
     // At 1 Gb/s 4 ms would hold 323 subframes: 65,535 bytes stop it at 42 (64,848).
     let mut w = medium(no_backoff(), &[]);
-    hold(&mut w, 1, 50, 1500, 0, 1000 * MBPS);
-    let s = w.choose().unwrap();
-    w.send(s, 1000 * MBPS);
-    assert_eq!(w.on_air().len(), 42);
+    let mut q = Queues::default();
+    q.arrive(&mut w, 1, 50, 1500, 0);
+    assert_eq!(q.txop(&mut w, 1000 * MBPS).unwrap().2, ids(0..42));
 
     // The first packet is always sent, even when alone it overruns the airtime limit:
     // 1,544 bytes at 10 Mb/s are 1,235.2 us against a 1 ms limit.
@@ -80,10 +110,13 @@ fn an_aggregate_stops_at_the_first_limit_reached() {
         ..no_backoff()
     };
     let mut w = medium(p, &[]);
-    hold(&mut w, 1, 3, 1500, 0, 10 * MBPS);
-    let s = w.choose().unwrap();
-    assert_eq!(w.send(s, 10 * MBPS), 43_000 + 36_000 + 1_235_200 + 48_000);
-    assert_eq!(w.on_air().len(), 1);
+    let mut q = Queues::default();
+    q.arrive(&mut w, 1, 3, 1500, 0);
+    let (_, tx, sent) = q.txop(&mut w, 10 * MBPS).unwrap();
+    assert_eq!(
+        (tx, sent),
+        (43_000 + 36_000 + 1_235_200 + 48_000, ids(0..1))
+    );
 }
 
 /// A station's own PHY rate sizes its aggregates and times them: at 25 Mb/s 4 ms holds 8
@@ -91,10 +124,25 @@ fn an_aggregate_stops_at_the_first_limit_reached() {
 #[test]
 fn each_station_sends_at_its_own_rate() {
     let mut w = medium(no_backoff(), &[(2, 25 * MBPS)]);
-    hold(&mut w, 2, 40, 1500, 0, 100 * MBPS);
-    let s = w.choose().unwrap();
-    assert_eq!(w.send(s, 100 * MBPS), 43_000 + 36_000 + 3_952_640 + 48_000);
-    assert_eq!(w.on_air().len(), 8);
+    let mut q = Queues::default();
+    q.arrive(&mut w, 2, 40, 1500, 0);
+    let (_, tx, sent) = q.txop(&mut w, 100 * MBPS).unwrap();
+    assert_eq!(
+        (tx, sent),
+        (43_000 + 36_000 + 3_952_640 + 48_000, ids(0..8))
+    );
+}
+
+/// A station whose queued packets were all dropped (the AQM) is skipped, not served empty.
+#[test]
+fn a_station_whose_packets_were_dropped_is_skipped() {
+    let mut w = medium(no_backoff(), &[]);
+    let mut q = Queues::default();
+    q.arrive(&mut w, 1, 2, 1500, 0);
+    q.arrive(&mut w, 2, 2, 1500, 2);
+    q.0.get_mut(&2).unwrap().clear();
+    assert_eq!(q.txop(&mut w, 100 * MBPS).unwrap().2, ids(0..2));
+    assert_eq!(q.txop(&mut w, 100 * MBPS), None);
 }
 
 /// Runs `txops` TXOPs with every station of `stations` kept backlogged with 1500-byte
@@ -109,21 +157,18 @@ fn saturate(
     let mut air = vec![0u64; stations.len()];
     let mut time = 0;
     let mut id = 0;
-    let mut queued = vec![0u32; stations.len()];
+    let mut q = Queues::default();
     for _ in 0..txops {
-        for (i, &(node, _)) in stations.iter().enumerate() {
-            let n = 200 - queued[i];
-            hold(w, node, n, 1500, id, link_rate);
+        for &(node, _) in stations {
+            let n = 200 - q.0.get(&node).map_or(0, |q| q.len() as u32);
+            q.arrive(w, node, n, 1500, id);
             id += n;
-            queued[i] = 200;
         }
-        let s = w.choose().unwrap() as usize;
-        time += w.send(s as u32, link_rate);
-        let n = w.on_air().len() as u64;
+        let (s, tx, out) = q.txop(w, link_rate).unwrap();
+        let (s, n) = (s as usize, out.len() as u64);
+        time += tx;
         sent[s] += n;
-        queued[s] -= n as u32;
         air[s] += 36_000 + airtime_ns(n * 1544, stations[s].1);
-        w.finish();
     }
     (sent, air, time)
 }
@@ -192,15 +237,14 @@ fn airtime_fairness_turns_equal_throughput_into_equal_airtime() {
 #[test]
 fn the_backoff_is_uniform_over_the_contention_window() {
     let mut w = medium(WifiParams::default(), &[]);
+    let mut q = Queues::default();
     let mut seen = [0u32; 16];
     for i in 0..4_000 {
-        hold(&mut w, 1, 1, 1500, i, 100 * MBPS);
-        let s = w.choose().unwrap();
+        q.arrive(&mut w, 1, 1, 1500, i);
         // One packet: 43 + 36 + 123.52 + 48 us without the backoff.
-        let extra = w.send(s, 100 * MBPS) - 250_520;
+        let extra = q.txop(&mut w, 100 * MBPS).unwrap().1 - 250_520;
         assert_eq!(extra % 9_000, 0);
         seen[(extra / 9_000) as usize] += 1;
-        w.finish();
     }
     assert!(seen.iter().all(|&n| (150..350).contains(&n)), "{seen:?}");
 }
