@@ -3,39 +3,51 @@
 //! the channel access and acknowledgement overhead of 802.11 EDCA, at each station's PHY
 //! rate, the station chosen by mac80211's airtime scheduler (`airtime.rs`).
 //!
-//! Sources (facts read from them; the code is our own):
-//! - IEEE Std 802.11-2020. EDCA (10.23.2, HCF contention based channel access): a TXOP is
-//!   won after the medium has been idle for AIFS[AC] = aSIFSTime + AIFSN[AC] x aSlotTime
-//!   (10.3.2.3.6) and a backoff of a random integer of slots drawn uniformly from [0, CW]
-//!   (10.23.2.2), CW = CWmin[AC] for a first attempt. Best effort (AC_BE) in the default EDCA
-//!   parameter set (9.4.2.28): AIFSN 3, CWmin = aCWmin = 15. 5 GHz OFDM/HT timing (17.4.5,
-//!   19.4.5): aSlotTime 9 us, aSIFSTime 16 us. The data PPDU starts with the HT-mixed
-//!   preamble (19.3.2: L-STF 8 + L-LTF 8 + L-SIG 4 + HT-SIG 8 + HT-STF 4 + one HT-LTF 4 =
-//!   36 us for one spatial stream). An A-MPDU (9.7) is a train of subframes, each a 4-octet
-//!   MPDU delimiter, the MPDU (QoS Data header 26 octets, 9.3.2.1; the LLC/SNAP header 8
-//!   octets; the IP packet; FCS 4), padded to a multiple of 4 octets. After SIFS the
-//!   receiver answers with a compressed BlockAck (9.3.1.8: 32 octets), at the 24 Mb/s
-//!   basic rate 20 us of legacy preamble and 3 OFDM symbols of 4 us (16 service + 256 + 6
-//!   tail bits over 96 per symbol): 32 us.
+//! Sources (facts read from them; the code is our own). The standard is IEEE Std
+//! 802.11-2020 (clause numbers as its structure gives them; no copy of its text is on this
+//! machine, so every number below is also taken from the Linux 6.1 source that implements
+//! it):
+//! - EDCA (802.11-2020 10.23.2, HCF contention based channel access): a TXOP is won after the
+//!   medium has been idle for AIFS[AC] = aSIFSTime + AIFSN[AC] x aSlotTime and a backoff of
+//!   a random integer of slots uniform over [0, CW], CW = CWmin[AC] for a first attempt.
+//!   Best effort: AIFSN 3, CWmin 15, CWmax 1023 (mac80211's defaults, "according to
+//!   802.11-2007 Table 7-37": net/mac80211/util.c `ieee80211_set_wmm_default`, AC_BE).
+//!   At 5 GHz aSlotTime 9 us, aSIFSTime 16 us (drivers/net/wireless/ath/ath9k/hw.c:
+//!   `ah->slottime = 9`, `ath9k_hw_init_global_settings` sifstime 16 on a 5 GHz channel).
+//! - The data PPDU starts with the HT-mixed preamble: L-STF 8, L-LTF 8, L-SIG 4, HT-SIG 8,
+//!   HT-STF 4 and one HT-LTF 4, 36 us for one spatial stream (802.11-2020 19.3; ath9k's
+//!   xmit.c `L_STF`..`HT_LTF(_ns)`, used by `ath_pkt_duration`).
+//! - An A-MPDU (802.11-2020 9.7) is a train of subframes, each a 4-octet MPDU delimiter
+//!   (ath9k's `ATH_AGGR_DELIM_SZ`), the MPDU (QoS Data header 26 octets; the LLC/SNAP header
+//!   8; the IP packet; FCS 4), padded to a multiple of 4 octets (ath9k's `PADBYTES`).
+//! - After SIFS the receiver answers with a compressed BlockAck of 32 octets (802.11-2020
+//!   9.3.1.8: frame control 2, duration 2, RA 6, TA 6, BA control 2, starting sequence 2,
+//!   bitmap 8, FCS 4) at the 24 Mb/s basic rate: the legacy preamble and SIGNAL, 20 us
+//!   (ath9k's `OFDM_PREAMBLE_TIME`), and ceil((22 + 256) / 96) = 3 OFDM symbols of 4 us
+//!   (`OFDM_PLCP_BITS` 22 service and tail bits, 96 data bits per symbol at 24 Mb/s): 32 us.
 //! - Aggregate limits as Linux 6.1's ath9k builds them (drivers/net/wireless/ath/ath9k/
 //!   xmit.c, `ath_tx_form_aggr`, `ath_lookup_rate`): the first frame is always taken; a
 //!   frame is added while the aggregate stays within the 4 ms frame length at the rate
 //!   (`max_4ms_framelen`) and `ATH_AMPDU_LIMIT_MAX` (65,535 bytes, 802.11n's largest
 //!   A-MPDU); the count is capped by the block-ack window (64 frames in 802.11n/ac,
 //!   `IEEE80211_MAX_AMPDU_BUF_HT`; ath9k itself stops at half its window, 32).
-//! - Where the AQM sits: in Linux the queue discipline that matters is mac80211's per-station
-//!   FQ-CoDel (net/mac80211/tx.c: `ieee80211_txq_enqueue`, `fq_tin_dequeue`,
-//!   `codel_dequeue` with the station's `cparams`), and the driver pulls from it while it
-//!   builds each aggregate (ath9k's `ath_tx_form_aggr` -> `ath_tid_dequeue` ->
-//!   `ieee80211_tx_dequeue`): the AQM decides at the moment a TXOP is filled, and the only
-//!   queue outside it is the aggregate being formed. aqmlab's link holds one discipline, so
-//!   the link pulls from it per TXOP: it picks the station (mac80211's `ieee80211_next_txq`)
-//!   among those with packets already pulled, pulls from the discipline until that station
-//!   has a whole aggregate's worth or the discipline is empty (packets for other stations
-//!   pulled meanwhile wait in their station's aggregation queue for its turn), and sends.
-//!   Per-station AQM instances (mac80211's exact structure) would give each station its own
-//!   CoDel state; with `fq_codel` as the link's discipline the flows are separated as in
-//!   mac80211, but by flow, not by station.
+//! - Where the AQM sits: in Linux the queue that matters is mac80211's, one per station,
+//!   each with its own FQ-CoDel flows and CoDel state (net/mac80211/tx.c:
+//!   `ieee80211_txq_enqueue`, `fq_tin_dequeue`, `codel_dequeue` with the station's
+//!   `cparams`), and the driver pulls from the station it serves while it builds each
+//!   aggregate (ath9k's `ath_txq_schedule` -> `ieee80211_next_txq` picks the station,
+//!   `ath_tx_form_aggr` -> `ath_tid_dequeue` -> `ieee80211_tx_dequeue` takes its frames; the
+//!   frame that stops an aggregate goes back to the station's `retry_q`, which the next
+//!   aggregate takes first). The AQM decides at the moment a TXOP is filled and the only
+//!   packets outside it are the aggregate's. So here the link's discipline is built once per
+//!   station (`aqm/per_destination.rs`: the link's algorithm, parameters and limit, each
+//!   instance its own), a station joins the scheduler when its queue gets a packet, and the
+//!   link pulls the chosen station's aggregate from its queue per TXOP (a packet's departure
+//!   from the queue is when it joins an aggregate). The other reading, the link's one
+//!   discipline feeding per-station aggregation queues, was tried and dropped: pulled only
+//!   as far as one aggregate, the stations' queues emptied at every TXOP, so no station kept
+//!   a place in the scheduler and airtime fairness could not act; pulled further, the
+//!   packets would wait outside the AQM, the bufferbloat mac80211's design removed.
 //!
 //! Not modelled: collisions and other contenders (the AP is alone on the medium, so a TXOP
 //! always succeeds and CW never doubles), MAC retransmissions (a subframe lost by the link's
@@ -49,7 +61,8 @@
 //! listed, and the highest): `station_rates` (node name -> rate, each at most the link's),
 //! `airtime_fairness` (default true), `max_packets` (64), `max_bytes` (65535),
 //! `max_airtime` (4 ms), `slot` (9 us), `sifs` (16 us), `aifsn` (3), `cw_min` (15),
-//! `preamble` (36 us), `block_ack` (32 us).
+//! `preamble` (36 us), `block_ack` (32 us). The link's `queue` (algorithm and limit) is
+//! each station's.
 
 use super::airtime::{AirtimeScheduler, DEFAULT_QUANTUM_NS};
 use crate::net::{NodeId, PacketId};
@@ -132,14 +145,14 @@ impl WifiParams {
                 ),
             );
         }
-        // 802.11ac/ax's largest A-MPDU is 2^23 - 1 octets (6,291,455 in 802.11ax).
+        // 802.11ax's largest A-MPDU is 2^23 - 1 octets.
         if !(1..=8_388_607).contains(&self.max_bytes) {
             return err(
                 "max_bytes",
                 format!("must be 1 to 8388607 bytes, got {}", self.max_bytes),
             );
         }
-        // A PPDU lasts at most aPPDUMaxTime, 5.484 ms (802.11-2020 19.4.5); 10 ms is room.
+        // A PPDU's L-SIG announces at most 5.484 ms (4,095 bytes at 6 Mb/s); 10 ms is room.
         if self.max_airtime.0 == 0 || self.max_airtime.0 > 10_000 * US {
             return err(
                 "max_airtime",
@@ -165,7 +178,7 @@ impl WifiParams {
                 format!("must be 1 to 15 (a 4-bit field), got {}", self.aifsn),
             );
         }
-        // CW = 2^ECW - 1, ECW a 4-bit field (9.4.2.28).
+        // CW = 2^ECW - 1, ECW a 4-bit field of the EDCA Parameter Set element.
         if self.cw_min > 32_767 || !(self.cw_min + 1).is_power_of_two() {
             return err(
                 "cw_min",
