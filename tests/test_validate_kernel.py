@@ -347,6 +347,13 @@ def test_netem_jitter_and_slots_off_the_senders_access_are_refused(part: str) ->
     )
 
 
+@pytest.mark.parametrize("part", ["bottleneck", "access", "receiver_access"])
+def test_a_wifi_link_is_refused(part: str) -> None:
+    s = scenario()
+    s["topology"].setdefault(part, {"rate": "100Mbps"})["wifi"] = {}
+    _assert_refused(s, f"topology.{part}.wifi: the Wi-Fi link is not run in the reference kernel")
+
+
 def test_the_senders_access_netem_is_the_guests_netem() -> None:
     # tc netem's own syntax: jitter after the delay, the slot after the limit; forward on the
     # sender's device, reverse on the router's device toward it.

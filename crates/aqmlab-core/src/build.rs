@@ -2,9 +2,11 @@
 //! queue disciplines, routes, agents and their start and stop events.
 
 use crate::aqm::params::QueueEnv;
+use crate::aqm::per_destination::PerDestination;
 use crate::aqm::registry::{build_queue, CustomAqmFactory};
-use crate::aqm::QueueLimit;
+use crate::aqm::{LinkQueue, QueueLimit};
 use crate::link::netem::{NetemParams, NetemPipe};
+use crate::link::wifi::{WifiLink, WifiParams};
 use crate::link::Link;
 use crate::metrics::flow_stats::FlowInfo;
 use crate::net::link_schedule::LinkSchedule;
@@ -64,6 +66,7 @@ impl NetworkBuilder<'_> {
         loss: f64,
         queue: &QueueSpec,
         netem: Option<&NetemParams>,
+        wifi: Option<(&WifiParams, String)>,
         path: &str,
     ) -> Result<usize, ScenarioError> {
         let limit = match queue.limit {
@@ -75,7 +78,22 @@ impl NetworkBuilder<'_> {
             link_delay: delay,
             limit,
         };
-        let disc = build_queue(&queue.aqm, &env, self.custom, &format!("{path}.aqm"))?;
+        let mut disc = build_queue(&queue.aqm, &env, self.custom, &format!("{path}.aqm"))?;
+        if wifi.is_some() {
+            // A Wi-Fi link queues per station, each its own instance of the discipline
+            // (`aqm/per_destination.rs`), built as a station first gets a packet.
+            let (aqm, qpath) = (queue.aqm.clone(), format!("{path}.aqm"));
+            if build_queue(&aqm, &env, None, &qpath).is_err() {
+                return Err(ScenarioError::new(
+                    qpath,
+                    "a Wi-Fi link builds its AQM once per station, which a Python AQM cannot \
+                     be: give a built-in one",
+                ));
+            }
+            disc = LinkQueue::Scheduler(Box::new(PerDestination::new(Box::new(move || {
+                build_queue(&aqm, &env, None, &qpath).expect("built once with the link")
+            }))));
+        }
         self.queues.push((queue.aqm.clone(), env));
         let i = self.links.len() as u64;
         let mut link = Link::new(
@@ -92,6 +110,20 @@ impl NetworkBuilder<'_> {
         if let Some(n) = netem {
             let rng = RngStream::new(self.seed, StreamKind::LinkNetem, i);
             link.set_netem(NetemPipe::new(*n, rng, 0));
+        }
+        if let Some((w, wpath)) = wifi {
+            let mut rates = HashMap::with_capacity(w.station_rates.len());
+            for name in w.station_rates.keys() {
+                let node = self.find(name).ok_or_else(|| {
+                    ScenarioError::new(
+                        format!("{wpath}.station_rates.{name}"),
+                        format!("no node is named '{name}'"),
+                    )
+                })?;
+                rates.insert(node, w.station_rate(&wpath, name, rate)?);
+            }
+            let rng = RngStream::new(self.seed, StreamKind::LinkWifi, i);
+            link.set_wifi(WifiLink::new(w.clone(), rates, rng));
         }
         self.links.push(link);
         Ok(self.links.len() - 1)
@@ -119,6 +151,7 @@ impl NetworkBuilder<'_> {
             forward_loss,
             &spec.queue,
             spec.netem.as_ref(),
+            spec.wifi.as_ref().map(|w| (w, format!("{path}.wifi"))),
             &format!("{path}.queue"),
         )?;
         let reverse = spec.reverse_queue.clone().unwrap_or(QueueSpec {
@@ -134,6 +167,9 @@ impl NetworkBuilder<'_> {
             reverse_loss,
             &reverse,
             spec.reverse_netem.as_ref(),
+            spec.reverse_wifi
+                .as_ref()
+                .map(|w| (w, format!("{path}.reverse_wifi"))),
             &format!("{path}.reverse_queue"),
         )?;
         self.partner.insert(fwd, rev);
@@ -158,6 +194,8 @@ impl NetworkBuilder<'_> {
             reverse_queue: Some(a.queue.clone()),
             netem: a.netem,
             reverse_netem: a.reverse_netem,
+            wifi: a.wifi.clone(),
+            reverse_wifi: a.reverse_wifi.clone(),
         };
         self.duplex(host, router, &spec, path, None)?;
         Ok(())
@@ -265,6 +303,8 @@ pub fn build(
                     reverse_queue: l.reverse_queue.clone(),
                     netem: l.netem,
                     reverse_netem: l.reverse_netem,
+                    wifi: l.wifi.clone(),
+                    reverse_wifi: l.reverse_wifi.clone(),
                 };
                 let idx = if l.duplex {
                     b.duplex(from, to, &spec, &path, l.name.clone())?
@@ -279,6 +319,7 @@ pub fn build(
                         l.loss,
                         &l.queue,
                         l.netem.as_ref(),
+                        l.wifi.as_ref().map(|w| (w, format!("{path}.wifi"))),
                         &format!("{path}.queue"),
                     )?
                 };

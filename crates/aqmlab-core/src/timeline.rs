@@ -120,6 +120,17 @@ impl Timeline {
                 };
                 if let Some(r) = &e.rate {
                     for l in dirs("rate")? {
+                        if ix.links[l as usize].is_wifi() {
+                            // Its rates are its stations' PHY rates (`link/wifi.rs`).
+                            return Err(ScenarioError::new(
+                                format!("{path}.rate"),
+                                format!(
+                                    "link '{}' is a Wi-Fi link: changing its rate is not \
+                                     supported",
+                                    ix.links[l as usize].name
+                                ),
+                            ));
+                        }
                         match r {
                             RateSetting::Fixed(rate) => {
                                 t.peak_rate[l as usize] = t.peak_rate[l as usize].max(rate.0);
@@ -153,6 +164,16 @@ impl Timeline {
             }
             if let (Some(name), Some(set)) = (&e.queue, &e.set) {
                 let l = find_link(ix.links, name, &format!("{path}.queue"))?;
+                if ix.links[l].is_wifi() {
+                    // Its queue is one instance per station (`aqm/per_destination.rs`).
+                    return Err(ScenarioError::new(
+                        format!("{path}.queue"),
+                        format!(
+                            "link '{name}' is a Wi-Fi link: changing its AQM's parameters is \
+                             not supported"
+                        ),
+                    ));
+                }
                 let (aqm, kind) = changed_aqm(&ix.queues[l], set, ix.custom, &path)?;
                 let reset = match e.aqm_state {
                     Some(s) => s == AqmState::Reset,

@@ -177,6 +177,13 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
                     f"topology.{part}.{key}",
                     "netem jitter and slots run in the reference kernel on the access links only (this version)",
                 )
+    for part in ("bottleneck", "access", "receiver_access"):
+        for key in ("wifi", "reverse_wifi"):
+            if (topo.get(part) or {}).get(key) is not None:
+                raise KernelRefusal(
+                    f"topology.{part}.{key}",
+                    "the Wi-Fi link is not run in the reference kernel (it has no Wi-Fi device)",
+                )
     access_netem = {
         key: netem_args((topo.get("access") or {}).get(key), f"topology.access.{key}")
         for key in ("netem", "reverse_netem")

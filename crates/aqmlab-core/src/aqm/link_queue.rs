@@ -7,7 +7,7 @@
 //! directly. Behaviour is the same either way: the enum only forwards.
 
 use super::{FifoQueue, QueueCtx, QueueDiscipline, StateSink};
-use crate::net::PacketId;
+use crate::net::{NodeId, PacketId};
 use crate::sim::Time;
 
 pub enum LinkQueue {
@@ -29,6 +29,20 @@ impl QueueDiscipline for LinkQueue {
         match self {
             LinkQueue::Fifo(q) => q.dequeue(cx),
             LinkQueue::Scheduler(q) => q.dequeue(cx),
+        }
+    }
+
+    fn dequeue_for(&mut self, dst: NodeId, cx: &mut QueueCtx) -> Option<PacketId> {
+        match self {
+            LinkQueue::Fifo(_) => None,
+            LinkQueue::Scheduler(q) => q.dequeue_for(dst, cx),
+        }
+    }
+
+    fn len_for(&self, dst: NodeId) -> u32 {
+        match self {
+            LinkQueue::Fifo(_) => 0,
+            LinkQueue::Scheduler(q) => q.len_for(dst),
         }
     }
 

@@ -19,6 +19,7 @@ pub mod fifo_queue;
 pub mod flow_queues;
 pub mod link_queue;
 pub mod params;
+pub mod per_destination;
 pub mod registry;
 pub mod resolved;
 pub mod state_docs;
@@ -55,7 +56,7 @@ pub use link_queue::LinkQueue;
 use crate::metrics::packet_trace::{DropReason, TraceEvent};
 use crate::metrics::tap::Taps;
 use crate::metrics::QueueStats;
-use crate::net::{Packet, PacketArena, PacketId};
+use crate::net::{NodeId, Packet, PacketArena, PacketId};
 use crate::sim::{RngStream, Time};
 
 /// The most packets or bytes a queue may hold waiting (excluding the packet in service).
@@ -274,6 +275,18 @@ pub trait QueueDiscipline: Send {
 
     /// The next packet to transmit, if any. Packets dropped at dequeue go through `cx`.
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<PacketId>;
+
+    /// The next packet for destination `dst` from a discipline with a queue per destination
+    /// (`per_destination.rs`); any other has none.
+    fn dequeue_for(&mut self, _dst: NodeId, _cx: &mut QueueCtx) -> Option<PacketId> {
+        None
+    }
+
+    /// Packets waiting for destination `dst` in a discipline with a queue per destination
+    /// (0 in any other).
+    fn len_for(&self, _dst: NodeId) -> u32 {
+        0
+    }
 
     fn len_packets(&self) -> u32;
     fn len_bytes(&self) -> u64;

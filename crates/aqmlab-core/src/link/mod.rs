@@ -2,7 +2,9 @@
 //!
 //! Only the head of the pipe has an event scheduled (as in htsim's pipes): since the delay is
 //! constant and transmissions end in order, packets leave the pipe in the order they entered.
-//! A link with `netem` delivers through netem's jitter and slots instead (`netem.rs`).
+//! A link with `netem` delivers through netem's jitter and slots instead (`netem.rs`). A
+//! link with `wifi` sends aggregates in transmit opportunities instead of one packet at a time
+//! (`wifi.rs`, its station scheduler `airtime.rs`).
 //!
 //! The transmitter keeps exact time ([`RateClock`]): a transmission that follows another
 //! back to back starts at the exact end of the one before, not at the whole nanosecond its
@@ -10,7 +12,9 @@
 //! slower either (issue 24: rounding each packet up to a nanosecond carried 4 Gb/s on a
 //! 6 Gb/s link of 1-byte packets).
 
+pub mod airtime;
 pub mod netem;
+pub mod wifi;
 
 use crate::aqm::{LinkQueue, QueueCtx, QueueDiscipline};
 use crate::metrics::packet_trace::{DropReason, TraceEvent};
@@ -23,6 +27,7 @@ use crate::net::{NodeId, PacketArena, PacketId};
 use crate::sim::{time::RateClock, EventKind, EventQueue, RngStream, Time};
 use netem::{Dequeued, NetemPipe};
 use std::collections::VecDeque;
+use wifi::WifiLink;
 
 /// Fields in the order one event touches them (`repr(C)` keeps that order): at 100,000 flows
 /// every link event is a cache miss, so what a transmission, a delivery or an arrival reads
@@ -170,6 +175,14 @@ impl Link {
         self.with_queue::<EXTRAS, _>(cx, |queue, qcx, idle_since| {
             queue.enqueue(pkt, qcx, idle_since)
         });
+        if let Pipe::Wifi(w) = &mut self.pipe {
+            // Its station wants the medium (mac80211 schedules a station's queue when a
+            // frame joins it, `ieee80211_queue_skb`).
+            let dst = cx.packets.get(pkt).dst;
+            if self.queue.len_for(dst) > 0 {
+                w.schedule(dst);
+            }
+        }
         if let Some(t) = cx.tap.as_deref_mut().filter(|_| EXTRAS) {
             // A dropped arrival is still in the arena: the simulator frees drops afterwards.
             let len = (self.queue.len_packets(), self.queue.len_bytes());
@@ -192,6 +205,9 @@ impl Link {
         if EXTRAS && self.changes != UNCHANGED && self.take_changes_before_start(cx) {
             // Down: what waits stays queued until the link comes up.
             return;
+        }
+        if let Pipe::Wifi(_) = self.pipe {
+            return self.start_txop::<EXTRAS>(cx);
         }
         let next = self.with_queue::<EXTRAS, _>(cx, |queue, qcx, _| queue.dequeue(qcx));
         match next {
@@ -236,6 +252,9 @@ impl Link {
     /// The transmitter finished the packet in service. `EXTRAS` as in [`Link::arrive`].
     #[inline]
     pub fn tx_done<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx) {
+        if let Pipe::Wifi(_) = self.pipe {
+            return self.txop_done::<EXTRAS>(cx);
+        }
         let now = cx.events.now();
         let (pkt, tx) = self
             .in_service
@@ -269,6 +288,7 @@ impl Link {
                     let d = netem.enqueue(now, self.delay, pkt, p.size);
                     schedule_releases(cx.events, cx.id, &d);
                 }
+                Pipe::Wifi(_) => unreachable!("a Wi-Fi link ends its transmissions in txop_done"),
             }
         }
         self.start_next::<EXTRAS>(cx, true);
@@ -291,6 +311,13 @@ impl Link {
                 schedule_releases(events, id, &d);
                 pkt
             }
+            Pipe::Wifi(w) => {
+                let (_, pkt) = w.wire.pop_front().expect("LinkDeliver with an empty pipe");
+                if let Some(&(at, _)) = w.wire.front() {
+                    events.schedule(at, EventKind::LinkDeliver(id));
+                }
+                Some(pkt)
+            }
         }
     }
 
@@ -310,6 +337,117 @@ impl Link {
         if self.in_service.is_none() {
             self.start_next::<EXTRAS>(cx, false);
         }
+    }
+
+    /// From now on the link is a Wi-Fi medium (`wifi.rs`): it sends aggregates in transmit
+    /// opportunities and delivers them after its delay.
+    pub fn set_wifi(&mut self, wifi: WifiLink) {
+        debug_assert_eq!(
+            self.pipe.len(),
+            0,
+            "wifi set on a link with packets on the wire"
+        );
+        self.pipe = Pipe::Wifi(Box::new(wifi));
+    }
+
+    /// Whether the link is a Wi-Fi medium.
+    pub fn is_wifi(&self) -> bool {
+        matches!(self.pipe, Pipe::Wifi(_))
+    }
+
+    /// A transmit opportunity on a Wi-Fi link whose transmitter is free (`wifi.rs`: where
+    /// the AQM sits): the station chosen takes its aggregate from its own queue of the
+    /// discipline (`aqm/per_destination.rs`), each packet leaving the queue (its departure)
+    /// as the aggregate is built.
+    fn start_txop<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx) {
+        let now = cx.events.now();
+        let Pipe::Wifi(w) = &mut self.pipe else {
+            unreachable!("start_txop on a link without wifi")
+        };
+        let queue = &mut self.queue;
+        let chosen = w.choose(|node| queue.len_for(node) > 0);
+        if let Some(s) = chosen {
+            let node = w.node(s);
+            let mut qcx = QueueCtx {
+                now,
+                packets: cx.packets,
+                rng: &mut self.queue_rng,
+                stats: &mut self.stats,
+                dropped: cx.dropped,
+                tap: if EXTRAS { cx.tap.as_deref_mut() } else { None },
+            };
+            let tx = w.send(s, self.rate_bps, || {
+                let pkt = queue.dequeue_for(node, &mut qcx)?;
+                let p = qcx.packets.get(pkt);
+                qcx.stats.on_departure(now, p);
+                Some((pkt, p.size))
+            });
+            self.in_service = Some((w.on_air()[0], tx));
+            self.tx_started = now;
+            self.idle_since = BUSY;
+            cx.events.schedule(now + tx, EventKind::LinkTxDone(cx.id));
+        } else if self.idle_since == BUSY {
+            self.idle_since = now;
+            self.queue.on_link_idle(now);
+        }
+        self.stats
+            .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
+        if let Some(t) = cx.tap.as_deref_mut().filter(|_| EXTRAS) {
+            let len = (self.queue.len_packets(), self.queue.len_bytes());
+            let Pipe::Wifi(w) = &self.pipe else {
+                unreachable!()
+            };
+            if w.on_air().is_empty() {
+                t.after_dequeue(cx.id, now, None, cx.packets, len);
+            }
+            for &pkt in w.on_air() {
+                t.after_dequeue(cx.id, now, Some(pkt), cx.packets, len);
+            }
+        }
+    }
+
+    /// A Wi-Fi link's TXOP ended: each packet of its aggregate is transmitted (or lost on
+    /// the link) and reaches the far node after the delay; the next TXOP starts.
+    fn txop_done<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx) {
+        let now = cx.events.now();
+        self.in_service = None;
+        let Pipe::Wifi(w) = &mut self.pipe else {
+            unreachable!("txop_done on a link without wifi")
+        };
+        let at = now + self.delay;
+        for i in 0..w.on_air().len() {
+            let pkt = w.on_air()[i];
+            let p = cx.packets.get(pkt);
+            let done = Transmission {
+                started: self.tx_started,
+                ends: now,
+                lag: 0,
+                size: p.size,
+                rate_bps: self.rate_bps,
+            };
+            self.stats.on_transmitted(now, p, done);
+            if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
+                self.stats.link_losses += 1;
+                if let Some(t) = cx.tap.as_deref_mut().filter(|_| EXTRAS) {
+                    t.trace_event(cx.id, now, TraceEvent::Drop, DropReason::LinkLoss, p);
+                }
+                cx.dropped.push(pkt);
+                continue;
+            }
+            // The delay is the same for every packet (an event's new delay applies from
+            // now): the wire stays in order, a FIFO whose head has an event.
+            let at = match w.wire.back() {
+                Some(&(last, _)) => at.max(last),
+                None => {
+                    cx.events.schedule(at, EventKind::LinkDeliver(cx.id));
+                    at
+                }
+            };
+            w.wire.push_back((at, pkt));
+        }
+        let queue = &self.queue;
+        w.finish(|node| queue.len_for(node) > 0);
+        self.start_next::<EXTRAS>(cx, true);
     }
 
     /// The queue discipline's periodic timer. `EXTRAS` as in [`Link::arrive`].
@@ -413,7 +551,15 @@ impl Link {
 
     /// Packets held anywhere in this link: queue, transmitter, pipe.
     pub fn packets_held(&self) -> usize {
-        self.queue.len_packets() as usize + self.in_service.is_some() as usize + self.pipe.len()
+        match &self.pipe {
+            // The aggregate on the air is the Wi-Fi link's, not `in_service`'s.
+            Pipe::Wifi(w) => self.queue.len_packets() as usize + w.len(),
+            _ => {
+                self.queue.len_packets() as usize
+                    + self.in_service.is_some() as usize
+                    + self.pipe.len()
+            }
+        }
     }
 
     pub fn is_busy(&self) -> bool {
@@ -441,8 +587,10 @@ impl Link {
         packets: &PacketArena,
         changes: &[LinkChanges],
     ) -> QueueSummary {
+        // A Wi-Fi link's aggregate on the air counts when its TXOP ends.
         let in_progress = self
             .in_service
+            .filter(|_| !self.is_wifi())
             .map(|(pkt, tx)| self.transmission(packets.get(pkt).size, tx));
         let mut s = self
             .stats
@@ -455,10 +603,13 @@ impl Link {
 }
 
 /// Between the transmitter and the far node: a constant delay (a FIFO whose head has an
-/// event, as htsim's pipes), or netem's jitter and slots.
+/// event, as htsim's pipes), or netem's jitter and slots. A Wi-Fi medium's state lives here
+/// too (its stations' queues, the aggregate on the air, its constant-delay wire): a variant
+/// costs the link no byte, a field would make it a ninth cache line.
 enum Pipe {
     Constant(VecDeque<(Time, PacketId)>),
     Netem(Box<NetemPipe>),
+    Wifi(Box<WifiLink>),
 }
 
 impl Pipe {
@@ -466,6 +617,7 @@ impl Pipe {
         match self {
             Pipe::Constant(p) => p.len(),
             Pipe::Netem(n) => n.len(),
+            Pipe::Wifi(w) => w.len(),
         }
     }
 }

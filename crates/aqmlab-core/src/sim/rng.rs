@@ -22,6 +22,8 @@ pub enum StreamKind {
     WorkloadPairs = 7,
     /// A link's netem jitter and slot delays (`link/netem.rs`).
     LinkNetem = 8,
+    /// A Wi-Fi link's backoffs (`link/wifi.rs`).
+    LinkWifi = 9,
 }
 
 #[derive(Debug, Clone)]

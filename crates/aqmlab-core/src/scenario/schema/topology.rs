@@ -1,6 +1,7 @@
 //! The topology section: a dumbbell or a graph, its links and their queues.
 
 use crate::link::netem::NetemParams;
+use crate::link::wifi::WifiParams;
 use crate::units::error::{from_value, ScenarioError};
 use crate::units::limits::{MAX_GRAPH_LINKS, MAX_NODES};
 use crate::units::{Bytes, Duration, Rate};
@@ -131,6 +132,13 @@ pub struct LinkSpec {
     /// The same on the reverse direction (the ACKs of the forward's data).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_netem: Option<NetemParams>,
+    /// The forward direction is a Wi-Fi medium: aggregates to stations in transmit
+    /// opportunities (`link/wifi.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wifi: Option<WifiParams>,
+    /// The same on the reverse direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_wifi: Option<WifiParams>,
 }
 
 /// The direction(s) of a duplex link that its random `loss` applies to. Forward is the
@@ -213,6 +221,12 @@ pub struct AccessSpec {
     /// The same in the other direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_netem: Option<NetemParams>,
+    /// Toward the receivers, a Wi-Fi medium (`link/wifi.rs`; each access link its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wifi: Option<WifiParams>,
+    /// The same in the other direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_wifi: Option<WifiParams>,
 }
 
 fn zero_delay() -> OneOrMany<Duration> {
@@ -265,6 +279,13 @@ pub struct GraphLinkSpec {
     /// The same on the reverse direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_netem: Option<NetemParams>,
+    /// The forward direction is a Wi-Fi medium: aggregates to stations in transmit
+    /// opportunities (`link/wifi.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wifi: Option<WifiParams>,
+    /// The same on the reverse direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_wifi: Option<WifiParams>,
     /// Create the opposite direction too (default true, as ns-2's duplex-link).
     #[serde(default = "super::yes")]
     pub duplex: bool,
@@ -285,7 +306,37 @@ pub struct GraphSpec {
 
 fn check_link(l: &LinkSpec, path: &str) -> Result<(), ScenarioError> {
     check_loss(l.loss, &format!("{path}.loss"))?;
-    check_netem(&l.netem, &l.reverse_netem, path)
+    check_netem(&l.netem, &l.reverse_netem, path)?;
+    check_wifi(
+        [&l.netem, &l.reverse_netem],
+        [&l.wifi, &l.reverse_wifi],
+        path,
+    )
+}
+
+/// Each direction's `wifi` (`WifiParams::check`), and not with netem on the same direction:
+/// a Wi-Fi link delivers its aggregates itself.
+fn check_wifi(
+    netem: [&Option<NetemParams>; 2],
+    wifi: [&Option<WifiParams>; 2],
+    path: &str,
+) -> Result<(), ScenarioError> {
+    for ((field, n), w) in [("wifi", netem[0]), ("reverse_wifi", netem[1])]
+        .into_iter()
+        .zip(wifi)
+    {
+        if let Some(w) = w {
+            w.check(&format!("{path}.{field}"))?;
+            if n.is_some() {
+                return Err(ScenarioError::new(
+                    format!("{path}.{field}"),
+                    "a Wi-Fi link delivers its aggregates itself: netem on the same direction \
+                     is not supported",
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_netem(
@@ -352,7 +403,9 @@ pub(super) fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
                             "must not be an empty list",
                         ));
                     }
-                    check_netem(&a.netem, &a.reverse_netem, &format!("topology.{name}"))?;
+                    let p = format!("topology.{name}");
+                    check_netem(&a.netem, &a.reverse_netem, &p)?;
+                    check_wifi([&a.netem, &a.reverse_netem], [&a.wifi, &a.reverse_wifi], &p)?;
                 }
             }
             Ok(Topology::Dumbbell(d))
@@ -403,11 +456,17 @@ pub(super) fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
                 }
                 check_loss(l.loss, &format!("{p}.loss"))?;
                 check_netem(&l.netem, &l.reverse_netem, &p)?;
-                if !l.duplex && l.reverse_netem.is_some() {
-                    return Err(ScenarioError::new(
-                        format!("{p}.reverse_netem"),
-                        "a link with duplex = false has no reverse direction",
-                    ));
+                check_wifi([&l.netem, &l.reverse_netem], [&l.wifi, &l.reverse_wifi], &p)?;
+                for (field, given) in [
+                    ("reverse_netem", l.reverse_netem.is_some()),
+                    ("reverse_wifi", l.reverse_wifi.is_some()),
+                ] {
+                    if !l.duplex && given {
+                        return Err(ScenarioError::new(
+                            format!("{p}.{field}"),
+                            "a link with duplex = false has no reverse direction",
+                        ));
+                    }
                 }
                 if !l.duplex && l.loss_direction != LossDirection::Forward {
                     return Err(ScenarioError::new(
