@@ -1318,6 +1318,8 @@ mod tests {
             now,
             delivered,
             ece,
+            // RFC 3168 or the exact echo: an ACK with ECE reports all it delivers as CE
+            delivered_ce: if ece { delivered } else { 0 },
             snd_una,
             snd_nxt,
             srtt: MS,
