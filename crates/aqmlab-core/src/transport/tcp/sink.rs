@@ -186,7 +186,7 @@ impl TcpSink {
                 self.ce_state = ecn.ce;
                 ack_now = true;
             }
-        } else if ecn.cwr && self.accecn.is_none() {
+        } else if ecn.cwr {
             // CWR ends the echo of earlier marks; a CE on this very packet starts a new one.
             self.ecn_unacked = false;
         }
