@@ -230,7 +230,9 @@ pub struct TcpConfig {
     /// "accecn"`.
     pub receiver_accecn: bool,
     /// When an AccECN receiver sends the AccECN option: `full` (on every ACK, Linux's default
-    /// `net.ipv4.tcp_ecn_option = 2`) | `disabled` (never: ACE alone). Nothing without AccECN.
+    /// `net.ipv4.tcp_ecn_option = 2`) | `minimum` (1: after CE marks and codepoint changes,
+    /// and every third of the receiver's RTT) | `disabled` (never: ACE alone). Nothing without
+    /// AccECN.
     pub accecn_option: AccEcnOptionSending,
 }
 
