@@ -30,9 +30,8 @@
 //! CE mark or a change of codepoint, after a byte counter crosses a multiple of 2^22, and
 //! when srtt / 3 has passed since the last (the receiver's srtt being the handshake's RTT).
 //! It carries as many fields as fit beside the SACK blocks, and at least the fields up to the
-//! one of the furthest codepoint received
-//! (`accecn_minlen`: ECT(1) 1, CE 2, ECT(0) 3), for which a SACK block is given up
-//! (`tcp_options_fit_accecn`). The option space is modelled with the timestamps option
+//! one of the furthest codepoint received (`accecn_minlen`: ECT(1) 1, CE 2, ECT(0) 3), for
+//! which a SACK block is given up (`tcp_options_fit_accecn`). The option space is modelled with the timestamps option
 //! present (Linux's default, `tcp_timestamps = 1`; aqmlab's receiver reports at most the 3
 //! SACK blocks that leaves room for), whatever `tcp.timestamps` says (it picks the RTT
 //! samples).
@@ -48,12 +47,14 @@
 //! when it is trustworthy (one field changed alone): with 16 or more packets the estimate
 //! d + (ceil(d_ceb n / bytes) rounded down to a multiple of 8), at most safe; else safe when
 //! d_ceb > d MSS, d when d_ceb < safe MSS / 2. Without a usable option, d if the ACKs have
-//! averaged at most 4 packets (an EWMA of gain 1/64, `pkts_acked_ewma`), else safe. A delta
+//! averaged more than 4 packets (an EWMA of gain 1/64, `pkts_acked_ewma`: ACK compression
+//! rather than lost ACKs), else safe. A delta
 //! above 0 is the ACK's FLAG_ECE: the sender's ECN response (`tcp_enter_cwr`), and the
 //! controller's CE count. The sender sets no CWR (`tcp_ecn_queue_cwr` is for RFC 3168 only).
 //!
-//! Not modelled: the handshake's ACE codes (RFC 9768 3.1.1's Table 2: the outcome of the
-//! negotiation is read from the configuration, `TcpConfig::ecn_feedback_in_use`), the
+//! Not modelled: the handshake's ACE codes as a negotiation (RFC 9768 3.1.1's Table 2; the
+//! pcap writes them, the outcome is read from the configuration,
+//! `TcpConfig::ecn_feedback_in_use`), the
 //! mangling and zeroing checks (no middlebox), `tcp_ecn_option = 3` (`persist`, which
 //! differs only after a failure), the AccECN0 order (Linux writes only AccECN1).
 
