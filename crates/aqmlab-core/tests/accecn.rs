@@ -130,7 +130,7 @@ fn ecn_feedback_is_checked() {
     let with = |tcp: &str| base.replace("[tcp]\n", &format!("[tcp]\n{tcp}\n"));
     for (tcp, want) in [
         ("ecn_feedback = \"accurate\"", "unknown variant"),
-        ("accecn_option = \"minimum\"", "unknown variant"),
+        ("accecn_option = \"persist\"", "unknown variant"),
     ] {
         let e = Scenario::from_toml(&with(tcp)).err().unwrap().to_string();
         assert!(e.contains(want), "{e}");

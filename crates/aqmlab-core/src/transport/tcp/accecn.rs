@@ -14,7 +14,8 @@
 //!
 //! Parameters: `tcp.ecn_feedback = "accecn"` turns it on (with `tcp.receiver_accecn`, the
 //! peer's support, true by default); `tcp.accecn_option` (`full`, Linux's default
-//! `net.ipv4.tcp_ecn_option = 2`, or `disabled`). Constants, Linux's: r.cep starts at 5
+//! `net.ipv4.tcp_ecn_option = 2`; `minimum`, 1: on demand and as a beacon every srtt / 3,
+//! `tcp_ecn_option_beacon = 3`; `disabled`, 0). Constants, Linux's: r.cep starts at 5
 //! (`TCP_ACCECN_CEP_INIT_OFFSET`), r.e0b and r.e1b at 1, r.ceb at 0 (RFC 9768 3.2.1); an ACK
 //! is sent at once after 6 unacknowledged CE marks (`TCP_ACCECN_ACE_MAX_DELTA`); the safety
 //! factor of the byte check is 1/2 (`TCP_ACCECN_SAFETY_SHIFT = 1`).
@@ -25,10 +26,12 @@
 //! CWR and ECE (`tcp_accecn_set_ace`). A change of the codepoint from the last packet's
 //! (`ecn_edge`) ACKs at once (RFC 9768 3.2.2.5.1's change-triggered ACKs); so do 6 CE marks
 //! not yet fed back (the receiver's safety procedure, so that ACE cannot wrap on the ACKs it
-//! sends). With `full` the option goes on every ACK with as many fields as fit beside the
-//! SACK blocks, and at least the fields up to the one of the latest codepoint received
-//! (`accecn_minlen`: ECT(1) 1, CE 2, ECT(0) 3), for which a SACK block is given up
-//! (`tcp_options_fit_accecn`). The option space is modelled with the timestamps option
+//! sends). With `full` the option goes on every ACK; with `minimum` on the two ACKs after a
+//! CE mark or a change of codepoint, after a byte counter crosses a multiple of 2^22, and
+//! when srtt / 3 has passed since the last (the receiver's srtt being the handshake's RTT).
+//! It carries as many fields as fit beside the SACK blocks, and at least the fields up to the
+//! one of the furthest codepoint received (`accecn_minlen`: ECT(1) 1, CE 2, ECT(0) 3), for
+//! which a SACK block is given up (`tcp_options_fit_accecn`). The option space is modelled with the timestamps option
 //! present (Linux's default, `tcp_timestamps = 1`; aqmlab's receiver reports at most the 3
 //! SACK blocks that leaves room for), whatever `tcp.timestamps` says (it picks the RTT
 //! samples).
@@ -44,16 +47,20 @@
 //! when it is trustworthy (one field changed alone): with 16 or more packets the estimate
 //! d + (ceil(d_ceb n / bytes) rounded down to a multiple of 8), at most safe; else safe when
 //! d_ceb > d MSS, d when d_ceb < safe MSS / 2. Without a usable option, d if the ACKs have
-//! averaged at most 4 packets (an EWMA of gain 1/64, `pkts_acked_ewma`), else safe. A delta
+//! averaged more than 4 packets (an EWMA of gain 1/64, `pkts_acked_ewma`: ACK compression
+//! rather than lost ACKs), else safe. A delta
 //! above 0 is the ACK's FLAG_ECE: the sender's ECN response (`tcp_enter_cwr`), and the
 //! controller's CE count. The sender sets no CWR (`tcp_ecn_queue_cwr` is for RFC 3168 only).
 //!
-//! Not modelled: the handshake's ACE codes (RFC 9768 3.1.1's Table 2: the outcome of the
-//! negotiation is read from the configuration, `TcpConfig::ecn_feedback_in_use`), the
-//! mangling and zeroing checks (no middlebox), `tcp_ecn_option = 1` (`minimum`, with its
-//! beacon) and `3` (`persist`), the AccECN0 order (Linux writes only AccECN1).
+//! Not modelled: the handshake's ACE codes as a negotiation (RFC 9768 3.1.1's Table 2; the
+//! pcap writes them, the outcome is read from the configuration,
+//! `TcpConfig::ecn_feedback_in_use`), the
+//! mangling and zeroing checks (no middlebox), `tcp_ecn_option = 3` (`persist`, which
+//! differs only after a failure), the AccECN0 order (Linux writes only AccECN1).
 
+use super::AccEcnOptionSending;
 use crate::net::{AccEcnOption, Ecn};
+use crate::sim::Time;
 
 /// r.cep's initial value (RFC 9768 3.2.1; `TCP_ACCECN_CEP_INIT_OFFSET`).
 pub const CEP_INIT: u32 = 5;
@@ -69,6 +76,12 @@ const COUNTER_MASK: u32 = 0xff_ffff;
 const ACE_MAX_DELTA: u32 = 6;
 /// `TCP_ACCECN_SAFETY_SHIFT`: the byte check's factor 1/2.
 const SAFETY_SHIFT: u32 = 1;
+/// With `minimum`: the option at least every srtt / 3 (`TCP_ACCECN_OPTION_BEACON`, the
+/// default of `net.ipv4.tcp_ecn_option_beacon`).
+const OPTION_BEACON: u64 = 3;
+/// With `minimum`: the option after a byte counter crosses a multiple of 2^22 (the bits
+/// `GENMASK_U32(31, 22)`), before its 24-bit field could wrap unseen.
+const BYTES_DEMAND_SHIFT: u32 = 22;
 /// `pkts_acked_ewma`: gain 2^-6, 6 fraction bits; ACKs averaging above 4 packets are
 /// compressed (`PKTS_ACKED_WEIGHT`, `PKTS_ACKED_PREC`, `ACK_COMP_THRESH`).
 const EWMA_WEIGHT: u32 = 6;
@@ -190,19 +203,33 @@ pub struct AccEcnReceiver {
     last: Option<Field>,
     /// The fewest option fields the next option needs (`accecn_minlen`).
     min_fields: u8,
-    send_option: bool,
+    sending: AccEcnOptionSending,
+    /// With `minimum`: the next ACKs that must carry the option (`accecn_opt_demand`), when
+    /// the last one did (`accecn_opt_tstamp`), and the smoothed RTT the beacon divides (0:
+    /// no sample).
+    demand: u8,
+    last_option_at: Time,
+    srtt: Time,
 }
 
 impl AccEcnReceiver {
-    pub fn new(send_option: bool) -> Self {
+    pub fn new(sending: AccEcnOptionSending) -> Self {
         AccEcnReceiver {
             ce_packets: 0,
             ce_pending: 0,
             bytes: [0; 3],
             last: None,
             min_fields: 0,
-            send_option,
+            sending,
+            demand: 0,
+            last_option_at: 0,
+            srtt: 0,
         }
+    }
+
+    /// The receiver's smoothed RTT, the handshake's sample (`minimum`'s beacon).
+    pub fn set_srtt(&mut self, srtt: Time) {
+        self.srtt = srtt;
     }
 
     /// A data packet of `payload` bytes arrived with `ecn`; true if it is to be ACKed at
@@ -216,12 +243,21 @@ impl AccEcnReceiver {
             }
             if payload > 0 {
                 let b = &mut self.bytes[f as usize];
+                let before = *b;
                 *b = b.wrapping_add(payload);
                 self.min_fields = self.min_fields.max(f.option_length());
+                if (*b ^ before) >> BYTES_DEMAND_SHIFT != 0 {
+                    self.demand = self.demand.max(1);
+                }
             }
         }
         let edge = field != self.last;
         self.last = field;
+        if edge || field == Some(Field::Ce) {
+            // Two ACKs with the option, so that the later one shows the new codepoint
+            // unambiguously (`tcp_ecn_received_counters`).
+            self.demand = 2;
+        }
         edge || self.ce_pending >= ACE_MAX_DELTA
     }
 
@@ -231,17 +267,30 @@ impl AccEcnReceiver {
         self.ce_packets.wrapping_add(CEP_INIT) & ACE_MASK
     }
 
-    /// The option for an ACK with `sack_blocks` SACK blocks, and the SACK blocks it leaves
-    /// (`tcp_established_options` with `tcp_ecn_option = 2`; writing it resets the fields
-    /// required, `tcp_options_write`).
-    pub fn option(&mut self, sack_blocks: usize) -> (Option<AccEcnOption>, usize) {
-        if !self.send_option {
+    /// The option for an ACK sent at `now` with `sack_blocks` SACK blocks, and the SACK
+    /// blocks it leaves (`tcp_established_options`; writing it resets the fields required
+    /// and spends a demand, `tcp_options_write`).
+    pub fn option(&mut self, now: Time, sack_blocks: usize) -> (Option<AccEcnOption>, usize) {
+        let due = match self.sending {
+            AccEcnOptionSending::Full => true,
+            AccEcnOptionSending::Disabled => false,
+            AccEcnOptionSending::Minimum => {
+                self.demand > 0
+                    || now
+                        .saturating_sub(self.last_option_at)
+                        .saturating_mul(OPTION_BEACON)
+                        >= self.srtt
+            }
+        };
+        if !due {
             return (None, sack_blocks);
         }
         let Some((fields, kept)) = fit_option(self.min_fields, sack_blocks) else {
             return (None, sack_blocks);
         };
         self.min_fields = 0;
+        self.demand = self.demand.saturating_sub(1);
+        self.last_option_at = now;
         let wire = |f: Field| self.bytes[f as usize].wrapping_add(f.init()) & COUNTER_MASK;
         let opt = AccEcnOption {
             fields,
@@ -465,7 +514,7 @@ mod tests {
     /// flow's packets (ECT(1), CE) of 1000 bytes.
     #[test]
     fn receiver_counters_ace_and_option_by_hand() {
-        let mut r = AccEcnReceiver::new(true);
+        let mut r = AccEcnReceiver::new(AccEcnOptionSending::Full);
         // ACE starts at r.cep = 5.
         assert_eq!(r.ace(), 5);
         // The first packet changes the codepoint from none (Not-ECT): ACKed at once.
@@ -480,7 +529,7 @@ mod tests {
         assert_eq!(r.ace(), 7);
         // Bytes: ECT(1) 3 x 1000 + 1 = 3001, CE 2 x 1000 + 0, ECT(0) none + 1. CE was the
         // furthest field received (2), so two fields were required; no SACK block: 3 fit.
-        let (opt, kept) = r.option(0);
+        let (opt, kept) = r.option(0, 0);
         let want = AccEcnOption {
             fields: 3,
             e1b: 3001,
@@ -489,10 +538,10 @@ mod tests {
         };
         assert_eq!((opt, kept), (Some(want), 0));
         // With three SACK blocks and nothing received since: the bare option, all blocks.
-        assert_eq!(r.option(3).0.map(|o| o.fields), Some(0));
+        assert_eq!(r.option(0, 3).0.map(|o| o.fields), Some(0));
         // A CE packet requires 2 fields again: a block is given up for them.
         assert!(r.on_data(&ecn(true, true), MSS));
-        assert_eq!(r.option(3).1, 2);
+        assert_eq!(r.option(0, 3).1, 2);
         // That CE left 1 mark pending (no ACK has read ACE since). Seven more: pending
         // reaches 6 at the fifth (1 + 5), which is ACKed at once (`TCP_ACCECN_ACE_MAX_DELTA`).
         let mut acks_at_once = vec![];
@@ -509,10 +558,60 @@ mod tests {
 
     #[test]
     fn no_option_when_disabled() {
-        let mut r = AccEcnReceiver::new(false);
+        let mut r = AccEcnReceiver::new(AccEcnOptionSending::Disabled);
         r.on_data(&ecn(false, true), MSS);
-        assert_eq!(r.option(0), (None, 0));
+        assert_eq!(r.option(0, 0), (None, 0));
         assert_eq!(r.ace(), 6);
+    }
+
+    /// `tcp_ecn_option = 1` (`minimum`) with a receiver RTT of 30 ms: the option on the two
+    /// ACKs after a CE mark or a change of codepoint (`accecn_opt_demand = 2`, one spent per
+    /// option), else once 30 / 3 = 10 ms have passed since the last one (the beacon).
+    #[test]
+    fn minimum_sends_the_option_on_demand_and_as_a_beacon() {
+        const MS: Time = 1_000_000;
+        let mut r = AccEcnReceiver::new(AccEcnOptionSending::Minimum);
+        r.set_srtt(30 * MS);
+        let sent = |r: &mut AccEcnReceiver, at_ms: u64| r.option(at_ms * MS, 0).0.is_some();
+        // The first packet changes the codepoint (none -> ECT(1)): demand 2.
+        r.on_data(&ecn(true, false), MSS);
+        assert!(sent(&mut r, 1)); // demand 2 -> 1
+        assert!(sent(&mut r, 2)); // 1 -> 0
+                                  // No demand, 1 ms since the last option: (3 - 2) x 3 = 3 < 30.
+        r.on_data(&ecn(true, false), MSS);
+        assert!(!sent(&mut r, 3));
+        // At 12 ms (12 - 2) x 3 = 30 >= 30: the beacon.
+        assert!(sent(&mut r, 12));
+        assert!(!sent(&mut r, 13));
+        // A CE mark: demand 2 again; a second CE (no change of codepoint) sets it to 2 too.
+        r.on_data(&ecn(true, true), MSS);
+        assert!(sent(&mut r, 14));
+        r.on_data(&ecn(true, true), MSS);
+        assert!(sent(&mut r, 15));
+        assert!(sent(&mut r, 16));
+        assert!(!sent(&mut r, 17));
+        // Without an RTT sample (srtt 0) every ACK is a beacon, as with `full`.
+        let mut r = AccEcnReceiver::new(AccEcnOptionSending::Minimum);
+        assert!((0..5).all(|i| sent(&mut r, i)));
+    }
+
+    /// A byte counter crossing a multiple of 2^22 (4,194,304 bytes) demands one option: with
+    /// 1000-byte packets, the 4,195th ECT(1) packet takes it from 4,194,000 to 4,195,000.
+    #[test]
+    fn minimum_sends_the_option_before_a_field_could_wrap_unseen() {
+        const MS: Time = 1_000_000;
+        let mut r = AccEcnReceiver::new(AccEcnOptionSending::Minimum);
+        r.set_srtt(Time::MAX / 8);
+        r.on_data(&ecn(true, false), MSS);
+        assert!(r.option(MS, 0).0.is_some() && r.option(MS, 0).0.is_some());
+        for _ in 1..4194 {
+            r.on_data(&ecn(true, false), MSS);
+        }
+        assert!(r.option(2 * MS, 0).0.is_none());
+        r.on_data(&ecn(true, false), MSS);
+        let o = r.option(3 * MS, 0).0.unwrap();
+        assert_eq!(o.e1b, 4_195_000 + E1B_INIT);
+        assert!(r.option(4 * MS, 0).0.is_none());
     }
 
     /// One ACK: ACE, its option, `n` packets of 1000 bytes delivered.

@@ -229,10 +229,13 @@ pub struct TcpConfig {
     /// knows only classic ECN, as Linux 7.3 with its default `net.ipv4.tcp_ecn = 2`
     /// (`tcp_conn_request` accepts an AccECN SYN only with `tcp_ecn >= 3` or a controller
     /// that needs AccECN): the handshake then falls back to classic ECN feedback (RFC 9768
-    /// section 3.1.2; `tcp_ecn_rcv_synack` with ACE = 0b001).
+    /// section 3.1.2; `tcp_ecn_rcv_synack` with ACE = 0b001). Nothing unless `ecn_feedback =
+    /// "accecn"`.
     pub receiver_accecn: bool,
     /// When an AccECN receiver sends the AccECN option: `full` (on every ACK, Linux's default
-    /// `net.ipv4.tcp_ecn_option = 2`) | `disabled` (never: ACE alone).
+    /// `net.ipv4.tcp_ecn_option = 2`) | `minimum` (1: after CE marks and codepoint changes,
+    /// and every third of the receiver's RTT) | `disabled` (never: ACE alone). Nothing without
+    /// AccECN.
     pub accecn_option: AccEcnOptionSending,
 }
 

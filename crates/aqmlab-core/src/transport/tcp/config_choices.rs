@@ -299,6 +299,14 @@ pub enum AccEcnOptionSending {
     /// On every ACK, with as many fields as fit beside the SACK blocks (2, the default).
     #[default]
     Full,
+    /// On the two ACKs after a CE mark or a change of codepoint, once a byte counter crosses
+    /// a multiple of 2^22, and as a beacon at least every third of the receiver's smoothed
+    /// RTT (1; `tcp_ecn_received_counters`' `accecn_opt_demand`,
+    /// `tcp_accecn_option_beacon_check` with `tcp_ecn_option_beacon = 3`). The receiver's
+    /// RTT is the handshake's (`tcp_synack_rtt_meas`: the SYN-ACK to the first packet after
+    /// it); without a handshake it has no sample and, as Linux's check with `srtt_us = 0`,
+    /// beacons on every ACK.
+    Minimum,
     /// Never (0): ACE alone (RFC 9768 section 3.2.3.3 allows a receiver not to send it).
     Disabled,
 }

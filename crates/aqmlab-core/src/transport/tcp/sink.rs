@@ -97,6 +97,9 @@ pub struct TcpSink {
     ce_state: bool,
     /// Accurate ECN's counters, when it is the feedback in use.
     accecn: Option<Box<AccEcnReceiver>>,
+    /// When the SYN-ACK left, until the packet after it gives the receiver its RTT sample
+    /// (`tcp_synack_rtt_meas`; AccECN's option beacon).
+    syn_ack_sent_at: Option<Time>,
     delack: LazyTimer,
     /// An ACK is being held by the delayed-ACK timer, echoing this send time.
     held: Option<Time>,
@@ -124,11 +127,10 @@ impl TcpSink {
             ecn_unacked: false,
             exact_echo: cfg.exact_ce_echo(),
             ce_state: false,
-            accecn: cfg.accecn().then(|| {
-                Box::new(AccEcnReceiver::new(
-                    cfg.accecn_option == super::AccEcnOptionSending::Full,
-                ))
-            }),
+            accecn: cfg
+                .accecn()
+                .then(|| Box::new(AccEcnReceiver::new(cfg.accecn_option))),
+            syn_ack_sent_at: None,
             delack: LazyTimer::new(),
             held: None,
         }
@@ -163,7 +165,13 @@ impl TcpSink {
         if seq == SYN_SEQ {
             // The SYN-ACK: at once, acknowledging nothing yet (`handshake = "syn"`).
             self.send_ack(cx, sent_at);
+            self.syn_ack_sent_at = Some(cx.now);
             return;
+        }
+        if let Some(t) = self.syn_ack_sent_at.take() {
+            if let Some(a) = &mut self.accecn {
+                a.set_srtt(cx.now - t);
+            }
         }
         if sent_at >= cx.stats.start {
             cx.stats
@@ -186,7 +194,7 @@ impl TcpSink {
                 self.ce_state = ecn.ce;
                 ack_now = true;
             }
-        } else if ecn.cwr && self.accecn.is_none() {
+        } else if ecn.cwr {
             // CWR ends the echo of earlier marks; a CE on this very packet starts a new one.
             self.ecn_unacked = false;
         }
@@ -371,7 +379,7 @@ impl TcpSink {
         }
         if let Some(acc) = &mut self.accecn {
             set_ace(&mut a.ecn, acc.ace());
-            let (option, kept) = acc.option(a.sack_len as usize);
+            let (option, kept) = acc.option(cx.now, a.sack_len as usize);
             // A SACK block given up for the option's fields is the last (oldest) one.
             a.sack_len = kept as u8;
             if let Some(o) = option {
@@ -706,6 +714,38 @@ mod tests {
         assert_eq!(
             decoded(&with_option, &lost),
             [&head[..], &[(14, 0)]].concat()
+        );
+    }
+
+    /// `accecn_option = "minimum"` after a handshake: the SYN-ACK leaves at 10 ms and the
+    /// first packet arrives at 40 ms, the receiver's RTT 30 ms (`tcp_synack_rtt_meas`), so a
+    /// beacon every 10 ms. The SYN-ACK carries the option (no RTT yet: the beacon passes);
+    /// packet 0 changes the codepoint (demand 2): the ACKs of 0 and 2 carry it; those of 4 to
+    /// 10 (44 to 50 ms, under 10 ms after 42) do not; that of 12 (52 ms) does.
+    #[test]
+    fn accecn_minimum_option_beacons_at_the_handshake_rtt() {
+        let mut cfg = accecn_cfg(true);
+        cfg.accecn_option = crate::transport::tcp::AccEcnOptionSending::Minimum;
+        let mut h = H::new(cfg);
+        let syn_ack = h.data(10 * MS, SYN_SEQ, false, false);
+        let mut with_option = vec![(syn_ack[0].ack, syn_ack[0].accecn_option().is_some())];
+        for seq in 0..13 {
+            for a in h.data((40 + seq as u64) * MS, seq, false, false) {
+                with_option.push((a.ack, a.accecn_option().is_some()));
+            }
+        }
+        assert_eq!(
+            with_option,
+            [
+                (SYN_SEQ, true),
+                (0, true),
+                (2, true),
+                (4, false),
+                (6, false),
+                (8, false),
+                (10, false),
+                (12, true)
+            ]
         );
     }
 
