@@ -354,6 +354,13 @@ def test_a_wifi_link_is_refused(part: str) -> None:
     _assert_refused(s, f"topology.{part}.wifi: the Wi-Fi link is not run in the reference kernel")
 
 
+@pytest.mark.parametrize("part", ["bottleneck", "access", "receiver_access"])
+def test_a_docsis_upstream_is_refused(part: str) -> None:
+    s = scenario()
+    s["topology"].setdefault(part, {"rate": "100Mbps"})["docsis"] = {"max_grant": 100}
+    _assert_refused(s, f"topology.{part}.docsis: the DOCSIS upstream is not run in the reference kernel")
+
+
 def test_the_senders_access_netem_is_the_guests_netem() -> None:
     # tc netem's own syntax: jitter after the delay, the slot after the limit; forward on the
     # sender's device, reverse on the router's device toward it.

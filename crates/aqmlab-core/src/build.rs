@@ -5,6 +5,7 @@ use crate::aqm::params::QueueEnv;
 use crate::aqm::per_destination::PerDestination;
 use crate::aqm::registry::{build_queue, CustomAqmFactory};
 use crate::aqm::{LinkQueue, QueueLimit};
+use crate::link::docsis::{DocsisParams, DocsisUpstream};
 use crate::link::netem::{NetemParams, NetemPipe};
 use crate::link::wifi::{WifiLink, WifiParams};
 use crate::link::Link;
@@ -67,6 +68,7 @@ impl NetworkBuilder<'_> {
         queue: &QueueSpec,
         netem: Option<&NetemParams>,
         wifi: Option<(&WifiParams, String)>,
+        docsis: Option<(&DocsisParams, String)>,
         path: &str,
     ) -> Result<usize, ScenarioError> {
         let limit = match queue.limit {
@@ -125,6 +127,11 @@ impl NetworkBuilder<'_> {
             let rng = RngStream::new(self.seed, StreamKind::LinkWifi, i);
             link.set_wifi(WifiLink::new(w.clone(), rates, rng));
         }
+        if let Some((d, dpath)) = docsis {
+            d.check(&dpath, rate)?;
+            let rng = RngStream::new(self.seed, StreamKind::LinkDocsis, i);
+            link.set_docsis(DocsisUpstream::new(*d, rng));
+        }
         self.links.push(link);
         Ok(self.links.len() - 1)
     }
@@ -152,6 +159,7 @@ impl NetworkBuilder<'_> {
             &spec.queue,
             spec.netem.as_ref(),
             spec.wifi.as_ref().map(|w| (w, format!("{path}.wifi"))),
+            spec.docsis.as_ref().map(|d| (d, format!("{path}.docsis"))),
             &format!("{path}.queue"),
         )?;
         let reverse = spec.reverse_queue.clone().unwrap_or(QueueSpec {
@@ -170,6 +178,9 @@ impl NetworkBuilder<'_> {
             spec.reverse_wifi
                 .as_ref()
                 .map(|w| (w, format!("{path}.reverse_wifi"))),
+            spec.reverse_docsis
+                .as_ref()
+                .map(|d| (d, format!("{path}.reverse_docsis"))),
             &format!("{path}.reverse_queue"),
         )?;
         self.partner.insert(fwd, rev);
@@ -196,6 +207,8 @@ impl NetworkBuilder<'_> {
             reverse_netem: a.reverse_netem,
             wifi: a.wifi.clone(),
             reverse_wifi: a.reverse_wifi.clone(),
+            docsis: a.docsis,
+            reverse_docsis: a.reverse_docsis,
         };
         self.duplex(host, router, &spec, path, None)?;
         Ok(())
@@ -305,6 +318,8 @@ pub fn build(
                     reverse_netem: l.reverse_netem,
                     wifi: l.wifi.clone(),
                     reverse_wifi: l.reverse_wifi.clone(),
+                    docsis: l.docsis,
+                    reverse_docsis: l.reverse_docsis,
                 };
                 let idx = if l.duplex {
                     b.duplex(from, to, &spec, &path, l.name.clone())?
@@ -320,6 +335,7 @@ pub fn build(
                         &l.queue,
                         l.netem.as_ref(),
                         l.wifi.as_ref().map(|w| (w, format!("{path}.wifi"))),
+                        l.docsis.as_ref().map(|d| (d, format!("{path}.docsis"))),
                         &format!("{path}.queue"),
                     )?
                 };

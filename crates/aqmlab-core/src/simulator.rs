@@ -137,6 +137,10 @@ impl Simulator {
             if let Some(iv) = l.queue.timer_interval() {
                 events.schedule(iv.max(1), EventKind::QueueTimer(i as u32));
             }
+            // A DOCSIS upstream's MAP intervals run from the start (`link/docsis.rs`).
+            if let Some(at) = l.first_wake() {
+                events.schedule(at, EventKind::LinkTxDone(i as u32));
+            }
         }
         if scenario.warmup.0 > 0 {
             events.schedule(scenario.warmup.0, EventKind::WarmupEnd);

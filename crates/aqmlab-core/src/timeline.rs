@@ -120,14 +120,21 @@ impl Timeline {
                 };
                 if let Some(r) = &e.rate {
                     for l in dirs("rate")? {
-                        if ix.links[l as usize].is_wifi() {
-                            // Its rates are its stations' PHY rates (`link/wifi.rs`).
+                        let link = &ix.links[l as usize];
+                        if link.is_wifi() || link.is_docsis() {
+                            // A Wi-Fi link's rates are its stations' PHY rates
+                            // (`link/wifi.rs`); a DOCSIS upstream's grants were checked
+                            // against its rate (`link/docsis.rs`).
+                            let kind = if link.is_wifi() {
+                                "a Wi-Fi link"
+                            } else {
+                                "a DOCSIS upstream"
+                            };
                             return Err(ScenarioError::new(
                                 format!("{path}.rate"),
                                 format!(
-                                    "link '{}' is a Wi-Fi link: changing its rate is not \
-                                     supported",
-                                    ix.links[l as usize].name
+                                    "link '{}' is {kind}: changing its rate is not supported",
+                                    link.name
                                 ),
                             ));
                         }
@@ -158,6 +165,17 @@ impl Timeline {
                 }
                 if let Some(s) = e.state {
                     for l in dirs("state")? {
+                        if ix.links[l as usize].is_docsis() {
+                            // Its grants run on their own timers (`link/docsis.rs`).
+                            return Err(ScenarioError::new(
+                                format!("{path}.state"),
+                                format!(
+                                    "link '{}' is a DOCSIS upstream: taking it down is not \
+                                     supported",
+                                    ix.links[l as usize].name
+                                ),
+                            ));
+                        }
                         act(Action::State(l, s));
                     }
                 }

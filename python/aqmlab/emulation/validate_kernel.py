@@ -184,6 +184,12 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
                     f"topology.{part}.{key}",
                     "the Wi-Fi link is not run in the reference kernel (it has no Wi-Fi device)",
                 )
+        for key in ("docsis", "reverse_docsis"):
+            if (topo.get(part) or {}).get(key) is not None:
+                raise KernelRefusal(
+                    f"topology.{part}.{key}",
+                    "the DOCSIS upstream is not run in the reference kernel (it has no cable modem)",
+                )
     access_netem = {
         key: netem_args((topo.get("access") or {}).get(key), f"topology.access.{key}")
         for key in ("netem", "reverse_netem")

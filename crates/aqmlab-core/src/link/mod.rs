@@ -13,6 +13,7 @@
 //! 6 Gb/s link of 1-byte packets).
 
 pub mod airtime;
+pub mod docsis;
 pub mod netem;
 pub mod wifi;
 
@@ -25,6 +26,7 @@ use crate::metrics::QueueStats;
 use crate::net::delivery_trace::TraceClock;
 use crate::net::{NodeId, PacketArena, PacketId};
 use crate::sim::{time::RateClock, EventKind, EventQueue, RngStream, Time};
+use docsis::{DocsisUpstream, UpstreamQueue};
 use netem::{Dequeued, NetemPipe};
 use std::collections::VecDeque;
 use wifi::WifiLink;
@@ -209,6 +211,12 @@ impl Link {
         if let Pipe::Wifi(_) = self.pipe {
             return self.start_txop::<EXTRAS>(cx);
         }
+        if let Pipe::Docsis(_) = self.pipe {
+            // Packets leave only in grants, at the upstream's own times (`docsis_wake`).
+            self.stats
+                .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
+            return;
+        }
         let next = self.with_queue::<EXTRAS, _>(cx, |queue, qcx, _| queue.dequeue(qcx));
         match next {
             Some(pkt) => {
@@ -255,6 +263,9 @@ impl Link {
         if let Pipe::Wifi(_) = self.pipe {
             return self.txop_done::<EXTRAS>(cx);
         }
+        if let Pipe::Docsis(_) = self.pipe {
+            return self.docsis_wake::<EXTRAS>(cx);
+        }
         let now = cx.events.now();
         let (pkt, tx) = self
             .in_service
@@ -288,7 +299,9 @@ impl Link {
                     let d = netem.enqueue(now, self.delay, pkt, p.size);
                     schedule_releases(cx.events, cx.id, &d);
                 }
-                Pipe::Wifi(_) => unreachable!("a Wi-Fi link ends its transmissions in txop_done"),
+                Pipe::Wifi(_) | Pipe::Docsis(_) => {
+                    unreachable!("a Wi-Fi or DOCSIS link ends its transmissions itself")
+                }
             }
         }
         self.start_next::<EXTRAS>(cx, true);
@@ -311,9 +324,14 @@ impl Link {
                 schedule_releases(events, id, &d);
                 pkt
             }
-            Pipe::Wifi(w) => {
-                let (_, pkt) = w.wire.pop_front().expect("LinkDeliver with an empty pipe");
-                if let Some(&(at, _)) = w.wire.front() {
+            Pipe::Wifi(_) | Pipe::Docsis(_) => {
+                let wire = match &mut self.pipe {
+                    Pipe::Wifi(w) => &mut w.wire,
+                    Pipe::Docsis(d) => &mut d.wire,
+                    _ => unreachable!(),
+                };
+                let (_, pkt) = wire.pop_front().expect("LinkDeliver with an empty pipe");
+                if let Some(&(at, _)) = wire.front() {
                     events.schedule(at, EventKind::LinkDeliver(id));
                 }
                 Some(pkt)
@@ -348,6 +366,96 @@ impl Link {
             "wifi set on a link with packets on the wire"
         );
         self.pipe = Pipe::Wifi(Box::new(wifi));
+    }
+
+    /// From now on the link is a DOCSIS upstream (`docsis.rs`): its packets leave in grants.
+    pub fn set_docsis(&mut self, upstream: DocsisUpstream) {
+        debug_assert_eq!(
+            self.pipe.len(),
+            0,
+            "docsis set on a link with packets on the wire"
+        );
+        self.pipe = Pipe::Docsis(Box::new(upstream));
+    }
+
+    /// Whether the link is a DOCSIS upstream.
+    pub fn is_docsis(&self) -> bool {
+        matches!(self.pipe, Pipe::Docsis(_))
+    }
+
+    /// When a DOCSIS upstream first acts (its first MAP boundary); None for any other link.
+    pub fn first_wake(&self) -> Option<Time> {
+        match &self.pipe {
+            Pipe::Docsis(d) => Some(d.next_wake()),
+            _ => None,
+        }
+    }
+
+    /// A DOCSIS upstream's event: what is due now (`DocsisUpstream::wake`: MAP boundaries,
+    /// MAP messages, grants, transmissions' ends); the packets sent go on the wire. A packet
+    /// leaves the queue (its departure) when the upstream takes it.
+    fn docsis_wake<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx) {
+        let now = cx.events.now();
+        let Pipe::Docsis(d) = &mut self.pipe else {
+            unreachable!("docsis_wake on a link without docsis")
+        };
+        let mut modem = ModemQueue {
+            queue: &mut self.queue,
+            qcx: QueueCtx {
+                now,
+                packets: cx.packets,
+                rng: &mut self.queue_rng,
+                stats: &mut self.stats,
+                dropped: cx.dropped,
+                tap: if EXTRAS { cx.tap.as_deref_mut() } else { None },
+            },
+        };
+        d.wake(now, self.rate_bps, &mut modem);
+        for i in 0..d.sent.len() {
+            let (pkt, size, started, ends) = d.sent[i];
+            let p = cx.packets.get(pkt);
+            let t = Transmission {
+                started,
+                ends,
+                lag: 0,
+                size,
+                rate_bps: self.rate_bps,
+            };
+            self.stats.on_transmitted(now, p, t);
+            if let Some(t) = cx.tap.as_deref_mut().filter(|_| EXTRAS) {
+                let len = (self.queue.len_packets(), self.queue.len_bytes());
+                t.after_dequeue(cx.id, now, Some(pkt), cx.packets, len);
+            }
+            if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
+                self.stats.link_losses += 1;
+                if let Some(t) = cx.tap.as_deref_mut().filter(|_| EXTRAS) {
+                    t.trace_event(cx.id, now, TraceEvent::Drop, DropReason::LinkLoss, p);
+                }
+                cx.dropped.push(pkt);
+                continue;
+            }
+            let at = match d.wire.back() {
+                Some(&(last, _)) => (now + self.delay).max(last),
+                None => {
+                    cx.events
+                        .schedule(now + self.delay, EventKind::LinkDeliver(cx.id));
+                    now + self.delay
+                }
+            };
+            d.wire.push_back((at, pkt));
+        }
+        d.sent.clear();
+        // Idle between grants: what the AQM is told of the transmitter.
+        if d.is_sending() {
+            self.idle_since = BUSY;
+        } else if self.idle_since == BUSY {
+            self.idle_since = now;
+            self.queue.on_link_idle(now);
+        }
+        cx.events
+            .schedule(d.next_wake(), EventKind::LinkTxDone(cx.id));
+        self.stats
+            .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
     }
 
     /// Whether the link is a Wi-Fi medium.
@@ -554,6 +662,7 @@ impl Link {
         match &self.pipe {
             // The aggregate on the air is the Wi-Fi link's, not `in_service`'s.
             Pipe::Wifi(w) => self.queue.len_packets() as usize + w.len(),
+            Pipe::Docsis(d) => self.queue.len_packets() as usize + d.len(),
             _ => {
                 self.queue.len_packets() as usize
                     + self.in_service.is_some() as usize
@@ -590,7 +699,7 @@ impl Link {
         // A Wi-Fi link's aggregate on the air counts when its TXOP ends.
         let in_progress = self
             .in_service
-            .filter(|_| !self.is_wifi())
+            .filter(|_| !self.is_wifi() && !self.is_docsis())
             .map(|(pkt, tx)| self.transmission(packets.get(pkt).size, tx));
         let mut s = self
             .stats
@@ -610,6 +719,8 @@ enum Pipe {
     Constant(VecDeque<(Time, PacketId)>),
     Netem(Box<NetemPipe>),
     Wifi(Box<WifiLink>),
+    /// A DOCSIS upstream's requests, grants and transmissions, and its wire.
+    Docsis(Box<DocsisUpstream>),
 }
 
 impl Pipe {
@@ -618,7 +729,27 @@ impl Pipe {
             Pipe::Constant(p) => p.len(),
             Pipe::Netem(n) => n.len(),
             Pipe::Wifi(w) => w.len(),
+            Pipe::Docsis(d) => d.len(),
         }
+    }
+}
+
+/// A DOCSIS modem's queue: the link's discipline, a packet taken being its departure.
+struct ModemQueue<'q, 'c> {
+    queue: &'q mut LinkQueue,
+    qcx: QueueCtx<'c>,
+}
+
+impl UpstreamQueue for ModemQueue<'_, '_> {
+    fn bytes(&self) -> u64 {
+        self.queue.len_bytes()
+    }
+
+    fn take(&mut self) -> Option<(PacketId, u32)> {
+        let pkt = self.queue.dequeue(&mut self.qcx)?;
+        let p = self.qcx.packets.get(pkt);
+        self.qcx.stats.on_departure(self.qcx.now, p);
+        Some((pkt, p.size))
     }
 }
 

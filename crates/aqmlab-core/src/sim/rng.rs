@@ -24,6 +24,8 @@ pub enum StreamKind {
     LinkNetem = 8,
     /// A Wi-Fi link's backoffs (`link/wifi.rs`).
     LinkWifi = 9,
+    /// A DOCSIS upstream's grant offsets and grant variation (`link/docsis.rs`).
+    LinkDocsis = 10,
 }
 
 #[derive(Debug, Clone)]

@@ -1,5 +1,6 @@
 //! The topology section: a dumbbell or a graph, its links and their queues.
 
+use crate::link::docsis::DocsisParams;
 use crate::link::netem::NetemParams;
 use crate::link::wifi::WifiParams;
 use crate::units::error::{from_value, ScenarioError};
@@ -139,6 +140,12 @@ pub struct LinkSpec {
     /// The same on the reverse direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_wifi: Option<WifiParams>,
+    /// The forward direction is a DOCSIS upstream: packets leave in grants (`link/docsis.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub docsis: Option<DocsisParams>,
+    /// The same on the reverse direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_docsis: Option<DocsisParams>,
 }
 
 /// The direction(s) of a duplex link that its random `loss` applies to. Forward is the
@@ -227,6 +234,13 @@ pub struct AccessSpec {
     /// The same in the other direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_wifi: Option<WifiParams>,
+    /// Toward the receivers, a DOCSIS upstream (`link/docsis.rs`): on the senders' side, the
+    /// modem's upstream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub docsis: Option<DocsisParams>,
+    /// The same in the other direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_docsis: Option<DocsisParams>,
 }
 
 fn zero_delay() -> OneOrMany<Duration> {
@@ -286,6 +300,12 @@ pub struct GraphLinkSpec {
     /// The same on the reverse direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_wifi: Option<WifiParams>,
+    /// The forward direction is a DOCSIS upstream: packets leave in grants (`link/docsis.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub docsis: Option<DocsisParams>,
+    /// The same on the reverse direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_docsis: Option<DocsisParams>,
     /// Create the opposite direction too (default true, as ns-2's duplex-link).
     #[serde(default = "super::yes")]
     pub duplex: bool,
@@ -311,7 +331,33 @@ fn check_link(l: &LinkSpec, path: &str) -> Result<(), ScenarioError> {
         [&l.netem, &l.reverse_netem],
         [&l.wifi, &l.reverse_wifi],
         path,
+    )?;
+    check_docsis(
+        [l.netem.is_some(), l.reverse_netem.is_some()],
+        [l.wifi.is_some(), l.reverse_wifi.is_some()],
+        [l.docsis.is_some(), l.reverse_docsis.is_some()],
+        path,
     )
+}
+
+/// A DOCSIS upstream sends and delivers its packets itself: not with netem or Wi-Fi on the
+/// same direction. Its parameters are checked against its link's rate when it is built.
+fn check_docsis(
+    netem: [bool; 2],
+    wifi: [bool; 2],
+    docsis: [bool; 2],
+    path: &str,
+) -> Result<(), ScenarioError> {
+    for (i, field) in ["docsis", "reverse_docsis"].into_iter().enumerate() {
+        if docsis[i] && (netem[i] || wifi[i]) {
+            return Err(ScenarioError::new(
+                format!("{path}.{field}"),
+                "a DOCSIS upstream sends and delivers its packets itself: netem or wifi on the \
+                 same direction is not supported",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Each direction's `wifi` (`WifiParams::check`), and not with netem on the same direction:
@@ -406,6 +452,12 @@ pub(super) fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
                     let p = format!("topology.{name}");
                     check_netem(&a.netem, &a.reverse_netem, &p)?;
                     check_wifi([&a.netem, &a.reverse_netem], [&a.wifi, &a.reverse_wifi], &p)?;
+                    check_docsis(
+                        [a.netem.is_some(), a.reverse_netem.is_some()],
+                        [a.wifi.is_some(), a.reverse_wifi.is_some()],
+                        [a.docsis.is_some(), a.reverse_docsis.is_some()],
+                        &p,
+                    )?;
                 }
             }
             Ok(Topology::Dumbbell(d))
@@ -457,9 +509,16 @@ pub(super) fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
                 check_loss(l.loss, &format!("{p}.loss"))?;
                 check_netem(&l.netem, &l.reverse_netem, &p)?;
                 check_wifi([&l.netem, &l.reverse_netem], [&l.wifi, &l.reverse_wifi], &p)?;
+                check_docsis(
+                    [l.netem.is_some(), l.reverse_netem.is_some()],
+                    [l.wifi.is_some(), l.reverse_wifi.is_some()],
+                    [l.docsis.is_some(), l.reverse_docsis.is_some()],
+                    &p,
+                )?;
                 for (field, given) in [
                     ("reverse_netem", l.reverse_netem.is_some()),
                     ("reverse_wifi", l.reverse_wifi.is_some()),
+                    ("reverse_docsis", l.reverse_docsis.is_some()),
                 ] {
                     if !l.duplex && given {
                         return Err(ScenarioError::new(
