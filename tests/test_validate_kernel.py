@@ -294,7 +294,7 @@ def test_dctcp_alpha_from_tcp_cc_info_and_its_mean() -> None:
                     {"kind": "tcp", "from": "s0", "to": "d1", "tcp": {"profile": "linux"}},
                 ],
             ),
-            "flows: host s0 sends flows with and without ECN",
+            "flows: host s0 needs tcp_ecn [1, 2]",
         ),
         (scenario("red"), "topology.bottleneck.queue.aqm.gentle: true by default: Linux's red has no gentle region"),
         (scenario({"kind": "pie", "alpha": 0.1}), "topology.bottleneck.queue.aqm.alpha: 0.1: the kernel takes whole"),
@@ -321,8 +321,32 @@ def test_dctcp_alpha_from_tcp_cc_info_and_its_mean() -> None:
         (scenario(tcp={}), "tcp.profile: not set (the ns-2 agents): the kernel is a Linux host"),
         (scenario(tcp={"profile": "prague"}), "tcp.profile: 'prague'"),
         (
-            scenario(tcp={"profile": "dctcp", "ecn_feedback": "accecn"}),
-            "tcp.ecn_feedback: 'accecn': the reference kernel (Linux 6.1) has no Accurate ECN",
+            scenario(
+                flows=[
+                    {"kind": "tcp", "from": "s0", "to": "d0", "tcp": {"profile": "dctcp", "ecn_feedback": "accecn"}},
+                    {
+                        "kind": "tcp",
+                        "from": "s1",
+                        "to": "d0",
+                        "tcp": {"profile": "dctcp", "ecn_feedback": "accecn", "receiver_accecn": False},
+                    },
+                ]
+            ),
+            "flows: host d0 needs tcp_ecn [1, 3]",
+        ),
+        (
+            scenario(
+                flows=[
+                    {"kind": "tcp", "from": "s0", "to": "d0", "tcp": {"profile": "dctcp", "ecn_feedback": "accecn"}},
+                    {
+                        "kind": "tcp",
+                        "from": "s1",
+                        "to": "d1",
+                        "tcp": {"profile": "dctcp", "ecn_feedback": "accecn", "accecn_option": "minimum"},
+                    },
+                ]
+            ),
+            "flows: accecn_option differs between flows",
         ),
         (
             scenario(flows=[{"kind": "cbr", "from": "senders", "to": "receivers", "rate": "1Mbps"}]),
@@ -556,3 +580,28 @@ def test_dualpi2_marks_from_its_extended_statistics() -> None:
     }
     # another qdisc's extended statistics are not read as marks (the host's tc prints them)
     assert "marks" not in QdiscStats._stats(attr(1, b"fq_codel\0") + attr(3, stats) + attr(4, xstats))
+
+
+def test_accurate_ecn_runs_in_the_second_kernel_with_both_ends_asking_for_it() -> None:
+    # Linux 7.3: tcp_ecn = 3 (TCP_ECN_IN_ACCECN_OUT_ACCECN) on the sender asks for AccECN and on
+    # the receiver accepts it (tcp_ecn_create_request: sysctl_tcp_ecn >= 3); 2 elsewhere, as before;
+    # the option's policy is tcp_ecn_option (full = 2, Linux's default)
+    flows = [
+        {
+            "kind": "tcp",
+            "from": ["s0", "s1"],
+            "to": ["d0", "d1"],
+            "tcp": {"profile": "dctcp", "ecn_feedback": "accecn"},
+        },
+        {"kind": "tcp", "from": ["s2", "s3"], "to": ["d2", "d3"], "tcp": {"profile": "linux"}},
+    ]
+    plan = plan_kernel(scenario("fq_codel", flows=flows), 1)
+    assert plan.release == "7.3"
+    assert (plan.sysctls["net.ipv4.tcp_ecn"], plan.sysctls["net.ipv4.tcp_ecn_option"]) == (2, 2)
+    assert plan.host_sysctls == {h: {"net.ipv4.tcp_ecn": 3} for h in ("s0", "d0", "s1", "d1")}
+    # a receiver without AccECN (receiver_accecn = false) takes classic ECN only: the fallback
+    flows[0]["tcp"] = {**flows[0]["tcp"], "receiver_accecn": False, "accecn_option": "minimum"}
+    plan = plan_kernel(scenario("fq_codel", flows=flows), 1)
+    assert plan.host_sysctls["d0"] == {"net.ipv4.tcp_ecn": 1} and plan.host_sysctls["s0"] == {"net.ipv4.tcp_ecn": 3}
+    assert plan.sysctls["net.ipv4.tcp_ecn_option"] == 1
+    assert plan_kernel(scenario("fq_codel"), 1).release == "6.1"

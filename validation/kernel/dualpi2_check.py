@@ -14,6 +14,8 @@ Cells (every one 25 s measured after 5 s, seeds 1 to 3, 1500-byte packets, acces
   is above the 1 ms step: every L packet behind another is marked.
 - ``l_only_10m_qlen2``: the same with ``min_qlen_step = 2`` (the step only for packets that found
   two or more in the L queue; upstream's TCA_DUALPI2_MIN_QLEN_STEP).
+- ``coexist_accecn``: ``coexist`` with the DCTCP flows on Accurate ECN (``ecn_feedback =
+  "accecn"``; in the kernel tcp_ecn = 3 at both ends: Linux 7.3's AccECN).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from aqmlab.emulation.validate_kernel import validate_kernel
 HERE = Path(__file__).resolve().parent
 PACKET = {"packet_size": 1448, "header_size": 52}
 DCTCP_L = {"profile": "dctcp", "ecn_codepoint": "ect1", **PACKET}
+DCTCP_L_ACCECN = {**DCTCP_L, "ecn_feedback": "accecn"}
 CUBIC = {"profile": "linux", **PACKET}
 CUBIC_ECN = {"profile": "linux", "ecn": True, **PACKET}
 
@@ -52,6 +55,7 @@ def flows(*groups: tuple[str, dict[str, Any], int]) -> list[dict[str, Any]]:
 
 CELLS: dict[str, tuple[str, dict[str, Any], list[dict[str, Any]]]] = {
     "coexist": ("20Mbps", {"kind": "dualpi2"}, flows(("dctcp", DCTCP_L, 2), ("cubic", CUBIC, 2))),
+    "coexist_accecn": ("20Mbps", {"kind": "dualpi2"}, flows(("dctcp", DCTCP_L_ACCECN, 2), ("cubic", CUBIC, 2))),
     "classic_ecn": ("20Mbps", {"kind": "dualpi2"}, flows(("cubic", CUBIC_ECN, 4))),
     "l_only_10m": ("10Mbps", {"kind": "dualpi2"}, flows(("dctcp", DCTCP_L, 4))),
     "l_only_10m_qlen2": ("10Mbps", {"kind": "dualpi2", "min_qlen_step": 2}, flows(("dctcp", DCTCP_L, 4))),

@@ -134,6 +134,8 @@ class KernelPlan:
     notes: list[str] = field(default_factory=list)
     # per namespace, what differs from ``sysctls`` (the ECN senders' tcp_ecn among non-ECN ones)
     host_sysctls: dict[str, dict[str, int | str]] = field(default_factory=dict)
+    # the reference kernel: "7.3" for DualPI2 or Accurate ECN, else "6.1" (uml_kernel.KERNELS)
+    release: str = "6.1"
 
 
 def _written_tcp(s: Mapping[str, Any], i: int) -> dict[str, Any]:
@@ -254,13 +256,6 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
         )
     for i, rf in enumerate(resolved_flows):
         tcp = rf["tcp"]
-        if tcp.get("ecn_feedback") == "accecn":
-            own = ((s.get("flows") or [])[i] or {}).get("tcp") or {}
-            where = f"flows[{i}].tcp" if "ecn_feedback" in own else "tcp"
-            raise KernelRefusal(
-                f"{where}.ecn_feedback",
-                "'accecn': the reference kernel (Linux 6.1) has no Accurate ECN (Linux 6.18 on)",
-            )
         mine = {
             "net.ipv4.tcp_sack": 1 if tcp["variant"] == "sack" or tcp["recovery"] == "rfc6675" else 0,
             "net.ipv4.tcp_dsack": 1 if tcp["dsack"] else 0,
@@ -297,7 +292,10 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
             if note not in gso_notes:
                 gso_notes.append(note)
     qdisc = _classify(qdisc, resolved_flows)
-    settings, host_sysctls = _ecn_sysctls(flows, settings)
+    feedback = _feedback(p["flows"], resolved_flows)
+    settings, host_sysctls = _ecn_sysctls(flows, feedback, settings)
+    # Accurate ECN is in Linux 7.3 (6.18 on), not in 6.1: its flows run in the second kernel
+    release = "7.3" if qdisc.release == "7.3" or any(fb[0] for fb in feedback.values()) else "6.1"
     return KernelPlan(
         senders=senders,
         receivers=receivers,
@@ -321,26 +319,80 @@ def plan_kernel(scenario: ScenarioLike, seed: int) -> KernelPlan:
         warmup_s=float(p["warmup_s"]),
         notes=list(qdisc.notes) + gso_notes,
         host_sysctls=host_sysctls,
+        release=release,
     )
 
 
+# tcp.accecn_option -> net.ipv4.tcp_ecn_option (include/net/tcp_ecn.h, Linux 7.3: disabled 0,
+# minimum 1, full 2, Linux's default)
+ECN_OPTION = {"disabled": 0, "minimum": 1, "full": 2}
+
+
+def _feedback(
+    plan_flows: list[Mapping[str, Any]], resolved_flows: list[Mapping[str, Any]]
+) -> dict[int, tuple[bool, bool, str]]:
+    """Per expanded flow: (Accurate ECN, the receiver supports it, the option's policy), from the
+    ``flows`` entries whose end points cover its sender and receiver ("senders" and "receivers"
+    cover every host); entries that cover the same pair must agree, else it is refused."""
+
+    def covers(ends: Any, host: str, every: str) -> bool:
+        return ends == every or ends == host or (isinstance(ends, list) and host in ends)
+
+    out = {}
+    for f in plan_flows:
+        choices = {
+            (
+                rf["tcp"].get("ecn_feedback") == "accecn",
+                bool(rf["tcp"].get("receiver_accecn", True)),
+                str(rf["tcp"].get("accecn_option", "full")),
+            )
+            for rf in resolved_flows
+            if rf.get("tcp")
+            and covers(rf["from"], str(f["src"]), "senders")
+            and covers(rf["to"], str(f["dst"]), "receivers")
+        }
+        if len(choices) > 1:
+            raise KernelRefusal(
+                "flows", f"flows from {f['src']} to {f['dst']} differ in their ECN feedback: one sysctl per host"
+            )
+        out[int(f["flow"])] = choices.pop() if choices else (False, True, "full")
+    return out
+
+
 def _ecn_sysctls(
-    flows: list[dict[str, Any]], settings: dict[str, int | str]
+    flows: list[dict[str, Any]], feedback: dict[int, tuple[bool, bool, str]], settings: dict[str, int | str]
 ) -> tuple[dict[str, int | str], dict[str, dict[str, int | str]]]:
-    """``net.ipv4.tcp_ecn`` for every host when the flows agree (1: ask for ECN, 2: accept it
-    only, Linux's default), else 2 for all and 1 on the senders of the ECN flows (a sender
-    whose flows disagree is refused: the setting is its namespace's)."""
-    by_host: dict[int, set[bool]] = {}
+    """``net.ipv4.tcp_ecn`` for every host when the flows agree and none uses Accurate ECN (1:
+    ask for ECN, 2: accept it only, Linux's default); else 2 for all but the senders of ECN
+    flows (1, or 3 to ask for Accurate ECN: Linux 7.3's TCP_ECN_IN_ACCECN_OUT_ACCECN) and the
+    receivers of Accurate ECN flows (3 when the scenario's receiver supports it, else 1, which
+    answers an AccECN SYN with classic ECN: the fallback, RFC 9768 sec. 3.1.2). A host that would
+    need two values is refused: the setting is its namespace's. With Accurate ECN the option's
+    policy is ``net.ipv4.tcp_ecn_option`` on every host, one value for all."""
+    need: dict[str, set[int]] = {}
+    options: set[str] = set()
     for f in flows:
-        by_host.setdefault(int(f["src"]), set()).add(bool(f["ecn"]))
-    mixed = sorted(h for h, e in by_host.items() if len(e) > 1)
+        accecn, receiver_accecn, option = feedback[int(f["flow"])]
+        sender = 3 if accecn else 1 if f["ecn"] else 2
+        need.setdefault(f"s{int(f['src'])}", set()).add(sender)
+        if accecn:
+            need.setdefault(f"d{int(f['dst'])}", set()).add(3 if receiver_accecn else 1)
+            options.add(option)
+    mixed = sorted(h for h, v in need.items() if len(v) > 1)
     if mixed:
-        raise KernelRefusal("flows", f"host s{mixed[0]} sends flows with and without ECN: tcp_ecn is its namespace's")
-    kinds = {e for es in by_host.values() for e in es}
-    if len(kinds) == 1:
-        return {"net.ipv4.tcp_ecn": 1 if kinds.pop() else 2, **settings}, {}
-    hosts: dict[str, dict[str, int | str]] = {f"s{h}": {"net.ipv4.tcp_ecn": 1} for h, e in by_host.items() if True in e}
-    return {"net.ipv4.tcp_ecn": 2, **settings}, hosts
+        raise KernelRefusal(
+            "flows", f"host {mixed[0]} needs tcp_ecn {sorted(need[mixed[0]])}: the setting is its namespace's"
+        )
+    if len(options) > 1:
+        raise KernelRefusal("flows", f"accecn_option differs between flows ({sorted(options)}): one sysctl for all")
+    values = {h: v.pop() for h, v in need.items()}
+    if not options and len(set(values.values())) == 1:
+        return {"net.ipv4.tcp_ecn": next(iter(values.values())), **settings}, {}
+    base: dict[str, int | str] = {"net.ipv4.tcp_ecn": 2, **settings}
+    if options:
+        base["net.ipv4.tcp_ecn_option"] = ECN_OPTION[options.pop()]
+    hosts: dict[str, dict[str, int | str]] = {h: {"net.ipv4.tcp_ecn": v} for h, v in values.items() if v != 2}
+    return base, hosts
 
 
 def _classify(qdisc: Qdisc, resolved_flows: list[Mapping[str, Any]]) -> Qdisc:
@@ -637,7 +689,7 @@ def _validation(base: Mapping[str, Any], seed_list: list[int], plan: KernelPlan)
         qdisc=plan.qdisc.args,
         congestion_controls=sorted({f["cc"] for f in plan.flows}),
         notes=plan.notes,
-        kernel_release=plan.qdisc.release,
+        kernel_release=plan.release,
     )
 
 
@@ -649,7 +701,7 @@ def run_kernel(plan: KernelPlan, seed: int, *, timeout_s: float = 600.0, cpu: in
 
     t0 = time.monotonic()
     guest = run_in_guest(
-        payload(plan), kernel=find_kernel(plan.qdisc.release), seed=seed, timeout_s=timeout_s, mem_mb=512, cpu=cpu
+        payload(plan), kernel=find_kernel(plan.release), seed=seed, timeout_s=timeout_s, mem_mb=512, cpu=cpu
     )
     wall = time.monotonic() - t0
     if guest.status != 0:
@@ -680,7 +732,7 @@ def validate_kernel(
 
     base, seed_list = scenario_and_seeds(scenario, seeds, duration, warmup)
     plan = plan_kernel(base, seed_list[0])
-    find_kernel(plan.qdisc.release)
+    find_kernel(plan.release)
     v = _validation(base, seed_list, plan)
     for seed in seed_list:
         if simulate:
