@@ -137,6 +137,38 @@ fn the_shaper_holds_the_link_at_its_bandwidth() {
     assert!(q.mean_delay_ms < 12.0, "mean delay {} ms", q.mean_delay_ms);
 }
 
+/// The shaper's release times through the link's wake-ups, by hand: 1500-byte packets with
+/// `overhead = 18` and ATM framing are 32 cells, 1696 bytes, 1.3568 ms apart at 10 Mb/s,
+/// whatever the link's own 100 Mb/s. A 20 Mb/s CBR flow keeps CAKE backlogged, so the link
+/// carries 1500 x 8 bits every 1.3568 ms: 8.8443 Mb/s, 0.088443 of its rate.
+#[test]
+fn the_shaper_releases_atm_frames_at_its_rate_on_a_faster_link() {
+    let s = Dumbbell {
+        duration: "12s",
+        head: r#"warmup = "2s""#,
+        senders: 1,
+        bottleneck: r#"rate = "100Mbps", delay = "10ms", queue = { limit = 1000, aqm = { kind = "cake", bandwidth = "10Mbps", overhead = 18, atm = "atm" } }"#,
+        access: r#"rate = "1Gbps", delay = "1ms""#,
+        rest: r#"
+[[flows]]
+kind = "cbr"
+from = "s0"
+to = "d0"
+rate = "20Mbps"
+packet_size = 1500
+"#,
+    }
+    .scenario();
+    let r = run_once("cake atm", &s);
+    let q = r.queue("bottleneck").unwrap();
+    let want = 1500.0 * 8.0 / 1.3568e-3 / 100e6;
+    assert!(
+        (q.utilization - want).abs() < 2e-4,
+        "utilization {} against {want}",
+        q.utilization
+    );
+}
+
 #[test]
 fn a_cs1_flow_goes_to_the_bulk_tin() {
     let flows = r#"
