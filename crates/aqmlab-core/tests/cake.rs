@@ -198,3 +198,37 @@ dscp = 8
     let e = Scenario::from_toml(&toml).err().unwrap();
     assert!(e.to_string().contains("flows[1].dscp"), "{e}");
 }
+
+/// The ACK filter on a slow return path: the bottleneck's reverse queue is CAKE shaped to
+/// 100 kb/s, where a 40-byte ACK (54 bytes charged) takes 4.32 ms, about 231 ACKs a second:
+/// with one ACK per two 1500-byte packets (the linux profile's delayed ACKs) at most about
+/// 5.5 Mb/s of data. With `ack_filter = "on"` an ACK made redundant by a later one queued
+/// behind it is dropped, the survivors acknowledge more each, and one CUBIC flow fills more
+/// of the 10 Mb/s forward link.
+#[test]
+fn the_ack_filter_thins_acks_on_a_slow_return_path() {
+    let run_with = |filter: &str| {
+        let s = Dumbbell {
+            duration: "20s",
+            head: r#"warmup = "5s""#,
+            senders: 1,
+            bottleneck: &format!(
+                r#"rate = "10Mbps", delay = "10ms", queue = {{ limit = 1000, aqm = "cake" }}, reverse_queue = {{ limit = 1000, aqm = {{ kind = "cake", bandwidth = "100kbps", ack_filter = "{filter}" }} }}"#
+            ),
+            access: r#"rate = "100Mbps", delay = "1ms""#,
+            rest: "[tcp]\nprofile = \"linux\"\n[[flows]]\nkind = \"tcp\"\nfrom = \"s0\"\nto = \"d0\"\n",
+        }
+        .scenario();
+        let r = run_once(filter, &s);
+        let back = r.queue("bottleneck_reverse").unwrap();
+        (from_host(&r, "s0"), back.early_drops)
+    };
+    let (off, off_drops) = run_with("off");
+    let (on, on_drops) = run_with("on");
+    eprintln!(
+        "ack filter off {off:.3} Mb/s ({off_drops} drops), on {on:.3} Mb/s ({on_drops} drops)"
+    );
+    assert!(off < 5.6, "off: {off:.3} Mb/s");
+    assert!(on > 1.3 * off, "on {on:.3} against off {off:.3} Mb/s");
+    assert!(on_drops > 10 * off_drops.max(1), "{on_drops} ACKs filtered");
+}
