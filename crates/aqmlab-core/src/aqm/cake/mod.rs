@@ -28,7 +28,7 @@
 //!
 //! Parameters (Linux's defaults and units, tc-cake(8)'s names):
 //! - `bandwidth` (unset: unlimited; bit/s): the shaper's rate (above the link's, the link paces);
-//! - `rtt` (100 ms): COBALT's interval before `cake_set_rate`; `target` (5 ms);
+//! - `rtt` (100 ms, at most 4.29 s): COBALT's interval before `cake_set_rate`; `target` (5 ms);
 //! - `diffserv` ("diffserv3"): "besteffort", "diffserv3", "diffserv4", "diffserv8",
 //!   "precedence";
 //! - `isolation` ("triple-isolate"): "flowblind", "srchost", "dsthost", "hosts", "flows",
