@@ -137,6 +137,38 @@ fn the_shaper_holds_the_link_at_its_bandwidth() {
     assert!(q.mean_delay_ms < 12.0, "mean delay {} ms", q.mean_delay_ms);
 }
 
+/// The shaper's release times through the link's wake-ups, by hand: 1500-byte packets with
+/// `overhead = 18` and ATM framing are 32 cells, 1696 bytes, 1.3568 ms apart at 10 Mb/s,
+/// whatever the link's own 100 Mb/s. A 20 Mb/s CBR flow keeps CAKE backlogged, so the link
+/// carries 1500 x 8 bits every 1.3568 ms: 8.8443 Mb/s, 0.088443 of its rate.
+#[test]
+fn the_shaper_releases_atm_frames_at_its_rate_on_a_faster_link() {
+    let s = Dumbbell {
+        duration: "12s",
+        head: r#"warmup = "2s""#,
+        senders: 1,
+        bottleneck: r#"rate = "100Mbps", delay = "10ms", queue = { limit = 1000, aqm = { kind = "cake", bandwidth = "10Mbps", overhead = 18, atm = "atm" } }"#,
+        access: r#"rate = "1Gbps", delay = "1ms""#,
+        rest: r#"
+[[flows]]
+kind = "cbr"
+from = "s0"
+to = "d0"
+rate = "20Mbps"
+packet_size = 1500
+"#,
+    }
+    .scenario();
+    let r = run_once("cake atm", &s);
+    let q = r.queue("bottleneck").unwrap();
+    let want = 1500.0 * 8.0 / 1.3568e-3 / 100e6;
+    assert!(
+        (q.utilization - want).abs() < 2e-4,
+        "utilization {} against {want}",
+        q.utilization
+    );
+}
+
 #[test]
 fn a_cs1_flow_goes_to_the_bulk_tin() {
     let flows = r#"
@@ -165,4 +197,38 @@ dscp = 8
     .toml();
     let e = Scenario::from_toml(&toml).err().unwrap();
     assert!(e.to_string().contains("flows[1].dscp"), "{e}");
+}
+
+/// The ACK filter on a slow return path: the bottleneck's reverse queue is CAKE shaped to
+/// 100 kb/s, where a 40-byte ACK (54 bytes charged) takes 4.32 ms, about 231 ACKs a second:
+/// with one ACK per two 1500-byte packets (the linux profile's delayed ACKs) at most about
+/// 5.5 Mb/s of data. With `ack_filter = "on"` an ACK made redundant by a later one queued
+/// behind it is dropped, the survivors acknowledge more each, and one CUBIC flow fills more
+/// of the 10 Mb/s forward link.
+#[test]
+fn the_ack_filter_thins_acks_on_a_slow_return_path() {
+    let run_with = |filter: &str| {
+        let s = Dumbbell {
+            duration: "20s",
+            head: r#"warmup = "5s""#,
+            senders: 1,
+            bottleneck: &format!(
+                r#"rate = "10Mbps", delay = "10ms", queue = {{ limit = 1000, aqm = "cake" }}, reverse_queue = {{ limit = 1000, aqm = {{ kind = "cake", bandwidth = "100kbps", ack_filter = "{filter}" }} }}"#
+            ),
+            access: r#"rate = "100Mbps", delay = "1ms""#,
+            rest: "[tcp]\nprofile = \"linux\"\n[[flows]]\nkind = \"tcp\"\nfrom = \"s0\"\nto = \"d0\"\n",
+        }
+        .scenario();
+        let r = run_once(filter, &s);
+        let back = r.queue("bottleneck_reverse").unwrap();
+        (from_host(&r, "s0"), back.early_drops)
+    };
+    let (off, off_drops) = run_with("off");
+    let (on, on_drops) = run_with("on");
+    eprintln!(
+        "ack filter off {off:.3} Mb/s ({off_drops} drops), on {on:.3} Mb/s ({on_drops} drops)"
+    );
+    assert!(off < 5.6, "off: {off:.3} Mb/s");
+    assert!(on > 1.3 * off, "on {on:.3} against off {off:.3} Mb/s");
+    assert!(on_drops > 10 * off_drops.max(1), "{on_drops} ACKs filtered");
 }

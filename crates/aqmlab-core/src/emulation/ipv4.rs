@@ -22,6 +22,8 @@ pub struct Ipv4Summary {
     pub dst: u32,
     /// The ECN field (RFC 3168): 0 not ECT, 1 ECT(1), 2 ECT(0), 3 CE.
     pub ecn: u8,
+    /// The DSCP, the TOS byte's upper six bits (RFC 2474 section 3).
+    pub dscp: u8,
     /// TCP or UDP ports; 0 for other protocols or a fragment without them.
     pub src_port: u16,
     pub dst_port: u16,
@@ -74,6 +76,7 @@ pub fn parse(b: &[u8]) -> Result<Ipv4Summary, NotCarried> {
         src: be32(b, 12),
         dst: be32(b, 16),
         ecn: b[1] & 0b11,
+        dscp: b[1] >> 2,
         src_port: 0,
         dst_port: 0,
         tcp_seq: 0,
@@ -183,7 +186,15 @@ pub(crate) mod tests {
             (s.tcp_seq, s.tcp_payload, s.tcp_syn_or_fin),
             (123456, 1448, false)
         );
-        assert_eq!(s.ecn, 2);
+        assert_eq!((s.ecn, s.dscp), (2, 0));
+    }
+
+    /// TOS 0xBA: DSCP 46 (EF) with ECT(0).
+    #[test]
+    fn reads_the_dscp_beside_the_ecn_field() {
+        let b = tcp_packet(0x0a000001, 0x0a000002, 40000, 5001, 1, 0, 0xBA);
+        let s = parse(&b).unwrap();
+        assert_eq!((s.dscp, s.ecn), (46, 0b10));
     }
 
     #[test]

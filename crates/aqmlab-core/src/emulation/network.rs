@@ -304,6 +304,7 @@ impl EmulatedNetwork {
         p.ecn.ect = s.ecn == 0b01 || s.ecn == 0b10;
         p.ecn.ect1 = s.ecn == 0b01;
         p.ecn.ce = s.ecn == 0b11;
+        p.dscp = s.dscp;
         p.sent_at = now;
         let stats = &mut self.sim.flow_stats[flow as usize];
         if kind != PacketKind::TcpAck {

@@ -7,6 +7,8 @@
 //!   DF set (no fragmentation in the simulator), the header checksum (the 16-bit one's
 //!   complement of the one's complement sum of the header's 16-bit words, RFC 791 section
 //!   3.1 "Header Checksum", computed as RFC 1071 section 4.1 describes).
+//! - The DSCP, the upper six bits of the former TOS byte (RFC 2474 section 3), the packet's
+//!   `dscp`.
 //! - The ECN field, the two low bits of the former TOS byte (RFC 3168 section 5): Not-ECT 00,
 //!   ECT(0) 10, CE 11; ECT(1) 01 for a packet with `ect1`, the L4S identifier (RFC 9331
 //!   section 4.1) that TCP Prague's data carry.
@@ -229,7 +231,8 @@ pub fn encode(p: &Packet, wire: &FlowWire) -> Headers {
     let total = (IPV4_HEADER + transport_len) as u32 + payload;
     let ip = &mut h.bytes[..IPV4_HEADER];
     ip[0] = 0x45;
-    ip[1] = ecn_bits(p);
+    // The former TOS byte: the DSCP in its upper six bits (RFC 2474 section 3), ECN below.
+    ip[1] = (p.dscp << 2) | ecn_bits(p);
     ip[2..4].copy_from_slice(&(total.min(0xffff) as u16).to_be_bytes());
     // Identification: the packet's uid, so every packet of a capture is told apart.
     ip[4..6].copy_from_slice(&(p.uid as u16).to_be_bytes());
@@ -543,6 +546,22 @@ mod tests {
         assert_eq!(tcp[13], ACK | PSH | CWR);
         // The payload is zeros: the pseudo-header counts its length, its bytes add nothing.
         assert!(verifies(&[&pseudo(b, 1020), tcp]), "TCP checksum");
+    }
+
+    /// EF (46) with ECT(0): TOS 46 << 2 | 0b10 = 0xBA, the checksum over it.
+    #[test]
+    fn the_dscp_is_the_tos_bytes_upper_six_bits() {
+        let mut p = Packet::new(PacketKind::Udp, 0, 0, 1, 1, 100);
+        p.ecn.ect = true;
+        p.dscp = 46;
+        let w = FlowWire::Udp {
+            sport: 1024,
+            dport: 5001,
+            sender: 1,
+        };
+        let h = encode(&p, &w);
+        assert_eq!(h.bytes[1], 0xBA);
+        assert!(verifies(&[&h.bytes[..20]]), "IPv4 header checksum");
     }
 
     #[test]

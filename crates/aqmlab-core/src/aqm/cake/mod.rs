@@ -28,7 +28,7 @@
 //!
 //! Parameters (Linux's defaults and units, tc-cake(8)'s names):
 //! - `bandwidth` (unset: unlimited; bit/s): the shaper's rate (above the link's, the link paces);
-//! - `rtt` (100 ms): COBALT's interval before `cake_set_rate`; `target` (5 ms);
+//! - `rtt` (100 ms, at most 4.29 s): COBALT's interval before `cake_set_rate`; `target` (5 ms);
 //! - `diffserv` ("diffserv3"): "besteffort", "diffserv3", "diffserv4", "diffserv8",
 //!   "precedence";
 //! - `isolation` ("triple-isolate"): "flowblind", "srchost", "dsthost", "hosts", "flows",
@@ -229,22 +229,16 @@ pub fn cake(p: &AqmParams, env: &QueueEnv) -> Result<Cake, ScenarioError> {
         })?;
     }
     let tins = tins::configure(cfg.diffserv, rate, cfg.mtu, cfg.target.0, cfg.rtt.0);
-    // `reciprocal_scale` takes the interval as a u32 of nanoseconds.
-    if let Some(t) = tins.iter().find(|t| t.interval > u32::MAX as u64) {
-        let field = if t.interval == cfg.rtt.0 {
-            "rtt"
-        } else {
-            "bandwidth"
-        };
-        return Err(p.error(
-            field,
-            format!(
-                "COBALT's interval would be {} s, above 4.294967295 s (CAKE scales it in 32 bits \
-                 of ns): a shorter rtt or a higher bandwidth",
-                t.interval as f64 / 1e9
-            ),
-        ));
-    }
+    // `reciprocal_scale` takes the interval as a u32 of nanoseconds: a longer rtt is refused,
+    // as COBALT's interval is. A tin's interval raised past it by `cake_set_rate` at a very
+    // low rate (diffserv3's bulk tin below 135 kb/s) is run as Linux runs it: truncated to 32
+    // bits in the control law (`cobalt.rs`'s `scaled`), whole in the activity timeout.
+    p.require(cfg.rtt.0 <= u32::MAX as u64, "rtt", || {
+        format!(
+            "must be at most 4.294967295 s (CAKE scales it in 32 bits of ns), got {} s",
+            cfg.rtt.secs()
+        )
+    })?;
     let config = CakeConfig {
         diffserv: cfg.diffserv,
         isolation: cfg.isolation,

@@ -280,6 +280,18 @@ fn wash_clears_the_dscp_after_the_tin_is_chosen() {
     assert_eq!(r.q.tins[2].backlog, 1500);
 }
 
+/// At 100 kb/s (12,500 bytes/s) diffserv3's bulk tin runs at 781 bytes/s: its MTU time is
+/// 1514 / 781 s = 1.94 s, its target 2.91 s and its interval twice that, 5.8 s, past the 32
+/// bits of ns Linux's control law takes: built all the same, as Linux does.
+#[test]
+fn a_very_low_rate_builds_with_the_bulk_tins_long_interval() {
+    let r = rig(json!({ "bandwidth": "100kbps" }), 100);
+    let bulk = r.q.tins[1].params;
+    assert_eq!(bulk.rate, 781);
+    assert!(bulk.interval > u32::MAX as u64, "{}", bulk.interval);
+    assert_eq!(bulk.interval, 2 * bulk.target);
+}
+
 #[test]
 fn defaults_are_linuxs_and_bad_parameters_name_the_field() {
     let d = CakeParams::default();
