@@ -203,35 +203,28 @@ def share1(row: Mapping[str, Any], link: str) -> float:
     return a / (a + b) if a + b > 0 else math.nan
 
 
-@register("tcp_rtt_before_ms", "median srtt of the flow over the 10 s before the step (x.srtt_before_ms)")
-def tcp_rtt_before_ms(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.srtt_before_ms")
+def register_key(name: str, key: str, description: str) -> None:
+    """A metric that is one stored key of a run function of its own (``x.``...)."""
+    register(name, f"{description} ({key})")(lambda row, link: _g(row, key))
 
 
-@register("max_tcp_rtt_ms", "the largest srtt sample of the flow after the step (x.max_srtt_after_ms; every 50 ms)")
-def max_tcp_rtt_ms(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.max_srtt_after_ms")
-
-
-@register("spike_s", "from the step to the last srtt sample above 1.5 x the median before it (x.spike_s)")
-def spike_s(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.spike_s")
-
-
-@register(
+# Scenario 2's rate step (companions/l4s_tests.py run_rate_step)
+register_key("tcp_rtt_before_ms", "x.srtt_before_ms", "median srtt of the flow over the 10 s before the step")
+register_key(
+    "max_tcp_rtt_ms", "x.max_srtt_after_ms", "the largest srtt sample of the flow after the step (every 50 ms)"
+)
+register_key("spike_s", "x.spike_s", "from the step to the last srtt sample above 1.5 x the median before it")
+register_key(
     "utilization_before",
-    "the flow's bytes received over the 10 s before the step x 8 / (10 s x link rate), at most 1 (a packet finishing just inside the window counts whole)",
+    "x.utilization_before",
+    "the flow's bytes received over the 10 s before the step x 8 / (10 s x link rate), at most 1 "
+    "(a packet finishing just inside the window counts whole)",
 )
-def utilization_before(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.utilization_before")
-
-
-@register(
+register_key(
     "utilization_after",
-    "the flow's bytes received from 10 to 30 s after the step x 8 / (20 s x the new rate), at most 1 (as before)",
+    "x.utilization_after",
+    "the flow's bytes received from 10 to 30 s after the step x 8 / (20 s x the new rate), at most 1",
 )
-def utilization_after(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.utilization_after")
 
 
 # --------------------------------------------------------------------------- the SCE/L4S bakeoff
@@ -239,54 +232,31 @@ def utilization_after(row: Mapping[str, Any], link: str) -> float:
 # transcription's statements' metrics)
 
 
-@register(
+register_key(
     "convergence_time",
-    "from flow 2's start until the two flows' 1 s goodputs stay within 1.5x for 5 s (x.convergence_s; n/a: never within the run)",
+    "x.convergence_s",
+    "from flow 2's start until the two flows' 1 s goodputs stay within 1.5x for 5 s (n/a: never within the run)",
 )
-def convergence_time(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.convergence_s")
-
-
-@register("tcp_rtt_increase", "a single flow's median srtt over 20-60 s above its least (x.srtt_increase_ms)")
-def tcp_rtt_increase(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.srtt_increase_ms")
-
-
-@register(
+register_key("tcp_rtt_increase", "x.srtt_increase_ms", "a single flow's median srtt over 20-60 s above its least")
+register_key(
     "tcp_rtt_spike",
-    "the joining flow's srtt spike: flow 2's largest srtt after it starts above its least (x.spike2_ms; "
-    "the README's spike is CUBIC's slow start after Prague's exit, the second flow)",
+    "x.spike2_ms",
+    "the joining flow's srtt spike: flow 2's largest srtt after it starts above its least (the README's "
+    "spike is CUBIC's slow start after Prague's exit, the second flow)",
 )
-def tcp_rtt_spike(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.spike2_ms")
-
-
-@register("tcp_rtt_spike_duration", "the width of flow 2's spike at half its height (x.spike2_s)")
-def tcp_rtt_spike_duration(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.spike2_s")
-
-
-@register(
-    "flow1_rtt_spike", "flow 1's srtt spike after flow 2 starts: its largest srtt then above its least (x.spike1_ms)"
+register_key("tcp_rtt_spike_duration", "x.spike2_s", "the width of flow 2's spike at half its height")
+register_key(
+    "flow1_rtt_spike", "x.spike1_ms", "flow 1's srtt spike after flow 2 starts: its largest srtt then above its least"
 )
-def flow1_rtt_spike(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.spike1_ms")
-
-
-@register("goodput1_mbps", "flow 1's goodput over 10-60 s, Mb/s (x.goodput1_mbps)")
-def goodput1_mbps(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.goodput1_mbps")
-
-
-@register("goodput2_mbps", "flow 2's goodput over 10-60 s, Mb/s (x.goodput2_mbps)")
-def goodput2_mbps(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.goodput2_mbps")
-
-
-@register(
+register_key("goodput1_mbps", "x.goodput1_mbps", "flow 1's goodput over 10-60 s, Mb/s")
+register_key("goodput2_mbps", "x.goodput2_mbps", "flow 2's goodput over 10-60 s, Mb/s")
+register_key(
     "throughput_ratio",
-    "flow 2's goodput over flow 1's, 10-60 s (x.ratio_2_to_1; the cell stated is CUBIC then Prague: Prague / CUBIC)",
+    "x.ratio_2_to_1",
+    "flow 2's goodput over flow 1's, 10-60 s (the cell stated is CUBIC then Prague: Prague / CUBIC)",
 )
-@register("mean_throughput_ratio", "the same ratio (the README states it twice for one cell: ~7.5x and ~7.7x)")
-def throughput_ratio(row: Mapping[str, Any], link: str) -> float:
-    return _g(row, "x.ratio_2_to_1")
+register_key(
+    "mean_throughput_ratio",
+    "x.ratio_2_to_1",
+    "the same ratio (the README states it twice for one cell: ~7.5x and ~7.7x)",
+)
