@@ -208,14 +208,15 @@ impl Link {
             // Down: what waits stays queued until the link comes up.
             return;
         }
-        if let Pipe::Wifi(_) = self.pipe {
-            return self.start_txop::<EXTRAS>(cx);
-        }
-        if let Pipe::Docsis(_) = self.pipe {
-            // Packets leave only in grants, at the upstream's own times (`docsis_wake`).
-            self.stats
-                .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
-            return;
+        match self.pipe {
+            Pipe::Constant(_) | Pipe::Netem(_) => {}
+            Pipe::Wifi(_) => return self.start_txop::<EXTRAS>(cx),
+            Pipe::Docsis(_) => {
+                // Packets leave only in grants, at the upstream's own times (`docsis_wake`).
+                self.stats
+                    .on_length_change(now, self.queue.len_packets(), self.queue.len_bytes());
+                return;
+            }
         }
         let next = self.with_queue::<EXTRAS, _>(cx, |queue, qcx, _| queue.dequeue(qcx));
         match next {
@@ -260,11 +261,10 @@ impl Link {
     /// The transmitter finished the packet in service. `EXTRAS` as in [`Link::arrive`].
     #[inline]
     pub fn tx_done<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx) {
-        if let Pipe::Wifi(_) = self.pipe {
-            return self.txop_done::<EXTRAS>(cx);
-        }
-        if let Pipe::Docsis(_) = self.pipe {
-            return self.docsis_wake::<EXTRAS>(cx);
+        match self.pipe {
+            Pipe::Constant(_) | Pipe::Netem(_) => {}
+            Pipe::Wifi(_) => return self.txop_done::<EXTRAS>(cx),
+            Pipe::Docsis(_) => return self.docsis_wake::<EXTRAS>(cx),
         }
         let now = cx.events.now();
         let (pkt, tx) = self
@@ -309,33 +309,20 @@ impl Link {
 
     /// The head of the pipe reaches the far node; returns it (none when the event was
     /// netem's watchdog and released nothing to deliver now).
-    #[inline]
+    // Always inlined into the event loop, as it was with one kind of pipe: out of line it
+    // cost 2 % of a run's instructions (BENCHMARKS.md, "What issue 38 costs").
+    #[inline(always)]
     pub fn deliver(&mut self, events: &mut EventQueue, id: u32) -> Option<PacketId> {
         match &mut self.pipe {
-            Pipe::Constant(pipe) => {
-                let (_, pkt) = pipe.pop_front().expect("LinkDeliver with an empty pipe");
-                if let Some(&(at, _)) = pipe.front() {
-                    events.schedule(at, EventKind::LinkDeliver(id));
-                }
-                Some(pkt)
-            }
+            Pipe::Constant(pipe) => Some(pop_wire(pipe, events, id)),
             Pipe::Netem(netem) => {
                 let (pkt, d) = netem.deliver(events.now());
                 schedule_releases(events, id, &d);
                 pkt
             }
-            Pipe::Wifi(_) | Pipe::Docsis(_) => {
-                let wire = match &mut self.pipe {
-                    Pipe::Wifi(w) => &mut w.wire,
-                    Pipe::Docsis(d) => &mut d.wire,
-                    _ => unreachable!(),
-                };
-                let (_, pkt) = wire.pop_front().expect("LinkDeliver with an empty pipe");
-                if let Some(&(at, _)) = wire.front() {
-                    events.schedule(at, EventKind::LinkDeliver(id));
-                }
-                Some(pkt)
-            }
+            // Out of line: the common arms above stay small enough to inline.
+            Pipe::Wifi(w) => Some(pop_burst_wire(&mut w.wire, events, id)),
+            Pipe::Docsis(d) => Some(pop_burst_wire(&mut d.wire, events, id)),
         }
     }
 
@@ -394,6 +381,7 @@ impl Link {
     /// A DOCSIS upstream's event: what is due now (`DocsisUpstream::wake`: MAP boundaries,
     /// MAP messages, grants, transmissions' ends); the packets sent go on the wire. A packet
     /// leaves the queue (its departure) when the upstream takes it.
+    #[inline(never)]
     fn docsis_wake<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx) {
         let now = cx.events.now();
         let Pipe::Docsis(d) = &mut self.pipe else {
@@ -467,6 +455,7 @@ impl Link {
     /// the AQM sits): the station chosen takes its aggregate from its own queue of the
     /// discipline (`aqm/per_destination.rs`), each packet leaving the queue (its departure)
     /// as the aggregate is built.
+    #[inline(never)]
     fn start_txop<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx) {
         let now = cx.events.now();
         let Pipe::Wifi(w) = &mut self.pipe else {
@@ -516,6 +505,7 @@ impl Link {
 
     /// A Wi-Fi link's TXOP ended: each packet of its aggregate is transmitted (or lost on
     /// the link) and reaches the far node after the delay; the next TXOP starts.
+    #[inline(never)]
     fn txop_done<const EXTRAS: bool>(&mut self, cx: &mut LinkCtx) {
         let now = cx.events.now();
         self.in_service = None;
@@ -751,6 +741,27 @@ impl UpstreamQueue for ModemQueue<'_, '_> {
         self.qcx.stats.on_departure(self.qcx.now, p);
         Some((pkt, p.size))
     }
+}
+
+/// The head of a wire of (arrival, packet) in order leaves; the next head's arrival is
+/// scheduled (only the head has an event, as in htsim's pipes).
+#[inline]
+fn pop_wire(wire: &mut VecDeque<(Time, PacketId)>, events: &mut EventQueue, id: u32) -> PacketId {
+    let (_, pkt) = wire.pop_front().expect("LinkDeliver with an empty pipe");
+    if let Some(&(at, _)) = wire.front() {
+        events.schedule(at, EventKind::LinkDeliver(id));
+    }
+    pkt
+}
+
+/// [`pop_wire`] for the Wi-Fi and DOCSIS wires, kept out of the constant pipe's path.
+#[inline(never)]
+fn pop_burst_wire(
+    wire: &mut VecDeque<(Time, PacketId)>,
+    events: &mut EventQueue,
+    id: u32,
+) -> PacketId {
+    pop_wire(wire, events, id)
 }
 
 /// One delivery event now per packet netem released, and its watchdog.
