@@ -20,12 +20,11 @@ Cells (every one 25 s measured after 5 s, seeds 1 to 3, 1500-byte packets, acces
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from aqmlab.emulation.validate_kernel import validate_kernel
+from kernel_check import run_and_record
 
 HERE = Path(__file__).resolve().parent
 PACKET = {"packet_size": 1448, "header_size": 52}
@@ -80,12 +79,7 @@ def scenario(cell: str) -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     cell, cpu = argv[0], int(argv[1]) if len(argv) > 1 else 0
-    v = validate_kernel(scenario(cell), [1, 2, 3], cpu=cpu)
-    for r in v.rows():
-        print(f"{r['where']:10} {r['metric']:18} sim {r['simulated']:10.4g} kernel {r['kernel']:10.4g}")
-    out = HERE / "dualpi2_check"
-    out.mkdir(exist_ok=True)
-    (out / f"{cell}.json").write_text(json.dumps(v.to_dict(), indent=1, default=str) + "\n")
+    run_and_record(scenario(cell), [1, 2, 3], cpu, HERE / "dualpi2_check" / f"{cell}.json")
     return 0
 
 

@@ -11,12 +11,11 @@ Four CUBIC flows (linux profile), 10 Mb/s FQ-CoDel with the kernel's readings, a
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from aqmlab.emulation.validate_kernel import validate_kernel
+from kernel_check import run_and_record
 
 HERE = Path(__file__).resolve().parent
 SLOT = {"min_delay": "800us", "max_delay": "5ms", "packets": 16}
@@ -45,12 +44,7 @@ def scenario(which: str) -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     which, cpu = argv[0], int(argv[1]) if len(argv) > 1 else 0
-    v = validate_kernel(scenario(which), [1, 2], cpu=cpu)
-    for r in v.rows():
-        print(f"{r['where']:10} {r['metric']:18} sim {r['simulated']:10.4g} kernel {r['kernel']:10.4g}")
-    out = HERE / "netem_check"
-    out.mkdir(exist_ok=True)
-    (out / f"{which}.json").write_text(json.dumps(v.to_dict(), indent=1, default=str) + "\n")
+    run_and_record(scenario(which), [1, 2], cpu, HERE / "netem_check" / f"{which}.json")
     return 0
 
 
