@@ -19,10 +19,19 @@
 //! parameter `S`; what happens to a packet at enqueue and dequeue is the discipline's.
 
 use super::params::AqmParams;
+use super::StateSink;
 use crate::net::{Packet, PacketArena, PacketId};
 use crate::sim::Time;
 use crate::units::ScenarioError;
 use std::collections::VecDeque;
+
+/// Linux's shallow CE threshold on a departing packet (include/net/codel_impl.h `codel_dequeue`
+/// for fq_codel, net/sched/sch_fq.c `fq_dequeue` for fq): its sojourn is above `threshold`, and
+/// it is ECN-capable and not yet CE (`INET_ECN_set_ce` marks no other). A discipline adds its
+/// own selection (fq_codel's `ce_threshold_selector`).
+pub fn above_ce_threshold(p: &Packet, now: Time, threshold: Time) -> bool {
+    now.saturating_sub(p.enqueued_at) > threshold && p.ecn.ect && !p.ecn.ce
+}
 
 /// The largest number of flow queues, Linux's for both (`fq_codel_change`, `fq_pie_change`:
 /// "Number of flows must range in [1..65536]").
@@ -229,6 +238,13 @@ impl<S> FlowQueues<S> {
 
     pub fn old_len(&self) -> usize {
         self.old_flows.len()
+    }
+
+    /// The lists' sizes as time-series state (`active_flows`, `new_flows`, `old_flows`).
+    pub fn report_lists(&self, out: &mut StateSink) {
+        out("active_flows", self.active() as f64);
+        out("new_flows", self.new_len() as f64);
+        out("old_flows", self.old_len() as f64);
     }
 
     fn list_of(&mut self, from_new: bool) -> &mut VecDeque<u32> {

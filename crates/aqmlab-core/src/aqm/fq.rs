@@ -33,7 +33,7 @@
 //! `initial_quantum` (15140 B), `refill_delay` (40 ms), `orphan_mask` (1023), `ce_threshold`
 //! (none, s), `perturbation` (0).
 
-use super::flow_queues::{FlowQueue, FlowQueues};
+use super::flow_queues::{above_ce_threshold, FlowQueue, FlowQueues};
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::{DropKind, QueueCtx, QueueDiscipline, QueueLimit, StateSink};
 use crate::net::PacketId;
@@ -214,7 +214,7 @@ impl QueueDiscipline for Fq {
             let p = cx.packets.get(id);
             let size = p.size as u64;
             if let Some(threshold) = self.cfg.ce_threshold {
-                if cx.now.saturating_sub(p.enqueued_at) > threshold.0 && p.ecn.ect && !p.ecn.ce {
+                if above_ce_threshold(p, cx.now, threshold.0) {
                     cx.mark(id);
                 }
             }
@@ -233,9 +233,7 @@ impl QueueDiscipline for Fq {
     }
 
     fn state(&self, out: &mut StateSink) {
-        out("active_flows", self.fq.active() as f64);
-        out("new_flows", self.fq.new_len() as f64);
-        out("old_flows", self.fq.old_len() as f64);
+        self.fq.report_lists(out);
         out("flow_limit_drops", self.flow_limit_drops as f64);
     }
 }

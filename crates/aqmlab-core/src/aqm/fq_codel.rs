@@ -49,7 +49,7 @@
 //! - `clock_at_start` (0 s): CoDel's clock when the run starts ([`super::codel`]).
 
 use super::codel::{CodelParams, CodelVars, InvSqrt};
-use super::flow_queues::{check_sizes, FlowQueue, FlowQueues};
+use super::flow_queues::{above_ce_threshold, check_sizes, FlowQueue, FlowQueues};
 use super::params::{AqmParams, ParamDoc, QueueEnv};
 use super::{DepartureVerdict, DropKind, QueueCtx, QueueDiscipline, QueueLimit, StateSink};
 use crate::net::PacketId;
@@ -244,16 +244,10 @@ impl FqCodel {
             return;
         };
         let p = cx.packets.get(id);
-        let sojourn = cx.now.saturating_sub(p.enqueued_at);
-        // The TOS byte with DSCP 0: the ECN field (RFC 3168: ECT(0) 10, ECT(1) 01, CE 11).
-        let tos = match (p.ecn.ect, p.ecn.ce, p.ecn.ect1) {
-            (false, _, _) => 0u8,
-            (true, true, _) => 0b11,
-            (true, false, true) => 0b01,
-            (true, false, false) => 0b10,
-        };
-        let selected = tos & self.cfg.ce_threshold_mask == self.cfg.ce_threshold_selector;
-        if sojourn > threshold.0 && selected && p.ecn.ect && !p.ecn.ce {
+        // The selector matches the packet's whole TOS byte, its DSCP too (include/net/
+        // codel_impl.h `codel_dequeue`: `(dsfield & ce_threshold_mask) == ce_threshold_selector`).
+        let selected = p.tos() & self.cfg.ce_threshold_mask == self.cfg.ce_threshold_selector;
+        if selected && above_ce_threshold(p, cx.now, threshold.0) {
             cx.mark(id);
         }
     }
@@ -352,9 +346,7 @@ impl QueueDiscipline for FqCodel {
     }
 
     fn state(&self, out: &mut StateSink) {
-        out("active_flows", self.fq.active() as f64);
-        out("new_flows", self.fq.new_len() as f64);
-        out("old_flows", self.fq.old_len() as f64);
+        self.fq.report_lists(out);
         let dropping = self.fq.flows.iter().filter(|f| f.state.dropping).count();
         out("dropping_flows", dropping as f64);
         out("target_delay_ms", self.cfg.target.secs() * 1e3);
@@ -460,6 +452,33 @@ mod tests {
                 .collect();
             assert_eq!(got, marked, "{threshold:?} {selector:?}");
         }
+    }
+
+    #[test]
+    fn the_ce_threshold_selector_sees_the_dscp() {
+        // Linux compares the whole TOS byte: a selector on EF (DSCP 46, mask 0xFC: 46 << 2 =
+        // 0xB8) marks an EF packet of ECT(0) (TOS 0xBA) past the threshold, not a DSCP 0 one.
+        let cfg = FqCodelParams {
+            ce_threshold: Some(Duration(MS / 4)),
+            ce_threshold_selector: 0xB8,
+            ce_threshold_mask: 0xFC,
+            ..FqCodelParams::default()
+        };
+        let mut r = rig(cfg, 100);
+        for dscp in [46, 0] {
+            let mut p = Packet::new(PacketKind::Udp, 7, 0, 1, 0, 1000);
+            p.ecn.ect = true;
+            p.dscp = dscp;
+            assert_eq!(p.tos(), if dscp == 46 { 0xBA } else { 0x02 });
+            r.enqueue(0, p);
+        }
+        let got: Vec<bool> = (1..=2)
+            .map(|i| {
+                let id = r.dequeue(i * MS).unwrap();
+                r.arena.get(id).ecn.ce
+            })
+            .collect();
+        assert_eq!(got, vec![true, false]);
     }
 
     #[test]

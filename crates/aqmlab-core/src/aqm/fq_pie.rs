@@ -344,9 +344,7 @@ impl QueueDiscipline for FqPie {
     }
 
     fn state(&self, out: &mut StateSink) {
-        out("active_flows", self.fq.active() as f64);
-        out("new_flows", self.fq.new_len() as f64);
-        out("old_flows", self.fq.old_len() as f64);
+        self.fq.report_lists(out);
         let p_max = self.fq.flows.iter().map(|f| f.state.p).fold(0.0, f64::max);
         out("p_max", p_max);
         let qdelay_max = self.fq.flows.iter().map(|f| f.state.qdelay).max();

@@ -33,6 +33,19 @@ pub struct Ecn {
     pub ae: bool,
 }
 
+impl Ecn {
+    /// The IP header's ECN field (RFC 3168 section 5): CE 0b11, ECT(1) 0b01, ECT(0) 0b10,
+    /// Not-ECT 0b00.
+    pub fn field(&self) -> u8 {
+        match (self.ce, self.ect, self.ect1) {
+            (true, _, _) => 0b11,
+            (false, true, true) => 0b01,
+            (false, true, false) => 0b10,
+            (false, false, _) => 0b00,
+        }
+    }
+}
+
 /// A SACK block: packets [start, end) received out of order (ns-2 counts packets, not bytes).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SackBlock {
@@ -94,6 +107,11 @@ pub struct AccEcnOption {
 }
 
 impl Packet {
+    /// The IP header's TOS byte (RFC 2474 / RFC 3168): the DSCP above the ECN field.
+    pub fn tos(&self) -> u8 {
+        (self.dscp << 2) | self.ecn.field()
+    }
+
     pub fn new(
         kind: PacketKind,
         flow: FlowId,

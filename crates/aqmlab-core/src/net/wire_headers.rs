@@ -140,16 +140,6 @@ impl TcpWire {
     }
 }
 
-/// The ECN field of the IP header (RFC 3168 section 5).
-fn ecn_bits(p: &Packet) -> u8 {
-    match (p.ecn.ect, p.ecn.ect1, p.ecn.ce) {
-        (_, _, true) => 0b11,
-        (true, true, false) => 0b01,
-        (true, false, false) => 0b10,
-        (false, _, false) => 0b00,
-    }
-}
-
 /// RFC 1071's one's complement sum of 16-bit big-endian words (odd length padded with 0),
 /// folded to 16 bits.
 pub fn ones_complement_sum(mut acc: u32, bytes: &[u8]) -> u32 {
@@ -232,7 +222,7 @@ pub fn encode(p: &Packet, wire: &FlowWire) -> Headers {
     let ip = &mut h.bytes[..IPV4_HEADER];
     ip[0] = 0x45;
     // The former TOS byte: the DSCP in its upper six bits (RFC 2474 section 3), ECN below.
-    ip[1] = (p.dscp << 2) | ecn_bits(p);
+    ip[1] = p.tos();
     ip[2..4].copy_from_slice(&(total.min(0xffff) as u16).to_be_bytes());
     // Identification: the packet's uid, so every packet of a capture is told apart.
     ip[4..6].copy_from_slice(&(p.uid as u16).to_be_bytes());

@@ -99,11 +99,11 @@ enum Field {
 
 impl Field {
     fn of(ecn: &Ecn) -> Option<Field> {
-        match (ecn.ce, ecn.ect, ecn.ect1) {
-            (true, _, _) => Some(Field::Ce),
-            (false, true, true) => Some(Field::Ect1),
-            (false, true, false) => Some(Field::Ect0),
-            (false, false, _) => None,
+        match ecn.field() {
+            0b11 => Some(Field::Ce),
+            0b01 => Some(Field::Ect1),
+            0b10 => Some(Field::Ect0),
+            _ => None,
         }
     }
 

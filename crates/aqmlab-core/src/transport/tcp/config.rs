@@ -432,12 +432,9 @@ impl TcpConfig {
             );
         }
         self.prague.validate(&format!("{path}.prague"))?;
-        if self.congestion_control == CongestionControlKind::Prague
-            && self.prague.window_update.steps()
+        if self.congestion_control.steps_its_window(&self.prague)
             && self.ecn_reduction != EcnReduction::Immediate
         {
-            // Prague keeps snd_ssthresh on CWR and walks snd_cwnd itself; the core's PRR
-            // toward that ssthresh would fight the steps (tcp_prague.c has no PRR).
             return err(
                 "prague.window_update",
                 "a stepping window (tcp_prague.c's own per-ACK steps) needs ecn_reduction = \"immediate\" (the prague profile's)".into(),

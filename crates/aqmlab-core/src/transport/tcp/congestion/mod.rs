@@ -96,6 +96,13 @@ impl CongestionControlKind {
     pub fn needs_rate_samples(self) -> bool {
         self == Self::Bbr
     }
+
+    /// It walks the sender's window itself, a packet per ACK, keeping ssthresh on a cut
+    /// (tcp_prague.c with a stepping `window_update`, which has no PRR): the core's PRR toward
+    /// ssthresh would fight the steps, so its ECN reduction must be immediate.
+    pub fn steps_its_window(self, prague: &PragueParams) -> bool {
+        self == Self::Prague && prague.window_update.steps()
+    }
 }
 
 /// What one new ACK is worth to the window (`tcp.cwnd_growth`).
